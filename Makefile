@@ -1,0 +1,41 @@
+# Previously — developer entry points. Every target installs what it needs first.
+SHELL := /bin/bash
+PY ?= python3
+UV := $(PY) -m uv
+VENV := .venv
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+.PHONY: uv setup setup-runtime run demo test test-fast lint bench clean
+
+uv:
+	@$(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet --disable-pip-version-check uv
+
+setup-runtime: uv  ## runtime dependencies only (what `make run` needs)
+	$(UV) sync --frozen --no-default-groups --inexact
+
+setup: uv  ## everything: runtime, dev, infra groups, the test browser
+	$(UV) sync --frozen --all-groups
+	./scripts/install-system-deps
+
+run: setup-runtime  ## the main job: the local server on ./memory-data
+	$(VENV)/bin/previously serve
+
+demo: setup-runtime  ## the local server on the bundled sample persona (read-only)
+	$(VENV)/bin/previously serve --demo
+
+test: setup  ## install everything, then run the whole test suite
+	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup
+
+test-fast: ## the tests without browser and infra (no install step)
+	$(VENV)/bin/python -m pytest -n 2 -m "not browser and not infra"
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check core functions tests bench infra
+	$(VENV)/bin/mypy
+
+bench: setup
+	$(VENV)/bin/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache cdk.out build

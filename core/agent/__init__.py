@@ -1,0 +1,1 @@
+"""The agent: prompt assembly, tools, analyzer, recall scan, the agent loop, card evolution."""

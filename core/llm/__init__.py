@@ -1,0 +1,1 @@
+"""Model clients: one protocol, adapters over the official anthropic and openai SDKs."""

@@ -1,0 +1,1 @@
+"""The on-disk memory model: formats, slices, slicing rules, strands, catalog, card, config, paths."""

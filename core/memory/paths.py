@@ -1,0 +1,206 @@
+"""Paths into a memory repository as validated values, plus the layout helpers.
+
+The original *normalises* a requested path (decodes `%`-escapes, turns `\\` into `/`, resolves
+`..`, drops leading slashes) and then checks an allow-list. We deliberately do not repair:
+a path that normalisation would change is rejected, and every path the original denies is
+denied too (docs/FORMAT.md, "Paths"). Storage backends accept only `MemoryPath` values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from core.errors import InvalidInput, PathDenied, TooLarge
+
+ALLOWED_ROOTS = ("memory", "tasks", "sessions")
+MAX_FILE_BYTES = 1_000_000
+
+_PROTECTED = (
+    re.compile(r"^memory/episodic/"),
+    re.compile(r"(^|/)_index\.json$"),
+    re.compile(r"(^|/)strands\.json$"),
+)
+_SLICE_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{4})$")
+
+
+def normalize(raw: str) -> str:
+    """The original's normalisation (kept to explain decisions and run the vectors)."""
+    try:
+        decoded = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        decoded = raw
+    parts: list[str] = []
+    for seg in decoded.replace("\\", "/").split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(seg)
+    return "/".join(parts)
+
+
+def original_allows(raw: str) -> bool:
+    """Whether the original's allow-list accepts `raw` (after its normalisation)."""
+    norm = normalize(raw)
+    if not norm or norm.startswith("/") or re.match(r"^[A-Za-z]:", norm):
+        return False
+    return any(norm == root or norm.startswith(root + "/") for root in ALLOWED_ROOTS)
+
+
+def is_protected(path: str) -> bool:
+    """System-owned paths: slices, indexes, the card — written only by their own code paths."""
+    return any(p.search(path) for p in _PROTECTED)
+
+
+@dataclass(frozen=True, order=True)
+class MemoryPath:
+    """A repository-relative path that is already canonical and inside the allowed roots."""
+
+    value: str
+
+    def __post_init__(self) -> None:
+        reason = _reject_reason(self.value)
+        if reason:
+            raise PathDenied(f'Path "{self.value}" is not allowed: {reason}.')
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __truediv__(self, child: str) -> MemoryPath:
+        return MemoryPath(f"{self.value}/{child}")
+
+    @property
+    def protected(self) -> bool:
+        return is_protected(self.value)
+
+    @property
+    def name(self) -> str:
+        return self.value.rsplit("/", 1)[-1]
+
+    @property
+    def parent(self) -> str:
+        return self.value.rsplit("/", 1)[0] if "/" in self.value else ""
+
+    def is_under(self, prefix: MemoryPath | str) -> bool:
+        p = str(prefix).rstrip("/")
+        return self.value == p or self.value.startswith(p + "/")
+
+
+def _reject_reason(raw: str) -> str | None:
+    if not isinstance(raw, str) or not raw:
+        return "it is empty"
+    if "\x00" in raw:
+        return "it contains a NUL byte"
+    if "%" in raw:
+        return "percent-escapes are not accepted; send the plain path"
+    if "\\" in raw:
+        return "use forward slashes"
+    if raw.startswith("/"):
+        return "paths are relative to the memory repository root"
+    if normalize(raw) != raw:
+        return "it contains '.', '..' or empty segments"
+    if not original_allows(raw):
+        return "only memory/, tasks/ and sessions/ are reachable"
+    return None
+
+
+def check_path(raw: str) -> MemoryPath:
+    """Validate a user- or model-supplied path (raises PathDenied with the reason)."""
+    return MemoryPath(raw)
+
+
+def writable_path(raw: str) -> MemoryPath:
+    """A path a generic write tool may touch: allowed and not system-owned."""
+    path = check_path(raw)
+    if path.protected:
+        raise PathDenied(
+            f'Path "{raw}" is system-owned (slices, indexes and the user card change only '
+            "through their own tools)."
+        )
+    return path
+
+
+def check_size(path: MemoryPath, text: str) -> None:
+    """Enforce the 1 MB cap on one file's UTF-8 payload."""
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        raise FileTooLarge(path, size)
+
+
+class FileTooLarge(TooLarge):
+    """A file over the 1 MB cap."""
+
+    def __init__(self, path: MemoryPath, size: int) -> None:
+        super().__init__(
+            f'File "{path}" is too large ({size} bytes; the limit is {MAX_FILE_BYTES} bytes). '
+            "Split it or shorten it."
+        )
+
+
+# ---------------------------------------------------------------- layout
+
+MEMORY = MemoryPath("memory")
+EPISODIC = MemoryPath("memory/episodic")
+SLICES = MemoryPath("memory/episodic/slices")
+STRANDS_JSON = MemoryPath("memory/episodic/strands.json")
+CATALOG_JSON = MemoryPath("memory/episodic/timeline/index.json")
+TIMELINE_MD = MemoryPath("memory/episodic/timeline.md")
+CARD = MemoryPath("memory/episodic/current-previously.md")
+CONFIG_JSON = MemoryPath("memory/user/config.json")
+SEARCH_DIR = MemoryPath("memory/episodic/search")
+
+
+def parse_slice_id(slice_id: str) -> tuple[str, str, str, str]:
+    """Split `YYYY-MM-DD-HHMM` into its parts; InvalidInput for anything else."""
+    m = _SLICE_ID_RE.match(slice_id or "")
+    if not m:
+        raise InvalidInput(
+            f'Invalid slice id "{slice_id}". Expected YYYY-MM-DD-HHMM (UTC), e.g. 2026-08-11-1115.'
+        )
+    return m.group(1), m.group(2), m.group(3), m.group(4)
+
+
+def is_slice_id(slice_id: str) -> bool:
+    return bool(_SLICE_ID_RE.match(slice_id or ""))
+
+
+def slice_rel(slice_id: str) -> str:
+    """`2026-08-11-1115` → `2026/08/11/1115`."""
+    return "/".join(parse_slice_id(slice_id))
+
+
+def slice_id_from_rel(rel: str) -> str:
+    """`2026/08/11/1115` → `2026-08-11-1115`."""
+    return rel.replace("/", "-")
+
+
+def slice_dir(slice_id: str) -> MemoryPath:
+    return SLICES / slice_rel(slice_id)
+
+
+def core_md(slice_id: str) -> MemoryPath:
+    return slice_dir(slice_id) / "timeline/core.md"
+
+
+def agent_md(slice_id: str) -> MemoryPath:
+    return slice_dir(slice_id) / "timeline/agent.md"
+
+
+def appendix_md(slice_id: str) -> MemoryPath:
+    return slice_dir(slice_id) / "timeline/appendix.md"
+
+
+def card_snapshot(slice_id: str) -> MemoryPath:
+    return slice_dir(slice_id) / "previously.md"
+
+
+def monthly_index(year: str, month: str) -> MemoryPath:
+    return SLICES / f"{year}/{int(month):02d}/_index.json"
+
+
+def day_dir(year: str, month: str, day: str) -> MemoryPath:
+    return SLICES / f"{year}/{month}/{day}"

@@ -1,0 +1,1 @@
+"""The deterministic full-text recall floor: an index derived from the slice files."""

@@ -1,0 +1,168 @@
+"""The storage protocol every backend implements, and the per-step write batch.
+
+A step opens a `WriteBatch` over a `Snapshot` (one consistent read view: for GitHub one
+recursive tree listing), reads through it (pending writes first: read-your-writes), queues
+changes and commits them as one batch (one git commit). A change is either a `Put` (this exact
+text) or an `Update` (a function of the file's current text). On a conflict the backend
+re-reads the new head and re-evaluates every `Update` against it, so two writers appending
+turns to the same slice both survive; that is why turn-carrying files are written as Updates.
+An `Update` returning the text unchanged (or None) writes nothing, and a batch that changes
+nothing makes no commit — which is what makes re-running a step harmless.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.memory.paths import MemoryPath, check_size
+
+UpdateFn = Callable[[str | None], str | None]
+
+
+@dataclass(frozen=True)
+class Put:
+    """Write exactly this text."""
+
+    path: MemoryPath
+    text: str
+
+    def apply(self, base: str | None) -> str | None:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Update:
+    """Write `fn(current text)`; `fn` returns None (or the same text) to leave the file alone."""
+
+    path: MemoryPath
+    fn: UpdateFn
+
+    def apply(self, base: str | None) -> str | None:
+        return self.fn(base)
+
+
+Change = Put | Update
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    """What a commit did: the new version (None when nothing changed) and the paths written."""
+
+    version: str | None
+    written: tuple[MemoryPath, ...] = ()
+    attempts: int = 1
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.written)
+
+
+class Snapshot(Protocol):
+    """A read view of the memory at one version."""
+
+    @property
+    def version(self) -> str | None: ...
+
+    def read(self, path: MemoryPath) -> str | None:
+        """The file's text, or None when it does not exist."""
+        ...
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        """Every file under `prefix` (recursively), sorted by path."""
+        ...
+
+
+class Storage(Protocol):
+    """A memory repository: local folder, GitHub repository, or the read-only demo."""
+
+    name: str
+    read_only: bool
+
+    def snapshot(self) -> Snapshot:
+        """A fresh read view at the current head."""
+        ...
+
+    def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
+        """Apply `changes` as one batch; re-evaluate Updates and retry on a conflict.
+
+        Raises ConflictError when retries are exhausted, TooLarge for a file over the cap,
+        ReadOnly for read-only storage (the demo overlay accepts writes in memory instead).
+        """
+        ...
+
+
+def blob_sha(text: str) -> str:
+    """Git's blob id of a UTF-8 text: the version every backend reports for a file."""
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def resolve_changes(
+    changes: Sequence[Change], read: Callable[[MemoryPath], str | None]
+) -> dict[MemoryPath, str]:
+    """Evaluate changes in order against `read`, returning only files whose text changes.
+
+    Several changes to one path compose (each sees the previous one's result). Sizes are
+    checked here, so no backend can write a file over the cap.
+    """
+    current: dict[MemoryPath, str | None] = {}
+    for change in changes:
+        base = current[change.path] if change.path in current else read(change.path)
+        new = change.apply(base)
+        current[change.path] = base if new is None else new
+    out: dict[MemoryPath, str] = {}
+    for path, text in current.items():
+        if text is None or text == read(path):
+            continue
+        check_size(path, text)
+        out[path] = text
+    return out
+
+
+@dataclass
+class WriteBatch:
+    """A step's pending writes over one snapshot, with read-your-writes."""
+
+    storage: Storage
+    snapshot: Snapshot
+    changes: list[Change] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, storage: Storage) -> WriteBatch:
+        return cls(storage, storage.snapshot())
+
+    def read(self, path: MemoryPath) -> str | None:
+        text = self.snapshot.read(path)
+        for change in self.changes:
+            if change.path == path:
+                new = change.apply(text)
+                text = text if new is None else new
+        return text
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        paths = set(self.snapshot.list(prefix))
+        paths.update(c.path for c in self.changes if c.path.is_under(prefix))
+        return sorted(p for p in paths if self.read(p) is not None)
+
+    def put(self, path: MemoryPath, text: str) -> None:
+        self.changes.append(Put(path, text))
+
+    def update(self, path: MemoryPath, fn: UpdateFn) -> None:
+        self.changes.append(Update(path, fn))
+
+    @property
+    def pending_paths(self) -> builtins.list[MemoryPath]:
+        return sorted({c.path for c in self.changes})
+
+    def commit(self, message: str) -> CommitResult:
+        """Commit the pending changes as one batch; the batch is empty afterwards on success."""
+        if not self.changes:
+            return CommitResult(version=self.snapshot.version)
+        result = self.storage.commit(list(self.changes), message, base=self.snapshot)
+        self.changes.clear()
+        self.snapshot = self.storage.snapshot()
+        return result

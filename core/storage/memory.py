@@ -1,0 +1,55 @@
+"""An in-memory storage backend: the demo overlay's write side and the tests' plain fake."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.errors import ReadOnly
+from core.memory.paths import MemoryPath
+from core.storage.base import Change, CommitResult, Snapshot, resolve_changes
+
+
+@dataclass
+class MemorySnapshot:
+    """A frozen copy of the files at one version."""
+
+    files: dict[MemoryPath, str]
+    version: str | None
+
+    def read(self, path: MemoryPath) -> str | None:
+        return self.files.get(path)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        return sorted(p for p in self.files if p.is_under(prefix) and p != prefix)
+
+
+@dataclass
+class InMemoryStorage:
+    """Files in a dict; each commit bumps a counter and is recorded in `commits`."""
+
+    files: dict[MemoryPath, str] = field(default_factory=dict)
+    read_only: bool = False
+    name: str = "memory"
+    commits: list[tuple[str, tuple[MemoryPath, ...]]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def snapshot(self) -> MemorySnapshot:
+        with self._lock:
+            return MemorySnapshot(dict(self.files), str(len(self.commits)))
+
+    def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
+        if self.read_only:
+            raise ReadOnly("This memory is read-only.")
+        with self._lock:
+            written = resolve_changes(changes, self.files.get)
+            if not written:
+                return CommitResult(version=str(len(self.commits)))
+            self.files.update(written)
+            self.commits.append((message, tuple(sorted(written))))
+            return CommitResult(version=str(len(self.commits)), written=tuple(sorted(written)))
+
+    @classmethod
+    def from_texts(cls, files: dict[str, str]) -> InMemoryStorage:
+        return cls({MemoryPath(k): v for k, v in files.items()})

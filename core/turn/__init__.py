@@ -1,0 +1,1 @@
+"""The turn as named, idempotent steps, and the in-process runner."""

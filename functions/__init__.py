@@ -1,0 +1,1 @@
+"""Adapters over core/: the CLI, the FastAPI app, Lambda and Step Functions handlers."""

@@ -1,0 +1,1 @@
+"""The HTTP and WebSocket API (FastAPI; uvicorn locally, Mangum on Lambda)."""

@@ -1,0 +1,3 @@
+from functions.cli import main
+
+main()

@@ -1,0 +1,80 @@
+"""Deployment settings from the environment, validated once at start-up (API.md §2).
+
+An invalid value is an error naming the variable, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.errors import InvalidInput
+
+_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class Settings(BaseSettings):
+    """Everything a deployment decides; per-user preferences live in memory/user/config.json."""
+
+    storage: Literal["local", "github", "demo"] | None = Field(default=None, alias="STORAGE")
+    memory_root: Path = Field(default=Path("memory-data"), alias="PREVIOUSLY_MEMORY")
+
+    github_token: SecretStr | None = Field(default=None, alias="GITHUB_TOKEN")
+    github_repo: str | None = Field(default=None, alias="GITHUB_REPO")
+    github_branch: str | None = Field(default=None, alias="GITHUB_BRANCH")
+    github_api_url: str = Field(default="https://api.github.com", alias="GITHUB_API_URL")
+
+    anthropic_api_key: SecretStr | None = Field(default=None, alias="ANTHROPIC_API_KEY")
+    anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
+    openai_api_key: SecretStr | None = Field(default=None, alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
+    deepseek_api_key: SecretStr | None = Field(default=None, alias="DEEPSEEK_API_KEY")
+
+    access_key: SecretStr | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY")
+    access_key_sha256: str | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY_SHA256")
+    session_secret: SecretStr | None = Field(default=None, alias="PREVIOUSLY_SESSION_SECRET")
+
+    model_config = SettingsConfigDict(populate_by_name=True, case_sensitive=False, extra="ignore")
+
+    @field_validator("storage", mode="before")
+    @classmethod
+    def _empty_storage_is_unset(cls, v: object) -> object:
+        return None if v == "" else v
+
+    @field_validator("github_repo")
+    @classmethod
+    def _repo_shape(cls, v: str | None) -> str | None:
+        if v and not _REPO_RE.match(v):
+            raise ValueError("GITHUB_REPO must look like owner/name")
+        return v or None
+
+    @field_validator("access_key_sha256")
+    @classmethod
+    def _hash_shape(cls, v: str | None) -> str | None:
+        if v and not re.fullmatch(r"[0-9a-fA-F]{64}", v):
+            raise ValueError("PREVIOUSLY_ACCESS_KEY_SHA256 must be 64 hex digits")
+        return v.lower() if v else None
+
+    @model_validator(mode="after")
+    def _resolve_storage(self) -> Settings:
+        if self.storage is None:
+            has_token = bool(self.github_token and self.github_token.get_secret_value())
+            self.storage = "github" if has_token else "local"
+        if self.storage == "github" and not (self.github_token and self.github_repo):
+            raise ValueError("STORAGE=github needs GITHUB_TOKEN and GITHUB_REPO (owner/name)")
+        return self
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read and validate the environment; InvalidInput with every problem on failure."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in exc.errors()
+        )
+        raise InvalidInput(f"Invalid settings: {problems}") from exc

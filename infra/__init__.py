@@ -1,0 +1,1 @@
+"""CDK constructs and the stack (never imported at run time)."""
