@@ -17,8 +17,9 @@ FILE_MODE = 0o100644
 TREE_MODE = 0o040000
 IDENT = b"Fake GitHub <noreply@fake-github.test>"
 
-# A value for `commit_files`: the new text, a function of the old text, or None to delete.
-FileChange = str | Callable[[str | None], str] | None
+# A value for `commit_files`: the new text (or raw bytes), a function of the old text, or None
+# to delete the file.
+FileChange = str | bytes | Callable[[str | None], str] | None
 
 
 class GitDataError(Exception):
@@ -147,8 +148,10 @@ class BareRepo:
                 if change is None:
                     files.pop(path, None)
                     continue
-                text = change(self._text(files, path)) if callable(change) else change
-                files[path] = (self.add_blob(text.encode("utf-8")), files.get(path, ("", FILE_MODE))[1])
+                if callable(change):
+                    change = change(self._text(files, path))
+                data = change if isinstance(change, bytes) else change.encode("utf-8")
+                files[path] = (self.add_blob(data), files.get(path, ("", FILE_MODE))[1])
             sha = self.make_commit(self.build_tree(files), [head] if head else [], message)
             if not self.move_branch(self.branch, head, sha):
                 raise RuntimeError("branch moved during a direct commit")

@@ -36,7 +36,7 @@ from tests.fakes.fake_github_routes import ROUTES, Handler, Response
 class Fault:
     """What the next matching request gets instead of its answer."""
 
-    kind: str  # "500" | "502" | "rate_limit" | "secondary" | "429" | "delay"
+    kind: str  # "500" | "502" | "403" | "rate_limit" | "secondary" | "429" | "delay"
     route: str | None = None
     retry_after: int | None = None
     reset_in: int = 3600
@@ -77,7 +77,7 @@ class FakeGitHub:
     def start(self) -> FakeGitHub:
         handler = type("BoundHandler", (_Handler,), {"fake": self})
         self._server = _QuietServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         return self
 
@@ -245,6 +245,8 @@ class FakeGitHub:
 def _fault_response(fault: Fault) -> Response:
     if fault.kind in ("500", "502"):
         return Response(int(fault.kind), {"message": "Server Error"})
+    if fault.kind == "403":
+        return Response(403, {"message": "Resource not accessible by personal access token"})
     headers: dict[str, str] = {}
     if fault.retry_after is not None:
         headers["Retry-After"] = str(fault.retry_after)
@@ -285,6 +287,7 @@ class _QuietServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as separate writes
     fake: FakeGitHub
 
     def _serve(self) -> None:
