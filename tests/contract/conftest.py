@@ -15,7 +15,7 @@ from core.storage.base import Storage
 from core.storage.demo import DemoStorage
 from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
-from tests.fakes.fake_github import FakeGitHub, fake_github  # noqa: F401  (fixture re-export)
+from tests.fakes.fake_github import FakeGitHub
 
 BACKENDS = ["memory", "local", "local-git", "github", "demo"]
 
