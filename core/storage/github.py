@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 import github.GitCommit
@@ -233,17 +233,28 @@ class GitHubStorage:
 
     def _collect(self, sha: str, prefix: str, entries: dict[str, Entry]) -> str:
         """Add every file under tree (or commit) `sha`; walk subtrees when GitHub truncates."""
-        tree = self._call(lambda: self._repo.get_git_tree(sha, recursive=True), "list the memory files")
-        elements = tree.tree
-        if tree.raw_data.get("truncated"):
-            top = self._call(lambda: self._repo.get_git_tree(tree.sha), "list the memory files")
-            elements = [e for e in top.tree if e.type == "blob"]
-            for sub in (e for e in top.tree if e.type == "tree"):
-                self._collect(sub.sha, f"{prefix}{sub.path}/", entries)
+        tree = self._get_tree(sha, recursive=True)
+        elements = tree["tree"]
+        if tree.get("truncated"):
+            top = self._get_tree(tree["sha"], recursive=False)
+            elements = [e for e in top["tree"] if e["type"] == "blob"]
+            for sub in (e for e in top["tree"] if e["type"] == "tree"):
+                self._collect(sub["sha"], f"{prefix}{sub['path']}/", entries)
         for e in elements:
-            if e.type == "blob" and e.mode in _FILE_MODES:
-                entries[prefix + e.path] = Entry(e.sha, e.size or 0, e.mode)
-        return tree.sha
+            if e["type"] == "blob" and e["mode"] in _FILE_MODES:
+                entries[prefix + e["path"]] = Entry(e["sha"], e.get("size") or 0, e["mode"])
+        return str(tree["sha"])
+
+    def _get_tree(self, sha: str, recursive: bool) -> dict[str, Any]:
+        """One tree listing as plain JSON: tens of thousands of entries are cheaper as dicts than
+        as PyGithub objects."""
+        url = f"{self._repo.url}/git/trees/{quote(sha, safe='')}"
+        params = {"recursive": 1} if recursive else None
+        _, data = self._call(
+            lambda: self._gh.requester.requestJsonAndCheck("GET", url, parameters=params),
+            "list the memory files",
+        )
+        return cast(dict[str, Any], data)
 
     def _try_commit(self, listing: Listing, written: Mapping[MemoryPath, str], message: str) -> str | None:
         """Create tree and commit on `listing` and move the branch; None when it moved first."""

@@ -45,10 +45,11 @@ class LocalSnapshot:
         if not base.is_dir():
             return []
         found: list[MemoryPath] = []
+        skip = len(str(self.root)) + 1
         for dirpath, dirnames, filenames in os.walk(base):
             # Dot-folders (.git, editor state) are not memory; dot-files include our temp files.
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-            rel_dir = Path(dirpath).relative_to(self.root).as_posix()
+            rel_dir = dirpath[skip:].replace(os.sep, "/")
             for name in filenames:
                 if name.startswith("."):
                     continue

@@ -49,6 +49,7 @@ class BareRepo:
         self.repo = Repo.init_bare(str(path))
         self.branch = branch
         self.lock = threading.RLock()
+        self._walks: dict[tuple[str, bool], list[tuple[str, int, str]]] = {}  # trees never change
         self.repo.refs.set_symbolic_ref(b"HEAD", self.ref_name(branch))
 
     @staticmethod
@@ -85,8 +86,14 @@ class BareRepo:
             return obj.id.decode()
         return None
 
-    def walk(self, tree_sha: str, recursive: bool) -> Iterator[tuple[str, int, str]]:
+    def walk(self, tree_sha: str, recursive: bool) -> list[tuple[str, int, str]]:
         """(path, mode, sha) of every entry under a tree (one level unless recursive)."""
+        key = (tree_sha, recursive)
+        if key not in self._walks:
+            self._walks[key] = list(self._walk(tree_sha, recursive))
+        return self._walks[key]
+
+    def _walk(self, tree_sha: str, recursive: bool) -> Iterator[tuple[str, int, str]]:
         if not recursive:
             tree = self.get(tree_sha)
             assert isinstance(tree, Tree)

@@ -60,6 +60,7 @@ class FakeGitHub:
         self.git = BareRepo(path, branch)
         self.counts: Counter[str] = Counter()
         self.requests: list[str] = []
+        self.server_seconds = 0.0  # time spent answering, so benchmarks can report the client's share
         self.truncate_over: int | None = None
         self._faults: deque[Fault] = deque()
         self._races: deque[Callable[[FakeGitHub], None]] = deque()
@@ -126,6 +127,7 @@ class FakeGitHub:
         with self._meta:
             self.counts.clear()
             self.requests.clear()
+            self.server_seconds = 0.0
 
     def commit_files(self, changes: Mapping[str, FileChange], message: str = "Concurrent commit") -> str:
         """Commit on the branch directly, as another writer would."""
@@ -146,6 +148,14 @@ class FakeGitHub:
     # ---------------------------------------------------------------- dispatch
 
     def handle(self, method: str, raw: str, headers: dict[str, str], body: bytes) -> Response:
+        start = time.perf_counter()
+        try:
+            return self._handle(method, raw, headers, body)
+        finally:
+            with self._meta:
+                self.server_seconds += time.perf_counter() - start
+
+    def _handle(self, method: str, raw: str, headers: dict[str, str], body: bytes) -> Response:
         split = urlsplit(raw)
         m = re.match(r"^/repos/([^/]+)/([^/]+)(/.*)?$", split.path)
         rest = (m.group(3) or "") if m else split.path
