@@ -130,6 +130,8 @@ def test_disallowed_paths_are_rejected_and_nothing_is_written(backend: Backend) 
 
 
 def test_two_writers_racing_on_one_file_both_survive_in_order(backend: Backend) -> None:
+    # Four turns each: a GitHub retry is needed only when the other writer's commit landed in
+    # between, so no commit can need more than the five attempts the backend allows.
     writers = {"a": backend.storage, "b": backend.other_writer()}
     start = threading.Barrier(len(writers))
     errors: list[BaseException] = []
