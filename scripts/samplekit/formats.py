@@ -45,8 +45,8 @@ def render_core(frontmatter: Mapping[str, str | Sequence[str]], turns: Sequence[
         raise ValueError(f"unknown frontmatter keys: {sorted(unknown)}")
     items = [(k, frontmatter[k]) for k in FRONTMATTER_KEYS if k in frontmatter and frontmatter[k] != ""]
     body = "\n\n".join(f"## Turn {t.turn_id} — {t.timestamp} ({t.role})\n\n{t.content}" for t in turns)
-    text = f"---\n{dump_mapping(items)}\n---\n{body}"
-    return text if text.endswith("\n") else text + "\n"
+    # gray-matter adds a newline to the body unless it has one, so an empty body becomes "\n".
+    return f"---\n{dump_mapping(items)}\n---\n" + (body if body.endswith("\n") else body + "\n")
 
 
 @dataclass(frozen=True)
