@@ -112,10 +112,9 @@ def format_numbered(card: Card) -> str:
 def _locate(card: Card, section: str, n: int) -> int:
     count = len(_texts(card, section))
     if not 1 <= n <= count:
-        where = f"{section} 1 … {section} {count}" if count else "none"
-        raise NotFound(
-            f"There is no {section} {n}: {section} has {count} entries ({where}). See `card show`."
-        )
+        where = f"{section} 1 … {section} {count}" if count > 1 else (f"{section} 1" if count else "none")
+        noun = "entry" if count == 1 else "entries"
+        raise NotFound(f"There is no {section} {n}: {section} has {count} {noun} ({where}); see `card show`.")
     return n - 1
 
 
