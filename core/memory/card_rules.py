@@ -106,6 +106,8 @@ def check_refs(
     refs: Sequence[str], slice_exists: Callable[[str], bool], *, required: bool = True
 ) -> tuple[list[str], Problem | None]:
     """Refs normalised to slash form, each well-formed and naming a slice that exists."""
+    if isinstance(refs, str):  # one ref sent bare, not as a list
+        refs = [refs]
     if not refs:
         if not required:
             return [], None

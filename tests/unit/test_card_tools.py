@@ -452,3 +452,9 @@ def test_time_context_helpers() -> None:
     assert s.overdue() == []
     assert s.add_horizon("Late thing", "2026-08-17", [REF]).startswith("OK")
     assert [h.text for h in s.overdue()] == ["Late thing"]
+
+
+def test_a_bare_string_ref_in_a_direct_call_is_one_ref() -> None:
+    s = session()
+    assert s.add_now("Hook", "2026-08-11-1426").startswith("OK")  # type: ignore[arg-type]
+    assert s.card.now[0].refs == [REF]
