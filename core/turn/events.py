@@ -55,7 +55,13 @@ def tool_call(
     input: Any,
     output: Any | None = None,
 ) -> dict[str, Any]:
-    fields: dict[str, Any] = {"call_id": call_id, "tool": tool, "label": label, "state": state, "input": input}
+    fields: dict[str, Any] = {
+        "call_id": call_id,
+        "tool": tool,
+        "label": label,
+        "state": state,
+        "input": input,
+    }
     if state in ("completed", "error") and output is not None:
         fields["output"] = output
     return fields
@@ -73,7 +79,9 @@ def recall_hits(
     }
 
 
-def turn_done(status: Literal["done", "interrupted"], agent_turn_id: str | None, usage: dict[str, int]) -> dict[str, Any]:
+def turn_done(
+    status: Literal["done", "interrupted"], agent_turn_id: str | None, usage: dict[str, int]
+) -> dict[str, Any]:
     return {"status": status, "agent_turn_id": agent_turn_id, "usage": usage}
 
 
