@@ -1,7 +1,8 @@
 """The user in control of the card: entries numbered by section, edited or deleted one at a time.
 
-Entries are addressed as `card show` prints them — `identity 1`, `profile`, `past 2`, `now 1`,
-`horizon 3`, `self-model 1`, `unsorted 1` — numbered from 1 in file order. Every function
+Entries are addressed as `card show` prints them and as the API names them (`CardEntry`):
+`identity 1`, `past` (the profile paragraph), `anchor 2`, `now 1`, `horizon 3`, `self_model 1`,
+and `unsorted 1` for lines kept from hand edits — numbered from 1 in file order. Every function
 returns a new `Card` and touches nothing but the addressed entry; bad input raises
 `InvalidInput` / `NotFound` with a message that says what to do. The caps are the same as the
 evolution agent's; the agent-only rules (refs required, the Self-model invariants) do not bind
@@ -11,7 +12,7 @@ the user.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InvalidInput, NotFound
@@ -20,22 +21,22 @@ from core.memory import card_rules as r
 from core.memory.card import Card
 from core.text import js_trim, utf16_len
 
-SECTIONS = ("identity", "profile", "past", "now", "horizon", "self-model", "unsorted")
+SECTIONS = ("identity", "past", "anchor", "now", "horizon", "self_model", "unsorted")
 _ALIASES = {
-    "self": "self-model",
-    "selfmodel": "self-model",
-    "self_model": "self-model",
-    "anchor": "past",
-    "anchors": "past",
+    "profile": "past",
+    "anchors": "anchor",
+    "past_anchor": "anchor",
+    "self": "self_model",
+    "selfmodel": "self_model",
     "recent": "now",
 }
 _TEXT_LIMITS = {
     "identity": c.IDENTITY_VALUE_MAX_CHARS,
-    "profile": c.CARD_PROFILE_MAX_CHARS,
-    "past": c.PAST_ANCHOR_MAX_CHARS,
+    "past": c.CARD_PROFILE_MAX_CHARS,
+    "anchor": c.PAST_ANCHOR_MAX_CHARS,
     "now": c.NOW_ITEM_MAX_CHARS,
     "horizon": c.HORIZON_ITEM_MAX_CHARS,
-    "self-model": c.SELF_MODEL_LINE_MAX_CHARS,
+    "self_model": c.SELF_MODEL_LINE_MAX_CHARS,
     "unsorted": c.CARD_PROFILE_MAX_CHARS,
 }
 _LABEL_MAX = 20  # "Address them as" and friends: an Identity cap applies to the value after the label
@@ -43,21 +44,26 @@ _LABEL_MAX = 20  # "Address them as" and friends: an Identity cap applies to the
 
 @dataclass(frozen=True)
 class NumberedEntry:
-    """One card entry with its address (`section`, `n`) and the text `card show` prints."""
+    """One card entry: its address (`section`, `n`), its parts, and the `line` `card show` prints."""
 
     section: str
     n: int
     text: str
+    line: str
+    refs: list[str] = field(default_factory=list)
+    since: str | None = None
+    by: str | None = None
+    flag: str | None = None  # "stale" (Now ≥ 7 days old) or "overdue" (Horizon past its date)
 
     @property
     def address(self) -> str:
-        """`now 2`, or `profile` for the single profile paragraph."""
-        return self.section if self.section == "profile" else f"{self.section} {self.n}"
+        """`now 2`, or `past` for the single profile paragraph."""
+        return self.section if self.section == "past" else f"{self.section} {self.n}"
 
 
 def normalize_section(name: str) -> str:
-    """A section name as addressed (`Self-model`, `self`, `anchors` …) → its canonical form."""
-    key = js_trim(name or "").lower().replace(" ", "-")
+    """A section name as addressed (`Self-model`, `self`, `profile`, `anchors` …) → its canonical form."""
+    key = js_trim(name or "").lower().replace("-", "_").replace(" ", "_")
     key = _ALIASES.get(key, key)
     if key not in SECTIONS:
         raise InvalidInput(f'Unknown card section "{name}". Use one of: {", ".join(SECTIONS)}.')
@@ -65,52 +71,71 @@ def normalize_section(name: str) -> str:
 
 
 def parse_address(address: str) -> tuple[str, int]:
-    """`"now 2"` → `("now", 2)`; `"profile"` → `("profile", 1)`."""
+    """`"now 2"` → `("now", 2)`; `"past"` (the profile paragraph) → `("past", 1)`."""
     parts = js_trim(address or "").rsplit(None, 1)
     if len(parts) == 2 and parts[1].isdigit():
         return normalize_section(parts[0]), int(parts[1])
     section = normalize_section(js_trim(address or ""))
-    if section != "profile":
+    if section != "past":
         raise InvalidInput(f'"{address}" needs a position, e.g. "{section} 1" (see `card show`).')
     return section, 1
 
 
-def _texts(card: Card, section: str) -> list[str]:
+def _plain_texts(card: Card, section: str) -> list[str]:
+    """Each entry's own text (no refs or dates)."""
     if section == "identity":
         return list(card.identity)
-    if section == "profile":
-        return [card.past.profile] if js_trim(card.past.profile) else []
     if section == "past":
-        return [c.anchor_line(a) for a in card.past.anchors]
+        return [card.past.profile] if js_trim(card.past.profile) else []
+    if section == "anchor":
+        return [a.text for a in card.past.anchors]
     if section == "now":
-        return [c.now_line(n) for n in card.now]
+        return [n.text for n in card.now]
     if section == "horizon":
-        return [c.horizon_line(h) for h in card.horizon]
-    if section == "self-model":
+        return [h.text for h in card.horizon]
+    if section == "self_model":
         return list(card.self_model)
     return list(card.unplaced)
 
 
-def numbered_entries(card: Card) -> list[NumberedEntry]:
-    """Every entry of the card, in file order, numbered from 1 within its section."""
-    return [
-        NumberedEntry(section, i, text)
-        for section in SECTIONS
-        for i, text in enumerate(_texts(card, section), start=1)
-    ]
+def _section_entries(card: Card, section: str, today: str | None) -> list[NumberedEntry]:
+    out: list[NumberedEntry] = []
+    if section == "anchor":
+        for i, a in enumerate(card.past.anchors, start=1):
+            out.append(NumberedEntry(section, i, a.text, c.anchor_line(a), list(a.refs)))
+    elif section == "now":
+        stale = {id(n) for n in c.aged_now_items(card, today)} if today else set()
+        for i, n in enumerate(card.now, start=1):
+            flag = "stale" if id(n) in stale else None
+            out.append(
+                NumberedEntry(section, i, n.text, c.now_line(n), list(n.refs), since=n.since, flag=flag)
+            )
+    elif section == "horizon":
+        late = {id(h) for h in c.overdue_horizon(card.horizon, today)} if today else set()
+        for i, h in enumerate(card.horizon, start=1):
+            flag = "overdue" if id(h) in late else None
+            out.append(NumberedEntry(section, i, h.text, c.horizon_line(h), list(h.refs), by=h.by, flag=flag))
+    else:
+        out = [NumberedEntry(section, i, t, t) for i, t in enumerate(_plain_texts(card, section), start=1)]
+    return out
 
 
-def format_numbered(card: Card) -> str:
-    """The listing `card show` prints: one entry per line, address first."""
-    entries = numbered_entries(card)
+def numbered_entries(card: Card, today: str | None = None) -> list[NumberedEntry]:
+    """Every entry in file order, numbered from 1 per section; `today` (user's date) sets the flags."""
+    return [e for section in SECTIONS for e in _section_entries(card, section, today)]
+
+
+def format_numbered(card: Card, today: str | None = None) -> str:
+    """The listing `card show` prints: one entry per line, address first, flags last."""
+    entries = numbered_entries(card, today)
     if not entries:
         return "(the card is empty)"
     width = max(len(e.address) for e in entries)
-    return "\n".join(f"{e.address:<{width}}  {e.text}" for e in entries)
+    return "\n".join(f"{e.address:<{width}}  {e.line}" + (f"  [{e.flag}]" if e.flag else "") for e in entries)
 
 
 def _locate(card: Card, section: str, n: int) -> int:
-    count = len(_texts(card, section))
+    count = len(_plain_texts(card, section))
     if not 1 <= n <= count:
         where = f"{section} 1 … {section} {count}" if count > 1 else (f"{section} 1" if count else "none")
         noun = "entry" if count == 1 else "entries"
@@ -190,28 +215,18 @@ def edit_entry(
     return out
 
 
-def _plain_texts(card: Card, section: str) -> list[str]:
-    if section == "past":
-        return [a.text for a in card.past.anchors]
-    if section == "now":
-        return [x.text for x in card.now]
-    if section == "horizon":
-        return [h.text for h in card.horizon]
-    return _texts(card, section)
-
-
 def _set_text(card: Card, section: str, idx: int, value: str) -> None:
     if section == "identity":
         card.identity[idx] = value
-    elif section == "profile":
-        card.past.profile = value
     elif section == "past":
+        card.past.profile = value
+    elif section == "anchor":
         card.past.anchors[idx].text = value
     elif section == "now":
         card.now[idx].text = value
     elif section == "horizon":
         card.horizon[idx].text = value
-    elif section == "self-model":
+    elif section == "self_model":
         card.self_model[idx] = value
     else:
         card.unplaced[idx] = value
@@ -220,10 +235,10 @@ def _set_text(card: Card, section: str, idx: int, value: str) -> None:
 def _set_extras(
     card: Card, section: str, idx: int, refs: list[str] | None, since: str | None, by: str | None
 ) -> None:
-    holders: dict[str, list[Any]] = {"past": card.past.anchors, "now": card.now, "horizon": card.horizon}
+    holders: dict[str, list[Any]] = {"anchor": card.past.anchors, "now": card.now, "horizon": card.horizon}
     if refs is not None:
         if section not in holders:
-            raise InvalidInput(f"{section} entries carry no refs; only past, now and horizon do.")
+            raise InvalidInput(f"{section} entries carry no refs; only anchor, now and horizon entries do.")
         holders[section][idx].refs = refs
     if since is not None:
         if section != "now":
@@ -239,17 +254,17 @@ def delete_entry(card: Card, section: str, n: int) -> tuple[Card, NumberedEntry]
     """A copy of the card without one entry, and the entry that was removed."""
     section = normalize_section(section)
     idx = _locate(card, section, n)
-    gone = NumberedEntry(section, n, _texts(card, section)[idx])
+    gone = _section_entries(card, section, None)[idx]
     out = card.copy()
-    if section == "profile":
+    if section == "past":
         out.past.profile = ""
     else:
         lists: dict[str, list[Any]] = {
             "identity": out.identity,
-            "past": out.past.anchors,
+            "anchor": out.past.anchors,
             "now": out.now,
             "horizon": out.horizon,
-            "self-model": out.self_model,
+            "self_model": out.self_model,
             "unsorted": out.unplaced,
         }
         target = lists[section]

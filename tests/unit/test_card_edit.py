@@ -63,16 +63,19 @@ def test_numbering_follows_sections_and_positions(card: Card) -> None:
     assert [e.address for e in numbered_entries(card)] == [
         "identity 1",
         "identity 2",
-        "profile",
-        "past 1",
+        "past",
+        "anchor 1",
         "now 1",
         "now 2",
         "horizon 1",
-        "self-model 1",
+        "self_model 1",
         "unsorted 1",
     ]
-    listing = format_numbered(card).splitlines()
+    listing = format_numbered(card, today="2026-08-17").splitlines()
+    assert listing[4].startswith("now 1         Evaluating a Rust migration — refs: [2026/08/05/1420]")
+    assert listing[4].endswith("| since: 2026-08-05  [stale]")
     assert listing[5] == "now 2         Training for a 5K — refs: [2026/08/11/1426] | since: 2026-08-11"
+    assert format_numbered(card, today="2026-08-21").splitlines()[6].endswith("[overdue]")
     assert format_numbered(Card()) == "(the card is empty)"
 
 
@@ -80,9 +83,11 @@ def test_numbering_follows_sections_and_positions(card: Card) -> None:
     ("address", "expected"),
     [
         ("now 2", ("now", 2)),
-        ("Self-model 1", ("self-model", 1)),
-        ("self 3", ("self-model", 3)),
-        ("profile", ("profile", 1)),
+        ("Self-model 1", ("self_model", 1)),
+        ("self 3", ("self_model", 3)),
+        ("past", ("past", 1)),
+        ("profile", ("past", 1)),
+        ("anchors 2", ("anchor", 2)),
     ],
 )
 def test_parse_address(address: str, expected: tuple[str, int]) -> None:
@@ -115,9 +120,9 @@ def test_edit_refs_and_dates(card: Card) -> None:
     with pytest.raises(InvalidInput, match="since must be a date"):
         edit_entry(card, "now", 1, since="last week")
     with pytest.raises(InvalidInput, match="not a slice ref"):
-        edit_entry(card, "past", 1, refs=["somewhere"])
+        edit_entry(card, "anchor", 1, refs=["somewhere"])
     with pytest.raises(InvalidInput, match="does not exist"):
-        edit_entry(card, "past", 1, refs=["2026/01/01/0000"], slice_exists=lambda _sid: False)
+        edit_entry(card, "anchor", 1, refs=["2026/01/01/0000"], slice_exists=lambda _sid: False)
     with pytest.raises(InvalidInput, match="carry no refs"):
         edit_entry(card, "identity", 1, refs=["2026/08/15/2030"])
     with pytest.raises(InvalidInput, match="Only horizon entries"):
@@ -128,7 +133,7 @@ def test_edit_enforces_caps_and_one_line(card: Card) -> None:
     with pytest.raises(InvalidInput, match="201 chars; the limit is 200"):
         edit_entry(card, "horizon", 1, "h" * 201)
     with pytest.raises(InvalidInput, match="single line"):
-        edit_entry(card, "self-model", 1, "one\ntwo")
+        edit_entry(card, "self_model", 1, "one\ntwo")
     with pytest.raises(InvalidInput, match="empty"):
         edit_entry(card, "now", 1, "   ")
     # The Identity cap applies to the value after its label.
@@ -144,28 +149,33 @@ def test_edit_refuses_a_duplicate_in_the_same_section(card: Card) -> None:
 
 
 def test_edit_profile_and_unsorted(card: Card) -> None:
-    assert edit_entry(card, "profile", 1, "Alex builds tools.").past.profile == "Alex builds tools."
+    assert edit_entry(card, "past", 1, "Alex builds tools.").past.profile == "Alex builds tools."
     assert edit_entry(card, "unsorted", 1, "a tidier line").unplaced == ["a tidier line"]
 
 
 def test_delete_one_entry(card: Card) -> None:
     out, gone = delete_entry(card, "now", 1)
-    assert gone.address == "now 1" and gone.text.startswith("Evaluating a Rust migration")
+    assert (gone.address, gone.text, gone.refs, gone.since) == (
+        "now 1",
+        "Evaluating a Rust migration",
+        ["2026/08/05/1420"],
+        "2026-08-05",
+    )
     assert [n.text for n in out.now] == ["Training for a 5K"]
     assert _others(out, "now") == _others(card, "now")
     assert len(card.now) == 2
 
 
-@pytest.mark.parametrize(("section", "field"), [("profile", "past"), ("unsorted", "unplaced")])
+@pytest.mark.parametrize(("section", "field"), [("past", "past"), ("unsorted", "unplaced")])
 def test_delete_profile_and_unsorted(card: Card, section: str, field: str) -> None:
     out, _ = delete_entry(card, section, 1)
     assert _others(out, field) == _others(card, field)
-    assert out.past.profile == ("" if section == "profile" else card.past.profile)
+    assert out.past.profile == ("" if section == "past" else card.past.profile)
     assert out.past.anchors == card.past.anchors
 
 
 def test_out_of_range_is_not_found(card: Card) -> None:
     with pytest.raises(NotFound, match="There is no now 3: now has 2 entries"):
         delete_entry(card, "now", 3)
-    with pytest.raises(NotFound, match=r"past has 1 entry \(past 1\)"):
-        edit_entry(card, "past", 0, "x")
+    with pytest.raises(NotFound, match=r"anchor has 1 entry \(anchor 1\)"):
+        edit_entry(card, "anchor", 0, "x")
