@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
+from core.memory.card import overdue_horizon, parse_card, render_card
+from core.memory.identity import parse_identity
 from tests.conftest import SAMPLE_ROOT
 
 pytestmark = pytest.mark.unit
@@ -274,6 +276,21 @@ def test_every_card_ref_points_at_an_existing_slice() -> None:
         refs = _card_refs(text)
         assert refs or "## Past" not in text, f"{path}: a card with Past entries but no refs"
         assert set(refs) <= existing, f"{path}: refs to missing slices {set(refs) - existing}"
+
+
+def test_every_card_round_trips_through_the_card_module() -> None:
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    for path in [EPISODIC / "current-previously.md", *sorted(SLICES.glob("*/*/*/*/previously.md"))]:
+        text = path.read_text(encoding="utf-8")
+        assert render_card(parse_card(text, now)) == text, path
+
+
+def test_live_card_as_the_product_reads_it() -> None:
+    text = (EPISODIC / "current-previously.md").read_text(encoding="utf-8")
+    profile = parse_identity(text)
+    assert profile and profile.name == "Nell Marchetti"
+    card = parse_card(text, datetime(2026, 11, 30, 9, 0, tzinfo=UTC))
+    assert [h.text for h in overdue_horizon(card.horizon, DEMO_TODAY)] == ["Book the flights to Chengdu"]
 
 
 def test_snapshots_never_cite_the_future() -> None:
