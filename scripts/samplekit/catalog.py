@@ -24,6 +24,7 @@ LABELS = {
 
 
 def slice_rel(slice_id: str) -> str:
+    """`2026-11-26-2010` → `2026/11/26/2010`."""
     return "/".join(slice_id.split("-"))
 
 
