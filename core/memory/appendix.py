@@ -73,6 +73,11 @@ def find_unplaceable(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def frontmatter_comments(text: str) -> list[Unplaced]:
+    """The YAML comments in a file's frontmatter (a re-dump of the frontmatter drops them)."""
+    return _yaml_comments(matter.split(text), _Lines(text))
+
+
 def _yaml_comments(split: matter.Matter, lines: _Lines) -> list[Unplaced]:
     if not split.has_frontmatter or "#" not in split.yaml_text:
         return []
