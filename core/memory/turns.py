@@ -26,9 +26,9 @@ _LT = "\n\r\u2028\u2029"
 _HEADER_CORE = f"## Turn ({_NS}) — ({_NS}) \\(([A-Za-z0-9_]+)\\)"
 SLICE_HEADER_RE = re.compile(f"(?:\\A|(?<=[{_LT}])){_HEADER_CORE}(?=[{_LT}]|\\Z)")
 TOOL_HEADER_RE = re.compile(_HEADER_CORE)
-_TOOL_HEADER_LINE_RE = re.compile("^" + _HEADER_CORE, re.M)
 _NUMERIC_RE = re.compile(r"[0-9]+\Z")
 TURN_MARK = "## Turn "
+_LINE_MARK = "\n" + TURN_MARK
 NO_MATCH_NOTE = "_(No turns matched the requested range.)_"
 
 
@@ -114,9 +114,12 @@ def parse_turns(text: str) -> list[ParsedTurn]:
 
 def count_turns(text: str) -> int:
     """How many turn headers a core.md holds (the catalog's `turn_count`); cheap."""
-    if TURN_MARK not in text:
-        return 0
-    return sum(1 for _ in _TOOL_HEADER_LINE_RE.finditer(text))
+    count = 1 if text.startswith(TURN_MARK) and TOOL_HEADER_RE.match(text) else 0
+    pos = text.find(_LINE_MARK)
+    while pos != -1:
+        count += TOOL_HEADER_RE.match(text, pos + 1) is not None
+        pos = text.find(_LINE_MARK, pos + 1)
+    return count
 
 
 class RangeResult(NamedTuple):
