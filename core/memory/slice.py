@@ -13,8 +13,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.errors import InvalidInput
 from core.memory import matter
-from core.memory.turns import count_turns, is_numeric_label, slice_turn_spans
+from core.memory.turns import SLICE_HEADER_RE, count_turns, is_numeric_label, slice_turn_spans
 from core.memory.yaml_types import js_to_string
 from core.text import js_trim
 
@@ -160,8 +161,17 @@ def slice_to_data(s: Slice) -> dict[str, Any]:
 
 
 def render_turn(turn: Turn) -> str:
-    """One turn block: its header, a blank line, the content verbatim."""
-    return f"{turn.header}\n\n{turn.content}"
+    """One turn block: its header, a blank line, the content verbatim.
+
+    Raises InvalidInput for a header that would not read back as a turn (it would be lost).
+    """
+    header = turn.header
+    if not SLICE_HEADER_RE.fullmatch(header):
+        raise InvalidInput(
+            f"Cannot write turn header {header!r}: the turn id and timestamp must be non-empty and "
+            "free of spaces, and the role a single word (user, agent)."
+        )
+    return f"{header}\n\n{turn.content}"
 
 
 def render_core_md(s: Slice) -> str:

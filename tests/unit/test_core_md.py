@@ -176,3 +176,17 @@ def test_legacy_flat_files_parse_read_only() -> None:
     assert s.slice_id == "2025-03-02-0910" and s.turns[0].content == "hi"
     with pytest.raises(InvalidInput):
         parse_legacy_slice(paths.core_md("2025-03-02-0910"), "")
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        Turn("a b", "t", "user", "x"),
+        Turn("a", "", "user", "x"),
+        Turn("a", "t", "the agent", "x"),
+        Turn("", "t", "user", ""),
+    ],
+)
+def test_turns_that_would_not_read_back_are_refused(turn: Turn) -> None:
+    with pytest.raises(InvalidInput, match="Cannot write turn header"):
+        render_core_md(_slice(turns=[turn]))
