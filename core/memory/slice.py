@@ -71,6 +71,7 @@ class Turn:
 
     @property
     def header(self) -> str:
+        """The `## Turn <id> — <timestamp> (<role>)` line (`?` when there is no id at all)."""
         label = self.turn_id if self.turn_id is not None else (self.legacy_label or "?")
         return f"## Turn {label} — {self.timestamp} ({self.role})"
 

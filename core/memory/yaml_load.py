@@ -33,6 +33,7 @@ class YamlDate(str):
 
 class _JsResolver(BaseResolver):
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        """A plain scalar's tag by js-yaml's rules; everything else as PyYAML does."""
         if kind is ScalarNode and implicit[0]:
             return yt.implicit_tag(value) or self.DEFAULT_SCALAR_TAG
         return super().resolve(kind, value, implicit)
@@ -40,6 +41,7 @@ class _JsResolver(BaseResolver):
 
 class _JsConstructor(SafeConstructor):
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[str, Any]:  # type: ignore[override]
+        """A mapping with string keys; a key written twice is an error, as in js-yaml."""
         if not isinstance(node, MappingNode):
             raise ConstructorError(
                 None, None, f"expected a mapping, found {type(node).__name__}", node.start_mark

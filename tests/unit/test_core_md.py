@@ -190,3 +190,16 @@ def test_legacy_flat_files_parse_read_only() -> None:
 def test_turns_that_would_not_read_back_are_refused(turn: Turn) -> None:
     with pytest.raises(InvalidInput, match="Cannot write turn header"):
         render_core_md(_slice(turns=[turn]))
+
+
+def test_backfill_keeps_order_and_rescues_comments() -> None:
+    from core.memory.core_edits import backfill_rewrite
+
+    text = "---\nslice_id: 2026-08-11-1115 # id\nstatus: closed\nfocus: ''\n---\n## Turn a — t (user)\n\nhi\n"
+    out, moved = backfill_rewrite(text, "A focus", "  ", "2026-08-12T00:00:00.000Z")
+    assert (
+        out
+        == "---\nslice_id: 2026-08-11-1115\nstatus: closed\nfocus: A focus\n---\n## Turn a — t (user)\n\nhi\n"
+    )
+    assert moved is not None and "# id" in moved
+    assert backfill_rewrite(out, "", "", "now") == (out, None)

@@ -105,3 +105,15 @@ def test_emitted_strings_read_back_unchanged() -> None:
         value = "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(1, 12)))
         data = {"k": value, "seq": [value, "x"], "z": "end"}
         assert load_yaml(dump(data)) == data, repr(value)
+
+
+def test_pure_python_loader_agrees_with_libyaml() -> None:
+    """The fallback used where PyYAML has no libyaml reads the same values."""
+    from core.memory import yaml_load
+
+    text = "a: yes\nb: 2024-01-01\nc: [1, 0x1F, ~]\nd: |\n  two\n  lines\n'e': \"\\U0001F389\"\n"
+    loader = yaml_load._PyLoader(text)
+    try:
+        assert loader.get_single_data() == load_yaml(text)
+    finally:
+        loader.dispose()
