@@ -31,10 +31,16 @@ class YamlDate(str):
     is_yaml_timestamp = True
 
 
+# A plain scalar can only be a non-string if it starts with one of these (see yaml_types).
+_MAYBE_TYPED = frozenset("~nNtTfF+-.0123456789<")
+
+
 class _JsResolver(BaseResolver):
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
         """A plain scalar's tag by js-yaml's rules; everything else as PyYAML does."""
         if kind is ScalarNode and implicit[0]:
+            if value and value[0] not in _MAYBE_TYPED:
+                return self.DEFAULT_SCALAR_TAG
             return yt.implicit_tag(value) or self.DEFAULT_SCALAR_TAG
         return super().resolve(kind, value, implicit)
 
@@ -46,13 +52,17 @@ class _JsConstructor(SafeConstructor):
             raise ConstructorError(
                 None, None, f"expected a mapping, found {type(node).__name__}", node.start_mark
             )
-        explicit = sum(1 for key, _ in node.value if key.tag != yt.MERGE)
-        self.flatten_mapping(node)
-        merged = len(node.value) - explicit
+        merged = 0
+        if any(key.tag == yt.MERGE for key, _ in node.value):
+            explicit = sum(1 for key, _ in node.value if key.tag != yt.MERGE)
+            self.flatten_mapping(node)
+            merged = len(node.value) - explicit
         result: dict[str, Any] = {}
         seen: set[str] = set()
         for i, (key_node, value_node) in enumerate(node.value):
-            key = js_key(self.construct_object(key_node, deep=deep))
+            key = self.construct_object(key_node, deep=deep)
+            if type(key) is not str:
+                key = js_key(key)
             if i >= merged:
                 # Merged-in keys may be overridden; a key written twice is an error in js-yaml.
                 if key in seen:

@@ -62,3 +62,18 @@ def test_search_text_and_dispatch() -> None:
     )
     assert read_slice_range(DOC, "S", None) == DOC
     assert read_slice_range(DOC, "S", {"type": "lines", "start": 1, "end": 1}) == "Lines 1-1 of S:\n\n---"
+
+
+def test_fast_header_scan_matches_the_plain_regex() -> None:
+    """The slice parser's find-based scan finds exactly what the line-anchored regex finds."""
+    import random
+
+    from core.memory.turns import SLICE_HEADER_RE, slice_turn_spans
+
+    pieces = ["## Turn a — t (user)", "## Turn 1 — x (agent)", " ", "\n", "\r", "x", "## Turn ", "\u2028"]
+    pieces += ["## Turn b — t (user) extra", "—", "(user)"]
+    rng = random.Random(7)
+    for _ in range(5000):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [(m.start(), m.end()) for m in SLICE_HEADER_RE.finditer(body)]
+        assert [(s.header_start, s.header_end) for s in slice_turn_spans(body)] == expected, repr(body)
