@@ -16,7 +16,7 @@ from core.errors import NotFound, SliceIdTaken
 from core.memory.appendix import append_appendix, rewrite_core_md
 from core.memory.paths import appendix_md, core_md
 from core.memory.slice import Slice, Turn, parse_core_md, render_core_md
-from core.storage.base import Update
+from core.storage.base import Update, WriteBatch
 from core.text import utf16_slice
 
 SliceEdit = Callable[[Slice], Slice | None]
@@ -70,7 +70,7 @@ class SliceUpdate:
 
     `edit` gets the slice parsed from the current core.md and returns the slice to write (or None
     for no change); when core.md does not exist yet, `create` is edited instead (NotFound when
-    there is none). Calling the object is the core.md update function.
+    there is none).
     """
 
     edit: SliceEdit
@@ -95,15 +95,21 @@ class SliceUpdate:
         self._moved = moved
         return text
 
-    __call__ = core
-
     def appendix(self, current: str | None) -> str | None:
         """The appendix.md update: append what the last core.md evaluation moved out, if anything."""
         return append_appendix(current, self._moved) if self._moved else None
 
     def changes(self, slice_id: str) -> list[Update]:
-        """The two storage changes, core.md first (its evaluation feeds the appendix one)."""
+        """The two storage changes, core.md first (its evaluation feeds the appendix one).
+
+        Always queue both: `core` alone would rewrite core.md without saving what it moves out.
+        """
         return [Update(core_md(slice_id), self.core), Update(appendix_md(slice_id), self.appendix)]
+
+    def queue(self, batch: WriteBatch, slice_id: str) -> None:
+        """Queue both changes on a write batch."""
+        batch.update(core_md(slice_id), self.core)
+        batch.update(appendix_md(slice_id), self.appendix)
 
 
 def edit_slice(edit: SliceEdit, now_iso: str, create: Slice | None = None) -> SliceUpdate:

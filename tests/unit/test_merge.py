@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from core.errors import NotFound, SliceIdTaken
-from core.memory.merge import append_turn, create_slice, edit_slice, has_turn, merge_local, merge_slices
+from core.memory.merge import (
+    SliceUpdate,
+    append_turn,
+    create_slice,
+    edit_slice,
+    has_turn,
+    merge_local,
+    merge_slices,
+)
 from core.memory.paths import core_md
 from core.memory.slice import Slice, Turn, new_slice, parse_core_md, render_core_md
 from core.storage.base import WriteBatch
@@ -25,9 +33,9 @@ def _storage() -> InMemoryStorage:
     return InMemoryStorage.from_texts({str(core_md(SID)): render_core_md(s)})
 
 
-def _commit(storage: InMemoryStorage, update: object, message: str = "m") -> tuple:
+def _commit(storage: InMemoryStorage, update: SliceUpdate, message: str = "m") -> tuple:
     batch = WriteBatch.open(storage)
-    batch.changes.extend(update.changes(SID))  # type: ignore[attr-defined]
+    update.queue(batch, SID)
     return batch.commit(message).written
 
 
@@ -68,7 +76,7 @@ def test_append_applies_edits_once_and_creates_when_missing() -> None:
 
 def test_edit_without_a_file_is_not_found() -> None:
     with pytest.raises(NotFound):
-        edit_slice(lambda s: s, NOW)(None)
+        edit_slice(lambda s: s, NOW).core(None)
 
 
 def test_create_slice_never_overwrites_another_slice() -> None:
