@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from core.memory import paths
 from core.memory.paths import MemoryPath
-from core.storage.base import Put
+from core.storage.base import Put, Update
 from core.storage.demo import DemoStorage
 from core.storage.github import GitHubStorage
 from core.storage.local import LocalStorage
@@ -86,3 +87,16 @@ def test_a_configured_branch_is_used(fake_github: FakeGitHub, monkeypatch: pytes
     storage = deps.build_storage(load_settings())
     storage.snapshot()
     assert "GET /repos/{o}/{r}" not in fake_github.counts
+
+
+def test_demo_over_the_bundled_sample_reads_the_persona_and_saves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("STORAGE", "demo")
+    storage = deps.build_storage(load_settings())
+    snap = storage.snapshot()
+    assert snap.read(paths.CATALOG_JSON) and snap.list(paths.SLICES)
+    before = (deps.SAMPLE_ROOT / paths.CARD.value).read_bytes()
+    storage.commit([Update(paths.CARD, lambda t: (t or "") + "\n- demo visitor was here\n")], "demo turn")
+    assert "demo visitor" in (storage.snapshot().read(paths.CARD) or "")
+    assert (deps.SAMPLE_ROOT / paths.CARD.value).read_bytes() == before
