@@ -67,6 +67,7 @@ def turn_batch(storage: Storage, sid: str) -> WriteBatch:
 
 
 def measure(fake: FakeGitHub | None, label: str, fn: Callable[[], object], rows: list[tuple]) -> None:
+    """Run `fn` once; record requests per route, wall time and the time outside the fake server."""
     if fake:
         fake.reset_counts()
     start = time.perf_counter()
@@ -78,6 +79,7 @@ def measure(fake: FakeGitHub | None, label: str, fn: Callable[[], object], rows:
 
 
 def bench_github(files: dict[str, str], sid: str, rows: list[tuple], tmp: Path) -> None:
+    """Reads cold, warm and after another writer; a turn batch; a turn batch that meets a conflict."""
     core = paths.core_md(sid)
     with FakeGitHub(tmp / "bench.git", seed=files) as fake:
         fake.client(branch="main").snapshot()  # let the fake compute its blob sizes once
@@ -115,6 +117,7 @@ def bench_github(files: dict[str, str], sid: str, rows: list[tuple], tmp: Path) 
 
 
 def bench_local(files: dict[str, str], sid: str, rows: list[tuple], tmp: Path) -> None:
+    """The same reads and turn batch on a local folder."""
     root = tmp / "local"
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

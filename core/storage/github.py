@@ -67,9 +67,11 @@ class Listing:
 
     @classmethod
     def of(cls, commit: str, tree: str, entries: Mapping[str, Entry]) -> Listing:
+        """A listing from its entries (sorts the paths once)."""
         return cls(commit, tree, entries, tuple(sorted(entries)))
 
     def mode_of(self, path: str) -> str:
+        """The file's git mode, kept when we rewrite it (new files are 100644)."""
         entry = self.entries.get(path)
         return entry.mode if entry else "100644"
 

@@ -149,6 +149,7 @@ def rate_limit_wait(status: int, headers: dict[str, str], message: str, clock: C
 
 
 def branch_hint(target: Target) -> str:
+    """ ", GITHUB_BRANCH=x" when a branch is configured (for 404 messages)."""
     return f", GITHUB_BRANCH={target.branch}" if target.branch else ""
 
 

@@ -76,6 +76,7 @@ class FakeGitHub:
     # ---------------------------------------------------------------- lifecycle
 
     def start(self) -> FakeGitHub:
+        """Serve on a free port in a background thread."""
         handler = type("BoundHandler", (_Handler,), {"fake": self})
         self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
@@ -83,6 +84,7 @@ class FakeGitHub:
         return self
 
     def stop(self) -> None:
+        """Stop serving (open connections are dropped)."""
         if self._server:
             self._server.shutdown()
             self._server.server_close()
@@ -148,6 +150,7 @@ class FakeGitHub:
     # ---------------------------------------------------------------- dispatch
 
     def handle(self, method: str, raw: str, headers: dict[str, str], body: bytes) -> Response:
+        """Answer one request: count it, check the token and repository, apply faults, route it."""
         start = time.perf_counter()
         try:
             return self._handle(method, raw, headers, body)
