@@ -248,8 +248,7 @@ class GitHubStorage:
         return str(tree["sha"])
 
     def _get_tree(self, sha: str, recursive: bool) -> dict[str, Any]:
-        """One tree listing as plain JSON: tens of thousands of entries are cheaper as dicts than
-        as PyGithub objects."""
+        """One tree listing as plain JSON (for tens of thousands of entries, dicts beat objects)."""
         url = f"{self._repo.url}/git/trees/{quote(sha, safe='')}"
         params = {"recursive": 1} if recursive else None
         _, data = self._call(
