@@ -1,0 +1,90 @@
+"""The event sink of a step running on Lambda: stamp, store in the run store, push to the browser.
+
+Events are numbered on from the run store's last seq, so a turn's seq stays gap-free across
+steps, Lambdas and retries. Deltas are buffered and flushed about every 250 ms; any other event
+(steps, tools, the end of the turn) flushes at once. A flush stores before it pushes, so every
+event a client has seen is in the run store: a retried step numbers on after it and never
+reuses a seq the client already holds. When the attempt ends, its small objects are merged
+into one, so reading a turn back costs a few requests, not hundreds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.turn.events import Event, EventType, envelope
+from core.turn.runstore import RunStore
+from functions.aws.push import ConnectionPusher
+
+DELTA_TYPES = frozenset({"text.delta", "reasoning.delta"})
+
+
+class PushingSink:
+    """EventSink for one attempt of one step."""
+
+    def __init__(
+        self,
+        runs: RunStore,
+        turn_id: str,
+        step: str,
+        attempt: int,
+        first_seq: int,
+        pusher: ConnectionPusher | None = None,
+        followers: Callable[[], list[str]] | None = None,
+        interval: float = 0.25,
+        follower_refresh: float = 2.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.runs = runs
+        self.turn_id = turn_id
+        self.step = step
+        self.attempt = attempt
+        self.seq = first_seq - 1
+        self.pusher = pusher
+        self.emitted: list[Event] = []
+        self.flushes = 0
+        self._followers = followers
+        self._interval = interval
+        self._follower_refresh = follower_refresh
+        self._now = monotonic
+        self._queued: list[Event] = []
+        self._last_flush = monotonic()
+        self._last_followers = float("-inf")
+
+    def emit(self, type: EventType, **fields: Any) -> Event:
+        """Stamp one event, queue it, flush when due."""
+        self.seq += 1
+        event = envelope(self.turn_id, self.seq, type, self.step, self.attempt, fields)
+        self._queued.append(event)
+        self.emitted.append(event)
+        if type not in DELTA_TYPES or self._now() - self._last_flush >= self._interval:
+            self.flush()
+        return event
+
+    def flush(self) -> None:
+        """Store, then push, everything queued."""
+        self._last_flush = self._now()
+        if not self._queued:
+            return
+        batch, self._queued = self._queued, []
+        self.runs.append(self.turn_id, batch)
+        self.flushes += 1
+        if self.pusher is not None:
+            self._refresh_followers()
+            self.pusher.push(batch)
+
+    def _refresh_followers(self) -> None:
+        # Browsers that reconnected (turn.follow) register in the run store; look now and then.
+        due = self._last_flush - self._last_followers >= self._follower_refresh
+        if self.pusher is not None and self._followers is not None and due:
+            self.pusher.add(self._followers())
+            self._last_followers = self._last_flush
+
+    def close(self) -> None:
+        """Flush, then merge this attempt's stored batches into one object when the store can."""
+        self.flush()
+        compact = getattr(self.runs, "compact", None)
+        if compact is not None and self.flushes > 1:
+            compact(self.turn_id, self.emitted)

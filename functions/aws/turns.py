@@ -1,0 +1,110 @@
+"""TurnService on AWS: a turn is a Step Functions execution named by its turn id.
+
+`start` records the request in the run store (a message may be larger than a state payload)
+and starts the execution with only ids in its input; `state` and `wait` read the run store and,
+while the events say the turn is still running, the execution's status, so a turn whose
+execution failed or timed out without recording an error still reads as finished.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.clock import IdSource
+from core.errors import NotFound, TransientError
+from core.turn.events import Event
+from core.turn.runstore import RunStore, status_of
+from core.turn.service import TurnInput, TurnState
+
+_FAILED = {"FAILED", "TIMED_OUT", "ABORTED"}
+_START_ATTEMPTS = 5
+
+
+def execution_input(turn_id: str, request: TurnInput) -> dict[str, Any]:
+    """The state machine's input: ids only (the request itself is in the run store)."""
+    return {"turn_id": turn_id, "connection_id": request.connection_id}
+
+
+def reply_from(events: list[Event]) -> str | None:
+    """The reply as streamed: text deltas of the respond attempts that were not superseded."""
+    latest: dict[str, int] = {}
+    for event in events:
+        latest[event["step"]] = max(latest.get(event["step"], 0), int(event.get("attempt", 1)))
+    parts = [
+        str(e.get("text", ""))
+        for e in events
+        if e["type"] == "text.delta" and int(e.get("attempt", 1)) == latest.get(e["step"])
+    ]
+    return "".join(parts) or None
+
+
+class StepFunctionsTurns:
+    """Starts and reads turns that run as Step Functions executions."""
+
+    def __init__(
+        self,
+        runs: RunStore,
+        client: Any,
+        state_machine_arn: str,
+        ids: IdSource,
+        status_every: float = 2.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.runs = runs
+        self.client = client
+        self.state_machine_arn = state_machine_arn
+        self.ids = ids
+        self.status_every = status_every
+        self._monotonic = monotonic
+
+    def start(self, request: TurnInput) -> str:
+        """Record the request, start the execution, return the turn id."""
+        for _ in range(_START_ATTEMPTS):
+            turn_id = self.ids.turn_id()
+            if self.runs.exists(turn_id):
+                continue
+            self.runs.put(turn_id, "request", request.to_json())
+            try:
+                self.client.start_execution(
+                    stateMachineArn=self.state_machine_arn,
+                    name=turn_id,
+                    input=json.dumps(execution_input(turn_id, request)),
+                )
+            except self.client.exceptions.ExecutionAlreadyExists:
+                continue
+            return turn_id
+        raise TransientError("Could not find a free turn id; send the message again.")
+
+    def state(self, turn_id: str, after: int = 0) -> TurnState:
+        """Status and events after `after`; NotFound for a turn this deployment never started."""
+        if not self.runs.exists(turn_id):
+            raise NotFound(f"No turn {turn_id!r} (runs expire after a while).")
+        events = self.runs.events(turn_id)
+        status = status_of(events)
+        if status == "running" and self._execution_status(turn_id) in _FAILED:
+            status = "error"
+        reply = reply_from(events) if status != "running" else None
+        started = next((e for e in events if e["type"] == "turn.started"), {})
+        newer = [e for e in events if e["seq"] > after]
+        return TurnState(turn_id, status, newer, reply, started.get("slice_id"))
+
+    def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
+        """Block until there is something after `after`, the turn ends, or `timeout` passes."""
+        deadline = self._monotonic() + timeout
+        while True:
+            state = self.state(turn_id, after)
+            remaining = deadline - self._monotonic()
+            if state.events or state.status != "running" or remaining <= 0:
+                return state
+            # Cheap polling of the run store between full reads (which also ask Step Functions).
+            self.runs.wait(turn_id, after, min(remaining, self.status_every))
+
+    def _execution_status(self, turn_id: str) -> str:
+        arn = f"{self.state_machine_arn.replace(':stateMachine:', ':execution:')}:{turn_id}"
+        try:
+            return str(self.client.describe_execution(executionArn=arn)["status"])
+        except self.client.exceptions.ExecutionDoesNotExist:
+            return "FAILED"

@@ -1,0 +1,98 @@
+"""The one Lambda factory: every function is python3.13 on arm64 with JSON logs, tracing and the layer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra.config import StageConfig
+from infra.packaging import Assets
+
+RUNTIME = lambda_.Runtime.PYTHON_3_13
+ARCHITECTURE = lambda_.Architecture.ARM_64
+
+
+class LambdaFactory(Construct):
+    """Owns the shared code asset and dependency layer; makes functions that use both."""
+
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig, assets: Assets) -> None:
+        super().__init__(scope, id)
+        self.config = config
+        self.code = lambda_.Code.from_asset(str(assets.code_dir))
+        self.layer = lambda_.LayerVersion(
+            self,
+            "Dependencies",
+            code=lambda_.Code.from_asset(str(assets.layer_dir)),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description="Previously runtime dependencies (python -m layers.build)",
+        )
+        self.common_env: dict[str, str] = {
+            "PREVIOUSLY_STAGE": config.name,
+            "POWERTOOLS_SERVICE_NAME": "previously",
+            "POWERTOOLS_LOG_LEVEL": "INFO",
+        }
+
+    def function(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        handler: str,
+        timeout: Duration,
+        memory_mb: int | None = None,
+        environment: Mapping[str, str] | None = None,
+        description: str = "",
+    ) -> lambda_.Function:
+        """A function running `handler` (module.attr under the asset root) with the shared settings."""
+        log_group = logs.LogGroup(
+            scope,
+            f"{id}Logs",
+            retention=_retention(self.config.log_retention_days),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        return lambda_.Function(
+            scope,
+            id,
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=handler,
+            code=self.code,
+            layers=[self.layer],
+            timeout=timeout,
+            memory_size=memory_mb or self.config.step_memory_mb,
+            environment={**self.common_env, **(environment or {})},
+            description=description,
+            tracing=lambda_.Tracing.ACTIVE,
+            logging_format=lambda_.LoggingFormat.JSON,
+            application_log_level_v2=lambda_.ApplicationLogLevel.INFO,
+            system_log_level_v2=lambda_.SystemLogLevel.WARN,
+            log_group=log_group,
+        )
+
+
+def _retention(days: int) -> logs.RetentionDays:
+    """The longest CloudWatch retention that does not exceed `days` (at least one day)."""
+    best = logs.RetentionDays.ONE_DAY
+    for limit, option in _RETENTIONS:
+        if limit <= days:
+            best = option
+    return best
+
+
+_RETENTIONS = (
+    (1, logs.RetentionDays.ONE_DAY),
+    (3, logs.RetentionDays.THREE_DAYS),
+    (5, logs.RetentionDays.FIVE_DAYS),
+    (7, logs.RetentionDays.ONE_WEEK),
+    (14, logs.RetentionDays.TWO_WEEKS),
+    (30, logs.RetentionDays.ONE_MONTH),
+    (60, logs.RetentionDays.TWO_MONTHS),
+    (90, logs.RetentionDays.THREE_MONTHS),
+    (180, logs.RetentionDays.SIX_MONTHS),
+    (365, logs.RetentionDays.ONE_YEAR),
+)

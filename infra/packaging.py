@@ -1,0 +1,59 @@
+"""The two Lambda assets: the project's own packages (staged at synth) and the dependency layer.
+
+Synth must work offline on a fresh clone, so it never downloads anything: the function code is
+copied from the working tree, and the layer is whatever `python -m layers.build` produced. When
+the layer has not been built, a placeholder keeps synth working and the stack carries a warning
+that deploying it would give functions without their dependencies.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from infra.config import REPO_ROOT
+
+# The packages that run on Lambda; tests, web/, sample/ and infra/ never ship in a function.
+APP_PACKAGES = ("core", "functions", "identity")
+_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".gitkeep", ".DS_Store")
+
+
+@dataclass(frozen=True)
+class Assets:
+    """Directories CDK turns into asset zips."""
+
+    code_dir: Path
+    layer_dir: Path
+    layer_built: bool
+
+
+def stage_app_code(out: Path, repo_root: Path = REPO_ROOT) -> Path:
+    """Copy the runtime packages into `out` (replacing it), the function asset's root."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    for package in APP_PACKAGES:
+        source = repo_root / package
+        if source.is_dir():
+            shutil.copytree(source, out / package, ignore=_SKIP)
+    return out
+
+
+def layer_is_built(layer_dir: Path) -> bool:
+    """True when `python -m layers.build` has filled layer_dir/python."""
+    site = layer_dir / "python"
+    return (layer_dir / "manifest.json").is_file() and site.is_dir() and any(site.iterdir())
+
+
+def prepare_assets(layer_dir: Path, build_root: Path = REPO_ROOT / "build") -> Assets:
+    """Stage the function code; point at the built layer or at an empty placeholder."""
+    code_dir = stage_app_code(build_root / "app")
+    if layer_is_built(layer_dir):
+        return Assets(code_dir, layer_dir, True)
+    placeholder = build_root / "layer-placeholder"
+    (placeholder / "python").mkdir(parents=True, exist_ok=True)
+    (placeholder / "python" / "README.txt").write_text(
+        "Placeholder: run `python -m layers.build` before deploying.\n", encoding="utf-8"
+    )
+    return Assets(code_dir, placeholder, False)

@@ -1,0 +1,1 @@
+"""The Lambda dependency layer, built without Docker (python -m layers.build)."""
