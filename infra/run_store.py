@@ -1,0 +1,46 @@
+"""The run store's bucket: a turn's events and scratch data, expired by a lifecycle rule."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from infra.config import StageConfig
+
+RUN_BUCKET_ENV = "RUN_BUCKET"
+RUN_PREFIX = "runs/"
+
+
+class RunStoreBucket(Construct):
+    """A private bucket; runs older than the stage's retention are deleted by S3 itself."""
+
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig) -> None:
+        super().__init__(scope, id)
+        self.bucket = s3.Bucket(
+            self,
+            "Runs",
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            enforce_ssl=True,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    id="expire-runs",
+                    prefix=RUN_PREFIX,
+                    expiration=Duration.days(config.run_retention_days),
+                    abort_incomplete_multipart_upload_after=Duration.days(1),
+                )
+            ],
+            # Runs are scratch: memory lives in the GitHub repository, so teardown may drop them.
+            removal_policy=RemovalPolicy.DESTROY,
+            auto_delete_objects=True,
+        )
+
+    def grant(self, fn: lambda_.Function, write: bool = True) -> None:
+        """Read (and by default write) access for `fn`, and the bucket name in its environment."""
+        if write:
+            self.bucket.grant_read_write(fn)
+        else:
+            self.bucket.grant_read(fn)
+        fn.add_environment(RUN_BUCKET_ENV, self.bucket.bucket_name)

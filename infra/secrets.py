@@ -1,0 +1,54 @@
+"""Secrets: one Secrets Manager secret holding the GitHub token, model keys and the access-key hash.
+
+The stack creates it with empty values and a generated session secret; `previously aws secrets`
+(or `aws secretsmanager put-secret-value`) fills it in. Functions get its ARN and read access
+through a grant, and read it at cold start with caching (functions/aws/secrets.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_secretsmanager as secretsmanager
+from constructs import Construct
+
+from infra.config import StageConfig
+
+# The keys a deployment reads from the secret (names as in API.md §2).
+SECRET_KEYS = (
+    "GITHUB_TOKEN",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "DEEPSEEK_API_KEY",
+    "PREVIOUSLY_ACCESS_KEY_SHA256",
+)
+GENERATED_KEY = "PREVIOUSLY_SESSION_SECRET"
+SECRET_ENV = "PREVIOUSLY_SECRET_ARN"
+
+
+class AppSecrets(Construct):
+    """The deployment's secret, and the grant that lets a function read it."""
+
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig) -> None:
+        super().__init__(scope, id)
+        self.secret = secretsmanager.Secret(
+            self,
+            "App",
+            secret_name=config.secret_name,
+            description="Previously: GitHub token, model keys, access-key hash, session secret",
+            generate_secret_string=secretsmanager.SecretStringGenerator(
+                secret_string_template=json.dumps(dict.fromkeys(SECRET_KEYS, "")),
+                generate_string_key=GENERATED_KEY,
+                exclude_punctuation=True,
+                password_length=48,
+            ),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+
+    def grant_read(self, fn: lambda_.Function) -> None:
+        """Let `fn` read the secret and tell it where the secret is."""
+        self.secret.grant_read(fn)
+        fn.add_environment(SECRET_ENV, self.secret.secret_arn)

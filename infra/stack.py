@@ -1,0 +1,98 @@
+"""The Previously stack: every capability wired together, one construct each."""
+
+from __future__ import annotations
+
+from aws_cdk import Annotations, CfnOutput, Duration, Stack
+from constructs import Construct
+
+from infra.alarms import Alarms
+from infra.config import StageConfig
+from infra.http_api import HttpApi
+from infra.lambdas import LambdaFactory
+from infra.maintenance import MaintenanceSchedule
+from infra.packaging import prepare_assets
+from infra.run_store import RunStoreBucket
+from infra.secrets import AppSecrets
+from infra.site import StaticSite
+from infra.turn_workflow import TurnWorkflow
+from infra.websocket_api import WS_STAGE, WebSocketApi
+from infra.workflow import Flow
+
+API_HANDLER = "functions.handlers.api.handler"
+WS_HANDLER = "functions.handlers.ws.handler"
+MAINTAIN_HANDLER = "functions.handlers.maintain.handler"
+
+
+class PreviouslyStack(Stack):
+    """HTTP API, WebSocket API, turn workflow, maintenance, static site, secrets, alarms."""
+
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig, flow: Flow, **kwargs: object) -> None:
+        super().__init__(scope, id, **kwargs)  # type: ignore[arg-type]
+        assets = prepare_assets(config.layer_dir)
+        if not assets.layer_built:
+            Annotations.of(self).add_warning_v2(
+                "previously:layer-missing",
+                "The dependency layer is not built: run `python -m layers.build` before deploying.",
+            )
+        factory = LambdaFactory(self, "Lambdas", config=config, assets=assets)
+        secrets = AppSecrets(self, "Secrets", config=config)
+        runs = RunStoreBucket(self, "RunStore", config=config)
+        memory_env = {
+            "STORAGE": "github",
+            "GITHUB_REPO": config.github_repo,
+            "GITHUB_BRANCH": config.github_branch,
+            "GITHUB_API_URL": config.github_api_url,
+        }
+        workflow = TurnWorkflow(self, "Workflow", config=config, factory=factory, flow=flow, environment=memory_env)
+
+        api_fn = factory.function(
+            self,
+            "ApiFunction",
+            handler=API_HANDLER,
+            timeout=Duration.seconds(29),
+            memory_mb=config.api_memory_mb,
+            environment=memory_env,
+            description="HTTP API (FastAPI)",
+        )
+        ws_fn = factory.function(
+            self,
+            "WsFunction",
+            handler=WS_HANDLER,
+            timeout=Duration.seconds(29),
+            memory_mb=512,
+            environment=memory_env,
+            description="WebSocket routes: connect, start and follow turns",
+        )
+        maintain_fn = factory.function(
+            self,
+            "MaintainFunction",
+            handler=MAINTAIN_HANDLER,
+            timeout=Duration.minutes(min(14, config.maintenance_minutes)),
+            environment=memory_env,
+            description="Scheduled maintenance pass",
+        )
+        http = HttpApi(self, "HttpApi", config=config, fn=api_fn)
+        ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn)
+
+        for fn in [*workflow.all_functions, api_fn, ws_fn, maintain_fn]:
+            secrets.grant_read(fn)
+        for fn in [*workflow.all_functions, api_fn, ws_fn]:
+            runs.grant(fn)
+        for fn in workflow.all_functions:
+            ws.grant_push(fn)
+        for fn in (api_fn, ws_fn):
+            workflow.grant_start(fn)
+
+        MaintenanceSchedule(self, "Maintenance", config=config, fn=maintain_fn)
+        Alarms(self, "Alarms", config=config, state_machine=workflow.state_machine, maintenance=maintain_fn)
+        site = StaticSite(
+            self,
+            "Site",
+            config=config,
+            http_api_domain=http.domain,
+            ws_api_domain=ws.domain,
+            ws_stage=WS_STAGE,
+        )
+        CfnOutput(self, "Url", value=site.url, description="Open this in a browser")
+        CfnOutput(self, "SecretName", value=secrets.secret.secret_name, description="Fill in with your keys")
+        CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)
