@@ -12,6 +12,8 @@ import pytest
 from core.clock import FixedClock, SequentialIds
 from core.storage.memory import InMemoryStorage
 
+pytest_plugins = ["tests.fakes.fixtures"]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_ROOT = REPO_ROOT / "sample"
 
