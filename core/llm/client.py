@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.errors import ModelError, ModelTransientError
 from core.llm.types import (
@@ -43,6 +43,8 @@ class RetryingClient:
 
     Once events have been yielded the caller has shown them, so a silent retry would duplicate
     output: the failure goes up and the turn step retries as a whole (a new `attempt`).
+    The request's `timeout` bounds the whole call: each attempt gets what is left of it, and no
+    attempt starts once it is spent.
     """
 
     def __init__(
@@ -52,31 +54,35 @@ class RetryingClient:
         sleep: Callable[[float], None] = time.sleep,
         rand: Callable[[], float] = random.random,
         on_retry: RetryHook | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.inner = inner
         self.policy = policy or RetryPolicy()
         self._sleep = sleep
         self._rand = rand
         self._on_retry = on_retry
+        self._monotonic = monotonic
 
     def stream(self, request: ModelRequest) -> Iterator[StreamEvent]:
-        """The inner client's events, after as many quiet retries as the policy allows."""
-        attempt = 1
+        """The inner client's events, after as many quiet retries as the policy and time allow."""
+        deadline = self._monotonic() + request.timeout
+        attempt, current = 1, request
         while True:
             started = False
             try:
-                for event in self.inner.stream(request):
+                for event in self.inner.stream(current):
                     started = True
                     yield event
                 return
             except ModelTransientError as exc:
-                if started or attempt >= self.policy.attempts:
-                    raise
                 wait = self.policy.delay(attempt, getattr(exc, "retry_after", None), self._rand())
+                left = deadline - self._monotonic() - wait
+                if started or attempt >= self.policy.attempts or left <= 0:
+                    raise
                 if self._on_retry is not None:
                     self._on_retry(attempt, wait, exc)
                 self._sleep(wait)
-                attempt += 1
+                attempt, current = attempt + 1, replace(request, timeout=left)
 
 
 def complete(client: ModelClient, request: ModelRequest) -> Completion:

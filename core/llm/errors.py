@@ -24,6 +24,10 @@ class ModelUnavailable(ModelTransientError):
         self.retry_after = retry_after
 
 
+class ModelTimeout(ModelUnavailable):
+    """The provider did not answer within the request's timeout."""
+
+
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     """The provider's suggested wait from `retry-after-ms` / `retry-after` (seconds), if readable."""
     if not headers:
@@ -70,9 +74,9 @@ def from_status(
     return ModelError(f"{provider} refused the request (HTTP {status}) for {model!r}: {detail}")
 
 
-def timed_out(provider: str, timeout: float) -> ModelUnavailable:
+def timed_out(provider: str, timeout: float) -> ModelTimeout:
     """A request that got no answer within its timeout."""
-    return ModelUnavailable(f"{provider} did not answer within {timeout:g} s")
+    return ModelTimeout(f"{provider} did not answer within {timeout:g} s")
 
 
 def connection_lost(provider: str, detail: str) -> ModelUnavailable:

@@ -93,7 +93,8 @@ class ModelRequest:
 
     `cache_system` marks the system prompt as a stable prefix worth caching (Anthropic gets
     cache breakpoints on it and on the last history message; OpenAI-style providers cache
-    prefixes on their own). `timeout` bounds each network wait in seconds.
+    prefixes on their own). `timeout` is the seconds the call may take, retries included; a
+    single attempt fails when the provider stays silent that long.
     """
 
     model: str

@@ -52,7 +52,7 @@ class Harness:
         )
 
     def request(self, *messages, **options) -> ModelRequest:
-        options.setdefault("timeout", 5.0)
+        options.setdefault("timeout", 60.0)
         return ModelRequest(model=self.model, messages=tuple(messages) or (UserMessage("Hi"),), **options)
 
 
