@@ -11,8 +11,8 @@ from core.agent.analyzer import (
     REPORT_TOOL,
     SILENT_EVOLVE_REASON,
     AnalyzerInput,
-    ClosingSlice,
     CloseMarking,
+    ClosingSlice,
     EmotionalSignal,
     Intent,
     MemoryUpdate,
@@ -86,7 +86,8 @@ def test_good_report(fake_models: FakeModelServer, clock: FixedClock, wire: str)
 
 
 def test_closing_slice_is_marked_and_judged(fake_models: FakeModelServer, clock: FixedClock) -> None:
-    long_summary = "Compared three flats near the river and decided to visit the cheapest one on Saturday morning early with Sam"
+    head = "Compared three flats near the river and decided to visit the cheapest one on Saturday morning"
+    long_summary = head + " early with Sam"
     fake_models.enqueue(
         report(
             **GOOD,
@@ -103,7 +104,7 @@ def test_closing_slice_is_marked_and_judged(fake_models: FakeModelServer, clock:
     result = analyze_turn(AnalyzerInput("Hi again", STRANDS, closing), worker(fake_models, clock))
     assert result.marking == CloseMarking(
         focus="Flat search",
-        summary="Compared three flats near the river and decided to visit the cheapest one on Saturday morning…",
+        summary=head + "…",
         tags=("apartment hunt", "budget", "a", "b", "c", "d"),
         tone="positive",
     )

@@ -202,7 +202,7 @@ def test_disconnect_before_output_is_retried(h: Harness) -> None:
 
 def test_stall_times_out_as_transient(h: Harness) -> None:
     h.fake.enqueue(*[Reply.stall(10)] * 3)
-    with pytest.raises(ModelTransientError, match="did not answer within 0.3 s"):
+    with pytest.raises(ModelTransientError, match=r"did not answer within 0\.3 s"):
         complete(h.client, h.request(timeout=0.3))
 
 
