@@ -58,7 +58,7 @@ class Provider:
 
 @dataclass(frozen=True)
 class ModelPrefs:
-    """The user's model preferences (config.json `model`): ids, `auto` worker, thinking, effort."""
+    """The user's model preferences (config.json `model`): ids or `auto`, thinking, effort."""
 
     main: str | None = None
     worker: str = "auto"
@@ -67,16 +67,20 @@ class ModelPrefs:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> ModelPrefs:
-        """Read a config.json document tolerantly (the original's `provider` / `reasoningEffort` too)."""
+        """Read a config.json document tolerantly (also the original's `worker` group and effort key).
+
+        The original's `model.provider` is not read: merged with defaults it always names a
+        model, so it cannot tell a choice from a default; `model.main` is the explicit choice.
+        """
         model = _group(config, "model")
         legacy_worker = _group(config, "worker")
-        main = model.get("main") or model.get("provider")
         worker = model.get("worker")
         if not worker and legacy_worker.get("mode") == "manual":
             worker = legacy_worker.get("provider")
         effort = model.get("effort") or model.get("reasoningEffort")
+        main = model.get("main")
         return cls(
-            main=str(main) if main else None,
+            main=str(main) if main and main != "auto" else None,
             worker=str(worker) if worker else "auto",
             thinking=model.get("thinking") is not False,
             effort=effort if effort in EFFORTS else "medium",
@@ -272,7 +276,7 @@ class ModelRegistry:
         notes: list[str] = []
         main: tuple[Provider, ModelInfo] | None = None
         for source, wanted in (("requested", request_model), ("configured", prefs.main)):
-            if wanted and main is None:
+            if wanted and wanted != "auto" and main is None:
                 main = self.find(wanted, prefs)
                 if main is None:
                     notes.append(

@@ -141,7 +141,8 @@ def test_prefs_from_config_reads_new_and_legacy_keys() -> None:
             "worker": {"mode": "manual", "provider": "deepseek-v4-flash"},
         }
     )
-    assert legacy == ModelPrefs("deepseek-chat", "deepseek-v4-flash", True, "high")
+    assert legacy == ModelPrefs(None, "deepseek-v4-flash", True, "high"), "model.provider is only a default"
+    assert ModelPrefs.from_config({"model": {"main": "auto"}}).main is None
     assert ModelPrefs.from_config({"model": "garbage", "worker": None}) == ModelPrefs()
     assert ModelPrefs.from_config({"model": {"effort": "extreme"}}).effort == "medium"
 
