@@ -118,7 +118,7 @@ def run_subagent(
             found = _report_from(finish.message, report, result)
             if found is not None or step == max_steps:
                 return _finish(result, found, finish)
-            messages += _answer_calls(finish.message.tool_calls, by_name, report)
+            messages += _answer_calls(finish.message.tool_calls, by_name, report, result.error)
             if not finish.message.tool_calls:
                 messages.append(UserMessage(f"Now call {report.name} with your findings."))
     except _OverBudget:
@@ -168,7 +168,7 @@ def _validate(report: ReportSpec[R], data: Any, result: RunResult[R]) -> R | Non
     try:
         return report.schema.model_validate(data)
     except ValidationError as exc:
-        result.error = f"invalid {report.name} report: {describe_errors(exc)}"
+        result.error = describe_errors(exc)
         return None
 
 
@@ -181,14 +181,14 @@ def _finish(result: RunResult[R], found: R | None, finish: Finish) -> RunResult[
 
 
 def _answer_calls(
-    calls: Sequence[ToolCall], tools: dict[str, Tool], report: ReportSpec[Any]
+    calls: Sequence[ToolCall], tools: dict[str, Tool], report: ReportSpec[Any], problem: str | None
 ) -> list[Message]:
     out: list[Message] = []
     for call in calls:
         tool = tools.get(call.name)
         if call.name == report.name:
-            problem = call.error or "the report did not match its schema"
-            out.append(ToolResult(call.id, rejection(report.name, problem), is_error=True))
+            why = call.error or problem or "the report did not match its schema"
+            out.append(ToolResult(call.id, rejection(report.name, why), is_error=True))
         elif tool is None:
             known = ", ".join(sorted(tools)) or "none besides the report"
             out.append(
