@@ -85,13 +85,15 @@ class AnthropicAdapter:
         return self._client
 
     def _status_error(self, exc: anthropic.APIStatusError, model: str) -> PreviouslyError:
-        detail = exc.message
+        detail, status = exc.message, exc.status_code
         body = exc.body
         if isinstance(body, dict) and isinstance(body.get("error"), dict):
             detail = str(body["error"].get("message") or detail)
+            if status < 400:  # an error event inside a 200 stream (e.g. overloaded mid-answer)
+                status = errors.status_of_stream_error(body["error"].get("type"))
         headers = dict(exc.response.headers) if exc.response is not None else None
         return errors.from_status(
-            exc.status_code, detail, provider=self.label, env_var=self.env_var, model=model, headers=headers
+            status, detail, provider=self.label, env_var=self.env_var, model=model, headers=headers
         )
 
 

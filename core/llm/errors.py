@@ -74,6 +74,28 @@ def from_status(
     return ModelError(f"{provider} refused the request (HTTP {status}) for {model!r}: {detail}")
 
 
+# Error types providers report inside a stream (after an HTTP 200), as the status they stand for.
+_STREAM_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+}
+
+
+def status_of_stream_error(kind: object, code: object = None) -> int:
+    """The HTTP status an in-stream error stands for; an unknown one counts as a server fault."""
+    if isinstance(code, int | str) and str(code).isdigit() and 400 <= int(code) < 600:
+        return int(code)
+    return _STREAM_ERROR_STATUS.get(str(kind), 500)
+
+
 def timed_out(provider: str, timeout: float) -> ModelTimeout:
     """A request that got no answer within its timeout."""
     return ModelTimeout(f"{provider} did not answer within {timeout:g} s")

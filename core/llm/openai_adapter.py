@@ -74,6 +74,12 @@ class OpenAIAdapter:
             raise errors.connection_lost(self.label, str(exc.__cause__ or exc)) from exc
         except (ValueError, openai.APIResponseValidationError) as exc:
             raise errors.malformed(self.label, str(exc)) from exc
+        except openai.APIError as exc:  # an error object inside the stream, after an HTTP 200
+            body = exc.body if isinstance(exc.body, dict) else {}
+            status = errors.status_of_stream_error(body.get("type"), body.get("code"))
+            raise errors.from_status(
+                status, exc.message, provider=self.label, env_var=self.env_var, model=request.model
+            ) from exc
         except Exception as exc:
             if errors.is_transport_failure(exc):
                 raise errors.connection_lost(self.label, str(exc)) from exc

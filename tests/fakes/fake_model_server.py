@@ -242,7 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, request: RecordedRequest, reply: Reply) -> None:
         if reply.delay and self.fake._stopping.wait(reply.delay):
             return
-        if reply.status >= 400:
+        in_stream = reply.error_after is not None and request.body.get("stream")
+        if reply.status >= 400 and not in_stream:
             self._send_error_reply(request, reply)
         elif reply.malformed and request.body.get("stream"):
             event = b"event: message_start\n" if request.wire == "anthropic" else b""
@@ -280,6 +281,8 @@ class _Handler(BaseHTTPRequestHandler):
             include_usage = bool((request.body.get("stream_options") or {}).get("include_usage"))
             chunks = wire.openai_chunks(reply, model, rid, include_usage)
             frames = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+        if reply.error_after is not None:
+            frames = [*frames[: reply.error_after], self._error_frame(request, reply)]
         self._send_head(
             200, "text/event-stream", {"transfer-encoding": "chunked", "cache-control": "no-cache"}
         )
@@ -291,6 +294,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
+
+    def _error_frame(self, request: RecordedRequest, reply: Reply) -> str:
+        if request.wire == "anthropic":
+            body = wire.anthropic_error(reply.status, reply.error_message)
+            return f"event: error\ndata: {json.dumps(body)}\n\n"
+        return f"data: {json.dumps(wire.openai_error(reply.status, reply.error_message))}\n\n"
 
     def _send_error_reply(self, request: RecordedRequest, reply: Reply) -> None:
         if request.wire == "anthropic":

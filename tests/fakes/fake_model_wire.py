@@ -58,8 +58,9 @@ class Reply:
 
     Faults: `status` ≥ 400 answers with that provider's error body (`retry_after` adds the header);
     `malformed` answers 200 with a body that is not JSON; `disconnect_after=N` drops the connection
-    after N stream events (or mid-body when not streaming); `delay` waits before answering (longer
-    than the client's timeout, it is a stall).
+    after N stream events (or mid-body when not streaming); `error_after=N` (streaming, with a
+    `status`) answers 200, sends N events, then an in-stream error event as the provider would;
+    `delay` waits before answering (longer than the client's timeout, it is a stall).
     """
 
     text: str = ""
@@ -73,6 +74,7 @@ class Reply:
     retry_after: float | None = None
     malformed: bool = False
     disconnect_after: int | None = None
+    error_after: int | None = None
     chunk_size: int = 6
     signature: str = "fake-signature"
 
@@ -80,6 +82,12 @@ class Reply:
     def error(cls, status: int, message: str = "", retry_after: float | None = None) -> Reply:
         """An HTTP error answer in the provider's own error shape."""
         return cls(status=status, error_message=message or f"fake error {status}", retry_after=retry_after)
+
+    @classmethod
+    def error_mid_stream(cls, status: int = 529, message: str = "", after: int = 3) -> Reply:
+        """Start a streamed answer, then report an error inside the stream (e.g. overloaded)."""
+        message = message or f"fake error {status}"
+        return cls(text="an answer that breaks off", status=status, error_message=message, error_after=after)
 
     @classmethod
     def stall(cls, seconds: float) -> Reply:

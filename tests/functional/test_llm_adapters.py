@@ -223,3 +223,18 @@ def test_assistant_history_without_tools_is_sent_back(h: Harness) -> None:
     messages = h.fake.model_requests()[-1].body["messages"]
     roles = [m["role"] for m in messages]
     assert roles == ["user", "assistant", "user"]
+
+
+def test_error_inside_the_stream_is_classified(h: Harness) -> None:
+    h.fake.enqueue(Reply.error_mid_stream(529, "overloaded right now", after=5), Reply("unused"))
+    seen: list[object] = []
+    with pytest.raises(ModelTransientError, match="overloaded right now"):
+        for event in h.client.stream(h.request()):
+            seen.append(event)
+    assert any(isinstance(e, TextDelta) for e in seen)
+    assert h.fake.pending == 1, "partial output was shown: no silent retry"
+    h.fake.reset()
+    h.fake.enqueue(Reply.error_mid_stream(400, "context window exceeded", after=1))
+    with pytest.raises(ModelError, match="context window exceeded") as info:
+        complete(h.client, h.request())
+    assert not isinstance(info.value, ModelTransientError)
