@@ -93,8 +93,8 @@ class ModelRequest:
 
     `cache_system` marks the system prompt as a stable prefix worth caching (Anthropic gets
     cache breakpoints on it and on the last history message; OpenAI-style providers cache
-    prefixes on their own). `timeout` is the seconds the call may take, retries included; a
-    single attempt fails when the provider stays silent that long.
+    prefixes on their own). `timeout`: an attempt fails when the provider stays silent that
+    many seconds, and retries only start while the call is younger than that.
     """
 
     model: str
