@@ -7,6 +7,7 @@ calls a model (the API's read routes) does not pay for the import.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -141,7 +142,16 @@ def thinking_params(flavor: Flavor, info: ModelInfo, thinking: bool, effort: str
         if thinking:
             return {"reasoning_effort": effort, "extra_body": {"thinking": {"type": "enabled"}}}
         return {"extra_body": {"thinking": {"type": "disabled"}}}
-    return {"reasoning_effort": effort if thinking else "none"}
+    return {"reasoning_effort": effort if thinking else _lowest_effort(info.id)}
+
+
+def _lowest_effort(model_id: str) -> str:
+    """The closest to "no reasoning" each OpenAI family accepts."""
+    if re.match(r"^o\d", model_id):
+        return "low"  # o-series models always reason
+    if re.match(r"^gpt-5(-|$)", model_id):
+        return "minimal"  # the first GPT-5 models predate "none"
+    return "none"
 
 
 def _tool_choice(choice: str) -> Any:

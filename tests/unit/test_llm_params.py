@@ -47,6 +47,8 @@ def test_openai_reasoning_effort_and_temperature() -> None:
     assert on["max_completion_tokens"] == 900
     off = openai(ModelRequest("gpt-5.5", HI, thinking=False, temperature=0.5))
     assert off["reasoning_effort"] == "none" and off["temperature"] == 0.5
+    assert openai(ModelRequest("gpt-5-mini", HI))["reasoning_effort"] == "minimal"
+    assert openai(ModelRequest("o3", HI))["reasoning_effort"] == "low"
 
 
 def test_compatible_server_gets_no_reasoning_options() -> None:
