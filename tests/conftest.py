@@ -12,7 +12,9 @@ import pytest
 from core.clock import FixedClock, SequentialIds
 from core.storage.memory import InMemoryStorage
 
-pytest_plugins = ["tests.fakes.fixtures"]
+# Fixtures of the fakes, available to every test (fake_github: a running fake GitHub server;
+# fake_models: a running fake model server).
+pytest_plugins = ["tests.fakes.fake_github", "tests.fakes.fixtures"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_ROOT = REPO_ROOT / "sample"
