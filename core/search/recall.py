@@ -1,0 +1,205 @@
+"""The recall floor's entry points: search a memory, index one slice, refresh or rebuild the index.
+
+Queries never fail because of the index: a missing or damaged index is rebuilt in memory, and
+slices the stored index does not know yet (new, still active, or changed) are indexed on the
+fly; `notes` says when that happened. Slice files are the truth: a stored entry whose slice
+is gone is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from core.clock import Clock
+from core.memory.paths import MemoryPath
+from core.search.corpus import Corpus, slice_instant, zone
+from core.search.engine import Engine, Hit
+from core.search.reader import Readable, read_slice, slice_paths
+from core.search.segment import DocTerms, Segment, analyze, fingerprint
+from core.search.store import (
+    MANIFEST,
+    StoredIndex,
+    apply_changes,
+    layout,
+    load_stored,
+    manifest_text,
+    segment_path,
+)
+from core.storage.base import WriteBatch
+
+# Building the index inside a turn is fine for a young memory; a large one waits for `maintain`.
+INLINE_BUILD_LIMIT = 200
+
+
+@dataclass
+class RecallResult:
+    """Hits, best first, and notes about how the index was obtained."""
+
+    hits: list[Hit]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"hits": [h.to_dict() for h in self.hits]}
+
+
+@dataclass
+class OpenIndex:
+    """A queryable index over one snapshot (reuse it for many questions)."""
+
+    engine: Engine
+    default_tz: ZoneInfo
+    notes: list[str]
+
+    def search(self, question: str, k: int, now: datetime, tz: str | None = None) -> RecallResult:
+        """Recall the `k` slices that best answer `question`, dates read against `now`."""
+        zone_info = zone(tz) if tz else self.default_tz
+        hits = self.engine.search(question, max(0, k), now, zone_info)
+        return RecallResult(hits, list(self.notes))
+
+
+def _analyze(snapshot: Readable, slice_id: str, path: MemoryPath) -> DocTerms | None:
+    text = snapshot.read(path)
+    if text is None:
+        return None
+    return analyze(read_slice(slice_id, text), fingerprint(text))
+
+
+def open_index(snapshot: Readable) -> OpenIndex:
+    """Load the stored index and patch it with whatever the slice files say it is missing."""
+    listed = slice_paths(snapshot)
+    stored = load_stored(snapshot)
+    notes = list(stored.problems)
+    skip: set[tuple[int, int]] = set()
+    known: set[str] = set()
+    for s, seg in enumerate(stored.segments):
+        for pos, meta in enumerate(seg.docs):
+            stale = meta.slice_id not in listed or meta.slice_id in known or meta.status != "closed"
+            if stale:
+                skip.add((s, pos))
+            else:
+                known.add(meta.slice_id)
+    fresh = [d for sid in sorted(set(listed) - known) if (d := _analyze(snapshot, sid, listed[sid]))]
+    if not stored.present:
+        notes.append(f"no search index yet: built in memory from {len(fresh)} slices")
+    elif fresh:
+        notes.append(
+            f"{len(fresh)} slices not in the stored index (new, active or changed): indexed in memory"
+        )
+    segments = [*stored.segments, Segment.build("overlay", fresh)]
+    corpus = Corpus(segments, skip)
+    return OpenIndex(Engine(corpus), _latest_zone(corpus), notes)
+
+
+def _latest_zone(corpus: Corpus) -> ZoneInfo:
+    """The user's zone as the newest slice recorded it (UTC when there is none)."""
+    live = corpus.live_docs()
+    if not live:
+        return zone(None)
+    newest = max(live, key=lambda d: slice_instant(corpus.docs[d]))
+    return zone(corpus.docs[newest].timezone)
+
+
+def recall(snapshot: Readable, question: str, k: int, clock: Clock, tz: str | None = None) -> RecallResult:
+    """One question against one snapshot (open the index once with `open_index` for many)."""
+    return open_index(snapshot).search(question, k, clock.now(), tz)
+
+
+@dataclass
+class RefreshReport:
+    """What a refresh changed in the stored index."""
+
+    rebuilt: bool
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    slices: int = 0
+    segments: int = 0
+    bytes: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+def _write(
+    batch: WriteBatch, segments: list[Segment], changed: set[str], old_names: list[str], clock: Clock
+) -> int:
+    for seg in segments:
+        if seg.name in changed:
+            batch.put(segment_path(seg.name), seg.encode())
+    live = {s.name for s in segments}
+    for name in old_names:
+        if name not in live:
+            # Storage has no delete: an orphaned segment is emptied so it costs nothing.
+            batch.put(segment_path(name), Segment(name).encode())
+    batch.put(MANIFEST, manifest_text(segments, clock.now()))
+    return sum(len(s.encode()) for s in segments)
+
+
+def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
+    """Bring the stored index in line with the slice files (queued on `batch`, not committed).
+
+    Every slice is read and compared by content hash, so marks or merges made after a slice was
+    indexed are picked up. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
+    """
+    listed = slice_paths(batch)
+    stored = load_stored(batch)
+    if full or not stored.present or stored.problems:
+        docs = [d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid]))]
+        segments = layout(docs)
+        size = _write(batch, segments, {s.name for s in segments}, stored.names, clock)
+        reasons = stored.problems or ([] if stored.present else ["no index yet"])
+        return RefreshReport(
+            True, len(docs), 0, 0, len(docs), len(segments), size, reasons if not full else ["--full"]
+        )
+    return _incremental(batch, stored, listed, clock)
+
+
+def _incremental(
+    batch: WriteBatch, stored: StoredIndex, listed: dict[str, MemoryPath], clock: Clock
+) -> RefreshReport:
+    indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
+    upserts: list[DocTerms] = []
+    added = 0
+    for sid in sorted(listed):
+        text = batch.read(listed[sid])
+        if text is None:
+            continue
+        meta = indexed.get(sid)
+        if meta is not None and meta.fingerprint == fingerprint(text):
+            continue
+        added += int(meta is None)
+        upserts.append(analyze(read_slice(sid, text), fingerprint(text)))
+    removals = set(indexed) - set(listed)
+    segments, changed = apply_changes(stored.segments, upserts, removals)
+    report = RefreshReport(False, added, len(upserts) - added, len(removals))
+    report.slices, report.segments = sum(len(s.docs) for s in segments), len(segments)
+    if changed:
+        report.bytes = _write(batch, segments, changed, stored.names, clock)
+    else:
+        report.bytes = sum(len(s.encode()) for s in segments)
+    return report
+
+
+def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
+    """Add or replace one slice in the stored index (call when a slice closes or is re-marked).
+
+    Returns False when nothing was queued: the slice is already indexed as it is, or there is
+    no usable index and the memory is too large to build one inside a turn (`maintain` will).
+    """
+    listed = slice_paths(batch)
+    stored = load_stored(batch)
+    if not stored.present or stored.problems:
+        if len(listed) > INLINE_BUILD_LIMIT:
+            return False
+        return refresh_index(batch, clock, full=True).slices > 0
+    path = listed.get(slice_id)
+    doc = _analyze(batch, slice_id, path) if path else None
+    if doc is None:
+        return False
+    for seg in stored.segments:
+        for meta in seg.docs:
+            if meta.slice_id == slice_id and meta.fingerprint == doc.meta.fingerprint:
+                return False
+    segments, changed = apply_changes(stored.segments, [doc], set())
+    _write(batch, segments, changed, stored.names, clock)
+    return True
