@@ -187,6 +187,12 @@ def _rx(core: str) -> re.Pattern[str]:
 
 
 _MONTH_G = rf"(?P<month>{_M})\.?"
+# Its own pattern: "the day before yesterday" must not read as "the day before" + "yesterday".
+_NAMED_DAY = re.compile(
+    r"\b(?:the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+night"
+    r"|this\s+(?:morning|afternoon|evening))\b",
+    re.IGNORECASE,
+)
 _YEAR_OPT = rf"(?:,?\s+(?P<year>{_YEAR}))?"
 _NUM = rf"(?P<n>\d+|{_N})"
 _MONTH_LEADS = "last|this|past|previous|in|during|of|since|before|after|until|by"
@@ -206,12 +212,7 @@ _PATTERNS: list[tuple[re.Pattern[str], _Handler]] = [
     (_rx(rf"{_MONTH_G},?\s+(?:of\s+)?(?P<year>{_YEAR})"), _month),
     (_rx(rf"{_NUM}\s+(?P<unit>days?|weeks?|months?|years?)\s+ago"), _ago),
     (_rx(rf"(?:last|past)\s+(?:{_NUM}\s+)?(?P<unit>days|weeks|months|years)"), _past_n),
-    (
-        _rx(
-            r"(?:the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+night|this\s+(?:morning|afternoon|evening))"
-        ),
-        _named_day,
-    ),
+    (_NAMED_DAY, _named_day),
     (_rx(r"(?P<lead>this|last|past|previous)\s+(?P<unit>weekend|week|month|year)"), _this_last),
     (_rx(rf"(?:(?P<lead>last|this|on|past)\s+)(?P<wd>{_W})"), _weekday),
     (
@@ -234,8 +235,9 @@ _AFTER = ("after", "later than")
 
 
 def _apply_modifier(m: re.Match[str], span: _Span, phrase: str) -> TimeWindow:
-    mod = " ".join((m.group("mod") or "").lower().split())
-    near = " ".join((m.group("near") or "").lower().split())
+    groups = m.groupdict()
+    mod = " ".join((groups.get("mod") or groups.get("lead") or "").lower().split())
+    near = " ".join((groups.get("near") or "").lower().split())
     start, end = span
     if mod and near:
         unit = near.removeprefix("the ")
@@ -263,7 +265,10 @@ def _english(work: str, ctx: _Ctx, out: TimeQuery) -> str:
         for m in list(pattern.finditer(work)):
             if handler is _season and not _SEASON_NEEDS.search(m.group(0)):
                 continue
-            span = handler(m, ctx)
+            try:
+                span = handler(m, ctx)
+            except (ValueError, OverflowError):
+                span = None  # "99999 years ago": no calendar date
             if span is None:
                 continue
             phrase = " ".join(m.group(0).split())
