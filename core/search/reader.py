@@ -18,6 +18,8 @@ from core.memory.paths import SLICES, MemoryPath
 _CORE_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})/timeline/core\.md$")
 _LEGACY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")
 _TURN_RE = re.compile(r"^## Turn (\S+) — (\S+) \((\w+)\)", re.MULTILINE)
+# libyaml's safe loader when PyYAML was built with it (parsing dominates indexing time).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FRONT_RE = re.compile(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
 
 
@@ -93,7 +95,7 @@ def _frontmatter(text: str) -> tuple[dict[str, Any], str]:
     if not m:
         return {}, text
     try:
-        data = yaml.safe_load(m.group(1))
+        data = yaml.load(m.group(1), Loader=_LOADER)
     except yaml.YAMLError:
         data = None
     return (data if isinstance(data, dict) else {}), text[m.end() :]

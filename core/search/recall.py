@@ -8,11 +8,14 @@ is gone is ignored.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from core.clock import Clock
+from core.clock import Clock, iso
+from core.errors import InvalidInput
 from core.memory.paths import MemoryPath
 from core.search.corpus import Corpus, slice_instant, zone
 from core.search.engine import Engine, Hit
@@ -20,11 +23,15 @@ from core.search.reader import Readable, read_slice, slice_paths
 from core.search.segment import DocTerms, Segment, analyze, fingerprint
 from core.search.store import (
     MANIFEST,
+    SegmentInfo,
     StoredIndex,
     apply_changes,
+    fits,
     layout,
+    load_manifest,
     load_stored,
     manifest_text,
+    route,
     segment_path,
 )
 from core.storage.base import WriteBatch
@@ -131,8 +138,9 @@ def _write(
         if name not in live:
             # Storage has no delete: an orphaned segment is emptied so it costs nothing.
             batch.put(segment_path(name), Segment(name).encode())
-    batch.put(MANIFEST, manifest_text(segments, clock.now()))
-    return sum(len(s.encode()) for s in segments)
+    size = sum(len(s.encode()) for s in segments)
+    batch.put(MANIFEST, manifest_text([SegmentInfo.of(s) for s in segments], clock.now(), size))
+    return size
 
 
 def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
@@ -183,23 +191,74 @@ def _incremental(
 def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     """Add or replace one slice in the stored index (call when a slice closes or is re-marked).
 
+    Reads the manifest and the one segment that owns the slice, and queues that segment and
+    the manifest as updates of their current text, so two slices closing at once both land.
     Returns False when nothing was queued: the slice is already indexed as it is, or there is
     no usable index and the memory is too large to build one inside a turn (`maintain` will).
     """
-    listed = slice_paths(batch)
-    stored = load_stored(batch)
-    if not stored.present or stored.problems:
-        if len(listed) > INLINE_BUILD_LIMIT:
+    path = slice_paths(batch).get(slice_id)
+    doc = _analyze(batch, slice_id, path) if path else None
+    manifest = load_manifest(batch)
+    if not manifest.present or manifest.problems:
+        if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
             return False
         return refresh_index(batch, clock, full=True).slices > 0
-    path = listed.get(slice_id)
-    doc = _analyze(batch, slice_id, path) if path else None
     if doc is None:
         return False
-    for seg in stored.segments:
-        for meta in seg.docs:
-            if meta.slice_id == slice_id and meta.fingerprint == doc.meta.fingerprint:
-                return False
+    name = route(manifest.infos, slice_id)
+    text = batch.read(segment_path(name)) if name else None
+    try:
+        seg = Segment.decode(text) if text else None
+    except InvalidInput:
+        seg = None
+    if name and seg is None:
+        return _slow_index(batch, doc, clock)
+    if seg is not None and any(
+        m.slice_id == slice_id and m.fingerprint == doc.meta.fingerprint for m in seg.docs
+    ):
+        return False
+    new = seg.upsert(doc) if seg else Segment.build(_next_name(manifest.infos), [doc])
+    if not fits(new):
+        return _slow_index(batch, doc, clock)
+    batch.update(segment_path(new.name), _merge_doc(new.name, doc))
+    batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), clock))
+    return True
+
+
+def _next_name(infos: list[SegmentInfo]) -> str:
+    return f"{max((int(i.name) for i in infos if i.name.isdigit()), default=0) + 1:04d}"
+
+
+def _merge_doc(name: str, doc: DocTerms) -> Callable[[str | None], str | None]:
+    def apply(current: str | None) -> str | None:
+        try:
+            seg = Segment.decode(current) if current else None
+        except InvalidInput:
+            return None  # leave a damaged file for the next refresh to rebuild
+        return (seg.upsert(doc) if seg else Segment.build(name, [doc])).encode()
+
+    return apply
+
+
+def _merge_manifest(info: SegmentInfo, clock: Clock) -> Callable[[str | None], str | None]:
+    def apply(current: str | None) -> str | None:
+        try:
+            data = json.loads(current or "")
+        except ValueError:
+            return None
+        rows = [r for r in data.get("segments", []) if isinstance(r, dict) and r.get("name") != info.name]
+        rows = sorted([*rows, info.row()], key=lambda r: str(r.get("first") or ""))
+        data.update(
+            segments=rows, slices=sum(int(r.get("slices") or 0) for r in rows), updated_at=iso(clock.now())
+        )
+        return json.dumps(data, indent=2) + "\n"
+
+    return apply
+
+
+def _slow_index(batch: WriteBatch, doc: DocTerms, clock: Clock) -> bool:
+    """Load every segment, place the slice, split what outgrew its limits, write it all."""
+    stored = load_stored(batch)
     segments, changed = apply_changes(stored.segments, [doc], set())
     _write(batch, segments, changed, stored.names, clock)
     return True

@@ -92,6 +92,8 @@ class Segment:
     name: str
     docs: list[DocMeta] = field(default_factory=list)
     postings: dict[str, str] = field(default_factory=dict)
+    # The file text this segment was read from or last encoded to (None after a change).
+    text: str | None = field(default=None, repr=False, compare=False)
 
     def ids(self) -> list[str]:
         return [d.slice_id for d in self.docs]
@@ -116,6 +118,7 @@ class Segment:
     def append(self, doc: DocTerms) -> None:
         """Add a document that is not in the segment yet."""
         pos = len(self.docs)
+        self.text = None
         self.docs.append(doc.meta)
         for term, hits in doc.terms.items():
             chunk = ",".join(f"{pos},{turn},{tf}" for turn, tf in hits)
@@ -139,13 +142,18 @@ class Segment:
 
     def encode(self) -> str:
         """The file text: a readable header and the compressed body."""
+        if self.text is None:
+            self.text = self._encode()
+        return self.text
+
+    def _encode(self) -> str:
         body = json.dumps(
             {"docs": [d.row() for d in self.docs], "postings": self.postings},
             ensure_ascii=False,
             separators=(",", ":"),
             sort_keys=True,
         )
-        data = base64.b64encode(zlib.compress(body.encode("utf-8"), 9)).decode("ascii")
+        data = base64.b64encode(zlib.compress(body.encode("utf-8"), 6)).decode("ascii")
         ids = sorted(self.ids())
         header = {
             "_schema": SEGMENT_SCHEMA,
@@ -174,4 +182,4 @@ class Segment:
             postings = {str(k): str(v) for k, v in body["postings"].items()}
         except (ValueError, KeyError, TypeError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
-        return cls(str(header.get("name") or ""), docs, postings)
+        return cls(str(header.get("name") or ""), docs, postings, text)

@@ -31,6 +31,24 @@ def segment_path(name: str) -> MemoryPath:
     return SEARCH_DIR / f"seg-{name}.json"
 
 
+@dataclass(frozen=True)
+class SegmentInfo:
+    """A manifest entry: which slice ids a segment covers."""
+
+    name: str
+    first: str
+    last: str
+    slices: int
+
+    @classmethod
+    def of(cls, seg: Segment) -> SegmentInfo:
+        ids = seg.ids()
+        return cls(seg.name, min(ids, default=""), max(ids, default=""), len(ids))
+
+    def row(self) -> dict[str, object]:
+        return {"name": self.name, "first": self.first, "last": self.last, "slices": self.slices}
+
+
 @dataclass
 class StoredIndex:
     """The index as found in storage: usable segments and what was wrong with the rest."""
@@ -39,6 +57,7 @@ class StoredIndex:
     segments: list[Segment] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
+    infos: list[SegmentInfo] = field(default_factory=list)
 
 
 def _manifest(snapshot: Readable) -> tuple[dict[str, object] | None, str | None]:
@@ -56,16 +75,30 @@ def _manifest(snapshot: Readable) -> tuple[dict[str, object] | None, str | None]
     return data, None
 
 
-def load_stored(snapshot: Readable) -> StoredIndex:
-    """Read the manifest and its segments; a damaged part is reported, never raised."""
+def _infos(data: dict[str, object]) -> list[SegmentInfo]:
+    rows = data.get("segments")
+    out = []
+    for row in rows if isinstance(rows, list) else []:
+        if isinstance(row, dict) and isinstance(row.get("name"), str):
+            first, last, count = row.get("first"), row.get("last"), row.get("slices")
+            out.append(SegmentInfo(row["name"], str(first or ""), str(last or ""), int(count or 0)))
+    return out
+
+
+def load_manifest(snapshot: Readable) -> StoredIndex:
+    """Read only the manifest: which segments exist and what they cover."""
     data, problem = _manifest(snapshot)
     if data is None:
         return StoredIndex(present=problem is not None, problems=[problem] if problem else [])
-    out = StoredIndex(present=True)
-    names = data.get("segments")
-    for name in names if isinstance(names, list) else []:
-        out.names.append(str(name))
-        text = snapshot.read(segment_path(str(name)))
+    infos = _infos(data)
+    return StoredIndex(present=True, names=[i.name for i in infos], infos=infos)
+
+
+def load_stored(snapshot: Readable) -> StoredIndex:
+    """Read the manifest and all its segments; a damaged part is reported, never raised."""
+    out = load_manifest(snapshot)
+    for name in out.names:
+        text = snapshot.read(segment_path(name))
         if text is None:
             out.problems.append(f"segment {name} is missing")
             continue
@@ -76,18 +109,17 @@ def load_stored(snapshot: Readable) -> StoredIndex:
     return out
 
 
-def manifest_text(segments: list[Segment], now: datetime) -> str:
-    """The manifest for this set of segments."""
-    encoded = {s.name: len(s.encode()) for s in segments}
+def manifest_text(infos: list[SegmentInfo], now: datetime, size: int) -> str:
+    """The manifest for this set of segments (`size`: their total bytes)."""
     data = {
         "_schema": MANIFEST_SCHEMA,
         "kind": MANIFEST_KIND,
         "tokenizer": TOKENIZER_VERSION,
         "window_turns": WINDOW_TURNS,
         "updated_at": iso(now),
-        "slices": sum(len(s.docs) for s in segments),
-        "bytes": sum(encoded.values()),
-        "segments": [s.name for s in segments],
+        "slices": sum(i.slices for i in infos),
+        "bytes": size,
+        "segments": [i.row() for i in infos],
         "note": "Derived from the slice files; safe to delete (it is rebuilt).",
     }
     return json.dumps(data, indent=2) + "\n"
@@ -104,13 +136,14 @@ class _Names:
         return f"{self.next - 1:04d}"
 
 
-def _fits(seg: Segment) -> bool:
+def fits(seg: Segment) -> bool:
+    """Whether a segment is within both the slice-count and the byte limits."""
     return len(seg.docs) <= MAX_SEGMENT_SLICES and len(seg.encode()) <= MAX_SEGMENT_BYTES
 
 
 def _split(seg: Segment, fresh: _Names) -> list[Segment]:
     """Split a segment that outgrew its limits into chronological halves, recursively."""
-    if len(seg.docs) <= 1 or _fits(seg):
+    if len(seg.docs) <= 1 or fits(seg):
         return [seg]
     docs = sorted(seg.explode(), key=lambda d: d.meta.slice_id)
     half = len(docs) // 2
@@ -129,27 +162,23 @@ def layout(docs: list[DocTerms]) -> list[Segment]:
     return out
 
 
-def _first_id(seg: Segment) -> str:
-    return min(seg.ids()) if seg.docs else ""
+def route(infos: list[SegmentInfo], slice_id: str) -> str | None:
+    """Name of the segment that owns `slice_id` (None: start a new newest segment).
 
-
-def route(segments: list[Segment], slice_id: str) -> int | None:
-    """Index of the segment that owns `slice_id` (None: start a new newest segment)."""
-    if not segments:
+    Segments cover consecutive id ranges in order of their first id; the first one also takes
+    anything older, and a full newest segment hands newer ids to a fresh one.
+    """
+    live = sorted((i for i in infos if i.slices), key=lambda i: i.first)
+    if not live:
+        return infos[0].name if infos else None
+    owner = live[0]
+    for info in live:
+        if info.first <= slice_id:
+            owner = info
+    newest = live[-1]
+    if owner is newest and newest.slices >= MAX_SEGMENT_SLICES and slice_id > newest.last:
         return None
-    for i, seg in enumerate(segments):
-        if slice_id in seg.ids():
-            return i
-    order = sorted(range(len(segments)), key=lambda i: _first_id(segments[i]))
-    owner = order[0]
-    for i in order:
-        if _first_id(segments[i]) <= slice_id:
-            owner = i
-    newest = order[-1]
-    seg = segments[owner]
-    if owner == newest and len(seg.docs) >= MAX_SEGMENT_SLICES and slice_id > max(seg.ids()):
-        return None
-    return owner
+    return owner.name
 
 
 def apply_changes(
@@ -161,7 +190,8 @@ def apply_changes(
     numbers = [int(s.name) for s in segments if s.name.isdigit()]
     fresh = _Names(max(numbers, default=0) + 1)
     for doc in upserts:
-        at = route(current, doc.meta.slice_id)
+        name = route([SegmentInfo.of(seg) for seg in current], doc.meta.slice_id)
+        at = next((i for i, seg in enumerate(current) if seg.name == name), None)
         if at is None:
             current.append(Segment.build(fresh(), [doc]))
             changed.add(current[-1].name)

@@ -11,9 +11,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer
+import Stemmer
 
-TOKENIZER_VERSION = "en-snowball-cjk2.v1"
+TOKENIZER_VERSION = "en-snowball-cjk2.v1"  # bump when terms change
 
 # Han, Hiragana, Katakana, Hangul (and their compatibility blocks): no spaces between words,
 # so runs of them are indexed as overlapping character pairs.
@@ -37,7 +37,8 @@ s t d ll m re ve don didn doesn isn wasn aren weren haven hasn hadn wouldn shoul
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_stemmer = snowballstemmer.stemmer("english")
+# PyStemmer: the Snowball algorithms in C (fast to import and to run).
+_stemmer = Stemmer.Stemmer("english")
 
 
 @lru_cache(maxsize=200_000)
@@ -46,6 +47,7 @@ def stem(word: str) -> str:
     return str(_stemmer.stemWord(word))
 
 
+@lru_cache(maxsize=200_000)
 def _latin_term(word: str) -> str | None:
     if word.endswith(("n't", "n’t")):
         return None  # negated auxiliaries (don't, won't) carry no topic
@@ -69,9 +71,8 @@ def tokenize(text: str) -> list[str]:
         return []
     norm = unicodedata.normalize("NFKC", text).casefold()
     out: list[str] = []
-    for m in _WORD_RE.finditer(norm):
-        word = m.group(0)
-        if _CJK_RUN_RE.match(word):
+    for word in _WORD_RE.findall(norm):
+        if not word.isascii() and _CJK_RUN_RE.match(word):
             out.extend(_cjk_terms(word))
             continue
         term = _latin_term(word)
