@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from core.search.corpus import WINDOW_TURNS, Corpus, Posting, window_starts
 from core.search.timeparse import parse_time
-from core.search.tokenize import tokenize, words
+from core.search.tokenize import query_terms, tokenize, words
 from core.search.window import Anchor, TimeWindow
 
 K1 = 1.2
@@ -76,7 +76,7 @@ class Engine:
     def search(self, question: str, k: int, now: datetime, tz: ZoneInfo) -> list[Hit]:
         """The `k` best slices for `question`, best first."""
         tq = parse_time(question, now, tz)
-        terms = list(dict.fromkeys(tokenize(tq.rest)))
+        terms = query_terms(tq.rest)
         surface: dict[str, str] = {}
         for w in words(tq.rest):
             for t in tokenize(w):

@@ -91,6 +91,9 @@ def load_manifest(snapshot: Readable) -> StoredIndex:
     if data is None:
         return StoredIndex(present=problem is not None, problems=[problem] if problem else [])
     infos = _infos(data)
+    rows = data.get("segments")
+    if not isinstance(rows, list) or len(infos) != len(rows):
+        return StoredIndex(present=True, problems=["the search manifest's segment list is unreadable"])
     return StoredIndex(present=True, names=[i.name for i in infos], infos=infos)
 
 

@@ -81,6 +81,18 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+# Words that ask about the conversation itself ("what did we talk about…"), not its topic:
+# dropped from questions only, never from the index.
+_QUESTION_META = """talk talked talking chat chatted discuss discussed conversation conversations
+mention mentioned remember recall say said tell told"""
+QUESTION_META = frozenset(stem(w) for w in _QUESTION_META.split())
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct search terms of a question, in order, without words about talking itself."""
+    return [t for t in dict.fromkeys(tokenize(text)) if t not in QUESTION_META]
+
+
 def words(text: str) -> list[str]:
     """The surface words of `text` (lower-cased, no stemming): what a reason quotes back."""
     norm = unicodedata.normalize("NFKC", text or "").casefold()
