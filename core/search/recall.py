@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput
-from core.memory.paths import MemoryPath
+from core.memory.paths import SLICES, MemoryPath, core_md, parse_slice_id
 from core.search.corpus import Corpus, slice_instant, zone
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
@@ -196,8 +196,7 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     Returns False when nothing was queued: the slice is already indexed as it is, or there is
     no usable index and the memory is too large to build one inside a turn (`maintain` will).
     """
-    path = slice_paths(batch).get(slice_id)
-    doc = _analyze(batch, slice_id, path) if path else None
+    doc = _analyze_one(batch, slice_id)
     manifest = load_manifest(batch)
     if not manifest.present or manifest.problems:
         if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
@@ -223,6 +222,15 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     batch.update(segment_path(new.name), _merge_doc(new.name, doc))
     batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), clock))
     return True
+
+
+def _analyze_one(batch: WriteBatch, slice_id: str) -> DocTerms | None:
+    """One slice by id, without listing the whole archive (legacy flat files too)."""
+    path = core_md(slice_id)
+    if batch.read(path) is None:
+        y, mo, d, hm = parse_slice_id(slice_id)
+        path = SLICES / f"{y}/{mo}/{d}/{hm}.md"
+    return _analyze(batch, slice_id, path)
 
 
 def _next_name(infos: list[SegmentInfo]) -> str:

@@ -2,7 +2,7 @@
 
 The manifest names the live segments and the tokenizer that built them; each segment holds a
 chronological run of slices (at most `MAX_SEGMENT_SLICES`, and under `MAX_SEGMENT_BYTES` so
-it stays well inside the 1 MB file cap). New slices go to the newest segment, so closing a
+it stays inside the 1 MB file cap): a 10,000-slice memory is about ten files. New slices go to the newest segment, so closing a
 slice rewrites one small file; old segments keep their bytes and stay cached by blob id.
 """
 
@@ -23,7 +23,7 @@ from core.search.tokenize import TOKENIZER_VERSION
 MANIFEST = SEARCH_DIR / "manifest.json"
 MANIFEST_KIND = "previously.search.manifest"
 MANIFEST_SCHEMA = 1
-MAX_SEGMENT_SLICES = 400
+MAX_SEGMENT_SLICES = 1000
 MAX_SEGMENT_BYTES = 900_000
 
 
