@@ -2,8 +2,9 @@
 
 The manifest names the live segments and the tokenizer that built them; each segment holds a
 chronological run of slices (at most `MAX_SEGMENT_SLICES`, and under `MAX_SEGMENT_BYTES` so
-it stays inside the 1 MB file cap): a 10,000-slice memory is about ten files. New slices go to the newest segment, so closing a
-slice rewrites one small file; old segments keep their bytes and stay cached by blob id.
+it stays inside the 1 MB file cap): a 10,000-slice memory is about ten files. New slices go to
+the newest segment, so closing a slice rewrites one file; older segments keep their bytes and
+stay cached by blob id.
 """
 
 from __future__ import annotations
