@@ -172,6 +172,20 @@ def _close_one(storage: FolderStorage, clock: FixedClock, after: str) -> Path:
     return file
 
 
+def _remark(storage: FolderStorage, clock: FixedClock, sid: str) -> None:
+    """Re-index a slice of the (full) newest segment: the largest rewrite a close can cause."""
+    file = storage.root / core_md(sid).value
+    file.write_text(file.read_text(encoding="utf-8") + "\nA late addition about kayaks.\n", encoding="utf-8")
+    started = time.perf_counter()
+    batch = WriteBatch.open(storage)
+    index_slice(batch, sid, clock)
+    written = batch.commit("re-mark")
+    size = sum(len(storage.snapshot().read(p) or "") for p in written.written)
+    took = time.perf_counter() - started
+    files = len(written.written)
+    print(f"re-index a slice in a full segment: {took:.2f} s, {files} files ({size / 1e3:.0f} kB)")
+
+
 def _latency(storage: FolderStorage, clock: FixedClock, extra: str) -> None:
     started = time.perf_counter()
     index = open_index(storage.snapshot())
@@ -204,6 +218,7 @@ def scale(count: int) -> None:
         clock = FixedClock.at("2030-01-01T00:00:00Z")
         _build(storage, clock)
         _close_one(storage, clock, ids[-1])
+        _remark(storage, clock, ids[-2])
         _latency(storage, clock, "one more closing slice about sailing")
 
 
