@@ -1,0 +1,94 @@
+"""A turn's events (API.md §3): one vocabulary for the CLI, the WebSocket and the run store.
+
+On the wire every event is a flat JSON object: `turn_id`, `seq` (1, 2, 3… gap-free per turn),
+`type`, `step`, `attempt`, plus the fields of its type. Producers build the type-specific part
+with the helpers below; an `EventSink` stamps the envelope.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+EventType = Literal[
+    "turn.started",
+    "step.started",
+    "step.done",
+    "reasoning.delta",
+    "text.delta",
+    "tool.call",
+    "recall.progress",
+    "recall.hits",
+    "card.evolved",
+    "card.skipped",
+    "turn.done",
+    "turn.error",
+]
+ToolState = Literal["running", "completed", "error", "interrupted", "denied"]
+TurnStatus = Literal["running", "done", "interrupted", "error"]
+TERMINAL_TYPES = frozenset({"turn.done", "turn.error"})
+
+Event = dict[str, Any]
+
+
+class EventSink(Protocol):
+    """Where a step's events go: stamped with turn id, seq, step and attempt, then stored and streamed."""
+
+    def emit(self, type: EventType, **fields: Any) -> Event: ...
+
+
+def turn_started(
+    slice_id: str, slice_opened: bool, slice_closed: str | None, user_turn_id: str
+) -> dict[str, Any]:
+    return {
+        "slice_id": slice_id,
+        "slice_opened": slice_opened,
+        "slice_closed": slice_closed,
+        "user_turn_id": user_turn_id,
+    }
+
+
+def tool_call(
+    call_id: str,
+    tool: str,
+    label: str,
+    state: ToolState,
+    input: Any,
+    output: Any | None = None,
+) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "call_id": call_id,
+        "tool": tool,
+        "label": label,
+        "state": state,
+        "input": input,
+    }
+    if state in ("completed", "error") and output is not None:
+        fields["output"] = output
+    return fields
+
+
+def recall_hits(
+    call_id: str, query: str, hits: list[dict[str, Any]], recommended: list[dict[str, Any]], confidence: float
+) -> dict[str, Any]:
+    return {
+        "call_id": call_id,
+        "query": query,
+        "hits": hits,
+        "recommended": recommended,
+        "confidence": confidence,
+    }
+
+
+def turn_done(
+    status: Literal["done", "interrupted"], agent_turn_id: str | None, usage: dict[str, int]
+) -> dict[str, Any]:
+    return {"status": status, "agent_turn_id": agent_turn_id, "usage": usage}
+
+
+def turn_error(code: str, message: str) -> dict[str, Any]:
+    return {"code": code, "message": message}
+
+
+def envelope(turn_id: str, seq: int, type: str, step: str, attempt: int, fields: dict[str, Any]) -> Event:
+    """The flat wire form of one event."""
+    return {"turn_id": turn_id, "seq": seq, "type": type, "step": step, "attempt": attempt, **fields}

@@ -1,0 +1,253 @@
+"""Request and response bodies of the HTTP and WebSocket API (API.md §4) — the contract the UI reads.
+
+Requests forbid unknown fields. Responses may gain fields; never rename or drop one without
+updating every user (web/, the CLI's `chat --url`, tests).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Effort = Literal["low", "medium", "high"]
+Locale = Literal["en", "zh"]
+SLICE_ID_PATTERN = r"^\d{4}-\d{2}-\d{2}-\d{4}$"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ------------------------------------------------------------------ turns
+
+
+class ClientState(Strict):
+    """What the client has seen of the active slice (feeds the context-lost rule)."""
+
+    slice_id: str | None = Field(default=None, pattern=SLICE_ID_PATTERN)
+    agent_turns_seen: int = Field(default=0, ge=0, le=10_000)
+
+
+class TurnRequest(Strict):
+    """`POST /api/turns` and the WebSocket `turn.start` action."""
+
+    message: str = Field(min_length=1, max_length=100_000)
+    timezone: str = Field(default="UTC", max_length=64, description="IANA zone, e.g. Europe/Lisbon")
+    client: ClientState = Field(default_factory=ClientState)
+    model: str | None = Field(default=None, max_length=128)
+    thinking: bool | None = None
+    effort: Effort | None = None
+    locale: Locale | None = None
+
+
+class TurnAccepted(BaseModel):
+    turn_id: str
+
+
+class TurnView(BaseModel):
+    """`GET /api/turns/{turn_id}?after=SEQ`: status, the events after SEQ, the reply once known."""
+
+    turn_id: str
+    status: Literal["running", "done", "interrupted", "error"]
+    events: list[dict[str, Any]]
+    reply: str | None = None
+    slice_id: str | None = None
+
+
+class WsStart(TurnRequest):
+    action: Literal["turn.start"]
+
+
+class WsFollow(Strict):
+    action: Literal["turn.follow"]
+    turn_id: str = Field(min_length=1, max_length=64)
+    after: int = Field(default=0, ge=0)
+
+
+# ------------------------------------------------------------------ reads
+
+
+class Suggestion(BaseModel):
+    """A briefing chip: a short label and the full message it sends."""
+
+    label: str
+    prompt: str
+
+
+class SliceSummary(BaseModel):
+    slice_id: str
+    start: str
+    end: str | None = None
+    status: str
+    focus: str = ""
+    summary: str = ""
+    open_loops: list[str] = []
+    decisions: list[str] = []
+    turn_count: int | None = None
+    timezone: str | None = None
+
+
+class Flags(BaseModel):
+    demo: bool
+    model_configured: bool
+    auth_required: bool
+    storage: Literal["local", "github", "demo"]
+    read_only: bool
+
+
+class StateView(BaseModel):
+    """`GET /api/state`: the arrival briefing, the active slice, flags and what to set up."""
+
+    name: str | None = Field(description="The user's name from the card's Identity; null when unknown")
+    last_topic: str | None = None
+    last_slice_id: str | None = None
+    open_loops: list[str] = Field(default=[], max_length=4)
+    suggestions: list[Suggestion] = []
+    card_excerpt: str | None = None
+    active: SliceSummary | None = None
+    recent: list[SliceSummary] = []
+    flags: Flags
+    setup: list[str] = Field(default=[], description="Plain sentences saying what to configure, if anything")
+
+
+class TimelineEntry(BaseModel):
+    """One catalog entry (memory/episodic/timeline/index.json), oldest → newest in `GET /api/timeline`."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str
+    date: str
+    start: str
+    end: str | None = None
+    turn_count: int | None = None
+    status: str
+    focus: str = ""
+    summary: str = ""
+    tags: list[str] = []
+    tone: str | None = None
+    open_loops: list[str] = []
+    decisions: list[str] = []
+    strands: list[str] = []
+    needs_marking: bool = False
+
+
+class TimelineView(BaseModel):
+    slices: list[TimelineEntry]
+    total: int
+
+
+class TurnOut(BaseModel):
+    turn_id: str | None
+    timestamp: str
+    role: str
+    content: str
+    cognition: str | None = Field(default=None, description="This turn's block of agent.md (agent turns)")
+
+
+class SliceView(BaseModel):
+    """`GET /api/slices/{slice_id}`."""
+
+    slice_id: str
+    start: str
+    end: str | None = None
+    status: str
+    timezone: str
+    focus: str = ""
+    summary: str = ""
+    tags: list[str] = []
+    open_loops: list[str] = []
+    decisions: list[str] = []
+    emotional_tone: str | None = None
+    closed_by: str | None = None
+    evolution_summary: str | None = None
+    turns: list[TurnOut]
+    previously: str | None = Field(default=None, description="The slice's previously.md snapshot, Markdown")
+    appendix: str | None = None
+
+
+class SearchHit(BaseModel):
+    slice_id: str
+    relevance: float
+    reason: str
+    focus: str = ""
+    start: str | None = None
+
+
+class SearchView(BaseModel):
+    query: str
+    hits: list[SearchHit]
+
+
+class CardEntry(BaseModel):
+    section: Literal["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"]
+    n: int = Field(description="1-based position within the section, as `previously card show` numbers it")
+    text: str
+    refs: list[str] = []
+    since: str | None = None
+    by: str | None = Field(default=None, description="Horizon due date YYYY-MM-DD; null when none")
+    flag: str | None = Field(
+        default=None, description="'stale' (Now ≥ 7 days) or 'overdue' (Horizon past its date)"
+    )
+
+
+class CardView(BaseModel):
+    """`GET /api/card`."""
+
+    markdown: str
+    entries: list[CardEntry]
+    updated: str | None = None
+    can_undo: bool = False
+
+
+class CardEntryPatch(Strict):
+    text: str = Field(min_length=1, max_length=2400)
+
+
+class StrandsView(BaseModel):
+    strands: dict[str, list[str]] = Field(description="strand → slice ids, newest last")
+
+
+class ModelInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    name: str
+    provider: str
+    supports_thinking: bool = False
+    supports_vision: bool = False
+    default_effort: Effort | None = None
+
+
+class ModelsView(BaseModel):
+    providers: list[str]
+    models: list[ModelInfo]
+    main: str | None
+    worker: str | None
+
+
+class FlushTurn(Strict):
+    role: Literal["user", "agent"]
+    content: str = Field(max_length=100_000)
+    timestamp: str = Field(max_length=64)
+
+
+class FlushRequest(Strict):
+    """`POST /api/episodic/flush` (REFERENCE §17.5)."""
+
+    sliceId: str = Field(pattern=SLICE_ID_PATTERN)  # the original's field name
+    turns: list[FlushTurn] = Field(min_length=1, max_length=50)
+
+
+class SignIn(Strict):
+    key: str = Field(min_length=1, max_length=512)
+
+
+class Health(BaseModel):
+    ok: bool
+    version: str
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx/5xx: a machine code and a sentence saying what to do."""
+
+    error: str
+    message: str
