@@ -104,3 +104,10 @@ def test_k_limits_the_hits_and_zero_is_allowed() -> None:
 def test_an_empty_memory_answers_with_no_hits() -> None:
     result = recall(storage_with({}).snapshot(), "anything", 5, NOW)
     assert result.hits == []
+
+
+def test_a_slice_with_broken_yaml_is_still_searched_by_its_turns() -> None:
+    broken = slice_text("2026-06-05-0800", [("user", "the marathon training plan")]).replace(
+        "status: closed", "status: closed\nfocus: A: B: C"
+    )
+    assert ids("marathon training", slices={**SAMPLE, "2026-06-05-0800": broken})[0] == "2026-06-05-0800"
