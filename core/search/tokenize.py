@@ -85,7 +85,9 @@ def tokenize(text: str) -> list[str]:
 # dropped from questions only, never from the index.
 _QUESTION_META = """talk talked talking chat chatted discuss discussed conversation conversations
 mention mentioned remember recall say said tell told"""
-QUESTION_META = frozenset(stem(w) for w in _QUESTION_META.split())
+# The same for Chinese questions ("我们上个月聊了什么"), as the character pairs they index to.
+_QUESTION_META_ZH = "我们 你们 什么 怎么 聊了 了什 聊过 过什 聊天 谈了 谈过 说了 说过 讨论 提到 记得"
+QUESTION_META = frozenset(stem(w) for w in _QUESTION_META.split()) | frozenset(_QUESTION_META_ZH.split())
 
 
 def query_terms(text: str) -> list[str]:

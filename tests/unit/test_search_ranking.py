@@ -111,3 +111,8 @@ def test_a_slice_with_broken_yaml_is_still_searched_by_its_turns() -> None:
         "status: closed", "status: closed\nfocus: A: B: C"
     )
     assert ids("marathon training", slices={**SAMPLE, "2026-06-05-0800": broken})[0] == "2026-06-05-0800"
+
+
+def test_asking_what_we_talked_about_ranks_by_the_date_alone() -> None:
+    assert ids("what did we talk about in May?")[0] == "2026-05-02-1830"
+    assert ids("我们昨天聊了什么")[0] == "2026-08-10-1200"
