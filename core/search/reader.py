@@ -59,14 +59,15 @@ class SliceText:
 def slice_paths(snapshot: Readable) -> dict[str, MemoryPath]:
     """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice in the snapshot."""
     found: dict[str, MemoryPath] = {}
+    legacy: dict[str, MemoryPath] = {}
     for path in snapshot.list(SLICES):
         m = _CORE_RE.match(path.value)
         if m:
             found["-".join(m.groups())] = path
-    for path in snapshot.list(SLICES):
-        m = _LEGACY_RE.match(path.value)
-        if m:
-            found.setdefault("-".join(m.groups()), path)
+        elif m := _LEGACY_RE.match(path.value):
+            legacy["-".join(m.groups())] = path
+    for sid, path in legacy.items():
+        found.setdefault(sid, path)
     return found
 
 

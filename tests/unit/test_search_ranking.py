@@ -116,3 +116,17 @@ def test_a_slice_with_broken_yaml_is_still_searched_by_its_turns() -> None:
 def test_asking_what_we_talked_about_ranks_by_the_date_alone() -> None:
     assert ids("what did we talk about in May?")[0] == "2026-05-02-1830"
     assert ids("我们昨天聊了什么")[0] == "2026-08-10-1200"
+
+
+def test_legacy_flat_slice_files_are_searched() -> None:
+    from core.memory.paths import MemoryPath
+    from core.storage.memory import InMemoryStorage
+
+    legacy = InMemoryStorage(
+        {
+            MemoryPath("memory/episodic/slices/2025/01/02/0930.md"): slice_text(
+                "2025-01-02-0930", [("user", "sourdough")]
+            )
+        }
+    )
+    assert [h.slice_id for h in recall(legacy.snapshot(), "sourdough", 3, NOW).hits] == ["2025-01-02-0930"]
