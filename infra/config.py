@@ -46,6 +46,8 @@ class StageConfig(BaseModel):
     alarm_email: str | None = Field(default=None, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
     layer_dir: Path = REPO_ROOT / "build" / "layer"
     web_dir: Path = REPO_ROOT / "web"
+    # Where synth stages the function code (and a placeholder layer when none is built).
+    build_dir: Path = REPO_ROOT / "build"
 
     @field_validator("github_repo")
     @classmethod

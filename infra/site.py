@@ -31,6 +31,9 @@ _FORWARD_HOST_JS = """function handler(event) {
 }"""
 _WS_PATH_JS = """function handler(event) {
   var request = event.request;
+  if (request.headers.host) {
+    request.headers['x-forwarded-host'] = { value: request.headers.host.value };
+  }
   request.uri = '/%s';
   return request;
 }"""

@@ -28,7 +28,7 @@ class PreviouslyStack(Stack):
 
     def __init__(self, scope: Construct, id: str, *, config: StageConfig, flow: Flow, **kwargs: object) -> None:
         super().__init__(scope, id, **kwargs)  # type: ignore[arg-type]
-        assets = prepare_assets(config.layer_dir)
+        assets = prepare_assets(config.layer_dir, config.build_dir)
         if not assets.layer_built:
             Annotations.of(self).add_warning_v2(
                 "previously:layer-missing",

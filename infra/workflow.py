@@ -13,8 +13,7 @@ Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from aws_cdk import Duration
@@ -23,12 +22,8 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-from core.errors import PreviouslyError
 from core.turn.table import RetryRule, StepSpec
-
-# The payload every step task receives (see functions/handlers/steps.py).
-TASK_PAYLOAD_KEYS = ("step", "state", "retry")
-FAILURE_STEP = "record_failure"
+from functions.aws.steps import FAILURE_STEP, domain_errors
 
 
 @dataclass(frozen=True)
@@ -61,16 +56,9 @@ class Flow:
                 raise ValueError("the loop cap must be at least 1")
 
 
-def expand_errors(names: Iterable[str], modules: Sequence[str] = ("core.errors",)) -> list[str]:
+def expand_errors(names: Iterable[str]) -> list[str]:
     """Each name plus the names of its subclasses among the domain errors, in a stable order."""
-    for module in modules:
-        importlib.import_module(module)
-    by_name: dict[str, type] = {}
-    pending: list[type] = [PreviouslyError]
-    while pending:
-        cls = pending.pop()
-        by_name.setdefault(cls.__name__, cls)
-        pending.extend(cls.__subclasses__())
+    by_name = domain_errors()
     result: list[str] = []
     for name in names:
         result.append(name)

@@ -1,8 +1,10 @@
-"""Push a turn's events to browsers over the API Gateway WebSocket (post_to_connection).
+"""Push messages to browsers over the API Gateway WebSocket (post_to_connection).
 
-Every message is a JSON array of events, in seq order. Pushing is best effort: a client that
-went away (GoneException) is dropped from the list and never fails a step; any other error is
-logged and the events stay readable from the run store (`GET /api/turns/{id}`, `turn.follow`).
+The messages are those of the local server's `/api/ws`: one JSON object each — a turn event,
+`{"type": "turn.accepted", "turn_id"}`, or `{"type": "error", "error", "message"}`. Pushing is
+best effort: a client that went away (GoneException) is dropped and never fails a step; any other
+error is logged, and the events stay readable from the run store (`GET /api/turns/{id}`,
+`turn.follow`).
 """
 
 from __future__ import annotations
@@ -14,49 +16,28 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from core.turn.events import Event
-
 log = logging.getLogger(__name__)
-# API Gateway accepts up to 128 KB per message; stay well below with room for framing.
-MAX_MESSAGE_BYTES = 96 * 1024
+# API Gateway accepts up to 128 KB per message; stay below it with room to spare.
+MAX_MESSAGE_BYTES = 120 * 1024
 ENVELOPE_KEYS = ("turn_id", "seq", "type", "step", "attempt")
 
 
-def encode_batches(events: list[Event], limit: int = MAX_MESSAGE_BYTES) -> list[bytes]:
-    """JSON arrays of consecutive events, each under `limit` bytes.
-
-    An event too large on its own travels as its envelope with `"truncated": true`, so the client
-    sees every seq and knows to read the full event from the run store.
-    """
-    messages: list[bytes] = []
-    current: list[bytes] = []
-    size = 2
-    for event in events:
-        item = _encode(event)
-        if len(item) + 2 > limit:
-            stub: dict[str, Any] = {k: event[k] for k in ENVELOPE_KEYS if k in event}
-            item = _encode({**stub, "truncated": True})
-        if current and size + len(item) + 1 > limit:
-            messages.append(b"[" + b",".join(current) + b"]")
-            current, size = [], 2
-        current.append(item)
-        size += len(item) + 1
-    if current:
-        messages.append(b"[" + b",".join(current) + b"]")
-    return messages
-
-
-def _encode(event: Event) -> bytes:
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def encode_message(message: dict[str, Any], limit: int = MAX_MESSAGE_BYTES) -> bytes:
+    """The message as UTF-8 JSON; an event too large to send travels as its envelope + `truncated`."""
+    data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if len(data) <= limit:
+        return data
+    stub: dict[str, Any] = {k: message[k] for k in ENVELOPE_KEYS if k in message}
+    return json.dumps({**stub, "truncated": True}, separators=(",", ":")).encode("utf-8")
 
 
 class ConnectionPusher:
-    """Posts batches to a set of connections; forgets the ones that are gone."""
+    """Posts messages to a set of connections; forgets the ones that are gone."""
 
     def __init__(
         self,
         client: Any,
-        connections: Iterable[str] = (),
+        connections: Iterable[str | None] = (),
         on_gone: Callable[[str], None] | None = None,
     ) -> None:
         self.client = client
@@ -70,14 +51,14 @@ class ConnectionPusher:
             if cid and cid not in self.gone and cid not in self.connections:
                 self.connections.append(cid)
 
-    def push(self, events: list[Event]) -> None:
-        """Send the events to every live connection; never raises."""
-        if not events or not self.connections:
+    def push(self, messages: list[dict[str, Any]]) -> None:
+        """Send each message, in order, to every live connection; never raises."""
+        if not messages or not self.connections:
             return
-        messages = encode_batches(events)
+        encoded = [encode_message(m) for m in messages]
         for cid in list(self.connections):
-            for message in messages:
-                if not self._post(cid, message):
+            for data in encoded:
+                if not self._post(cid, data):
                     break
 
     def _post(self, connection_id: str, data: bytes) -> bool:

@@ -1,11 +1,12 @@
 """The event sink of a step running on Lambda: stamp, store in the run store, push to the browser.
 
 Events are numbered on from the run store's last seq, so a turn's seq stays gap-free across
-steps, Lambdas and retries. Deltas are buffered and flushed about every 250 ms; any other event
-(steps, tools, the end of the turn) flushes at once. A flush stores before it pushes, so every
-event a client has seen is in the run store: a retried step numbers on after it and never
-reuses a seq the client already holds. When the attempt ends, its small objects are merged
-into one, so reading a turn back costs a few requests, not hundreds.
+steps, Lambdas and retries. Deltas are batched: consecutive deltas of one kind arriving within
+about 250 ms become one event (their texts joined), so a fast stream costs a few stores and
+pushes per second rather than one per token. Any other event flushes at once. A flush stores
+before it pushes, so every event a client has seen is in the run store and a retried step never
+reuses a seq the client already holds. When the attempt ends, its stored batches are merged into
+one object (where the store can), so reading a turn back costs a few requests.
 """
 
 from __future__ import annotations
@@ -54,14 +55,26 @@ class PushingSink:
         self._last_followers = float("-inf")
 
     def emit(self, type: EventType, **fields: Any) -> Event:
-        """Stamp one event, queue it, flush when due."""
+        """Stamp one event (or join a delta to the queued one), queue it, flush when due."""
+        if type in DELTA_TYPES:
+            last = self._queued[-1] if self._queued else None
+            if last is not None and last["type"] == type and set(fields) == {"text"}:
+                last["text"] = str(last.get("text", "")) + str(fields["text"])
+                self._flush_if_due()
+                return last
         self.seq += 1
         event = envelope(self.turn_id, self.seq, type, self.step, self.attempt, fields)
         self._queued.append(event)
         self.emitted.append(event)
-        if type not in DELTA_TYPES or self._now() - self._last_flush >= self._interval:
+        if type in DELTA_TYPES:
+            self._flush_if_due()
+        else:
             self.flush()
         return event
+
+    def _flush_if_due(self) -> None:
+        if self._now() - self._last_flush >= self._interval:
+            self.flush()
 
     def flush(self) -> None:
         """Store, then push, everything queued."""

@@ -1,0 +1,61 @@
+"""The deployment as the step Lambdas see it: boto3 clients, the S3 run store, sinks that push."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.turn.runstore import RunStore
+from functions.aws.config import AwsResources
+from functions.aws.push import ConnectionPusher
+from functions.aws.runstore import S3RunStore
+from functions.aws.sink import PushingSink
+
+
+def boto_client(service: str, **kwargs: Any) -> Any:
+    """A boto3 client (imported here so modules that only describe resources stay light)."""
+    import boto3
+
+    return boto3.client(service, **kwargs)
+
+
+def ws_client(callback_url: str | None) -> Any | None:
+    """The API Gateway management client for pushing to connections, when the stage is known."""
+    return boto_client("apigatewaymanagementapi", endpoint_url=callback_url) if callback_url else None
+
+
+@dataclass
+class LambdaStepEnvironment:
+    """StepEnvironment on AWS; `make_deps` turns a sink into what the step table's functions take."""
+
+    runs: RunStore
+    push_client: Any | None
+    make_deps: Callable[[PushingSink], Any]
+
+    @classmethod
+    def from_resources(cls, resources: AwsResources, make_deps: Callable[[PushingSink], Any]) -> LambdaStepEnvironment:
+        """From the names the stack put in the environment."""
+        runs = S3RunStore(boto_client("s3"), resources.run_bucket)
+        return cls(runs, ws_client(resources.ws_callback_url), make_deps)
+
+    def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink:
+        """A sink numbering on from the stored events, pushing to the turn's connection and followers."""
+        runs = self.runs
+        last_seq = getattr(runs, "last_seq", None)
+        first = (last_seq(turn_id) if last_seq else len(runs.events(turn_id))) + 1
+        pusher = None
+        followers = None
+        if self.push_client is not None:
+            forget = getattr(runs, "remove_follower", None)
+            pusher = ConnectionPusher(
+                self.push_client,
+                [connection_id],
+                on_gone=(lambda cid: forget(turn_id, cid)) if forget else None,
+            )
+            listing = getattr(runs, "followers", None)
+            followers = (lambda: listing(turn_id)) if listing else None
+        return PushingSink(runs, turn_id, step, attempt, first, pusher=pusher, followers=followers)
+
+    def deps(self, sink: PushingSink) -> Any:
+        return self.make_deps(sink)

@@ -1,0 +1,122 @@
+"""Run one step of the step table as a Step Functions task (the body of every step Lambda).
+
+The task's payload is `{"step", "state", "retry"}` (infra/workflow.py); the state is the small
+JSON document the steps pass along (turn id, connection id, ids and keys), and the task returns
+it with the step's output merged in. Events go through a PushingSink: `step.started` and
+`step.done` around the step, the step's own events in between. A step's exception is re-raised
+unchanged, so its class name is the error name the state machine retries or catches on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.errors import PreviouslyError
+from core.turn.events import Event, turn_error
+from core.turn.runstore import RunStore, status_of
+from core.turn.table import StepSpec
+from functions.aws.sink import PushingSink
+
+FAILURE_STEP = "record_failure"
+INTERNAL_MESSAGE = (
+    "Something failed on the server while answering. Your message is saved; send it again, "
+    "and if this keeps happening, check the function logs."
+)
+
+
+class StepEnvironment(Protocol):
+    """What a task needs from the deployment: the run store, a sink, the step's dependencies."""
+
+    @property
+    def runs(self) -> RunStore: ...
+
+    def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink: ...
+
+    def deps(self, sink: PushingSink) -> Any: ...
+
+
+@dataclass(frozen=True)
+class TaskPayload:
+    """The parsed task input."""
+
+    step: str
+    state: dict[str, Any]
+    attempt: int
+
+    @classmethod
+    def parse(cls, event: Mapping[str, Any]) -> TaskPayload:
+        state = event.get("state")
+        if not isinstance(state, dict) or not isinstance(state.get("turn_id"), str):
+            raise ValueError("A step task needs {'step', 'state': {'turn_id', ...}, 'retry'}")
+        return cls(str(event.get("step", "")), dict(state), int(event.get("retry") or 0) + 1)
+
+
+def run_task(event: Mapping[str, Any], steps: Mapping[str, StepSpec], env: StepEnvironment) -> dict[str, Any]:
+    """One attempt of one step: events around it, its output merged into the state."""
+    task = TaskPayload.parse(event)
+    if task.step == FAILURE_STEP:
+        return record_failure(task.state, env)
+    spec = steps.get(task.step)
+    if spec is None:
+        raise ValueError(f"Unknown step {task.step!r}; the table has {sorted(steps)}")
+    sink = env.sink(task.state["turn_id"], spec.name, task.attempt, task.state.get("connection_id"))
+    sink.emit("step.started", label=spec.label)
+    try:
+        output = spec.run(task.state, env.deps(sink))
+    finally:
+        # Whatever the step said before failing is kept and shown; a retry numbers on after it.
+        sink.flush()
+    sink.emit("step.done", label=spec.label)
+    sink.close()
+    return {**task.state, **(output or {})}
+
+
+def error_details(error: Mapping[str, Any] | None) -> tuple[str, str]:
+    """(code, message) for a caught task error: the domain's own words, or a generic message."""
+    error = error or {}
+    name = str(error.get("Error", ""))
+    message = ""
+    try:
+        cause = json.loads(str(error.get("Cause") or "{}"))
+        message = str(cause.get("errorMessage", "")) if isinstance(cause, dict) else ""
+    except ValueError:
+        pass
+    domain = domain_errors().get(name)
+    if domain is None:
+        return "internal", INTERNAL_MESSAGE
+    return domain.code, message or INTERNAL_MESSAGE
+
+
+def domain_errors() -> dict[str, type[PreviouslyError]]:
+    """Every domain error class by name (the names a state machine retries and catches on)."""
+    found: dict[str, type[PreviouslyError]] = {}
+    pending: list[type[PreviouslyError]] = [PreviouslyError]
+    while pending:
+        cls = pending.pop()
+        found.setdefault(cls.__name__, cls)
+        pending.extend(cls.__subclasses__())
+    return found
+
+
+def record_failure(state: dict[str, Any], env: StepEnvironment) -> dict[str, Any]:
+    """End a failed turn with a `turn.error` event (unless it already ended) and pass the state on."""
+    turn_id = state["turn_id"]
+    events = env.runs.events(turn_id)
+    if status_of(events) != "running":
+        return state
+    step, attempt = _last_step(events)
+    code, message = error_details(state.get("error"))
+    sink = env.sink(turn_id, step, attempt, state.get("connection_id"))
+    sink.emit("turn.error", **turn_error(code, message))
+    sink.close()
+    return state
+
+
+def _last_step(events: list[Event]) -> tuple[str, int]:
+    for event in reversed(events):
+        if event["type"] == "step.started":
+            return str(event["step"]), int(event["attempt"])
+    return FAILURE_STEP, 1

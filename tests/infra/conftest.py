@@ -1,0 +1,59 @@
+"""Infra fixtures: the stacks synthesized once per test session, and their templates."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+
+@dataclass(frozen=True)
+class Synth:
+    """The synthesized stacks of one App: raw templates and their warnings."""
+
+    templates: dict[str, dict[str, Any]]
+    warnings: dict[str, list[str]]
+    outdir: Path
+
+
+FULL = "Previously-test"
+WORKFLOW = "Workflow-test"
+
+
+@pytest.fixture(scope="session")
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
+    """The full stack and a workflow-only stack over the synthetic table, synthesized once."""
+    import aws_cdk as cdk
+
+    from infra.config import StageConfig
+    from infra.stack import PreviouslyStack
+    from tests.infra.stacks import WorkflowStack
+    from tests.infra.synthetic import FLOW
+
+    root = tmp_path_factory.mktemp("cdk")
+    config = StageConfig(
+        name="test",
+        github_repo="octo/memory",
+        github_branch="main",
+        alarm_email="owner@example.com",
+        layer_dir=root / "no-layer",
+        build_dir=root / "build",
+    )
+    app = cdk.App(outdir=str(root / "cdk.out"))
+    PreviouslyStack(app, FULL, config=config, flow=FLOW)
+    WorkflowStack(app, WORKFLOW, config=config, flow=FLOW)
+    assembly = app.synth()
+    templates = {name: assembly.get_stack_by_name(name).template for name in (FULL, WORKFLOW)}
+    warnings = {
+        name: [
+            str(m.entry.data) for m in assembly.get_stack_by_name(name).messages if m.level.value == "WARNING"
+        ]
+        for name in (FULL, WORKFLOW)
+    }
+    yield Synth(templates, warnings, root)
