@@ -42,7 +42,9 @@ class Alarms(Construct):
             period=PERIOD,
             label="Turns that did not finish",
         )
-        self.failed_turns = self._alarm("FailedTurns", failed, "A turn's execution failed, timed out or aborted")
+        self.failed_turns = self._alarm(
+            "FailedTurns", failed, "A turn's execution failed, timed out or aborted"
+        )
         self.failed_maintenance = self._alarm(
             "FailedMaintenance",
             maintenance.metric_errors(period=PERIOD),

@@ -26,7 +26,9 @@ MAINTAIN_HANDLER = "functions.handlers.maintain.handler"
 class PreviouslyStack(Stack):
     """HTTP API, WebSocket API, turn workflow, maintenance, static site, secrets, alarms."""
 
-    def __init__(self, scope: Construct, id: str, *, config: StageConfig, flow: Flow, **kwargs: object) -> None:
+    def __init__(
+        self, scope: Construct, id: str, *, config: StageConfig, flow: Flow, **kwargs: object
+    ) -> None:
         super().__init__(scope, id, **kwargs)  # type: ignore[arg-type]
         assets = prepare_assets(config.layer_dir, config.build_dir)
         if not assets.layer_built:
@@ -43,7 +45,9 @@ class PreviouslyStack(Stack):
             "GITHUB_BRANCH": config.github_branch,
             "GITHUB_API_URL": config.github_api_url,
         }
-        workflow = TurnWorkflow(self, "Workflow", config=config, factory=factory, flow=flow, environment=memory_env)
+        workflow = TurnWorkflow(
+            self, "Workflow", config=config, factory=factory, flow=flow, environment=memory_env
+        )
 
         api_fn = factory.function(
             self,

@@ -34,7 +34,9 @@ class LambdaStepEnvironment:
     make_deps: Callable[[PushingSink], Any]
 
     @classmethod
-    def from_resources(cls, resources: AwsResources, make_deps: Callable[[PushingSink], Any]) -> LambdaStepEnvironment:
+    def from_resources(
+        cls, resources: AwsResources, make_deps: Callable[[PushingSink], Any]
+    ) -> LambdaStepEnvironment:
         """From the names the stack put in the environment."""
         runs = S3RunStore(boto_client("s3"), resources.run_bucket)
         return cls(runs, ws_client(resources.ws_callback_url), make_deps)
