@@ -29,16 +29,23 @@ def execution_input(turn_id: str, request: TurnInput) -> dict[str, Any]:
 
 
 def reply_from(events: list[Event]) -> str | None:
-    """The reply as streamed: text deltas of the respond attempts that were not superseded."""
-    latest: dict[str, int] = {}
+    """The reply as streamed: text deltas, minus those of step attempts that failed and were retried."""
+    segments: list[tuple[str, list[str]]] = []
     for event in events:
-        latest[event["step"]] = max(latest.get(event["step"], 0), int(event.get("attempt", 1)))
-    parts = [
-        str(e.get("text", ""))
-        for e in events
-        if e["type"] == "text.delta" and int(e.get("attempt", 1)) == latest.get(e["step"])
-    ]
-    return "".join(parts) or None
+        if event["type"] == "step.started":
+            if int(event.get("attempt", 1)) > 1:
+                # A retry: the previous attempt of this step failed, its partial text is void.
+                last = next(
+                    (i for i in range(len(segments) - 1, -1, -1) if segments[i][0] == event["step"]), None
+                )
+                if last is not None:
+                    del segments[last]
+            segments.append((str(event["step"]), []))
+        elif event["type"] == "text.delta":
+            if not segments or segments[-1][0] != event["step"]:
+                segments.append((str(event["step"]), []))
+            segments[-1][1].append(str(event.get("text", "")))
+    return "".join(text for _, texts in segments for text in texts) or None
 
 
 class StepFunctionsTurns:

@@ -1,0 +1,99 @@
+"""The S3 run store (moto) keeps the RunStore contract: ordered gap-free events, values, followers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from core.errors import InvalidInput
+from core.turn.runstore import MemoryRunStore
+from functions.aws.runstore import S3RunStore
+
+pytestmark = pytest.mark.functional
+
+
+def ev(seq: int, type: str = "text.delta", **fields: Any) -> dict[str, Any]:
+    return {"turn_id": "t1", "seq": seq, "type": type, "step": "respond", "attempt": 1, **fields}
+
+
+@pytest.fixture
+def s3() -> Iterator[Any]:
+    with mock_aws():
+        client = boto3.client("s3", region_name="us-east-1")
+        client.create_bucket(Bucket="runs")
+        yield client
+
+
+@pytest.fixture
+def store(s3: Any) -> S3RunStore:
+    return S3RunStore(s3, "runs", sleep=lambda s: None)
+
+
+@pytest.fixture(params=["memory", "s3"])
+def any_store(request: pytest.FixtureRequest, s3: Any) -> Any:
+    return MemoryRunStore() if request.param == "memory" else S3RunStore(s3, "runs", sleep=lambda s: None)
+
+
+def test_events_come_back_in_order_after_a_seq(any_store: Any) -> None:
+    any_store.append("t1", [ev(1, text="a"), ev(2, text="b")])
+    any_store.append("t1", [ev(3, text="c")])
+    assert [e["text"] for e in any_store.events("t1")] == ["a", "b", "c"]
+    assert [e["seq"] for e in any_store.events("t1", after=2)] == [3]
+    assert any_store.events("t1", after=3) == []
+    assert any_store.events("unknown") == []
+
+
+def test_values_round_trip_and_a_request_makes_a_turn_exist(any_store: Any) -> None:
+    assert not any_store.exists("t2")
+    any_store.put("t2", "request", {"message": "héllo 你好"})
+    assert any_store.exists("t2")
+    assert any_store.get("t2", "request") == {"message": "héllo 你好"}
+    assert any_store.get("t2", "missing") is None
+
+
+def test_many_batches_read_back_beyond_a_page(store: S3RunStore) -> None:
+    for seq in range(1, 1101):
+        store.append("t1", [ev(seq, text=str(seq))])
+    assert store.last_seq("t1") == 1100
+    assert [e["seq"] for e in store.events("t1", after=1095)] == [1096, 1097, 1098, 1099, 1100]
+
+
+def test_compaction_merges_batches_and_loses_nothing(store: S3RunStore, s3: Any) -> None:
+    store.append("t1", [ev(1, "step.started")])
+    batch = [ev(2, text="a"), ev(3, text="b"), ev(4, "step.done")]
+    for event in batch:
+        store.append("t1", [event])
+    store.compact("t1", batch)
+    keys = [o["Key"] for o in s3.list_objects_v2(Bucket="runs", Prefix="runs/t1/events/")["Contents"]]
+    assert keys == ["runs/t1/events/00000001-00000001.json", "runs/t1/events/00000002-00000004.json"]
+    assert [e["seq"] for e in store.events("t1")] == [1, 2, 3, 4]
+
+
+def test_wait_returns_new_events_or_nothing_after_the_timeout(store: S3RunStore) -> None:
+    clock = [0.0]
+    waiting = S3RunStore(
+        store.client, "runs", sleep=lambda s: clock.__setitem__(0, clock[0] + s), monotonic=lambda: clock[0]
+    )
+    assert waiting.wait("t1", after=0, timeout=2.0) == []
+    assert clock[0] >= 2.0
+    store.append("t1", [ev(1)])
+    assert [e["seq"] for e in waiting.wait("t1", after=0, timeout=2.0)] == [1]
+
+
+def test_followers_are_kept_per_turn(store: S3RunStore) -> None:
+    store.add_follower("t1", "abc=")
+    store.add_follower("t1", "x/y+z==")
+    store.add_follower("t2", "other")
+    assert sorted(store.followers("t1")) == ["abc=", "x/y+z=="]
+    store.remove_follower("t1", "abc=")
+    assert store.followers("t1") == ["x/y+z=="]
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "", "x" * 81, "t 1"])
+def test_turn_ids_that_could_escape_the_prefix_are_refused(store: S3RunStore, bad: str) -> None:
+    with pytest.raises(InvalidInput):
+        store.put(bad, "request", {})

@@ -1,0 +1,230 @@
+"""CDK assertions on the synthesized stack: resources, routes, permissions, environment, schedule, retries."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.infra.conftest import FULL, Synth
+from tests.infra.sfn_harness import state_machine_definition
+
+pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
+
+
+@pytest.fixture(scope="module")
+def template(synth: Synth) -> Any:
+    from aws_cdk.assertions import Template
+
+    return Template.from_json(synth.templates[FULL])
+
+
+@pytest.fixture(scope="module")
+def resources(synth: Synth) -> dict[str, Any]:
+    return synth.templates[FULL]["Resources"]
+
+
+def of_type(resources: dict[str, Any], kind: str) -> dict[str, Any]:
+    return {k: v for k, v in resources.items() if v["Type"] == kind}
+
+
+def app_functions(resources: dict[str, Any]) -> dict[str, Any]:
+    """Our functions (CDK's own helpers — bucket cleanup, site upload — are not ours to shape)."""
+    return {
+        k: v
+        for k, v in of_type(resources, "AWS::Lambda::Function").items()
+        if str(v["Properties"].get("Handler", "")).startswith("functions.handlers.")
+    }
+
+
+def test_every_function_is_python313_arm64_json_logs_traced_with_the_layer(resources: dict[str, Any]) -> None:
+    functions = app_functions(resources)
+    handlers = sorted({f["Properties"]["Handler"] for f in functions.values()})
+    assert handlers == [
+        "functions.handlers.api.handler",
+        "functions.handlers.maintain.handler",
+        "functions.handlers.steps.handler",
+        "functions.handlers.ws.handler",
+    ]
+    layer_ids = [
+        k for k in of_type(resources, "AWS::Lambda::LayerVersion") if k.startswith("LambdasDependencies")
+    ]
+    assert len(layer_ids) == 1
+    for fn in functions.values():
+        props = fn["Properties"]
+        assert props["Runtime"] == "python3.13"
+        assert props["Architectures"] == ["arm64"]
+        assert props["TracingConfig"] == {"Mode": "Active"}
+        assert props["LoggingConfig"]["LogFormat"] == "JSON"
+        assert props["Layers"] == [{"Ref": layer_ids[0]}]
+        assert 0 < props["Timeout"] <= 900
+
+
+def test_functions_get_their_resources_in_the_environment(resources: dict[str, Any]) -> None:
+    env = {
+        f["Properties"]["Handler"]: f["Properties"]["Environment"]["Variables"]
+        for f in app_functions(resources).values()
+    }
+    for variables in env.values():
+        assert variables["STORAGE"] == "github"
+        assert variables["GITHUB_REPO"] == "octo/memory"
+        assert "PREVIOUSLY_SECRET_ARN" in variables
+    for handler in ("functions.handlers.api.handler", "functions.handlers.ws.handler"):
+        assert {"RUN_BUCKET", "STATE_MACHINE_ARN"} <= set(env[handler])
+    assert {"RUN_BUCKET", "WS_CALLBACK_URL"} <= set(env["functions.handlers.steps.handler"])
+    assert "WS_CALLBACK_URL" in env["functions.handlers.ws.handler"]
+    assert "RUN_BUCKET" not in env["functions.handlers.maintain.handler"]
+
+
+def _policy_actions(resources: dict[str, Any], role_prefix: str) -> set[str]:
+    actions: set[str] = set()
+    for policy in of_type(resources, "AWS::IAM::Policy").values():
+        roles = [r["Ref"] for r in policy["Properties"]["Roles"]]
+        if any(r.startswith(role_prefix) for r in roles):
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+                acts = statement["Action"]
+                actions.update([acts] if isinstance(acts, str) else acts)
+    return actions
+
+
+def test_permissions_are_granted_per_function(resources: dict[str, Any]) -> None:
+    api = _policy_actions(resources, "ApiFunction")
+    assert {"states:StartExecution", "states:DescribeExecution", "secretsmanager:GetSecretValue"} <= api
+    assert "s3:PutObject" in api and "execute-api:ManageConnections" not in api
+    step = _policy_actions(resources, "WorkflowStepRespond")
+    assert {"execute-api:ManageConnections", "s3:PutObject", "secretsmanager:GetSecretValue"} <= step
+    assert not any(a.startswith("states:") for a in step)
+    maintain = _policy_actions(resources, "MaintainFunction")
+    assert "secretsmanager:GetSecretValue" in maintain
+    assert not any(a.startswith(("s3:", "states:", "execute-api:")) for a in maintain)
+    assert not any(a == "*" for a in api | step | maintain)
+
+
+def test_http_api_routes_and_sign_in_throttling(template: Any, resources: dict[str, Any]) -> None:
+    routes = sorted(
+        r["Properties"]["RouteKey"] for r in of_type(resources, "AWS::ApiGatewayV2::Route").values()
+    )
+    assert "ANY /api/{proxy+}" in routes and "POST /api/auth/sign-in" in routes
+    stages = [s["Properties"] for s in of_type(resources, "AWS::ApiGatewayV2::Stage").values()]
+    http_stage = next(s for s in stages if s["StageName"] == "$default")
+    assert http_stage["AutoDeploy"] is True
+    assert http_stage["DefaultRouteSettings"]["ThrottlingRateLimit"] == 20
+    assert http_stage["RouteSettings"]["POST /api/auth/sign-in"] == {
+        "ThrottlingRateLimit": 0.5,
+        "ThrottlingBurstLimit": 3,
+    }
+
+
+def test_websocket_api_routes_by_action(resources: dict[str, Any]) -> None:
+    apis = [a["Properties"] for a in of_type(resources, "AWS::ApiGatewayV2::Api").values()]
+    ws = next(a for a in apis if a["ProtocolType"] == "WEBSOCKET")
+    assert ws["RouteSelectionExpression"] == "$request.body.action"
+    routes = {r["Properties"]["RouteKey"] for r in of_type(resources, "AWS::ApiGatewayV2::Route").values()}
+    assert {"$connect", "$disconnect", "$default", "turn.start", "turn.follow"} <= routes
+
+
+def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
+    synth: Synth, resources: dict[str, Any]
+) -> None:
+    machine = next(iter(of_type(resources, "AWS::StepFunctions::StateMachine").values()))["Properties"]
+    assert machine["StateMachineType"] == "STANDARD"
+    definition = json.loads(state_machine_definition(synth.templates[FULL]))
+    states = definition["States"]
+    (respond_retry,) = [r for r in states["respond"]["Retry"] if "TransientError" in r["ErrorEquals"]]
+    # The table names TransientError; Step Functions matches names exactly, so subclasses are listed.
+    assert {"TransientError", "ModelTransientError", "GitHubRateLimited"} <= set(respond_retry["ErrorEquals"])
+    assert (respond_retry["MaxAttempts"], respond_retry["IntervalSeconds"], respond_retry["BackoffRate"]) == (
+        2,
+        1,
+        2,
+    )
+    lambda_retry = states["respond"]["Retry"][0]
+    assert "Lambda.ServiceException" in lambda_retry["ErrorEquals"]
+    assert states["after"]["Catch"][0]["Next"] == "TurnDone"
+    assert states["finalize"]["Catch"][0]["Next"] == "record_failure"
+    assert states["respond-more"]["Type"] == "Choice"
+    assert definition.get("QueryLanguage", "JSONPath") == "JSONPath"
+
+
+def test_maintenance_runs_on_a_schedule(resources: dict[str, Any]) -> None:
+    rules = list(of_type(resources, "AWS::Events::Rule").values())
+    assert [r["Properties"]["ScheduleExpression"] for r in rules] == ["rate(15 minutes)"]
+    target = rules[0]["Properties"]["Targets"][0]
+    assert target["Arn"]["Fn::GetAtt"][0].startswith("MaintainFunction")
+    assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0
+
+
+def test_the_run_store_is_private_and_expires(template: Any) -> None:
+    from aws_cdk.assertions import Match
+
+    template.has_resource_properties(
+        "AWS::S3::Bucket",
+        {
+            "LifecycleConfiguration": {
+                "Rules": Match.array_with(
+                    [Match.object_like({"ExpirationInDays": 14, "Prefix": "runs/", "Status": "Enabled"})]
+                )
+            },
+            "PublicAccessBlockConfiguration": {
+                "BlockPublicAcls": True,
+                "BlockPublicPolicy": True,
+                "IgnorePublicAcls": True,
+                "RestrictPublicBuckets": True,
+            },
+        },
+    )
+
+
+def test_one_origin_for_site_api_and_websocket(resources: dict[str, Any]) -> None:
+    dist = next(iter(of_type(resources, "AWS::CloudFront::Distribution").values()))["Properties"]
+    config = dist["DistributionConfig"]
+    assert config["DefaultRootObject"] == "index.html"
+    assert [b["PathPattern"] for b in config["CacheBehaviors"]] == ["/api/ws", "/api/*"]
+    for behavior in config["CacheBehaviors"]:
+        assert behavior["ViewerProtocolPolicy"] == "https-only"
+        assert len(behavior["FunctionAssociations"]) == 1
+        assert "POST" in behavior["AllowedMethods"]
+    assert len(of_type(resources, "AWS::CloudFront::OriginAccessControl")) == 1
+    code = [f["Properties"]["FunctionCode"] for f in of_type(resources, "AWS::CloudFront::Function").values()]
+    assert any("request.uri = '/live'" in c for c in code)
+    assert all("x-forwarded-host" in c for c in code)
+
+
+def test_web_is_deployed_with_invalidation(resources: dict[str, Any]) -> None:
+    deploys = [r["Properties"] for r in resources.values() if r["Type"] == "Custom::CDKBucketDeployment"]
+    assert len(deploys) == 1
+    assert deploys[0]["DistributionPaths"] == ["/*"]
+    assert deploys[0]["SystemMetadata"]["cache-control"] == "no-cache"
+    assert deploys[0]["Prune"] is True
+
+
+def test_secret_alarms_and_outputs(synth: Synth, resources: dict[str, Any]) -> None:
+    secret = next(iter(of_type(resources, "AWS::SecretsManager::Secret").values()))["Properties"]
+    assert secret["Name"] == "previously/test/app"
+    template = json.loads(secret["GenerateSecretString"]["SecretStringTemplate"])
+    assert set(template) >= {"GITHUB_TOKEN", "ANTHROPIC_API_KEY", "PREVIOUSLY_ACCESS_KEY_SHA256"}
+    assert all(v == "" for v in template.values())
+    assert secret["GenerateSecretString"]["GenerateStringKey"] == "PREVIOUSLY_SESSION_SECRET"
+    alarms = [a["Properties"] for a in of_type(resources, "AWS::CloudWatch::Alarm").values()]
+    assert len(alarms) == 2
+    assert {m["Expression"] for a in alarms for m in a.get("Metrics", []) if "Expression" in m} == {
+        "failed + timedout + aborted"
+    }
+    assert [s["Properties"]["Endpoint"] for s in of_type(resources, "AWS::SNS::Subscription").values()] == [
+        "owner@example.com"
+    ]
+    assert set(synth.templates[FULL]["Outputs"]) >= {"Url", "SecretName", "StateMachineArn"}
+
+
+def test_a_missing_layer_is_a_warning_not_a_failure(synth: Synth) -> None:
+    assert any("python -m layers.build" in w for w in synth.warnings[FULL])
+
+
+def test_the_function_asset_holds_only_runtime_packages(synth: Synth) -> None:
+    staged = synth.outdir / "build" / "app"
+    assert sorted(p.name for p in staged.iterdir()) == ["core", "functions", "identity"]
+    assert not list(staged.rglob("__pycache__"))
+    cdk_import = re.compile(r"^\s*(import|from)\s+(aws_cdk|constructs|infra)\b", re.MULTILINE)
+    assert not [p for p in staged.rglob("*.py") if cdk_import.search(p.read_text(encoding="utf-8"))]
