@@ -85,14 +85,16 @@ def test_state_reads_events_and_the_reply(turns: StepFunctionsTurns, runs: Memor
     runs.append(
         turn_id,
         [
-            ev(2, "text.delta", attempt=1, text="Hel"),
-            ev(3, "text.delta", attempt=2, text="Hello"),
-            ev(4, "turn.done", "finalize", status="done", agent_turn_id="a1", usage={}),
+            ev(2, "step.started", label="x"),
+            ev(3, "text.delta", text="Hel"),
+            ev(4, "step.started", attempt=2, label="x"),
+            ev(5, "text.delta", attempt=2, text="Hello"),
+            ev(6, "turn.done", "finalize", status="done", agent_turn_id="a1", usage={}),
         ],
     )
-    done = turns.state(turn_id, after=3)
+    done = turns.state(turn_id, after=5)
     assert done.status == "done" and done.reply == "Hello"
-    assert [e["seq"] for e in done.events] == [4]
+    assert [e["seq"] for e in done.events] == [6]
 
 
 def test_an_execution_that_ended_without_an_event_reads_as_error(
