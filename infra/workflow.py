@@ -1,11 +1,14 @@
 """Generate the turn's Step Functions definition from a step table and its flow.
 
-One Task per step, in table order. Each Task carries the step's declared retries (expanded to
-the subclasses of the named errors, because Step Functions matches error names exactly while
-the in-process runner matches along the class hierarchy). A best-effort step's failure is
-caught and the turn goes on; any other step's failure is caught, recorded by the failure task
-(a `turn.error` event), and ends the execution as Failed. The tool loop is a Choice after its
-head step: run the body while the head asks for it and fewer than `cap` rounds ran.
+The flow is the one the in-process runner follows: each step's output names the next step in
+`next`, and the flow lists what each step may ask for, its usual successor first ("end" ends
+the turn). The definition has one Task per step; after a step with several possible successors,
+a Choice on `$.next` routes the turn. Each Task carries the step's declared retries (expanded
+to the subclasses of the named errors: Step Functions matches error names exactly, the runner
+along the class hierarchy). A best-effort step's failure is caught and the turn goes on to its
+usual successor; any other failure is caught, recorded by the failure task (a `turn.error`
+event) and ends the execution as Failed. The tool loop's edge (head → body) is also counted by
+the state machine itself and taken at most `cap` times, a guard that holds whatever a step says.
 
 The definition stays in JSONPath (CDK's default) because moto's interpreter runs it in tests.
 Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the next state.
@@ -13,7 +16,7 @@ Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from aws_cdk import Duration
@@ -25,35 +28,45 @@ from constructs import Construct
 from core.turn.table import RetryRule, StepSpec
 from functions.aws.steps import FAILURE_STEP, domain_errors
 
+END = "end"
+
 
 @dataclass(frozen=True)
 class ToolLoop:
-    """After `head`, run `body` and return to `head` while the state's `flag` is true, at most `cap` times."""
+    """The edge head → body, taken at most `cap` times per turn."""
 
     head: str
     body: str
-    flag: str
     cap: int
 
 
 @dataclass(frozen=True)
 class Flow:
-    """The steps in order, and the loop among them, if any."""
+    """The step table, what each step may be followed by (usual successor first), the first step."""
 
     steps: tuple[StepSpec, ...]
+    transitions: Mapping[str, tuple[str, ...]]
+    first: str
     loop: ToolLoop | None = None
 
     def __post_init__(self) -> None:
         names = [s.name for s in self.steps]
         if len(set(names)) != len(names):
             raise ValueError(f"step names must be unique: {names}")
+        if set(self.transitions) != set(names) or self.first not in names:
+            raise ValueError(f"the flow must name every step once and start at one: {dict(self.transitions)}")
+        for name, targets in self.transitions.items():
+            unknown = set(targets) - {*names, END}
+            if not targets or unknown:
+                raise ValueError(f"step {name} leads to unknown steps {sorted(unknown)}")
         if self.loop:
-            if {self.loop.head, self.loop.body} - set(names):
-                raise ValueError(f"the loop names unknown steps: {self.loop}")
-            if names.index(self.loop.body) != names.index(self.loop.head) + 1:
-                raise ValueError("the loop body must directly follow its head in the table")
+            if self.loop.body not in self.transitions.get(self.loop.head, ()):
+                raise ValueError(f"the loop edge {self.loop.head} → {self.loop.body} is not in the flow")
             if self.loop.cap < 1:
                 raise ValueError("the loop cap must be at least 1")
+
+    def spec(self, name: str) -> StepSpec:
+        return next(s for s in self.steps if s.name == name)
 
 
 def expand_errors(names: Iterable[str]) -> list[str]:
@@ -108,67 +121,96 @@ def build_definition(
     functions: Mapping[str, lambda_.IFunction],
     on_failure: lambda_.IFunction | None = None,
 ) -> sfn.IChainable:
-    """The whole turn: start → steps (with the loop) → succeed; failures → record → fail."""
-    failed = sfn.Fail(scope, "TurnFailed", error_path="$.error.Error", cause_path="$.error.Cause")
-    fail_entry: sfn.IChainable = failed
-    if on_failure is not None:
-        record = tasks.LambdaInvoke(
-            scope,
-            "Task-record-failure",
-            state_name=FAILURE_STEP,
-            lambda_function=on_failure,
-            payload=sfn.TaskInput.from_object(
-                {"step": FAILURE_STEP, "state": sfn.JsonPath.entire_payload, "retry": 0}
-            ),
-            payload_response_only=True,
-            result_path=sfn.JsonPath.DISCARD,
-        )
-        record.add_catch(failed, errors=["States.ALL"], result_path="$.record_error")
-        fail_entry = record.next(failed)
+    """The whole turn: start → steps routed by `next` → succeed; failures → record → fail."""
+    fail_entry = _failure_path(scope, on_failure)
     step_tasks = {spec.name: step_task(scope, spec, functions[spec.name]) for spec in flow.steps}
     done = sfn.Succeed(scope, "TurnDone")
+
+    def state_for(name: str) -> sfn.IChainable:
+        return done if name == END else step_tasks[name]
+
+    for spec in flow.steps:
+        task = step_tasks[spec.name]
+        targets = flow.transitions[spec.name]
+        if spec.best_effort:
+            # Skipped: the turn goes on to the usual successor, as the in-process runner does.
+            skipped = _goto(scope, f"{spec.name}-skipped", targets[0], state_for)
+            task.add_catch(skipped, errors=["States.ALL"], result_path=f"$.skipped_{spec.name}")
+        else:
+            task.add_catch(fail_entry, errors=["States.ALL"], result_path="$.error")
+        if len(targets) == 1:
+            task.next(state_for(targets[0]))
+        else:
+            task.next(_route(scope, spec.name, targets, flow.loop, state_for))
     start = sfn.Pass(
         scope,
         "Start",
         result=sfn.Result.from_object({"rounds": 0, "cap": flow.loop.cap if flow.loop else 0}),
         result_path="$.loop",
     )
-    order = [s for s in flow.steps if not (flow.loop and s.name == flow.loop.body)]
-    start.next(step_tasks[order[0].name])
-    for i, spec in enumerate(order):
-        task = step_tasks[spec.name]
-        following: sfn.IChainable = step_tasks[order[i + 1].name] if i + 1 < len(order) else done
-        if spec.best_effort:
-            task.add_catch(following, errors=["States.ALL"], result_path=f"$.skipped_{spec.name}")
-        else:
-            task.add_catch(fail_entry, errors=["States.ALL"], result_path="$.error")
-        if flow.loop and spec.name == flow.loop.head:
-            task.next(_loop_choice(scope, flow.loop, step_tasks, following))
-        else:
-            task.next(following)
-    if flow.loop:
-        body = flow.steps[[s.name for s in flow.steps].index(flow.loop.body)]
-        step_tasks[body.name].add_catch(fail_entry, errors=["States.ALL"], result_path="$.error")
+    start.next(step_tasks[flow.first])
     return start
 
 
-def _loop_choice(
-    scope: Construct, loop: ToolLoop, step_tasks: Mapping[str, tasks.LambdaInvoke], following: sfn.IChainable
-) -> sfn.Choice:
-    """Another round when the head asked for one and the cap allows it; otherwise move on."""
-    count = sfn.Pass(
+def _failure_path(scope: Construct, on_failure: lambda_.IFunction | None) -> sfn.IChainable:
+    """Record the failure as a `turn.error` event (best effort), then fail the execution."""
+    failed = sfn.Fail(scope, "TurnFailed", error_path="$.error.Error", cause_path="$.error.Cause")
+    if on_failure is None:
+        return failed
+    record = tasks.LambdaInvoke(
         scope,
-        "CountRound",
-        parameters={"rounds.$": "States.MathAdd($.loop.rounds, 1)", "cap.$": "$.loop.cap"},
-        result_path="$.loop",
+        "Task-record-failure",
+        state_name=FAILURE_STEP,
+        lambda_function=on_failure,
+        payload=sfn.TaskInput.from_object(
+            {"step": FAILURE_STEP, "state": sfn.JsonPath.entire_payload, "retry": 0}
+        ),
+        payload_response_only=True,
+        result_path=sfn.JsonPath.DISCARD,
     )
-    flag = f"$.{loop.flag}"
-    another = sfn.Condition.and_(
-        sfn.Condition.is_present(flag),
-        sfn.Condition.boolean_equals(flag, True),
-        sfn.Condition.number_less_than_json_path("$.loop.rounds", "$.loop.cap"),
+    record.add_catch(failed, errors=["States.ALL"], result_path="$.record_error")
+    return record.next(failed)
+
+
+def _goto(
+    scope: Construct, id: str, target: str, state_for: Callable[[str], sfn.IChainable]
+) -> sfn.IChainable:
+    """Go to `target` with `$.next` set to it (a step not named by `next` passes the state through)."""
+    if target == END:
+        return state_for(END)
+    redirect = sfn.Pass(scope, id, result=sfn.Result.from_string(target), result_path="$.next")
+    return redirect.next(state_for(target))
+
+
+def _route(
+    scope: Construct,
+    name: str,
+    targets: tuple[str, ...],
+    loop: ToolLoop | None,
+    state_for: Callable[[str], sfn.IChainable],
+) -> sfn.Choice:
+    """A Choice on `$.next` among the step's successors; the loop edge is counted and capped."""
+    choice = sfn.Choice(scope, f"{name}-next")
+    for target in targets:
+        asks = sfn.Condition.and_(
+            sfn.Condition.is_present("$.next"), sfn.Condition.string_equals("$.next", target)
+        )
+        if loop and (name, target) == (loop.head, loop.body):
+            under_cap = sfn.Condition.number_less_than_json_path("$.loop.rounds", "$.loop.cap")
+            count = sfn.Pass(
+                scope,
+                "CountRound",
+                parameters={"rounds.$": "States.MathAdd($.loop.rounds, 1)", "cap.$": "$.loop.cap"},
+                result_path="$.loop",
+            )
+            choice.when(sfn.Condition.and_(asks, under_cap), count.next(state_for(target)))
+            # At the cap the state machine refuses another round, whatever the step asked for.
+            choice.when(asks, _goto(scope, f"{name}-cap-reached", targets[0], state_for))
+        else:
+            choice.when(asks, state_for(target))
+    choice.otherwise(
+        sfn.Fail(
+            scope, f"{name}-unexpected-next", error="FlowError", cause=f"{name} asked for an unknown step"
+        )
     )
-    choice = sfn.Choice(scope, f"{loop.head}-more")
-    choice.when(another, count.next(step_tasks[loop.body]).next(step_tasks[loop.head]))
-    choice.otherwise(following)
     return choice

@@ -25,17 +25,20 @@ def ws_client(callback_url: str | None) -> Any | None:
     return boto_client("apigatewaymanagementapi", endpoint_url=callback_url) if callback_url else None
 
 
+SinkFor = Callable[[str, str, int], PushingSink]
+
+
 @dataclass
 class LambdaStepEnvironment:
-    """StepEnvironment on AWS; `make_deps` turns a sink into what the step table's functions take."""
+    """StepEnvironment on AWS; `make_deps` turns a sink factory into what the step functions take."""
 
     runs: RunStore
     push_client: Any | None
-    make_deps: Callable[[PushingSink], Any]
+    make_deps: Callable[[SinkFor], Any]
 
     @classmethod
     def from_resources(
-        cls, resources: AwsResources, make_deps: Callable[[PushingSink], Any]
+        cls, resources: AwsResources, make_deps: Callable[[SinkFor], Any]
     ) -> LambdaStepEnvironment:
         """From the names the stack put in the environment."""
         runs = S3RunStore(boto_client("s3"), resources.run_bucket)
@@ -60,4 +63,11 @@ class LambdaStepEnvironment:
         return PushingSink(runs, turn_id, step, attempt, first, pusher=pusher, followers=followers)
 
     def deps(self, sink: PushingSink) -> Any:
-        return self.make_deps(sink)
+        """The step's dependencies; asking for this attempt's sink gives `sink` (one seq counter)."""
+
+        def sink_for(turn_id: str, step: str, attempt: int) -> PushingSink:
+            if (turn_id, step, attempt) == (sink.turn_id, sink.step, sink.attempt):
+                return sink
+            return self.sink(turn_id, step, attempt, None)
+
+        return self.make_deps(sink_for)

@@ -11,6 +11,7 @@ one object (where the store can), so reading a turn back costs a few requests.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +24,7 @@ DELTA_TYPES = frozenset({"text.delta", "reasoning.delta"})
 
 
 class PushingSink:
-    """EventSink for one attempt of one step."""
+    """EventSink for one attempt of one step (thread-safe: tool calls emit from worker threads)."""
 
     def __init__(
         self,
@@ -53,9 +54,14 @@ class PushingSink:
         self._queued: list[Event] = []
         self._last_flush = monotonic()
         self._last_followers = float("-inf")
+        self._lock = threading.RLock()
 
     def emit(self, type: EventType, **fields: Any) -> Event:
         """Stamp one event (or join a delta to the queued one), queue it, flush when due."""
+        with self._lock:
+            return self._emit(type, fields)
+
+    def _emit(self, type: EventType, fields: dict[str, Any]) -> Event:
         if type in DELTA_TYPES:
             last = self._queued[-1] if self._queued else None
             if last is not None and last["type"] == type and set(fields) == {"text"}:
@@ -69,15 +75,19 @@ class PushingSink:
         if type in DELTA_TYPES:
             self._flush_if_due()
         else:
-            self.flush()
+            self._flush()
         return event
 
     def _flush_if_due(self) -> None:
         if self._now() - self._last_flush >= self._interval:
-            self.flush()
+            self._flush()
 
     def flush(self) -> None:
         """Store, then push, everything queued."""
+        with self._lock:
+            self._flush()
+
+    def _flush(self) -> None:
         self._last_flush = self._now()
         if not self._queued:
             return
@@ -97,7 +107,8 @@ class PushingSink:
 
     def close(self) -> None:
         """Flush, then merge this attempt's stored batches into one object when the store can."""
-        self.flush()
-        compact = getattr(self.runs, "compact", None)
-        if compact is not None and self.flushes > 1:
-            compact(self.turn_id, self.emitted)
+        with self._lock:
+            self._flush()
+            compact = getattr(self.runs, "compact", None)
+            if compact is not None and self.flushes > 1:
+                compact(self.turn_id, self.emitted)

@@ -35,7 +35,9 @@ class StepEnvironment(Protocol):
 
     def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink: ...
 
-    def deps(self, sink: PushingSink) -> Any: ...
+    def deps(self, sink: PushingSink) -> Any:
+        """The step's dependencies, whose `sink_for` hands out `sink` for this attempt."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -65,13 +67,14 @@ def run_task(event: Mapping[str, Any], steps: Mapping[str, StepSpec], env: StepE
     sink = env.sink(task.state["turn_id"], spec.name, task.attempt, task.state.get("connection_id"))
     sink.emit("step.started", label=spec.label)
     try:
-        output = spec.run(task.state, env.deps(sink))
+        output = dict(spec.run({**task.state, "attempt": task.attempt}, env.deps(sink)) or {})
     finally:
         # Whatever the step said before failing is kept and shown; a retry numbers on after it.
         sink.flush()
     sink.emit("step.done", label=spec.label)
     sink.close()
-    return {**task.state, **(output or {})}
+    output.pop("attempt", None)
+    return {**task.state, **output}
 
 
 def error_details(error: Mapping[str, Any] | None) -> tuple[str, str]:

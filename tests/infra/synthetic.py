@@ -1,4 +1,7 @@
-"""A small scripted step table with the turn's shape, to exercise the generated state machine."""
+"""A small scripted step table with the turn's shape and flow, to exercise the generated state machine.
+
+Like the real steps, each returns the whole state with `next` naming what runs next.
+"""
 
 from __future__ import annotations
 
@@ -19,63 +22,77 @@ class Script:
     tool_rounds: int = 0  # rounds the model asks for (may exceed the cap)
     respond_failures: int = 0  # transient failures before respond succeeds
     prepare_conflicts: int = 0
+    no_model: bool = False
+    ignore_cap: bool = False  # respond keeps asking for tools past the cap
     fail_after: bool = False
     fail_finalize_with: Exception | None = None
-    calls: list[tuple[str, int, int]] = field(default_factory=list)  # (step, attempt, rounds)
+    calls: list[tuple[str, int, int]] = field(default_factory=list)  # (step, attempt, round)
 
 
 @dataclass
 class Deps:
-    events: Any
+    sink_for: Any
     script: Script
 
 
-def _seen(name: str, state: dict[str, Any], deps: Deps) -> None:
-    deps.script.calls.append((name, int(deps.events.attempt), int(state["loop"]["rounds"])))
+def _out(state: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    out = {k: v for k, v in state.items() if k != "attempt"}
+    out.update(changes)
+    return out
+
+
+def _sink(state: dict[str, Any], deps: Deps, step: str) -> Any:
+    deps.script.calls.append((step, int(state["attempt"]), int(state.get("round", 0))))
+    return deps.sink_for(state["turn_id"], step, int(state["attempt"]))
 
 
 def prepare(state: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    _seen("prepare", state, deps)
+    sink = _sink(state, deps, "prepare")
     if deps.script.prepare_conflicts > 0:
         deps.script.prepare_conflicts -= 1
         raise ConflictError("someone else committed")
-    deps.events.emit(
+    sink.emit(
         "turn.started", slice_id="2026-08-11-1115", slice_opened=True, slice_closed=None, user_turn_id="u1"
     )
-    return {"slice_id": "2026-08-11-1115"}
+    if deps.script.no_model:
+        sink.emit("turn.error", code="no_model", message="Set a model key.")
+        return _out(state, next="end", slice_id="2026-08-11-1115")
+    return _out(state, next="respond", slice_id="2026-08-11-1115", round=0)
 
 
 def respond(state: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    _seen("respond", state, deps)
-    deps.events.emit("text.delta", text="Hel")
+    sink = _sink(state, deps, "respond")
+    sink.emit("text.delta", text="Hel")
     if deps.script.respond_failures > 0:
         deps.script.respond_failures -= 1
         raise ModelTransientError("the provider is busy")
-    deps.events.emit("text.delta", text="lo")
-    return {"needs_tools": state["loop"]["rounds"] < deps.script.tool_rounds}
+    sink.emit("text.delta", text="lo")
+    rnd = int(state["round"])
+    more = rnd < deps.script.tool_rounds and (rnd < CAP or deps.script.ignore_cap)
+    return _out(state, next="tools" if more else "finalize")
 
 
 def tools(state: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    _seen("tools", state, deps)
-    deps.events.emit(
+    sink = _sink(state, deps, "tools")
+    sink.emit(
         "tool.call", call_id="c1", tool="view", label="Viewing", state="completed", input={}, output="ok"
     )
-    return {}
+    return _out(state, next="respond", round=int(state["round"]) + 1)
 
 
 def finalize(state: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    _seen("finalize", state, deps)
+    sink = _sink(state, deps, "finalize")
     if deps.script.fail_finalize_with is not None:
         raise deps.script.fail_finalize_with
-    deps.events.emit("turn.done", status="done", agent_turn_id="a1", usage={})
-    return {"agent_turn_id": "a1"}
+    sink.emit("turn.done", status="done", agent_turn_id="a1", usage={})
+    return _out(state, next="after")
 
 
 def after(state: dict[str, Any], deps: Deps) -> dict[str, Any]:
-    _seen("after", state, deps)
+    _sink(state, deps, "after")
     if deps.script.fail_after:
         raise ModelError("the consolidation pass failed")
-    return {"after_done": True}
+    return _out(state, next="end", after_done=True)
 
 
 TRANSIENT = RetryRule(("TransientError",), max_attempts=3, interval_seconds=1, backoff_rate=2)
@@ -86,5 +103,12 @@ STEPS = (
     StepSpec("finalize", "Saving the reply", finalize, (RetryRule(("ConflictError",), 4),)),
     StepSpec("after", "Tidying up", after, (TRANSIENT,), best_effort=True),
 )
-FLOW = Flow(STEPS, ToolLoop(head="respond", body="tools", flag="needs_tools", cap=CAP))
+TRANSITIONS = {
+    "prepare": ("respond", "end"),
+    "respond": ("finalize", "tools"),
+    "tools": ("respond",),
+    "finalize": ("after",),
+    "after": ("end",),
+}
+FLOW = Flow(STEPS, TRANSITIONS, "prepare", ToolLoop(head="respond", body="tools", cap=CAP))
 TABLE = {spec.name: spec for spec in STEPS}

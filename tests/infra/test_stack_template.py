@@ -144,7 +144,7 @@ def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
     assert "Lambda.ServiceException" in lambda_retry["ErrorEquals"]
     assert states["after"]["Catch"][0]["Next"] == "TurnDone"
     assert states["finalize"]["Catch"][0]["Next"] == "record_failure"
-    assert states["respond-more"]["Type"] == "Choice"
+    assert states["respond-next"]["Type"] == "Choice" and states["prepare-next"]["Type"] == "Choice"
     assert definition.get("QueryLanguage", "JSONPath") == "JSONPath"
 
 

@@ -69,7 +69,7 @@ def run(synth: Synth, monkeypatch: pytest.MonkeyPatch) -> Iterator[Run]:
         s3.create_bucket(Bucket="runs")
         runs = S3RunStore(s3, "runs")
         push = boto3.client("apigatewaymanagementapi", region_name=REGION, endpoint_url=CALLBACK)
-        holder["env"] = LambdaStepEnvironment(runs, push, lambda sink: Deps(sink, script))
+        holder["env"] = LambdaStepEnvironment(runs, push, lambda sink_for: Deps(sink_for, script))
         yield Run(machine, runs, script)
 
 
@@ -77,20 +77,16 @@ def _types(events: list[dict[str, Any]]) -> list[str]:
     return [f"{e['step']}:{e['type']}" for e in events]
 
 
+def _steps(run: Run) -> list[str]:
+    return [c[0] for c in run.script.calls]
+
+
 def test_a_full_turn_with_two_tool_rounds(run: Run) -> None:
     run.script.tool_rounds = 2
     ex = run.turn()
     assert ex.status == "SUCCEEDED"
-    assert [c[0] for c in run.script.calls] == [
-        "prepare",
-        "respond",
-        "tools",
-        "respond",
-        "tools",
-        "respond",
-        "finalize",
-        "after",
-    ]
+    assert _steps(run) == ["prepare", "respond", "tools", "respond", "tools", "respond", "finalize", "after"]
+    assert [c[2] for c in run.script.calls if c[0] == "respond"] == [0, 1, 2]
     events = run.runs.events("t1")
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert _types(events)[:4] == [
@@ -104,6 +100,15 @@ def test_a_full_turn_with_two_tool_rounds(run: Run) -> None:
     assert [e["text"] for e in events if e["type"] == "text.delta"] == ["Hello"] * 3
     assert run.pushed() == events
     assert ex.output["after_done"] is True and ex.output["loop"] == {"rounds": 2, "cap": CAP}
+    assert "attempt" not in ex.output
+
+
+def test_without_a_model_the_turn_ends_after_prepare(run: Run) -> None:
+    run.script.no_model = True
+    ex = run.turn()
+    assert ex.status == "SUCCEEDED"
+    assert ex.entered == ["Start", "prepare", "prepare-next", "TurnDone"]
+    assert run.runs.events("t1")[-2]["code"] == "no_model"
 
 
 def test_a_transient_model_error_is_retried_and_numbered_on(run: Run) -> None:
@@ -138,14 +143,21 @@ def test_a_failing_best_effort_step_is_caught(run: Run) -> None:
     assert [e["type"] for e in run.runs.events("t1")][-1] == "step.started"  # after began, then failed
 
 
-def test_the_tool_loop_stops_at_the_cap(run: Run) -> None:
+def test_the_tool_loop_stops_at_the_cap_whatever_the_step_asks(run: Run) -> None:
     run.script.tool_rounds = 50
+    run.script.ignore_cap = True
     ex = run.turn()
     assert ex.status == "SUCCEEDED"
-    assert [c[0] for c in run.script.calls].count("tools") == CAP
-    assert [c[0] for c in run.script.calls].count("respond") == CAP + 1
-    assert ex.output["needs_tools"] is True and ex.output["loop"]["rounds"] == CAP
+    assert _steps(run).count("tools") == CAP and _steps(run).count("respond") == CAP + 1
     assert ex.entered.count("CountRound") == CAP
+    assert "respond-cap-reached" in ex.entered and _steps(run)[-2:] == ["finalize", "after"]
+    assert ex.output["loop"]["rounds"] == CAP
+
+
+def test_a_step_honouring_the_cap_never_meets_the_guard(run: Run) -> None:
+    run.script.tool_rounds = 50
+    ex = run.turn()
+    assert _steps(run).count("tools") == CAP and "respond-cap-reached" not in ex.entered
 
 
 def test_a_failed_step_ends_the_turn_with_its_error(run: Run) -> None:
@@ -154,7 +166,7 @@ def test_a_failed_step_ends_the_turn_with_its_error(run: Run) -> None:
     assert ex.status == "FAILED" and ex.error == "ModelError"
     last = run.runs.events("t1")[-1]
     assert (last["type"], last["step"], last["code"]) == ("turn.error", "finalize", "model_error")
-    assert last["message"] == "The model rejected the request: check the model id."
+    assert "The model rejected the request: check the model id." in last["message"]
     assert run.pushed()[-1] == last
 
 
