@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -23,6 +24,8 @@ _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,120}$")
 _CHUNK = re.compile(r"/events/(\d{8})-(\d{8})\.json$")
 _READERS = 8
+# The cancel flag is checked between stream events; one request per second is plenty.
+POLLED_KEYS: Mapping[str, float] = {"cancel": 1.0}
 
 
 def _check(value: str, pattern: re.Pattern[str], what: str) -> str:
@@ -42,6 +45,7 @@ class S3RunStore:
         poll_seconds: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
+        polled_keys: Mapping[str, float] = POLLED_KEYS,
     ) -> None:
         self.client = client
         self.bucket = bucket
@@ -49,6 +53,9 @@ class S3RunStore:
         self.poll_seconds = poll_seconds
         self._sleep = sleep
         self._monotonic = monotonic
+        self._polled = dict(polled_keys)
+        self._recent: dict[tuple[str, str], tuple[float, Any]] = {}
+        self._lock = threading.Lock()
 
     def _base(self, turn_id: str) -> str:
         return f"{self.prefix}{_check(turn_id, _ID, 'turn id')}/"
@@ -110,9 +117,23 @@ class S3RunStore:
 
     def put(self, turn_id: str, key: str, value: Any) -> None:
         self._put(f"{self._base(turn_id)}values/{_check(key, _KEY, 'run key')}.json", value)
+        if key in self._polled:
+            with self._lock:
+                self._recent[(turn_id, key)] = (self._monotonic(), value)
 
     def get(self, turn_id: str, key: str) -> Any | None:
-        return self._get_json(f"{self._base(turn_id)}values/{_check(key, _KEY, 'run key')}.json")
+        """A stored value; keys polled in a loop (the cancel flag) are re-read at most every TTL."""
+        ttl = self._polled.get(key)
+        if ttl is not None:
+            with self._lock:
+                seen = self._recent.get((turn_id, key))
+            if seen is not None and self._monotonic() - seen[0] < ttl:
+                return seen[1]
+        value = self._get_json(f"{self._base(turn_id)}values/{_check(key, _KEY, 'run key')}.json")
+        if ttl is not None:
+            with self._lock:
+                self._recent[(turn_id, key)] = (self._monotonic(), value)
+        return value
 
     def exists(self, turn_id: str) -> bool:
         listing = self.client.list_objects_v2(Bucket=self.bucket, Prefix=self._base(turn_id), MaxKeys=1)

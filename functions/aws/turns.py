@@ -20,6 +20,8 @@ from core.turn.runstore import RunStore, status_of
 from core.turn.service import TurnInput, TurnState
 
 _FAILED = {"FAILED", "TIMED_OUT", "ABORTED"}
+# The run-store key the steps poll to stop early (core/turn/steps/common.py CANCEL_KEY).
+CANCEL_KEY = "cancel"
 _START_ATTEMPTS = 5
 
 
@@ -108,6 +110,11 @@ class StepFunctionsTurns:
                 return state
             # Cheap polling of the run store between full reads (which also ask Step Functions).
             self.runs.wait(turn_id, after, min(remaining, self.status_every))
+
+    def cancel(self, turn_id: str) -> None:
+        """Ask a running turn to stop: the flag the respond and tools steps check (no-op once ended)."""
+        if self.state(turn_id).status == "running":
+            self.runs.put(turn_id, CANCEL_KEY, True)
 
     def _execution_status(self, turn_id: str) -> str:
         arn = f"{self.state_machine_arn.replace(':stateMachine:', ':execution:')}:{turn_id}"

@@ -97,3 +97,17 @@ def test_followers_are_kept_per_turn(store: S3RunStore) -> None:
 def test_turn_ids_that_could_escape_the_prefix_are_refused(store: S3RunStore, bad: str) -> None:
     with pytest.raises(InvalidInput):
         store.put(bad, "request", {})
+
+
+def test_the_cancel_flag_is_read_at_most_once_a_second(s3: Any) -> None:
+    clock = [0.0]
+    reader = S3RunStore(s3, "runs", monotonic=lambda: clock[0])
+    writer = S3RunStore(s3, "runs")
+    reader.put("t1", "request", {})
+    assert reader.get("t1", "cancel") is None
+    writer.put("t1", "cancel", True)
+    assert reader.get("t1", "cancel") is None  # within the second: the remembered answer
+    clock[0] = 1.5
+    assert reader.get("t1", "cancel") is True
+    writer.put("t1", "other", 1)
+    assert reader.get("t1", "other") == 1  # other keys are always read fresh

@@ -135,3 +135,13 @@ def test_the_reply_drops_the_text_of_failed_attempts_only() -> None:
     ]
     assert reply_from(events) == "Let me look. Found it."
     assert reply_from([]) is None
+
+
+def test_cancel_sets_the_flag_only_while_running(turns: StepFunctionsTurns, runs: MemoryRunStore) -> None:
+    turn_id = turns.start(TurnInput(message="hi"))
+    turns.cancel(turn_id)
+    assert runs.get(turn_id, "cancel") is True
+    done = turns.start(TurnInput(message="again"))
+    runs.append(done, [ev(1, "turn.done", "finalize", status="done", agent_turn_id="a", usage={})])
+    turns.cancel(done)
+    assert runs.get(done, "cancel") is None
