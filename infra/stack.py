@@ -31,6 +31,12 @@ class PreviouslyStack(Stack):
     ) -> None:
         super().__init__(scope, id, **kwargs)  # type: ignore[arg-type]
         assets = prepare_assets(config.layer_dir, config.build_dir)
+        if not config.github_repo:
+            Annotations.of(self).add_warning_v2(
+                "previously:no-repo",
+                "No memory repository: set github_repo (owner/name) for this stage in cdk.json "
+                "or pass -c previously:github_repo=owner/name.",
+            )
         if not assets.layer_built:
             Annotations.of(self).add_warning_v2(
                 "previously:layer-missing",

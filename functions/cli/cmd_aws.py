@@ -1,0 +1,110 @@
+"""`previously aws-secrets`: fill in a deployment's secret (GitHub token, model keys, access key).
+
+The stack creates the secret with empty values; this command asks for each one (input hidden)
+or takes them from the environment with `--from-env`, keeps what it is not given, and stores
+only the SHA-256 of the access key, never the key itself. It uses your AWS credentials, the way
+`cdk deploy` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+from typing import Annotated, Any
+
+import typer
+
+from functions.cli.app import JsonOpt, app, emit_json, fail
+
+# Asked for in this order; the access key is handled apart (only its hash is stored).
+FIELDS = (
+    ("GITHUB_TOKEN", "GitHub token (fine-grained, contents read/write on the memory repository)"),
+    ("ANTHROPIC_API_KEY", "Anthropic API key"),
+    ("OPENAI_API_KEY", "OpenAI (or OpenAI-compatible) API key"),
+    ("OPENAI_BASE_URL", "OpenAI-compatible base URL (empty for OpenAI itself)"),
+    ("DEEPSEEK_API_KEY", "DeepSeek API key"),
+)
+HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_SHA256"
+SESSION_FIELD = "PREVIOUSLY_SESSION_SECRET"
+
+
+def secret_name(stage: str) -> str:
+    """The secret the stack of `stage` creates (infra/config.py StageConfig.secret_name)."""
+    return f"previously/{stage}/app"
+
+
+def merge_values(
+    current: dict[str, str], given: dict[str, str], access_key: str | None
+) -> tuple[dict[str, str], list[str]]:
+    """The new secret: `current` updated with the non-empty `given` values; the key only as its hash."""
+    merged = dict(current)
+    changed = []
+    for name, value in given.items():
+        if value and merged.get(name) != value:
+            merged[name] = value
+            changed.append(name)
+    if access_key:
+        digest = hashlib.sha256(access_key.encode("utf-8")).hexdigest()
+        if merged.get(HASH_FIELD) != digest:
+            merged[HASH_FIELD] = digest
+            changed.append(HASH_FIELD)
+    if not merged.get(SESSION_FIELD):
+        merged[SESSION_FIELD] = secrets.token_urlsafe(32)
+        changed.append(SESSION_FIELD)
+    return merged, changed
+
+
+def _ask(current: dict[str, str]) -> tuple[dict[str, str], str | None]:
+    given = {}
+    for name, label in FIELDS:
+        state = "set — Enter keeps it" if current.get(name) else "empty — Enter skips"
+        given[name] = typer.prompt(f"{label} [{state}]", default="", hide_input=True, show_default=False)
+    state = "set — Enter keeps it" if current.get(HASH_FIELD) else "Enter generates one"
+    key = typer.prompt(
+        f"Access key for scripts and sign-in [{state}]", default="", hide_input=True, show_default=False
+    )
+    return given, key or None
+
+
+@app.command("aws-secrets")
+def aws_secrets(
+    stage: Annotated[str, typer.Option(help="The deployed stage (cdk.json).")] = "prod",
+    region: Annotated[str | None, typer.Option(help="AWS region (default: your AWS config).")] = None,
+    from_env: Annotated[
+        bool, typer.Option("--from-env", help="Take values from the environment instead of asking.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
+    import boto3
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    client: Any = boto3.client("secretsmanager", region_name=region)
+    name = secret_name(stage)
+    try:
+        current = json.loads(client.get_secret_value(SecretId=name)["SecretString"] or "{}")
+    except (ClientError, BotoCoreError) as exc:
+        raise fail(f"cannot read secret {name}: {exc}. Deploy the stack first (cdk deploy).") from exc
+    if from_env:
+        given = {field: os.environ.get(field, "").strip() for field, _ in FIELDS}
+        access_key = os.environ.get("PREVIOUSLY_ACCESS_KEY", "").strip() or None
+    else:
+        given, access_key = _ask(current)
+    generated = None
+    if access_key is None and not current.get(HASH_FIELD):
+        generated = access_key = secrets.token_urlsafe(24)
+    merged, changed = merge_values(current, given, access_key)
+    if changed:
+        client.put_secret_value(SecretId=name, SecretString=json.dumps(merged))
+    report = {"secret": name, "changed": changed, "set": sorted(k for k, v in merged.items() if v)}
+    if generated:
+        report["access_key"] = generated
+    if json_out:
+        emit_json(report)
+        return
+    typer.echo(f"{name}: {'updated ' + ', '.join(changed) if changed else 'nothing changed'}")
+    if generated:
+        typer.echo(f"Your new access key (shown once; keep it in a password manager): {generated}")
+    typer.echo("Running functions pick the new values up within five minutes.")
