@@ -41,8 +41,12 @@ def secret_values(secret_id: str | None = None, max_age: int = SECRET_MAX_AGE_SE
     if not secret_id:
         return {}
     from aws_lambda_powertools.utilities import parameters  # only functions on AWS need it
+    from aws_lambda_powertools.utilities.parameters.exceptions import TransformParameterError
 
-    raw: Any = parameters.get_secret(secret_id, transform="json", max_age=max_age)
+    try:
+        raw: Any = parameters.get_secret(secret_id, transform="json", max_age=max_age)
+    except TransformParameterError:
+        raw = None
     if not isinstance(raw, dict):
         raise InvalidInput(f"Secret {secret_id} must hold a JSON object of NAME: value pairs.")
     return {str(k): str(v) for k, v in raw.items() if isinstance(v, str) and v.strip()}
