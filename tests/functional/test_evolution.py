@@ -10,6 +10,7 @@ from core.memory.card import Anchor, HorizonItem, NowItem, parse_card
 from core.memory.card_store_shim import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
+from core.storage.memory import InMemoryStorage
 from tests.fakes.evolution import (
     CLOSED,
     OLDER,
@@ -27,10 +28,10 @@ from tests.fakes.fake_model_server import FakeModelServer, Reply
 pytestmark = pytest.mark.functional
 
 
-def closed_request(storage, **extra) -> EvolutionRequest:  # type: ignore[no-untyped-def]
+def closed_request(storage: InMemoryStorage) -> EvolutionRequest:
     closed = slice_of(storage, CLOSED)
     return EvolutionRequest(
-        "slice_closed", CLOSED, turns=closed.turns, tags=closed.tags, timezone="Europe/Berlin", **extra
+        "slice_closed", CLOSED, turns=closed.turns, tags=closed.tags, timezone="Europe/Berlin"
     )
 
 
@@ -130,9 +131,7 @@ def test_third_identical_over_length_call_is_saved_cut(
 
 
 def test_promote_an_aged_now_item(fake_models: FakeModelServer, clock: FixedClock) -> None:
-    aged = NowItem(
-        "Started a new job at the museum", [OLDER.replace("-", "/", 2).replace("-", "/")], "2026-07-30"
-    )
+    aged = NowItem("Started a new job at the museum", ["2026/07/30/0900"], "2026-07-30")
     fresh = NowItem("Training for a half marathon", [CLOSED], "2026-08-10")
     storage = memory(card_text(now=[fresh, aged]))
     fake_models.enqueue(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.clock import FixedClock
 from core.memory.card import HorizonItem, NowItem
 from core.memory.card_time import aged_line, overdue_block, overdue_line, time_flags, user_today
 from core.memory.card_time import card_from_text as to_card
@@ -24,14 +25,14 @@ CARD = card_text(
 )
 
 
-def test_user_today_follows_the_zone(clock) -> None:  # type: ignore[no-untyped-def]
+def test_user_today_follows_the_zone(clock: FixedClock) -> None:
     clock.current = clock.current.replace(hour=23)
     assert user_today(clock.now(), "UTC") == "2026-08-11"
     assert user_today(clock.now(), "Asia/Shanghai") == "2026-08-12"
     assert user_today(clock.now(), "Not/AZone") == "2026-08-11"
 
 
-def test_flags_on_the_users_today(clock) -> None:  # type: ignore[no-untyped-def]
+def test_flags_on_the_users_today(clock: FixedClock) -> None:
     flags = time_flags(to_card(CARD, clock.now()), "2026-08-08")
     assert [n.text for n in flags.aged_now] == ["Old"], "7 days old is aged"
     assert [h.text for h in flags.overdue] == ["Send the grant report"]

@@ -6,6 +6,7 @@ import pytest
 
 from core.agent.evolution_prompt import CardView, build_prompt, compress_turns
 from core.agent.evolution_tools import READ_CAP, progress_label, read_tools
+from core.llm.tools import Tool
 from core.llm.types import ToolCall
 from core.memory.card_time import CardTimeFlags
 from core.memory.paths import CARD, agent_md, core_md
@@ -60,7 +61,7 @@ def test_prompt_sections_in_order() -> None:
     assert "Now items 7 or more days old" not in prompt
 
 
-def run(tools, name: str, **args: object) -> str:  # type: ignore[no-untyped-def]
+def run(tools: list[Tool], name: str, **args: object) -> str:
     tool = next(t for t in tools if t.spec.name == name)
     return tool.run(ToolCall("c1", name, dict(args))).content
 
