@@ -27,6 +27,7 @@ class HttpApi(Construct):
             self, "Http", api_name=f"previously-{config.name}", create_default_stage=False
         )
         self.api.add_routes(path="/api/{proxy+}", methods=[apigwv2.HttpMethod.ANY], integration=integration)
+        self.api.add_routes(path="/sign-in", methods=[apigwv2.HttpMethod.GET], integration=integration)
         sign_in = self.api.add_routes(
             path="/api/auth/sign-in", methods=[apigwv2.HttpMethod.POST], integration=integration
         )

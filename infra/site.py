@@ -19,6 +19,10 @@ from infra.config import StageConfig
 
 WS_PATH = "/api/ws"
 API_PATH = "/api/*"
+# The API's own sign-in page (its 401 answers point there); the UI ships sign-in.html as well.
+SIGN_IN_PATH = "/sign-in"
+# What web/ holds for development only.
+WEB_EXCLUDES = [".gitkeep", "tests/*", "package.json", "*.test.mjs"]
 
 # Viewer-request functions (cloudfront-js-2.0). The API sees the viewer's host in
 # x-forwarded-host (CloudFront must send the API's own Host), which the origin guard compares.
@@ -79,12 +83,13 @@ class StaticSite(Construct):
                 # Order matters: the WebSocket path must win over the /api/* pattern.
                 WS_PATH: self._api_behavior(ws_api_domain, "WsPath", _WS_PATH_JS % ws_stage),
                 API_PATH: self._api_behavior(http_api_domain, "ForwardHost", _FORWARD_HOST_JS),
+                SIGN_IN_PATH: self._api_behavior(http_api_domain, "ForwardHostSignIn", _FORWARD_HOST_JS),
             },
         )
         s3deploy.BucketDeployment(
             self,
             "Deploy",
-            sources=[s3deploy.Source.asset(str(config.web_dir), exclude=[".gitkeep"])],
+            sources=[s3deploy.Source.asset(str(config.web_dir), exclude=WEB_EXCLUDES)],
             destination_bucket=self.bucket,
             # Revalidate on every load (cheap 304s) and invalidate the edge on every deploy,
             # so a new web/ is what the next page load gets.
