@@ -6,9 +6,11 @@ import re
 
 import yaml
 
+from core.memory.catalog import SliceMeta
 from core.memory.slice import Slice, Turn
 
 _HEADER = re.compile(r"^## Turn (\S+) — (\S+) \((\w+)\)$", re.M)
+_HEADER2 = re.compile(r"^## Turn (\S+) — (\S+) \((\w+)\)", re.M)
 
 
 def core_text(s: Slice) -> str:
@@ -28,3 +30,11 @@ def parse_core(text: str) -> Slice:
         tags=list(fm.get("tags") or []),
         turns=turns,
     )
+
+
+def read_meta(text: str) -> SliceMeta:
+    """Frontmatter + parser-2 turn count (temporary, PyYAML)."""
+    if not text.startswith("---"):
+        return SliceMeta({}, len(_HEADER2.findall(text)))
+    _, head, body = text.split("---\n", 2)
+    return SliceMeta(yaml.safe_load(head) or {}, len(_HEADER2.findall(body)))
