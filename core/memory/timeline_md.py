@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 _LABELS = {
-    "zh": {"no_summary": "*(无摘要)*", "turns": "{n}轮"},
-    "en": {"no_summary": "*(not summarised yet)*", "turns": "{n} turns"},
+    "zh": {"no_summary": "*(无摘要)*", "turns": "{n}轮", "turn": "{n}轮"},
+    "en": {"no_summary": "*(not summarised yet)*", "turns": "{n} turns", "turn": "{n} turn"},
 }
 
 
@@ -26,7 +26,7 @@ def slice_line(entry: Mapping[str, Any], locale: str = "en") -> str:
     line = f"- **{entry.get('id', '')}** {label}"
     turns = entry.get("turn_count")
     if isinstance(turns, int) and not isinstance(turns, bool) and turns:
-        line += " · " + labels["turns"].format(n=turns)
+        line += " · " + labels["turn" if turns == 1 else "turns"].format(n=turns)
     if entry.get("tone"):
         line += f" · {entry['tone']}"
     tags = entry.get("tags") or []
