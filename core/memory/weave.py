@@ -40,7 +40,7 @@ SEED_MONTHS = 24
 _SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
 _PREFIX = paths.SLICES.value + "/"
 
-Progress = Callable[[int, int], None]
+Progress = Callable[[], None]  # called once per slice read
 
 
 class Writer(Reader, Protocol):
@@ -68,8 +68,13 @@ class WeaveResult:
 
 def list_slice_ids(reader: Reader) -> list[str]:
     """Ids of every slice folder (`YYYY/MM/DD/HHMM/` holding at least one file), ascending."""
+    return slice_ids_in(reader.list(paths.SLICES))
+
+
+def slice_ids_in(listing: Iterable[paths.MemoryPath]) -> list[str]:
+    """The slice ids a listing of `memory/episodic/slices/` shows."""
     found: set[str] = set()
-    for path in reader.list(paths.SLICES):
+    for path in listing:
         m = _SLICE_REL_RE.match(path.value[len(_PREFIX) :])
         if m:
             found.add("-".join(m.groups()))
@@ -149,42 +154,60 @@ def weave_timeline(
     progress: Progress | None = None,
 ) -> WeaveResult:
     """Reconcile the catalog with the slice folders and queue index.json + timeline.md."""
+    load = meta_loader(batch, read_meta, progress=progress)
+    return weave_catalog(batch, now, load, force=force, reread_all=reread_all, locale=locale)[1]
+
+
+def weave_catalog(
+    batch: Writer,
+    now: datetime,
+    load: Callable[[str], SliceMeta | None],
+    *,
+    slice_ids: list[str] | None = None,
+    force: bool = False,
+    reread_all: bool = False,
+    locale: str = "en",
+    keep_time_if_unchanged: bool = False,
+) -> tuple[dict[str, Any] | None, WeaveResult]:
+    """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
+    the new catalog document (None when the throttle skipped the weave)."""
     index, _ = parse_index(batch.read(paths.CATALOG_JSON))
     if index is not None and not force and is_fresh(index, now):
-        return WeaveResult(
+        skipped = WeaveResult(
             needs_marking=int(index.get("needs_marking") or 0),
             total=int(index.get("slice_count") or 0),
             skipped=True,
         )
+        return None, skipped
     projected = {e["id"]: e for e in index["slices"]} if index is not None else seed_from_monthly(batch, now)
-    slice_ids = list_slice_ids(batch)
-    reader = meta_loader(batch, read_meta, len(slice_ids), progress)
-    entries, counts = reconcile(projected, slice_ids, reader, iso(now)[:10], reread_all)
+    if slice_ids is None:
+        slice_ids = list_slice_ids(batch)
+    entries, counts = reconcile(projected, slice_ids, load, iso(now)[:10], reread_all)
     resolve_strands(entries, load_strands(batch.read(paths.STRANDS_JSON)))
     doc = build_index(entries, now)
+    if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
+        doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
     index_text, md_text = render_files(doc, locale)
     batch.put(paths.CATALOG_JSON, index_text)
     batch.put(paths.TIMELINE_MD, md_text)
-    return WeaveResult(
+    result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
         newly_dry=counts.newly_dry,
         needs_marking=doc["needs_marking"],
         total=doc["slice_count"],
     )
+    return doc, result
 
 
 def meta_loader(
-    reader: Reader, read_meta: MetaReader, total: int = 0, progress: Progress | None = None
+    reader: Reader, read_meta: MetaReader, progress: Progress | None = None
 ) -> Callable[[str], SliceMeta | None]:
     """Read one slice's metadata by id; None when its core.md is missing or unreadable."""
-    done = 0
 
     def load(slice_id: str) -> SliceMeta | None:
-        nonlocal done
-        done += 1
         if progress:
-            progress(done, total)
+            progress()
         text = reader.read(paths.core_md(slice_id))
         if text is None:
             return None
