@@ -78,3 +78,18 @@ class NoModelConfigured(PreviouslyError):
     """No model provider is configured; the memory pipeline still runs without one."""
 
     code = "no_model"
+
+
+class SliceFormatError(InvalidInput):
+    """A memory file that cannot be read as its format says (broken YAML frontmatter, …).
+
+    Such a file is never rewritten: the message names the file line so a person can fix it.
+    """
+
+    code = "format_error"
+
+
+class SliceIdTaken(ConflictError):
+    """A new slice's directory already holds another slice; the caller picks the next free id."""
+
+    code = "slice_id_taken"

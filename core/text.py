@@ -26,8 +26,8 @@ def utf16_len(s: str) -> int:
 def utf16_slice(s: str, start: int, end: int | None = None) -> str:
     """`s.slice(start, end)` with JS semantics on UTF-16 units.
 
-    A cut through a surrogate pair keeps the whole character on the side where it starts,
-    so the result is always valid Python text (JS would keep a lone surrogate).
+    A cut through a surrogate pair drops the half character, so the result is valid text and
+    never longer than asked (JS would keep a lone surrogate).
     """
     units = s.encode("utf-16-le")
     n = len(units) // 2

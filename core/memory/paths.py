@@ -204,3 +204,18 @@ def monthly_index(year: str, month: str) -> MemoryPath:
 
 def day_dir(year: str, month: str, day: str) -> MemoryPath:
     return SLICES / f"{year}/{month}/{day}"
+
+
+_LEGACY_FLAT_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")
+
+
+def legacy_flat_md(slice_id: str) -> MemoryPath:
+    """A legacy flat slice file `…/YYYY/MM/DD/HHMM.md` (read-only compatibility)."""
+    year, month, day, hhmm = parse_slice_id(slice_id)
+    return day_dir(year, month, day) / f"{hhmm}.md"
+
+
+def legacy_flat_slice_id(path: MemoryPath | str) -> str | None:
+    """The slice id a legacy flat file's path stands for, or None when it is not one."""
+    m = _LEGACY_FLAT_RE.match(str(path))
+    return "-".join(m.groups()) if m else None

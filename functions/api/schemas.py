@@ -179,12 +179,12 @@ class SearchView(BaseModel):
 
 
 class CardEntry(BaseModel):
-    section: Literal["identity", "past", "anchor", "now", "horizon", "self_model"]
+    section: Literal["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"]
     n: int = Field(description="1-based position within the section, as `previously card show` numbers it")
     text: str
     refs: list[str] = []
     since: str | None = None
-    by: str | None = None
+    by: str | None = Field(default=None, description="Horizon due date YYYY-MM-DD; null when none")
     flag: str | None = Field(
         default=None, description="'stale' (Now ≥ 7 days) or 'overdue' (Horizon past its date)"
     )

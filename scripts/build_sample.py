@@ -1,0 +1,14 @@
+#!/usr/bin/env python3
+"""Regenerate sample/memory/ from sample/source/; `--check` only reports files that are out of date."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scripts.samplekit.build import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

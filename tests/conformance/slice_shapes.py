@@ -1,0 +1,72 @@
+"""Convert between the vectors' in-memory TimeSlice objects and our Slice."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from core.clock import parse_iso
+from core.memory.slice import KEY_ORDER, LIST_KEYS, Slice, Turn
+from core.memory.yaml_load import YamlDate
+
+_DATE_NOTE_RE = re.compile(r'^\(non-string \[object Date\]: "(.*)"\)$')
+
+
+def slice_from_vector(obj: dict[str, Any]) -> Slice:
+    """A vector `input`/`local` object as a Slice."""
+    s = Slice(slice_id=obj["slice_id"])
+    for key in KEY_ORDER:
+        if key in obj:
+            setattr(s, key, list(obj[key]) if key in LIST_KEYS else obj[key])
+    s.closed_by = obj.get("closedBy", "")
+    s.evolution_summary = obj.get("evolutionSummary", "")
+    s.turns = [Turn(t.get("turnId"), t["timestamp"], t["role"], t["content"]) for t in obj["turns"]]
+    return s
+
+
+def slice_to_vector(s: Slice) -> dict[str, Any]:
+    """Our Slice in the vectors' shape (optional keys only when set, camelCase as in memory)."""
+    out: dict[str, Any] = {
+        "slice_id": s.slice_id,
+        "focus": s.focus,
+        "status": s.status,
+        "start": s.start,
+        "timezone": s.timezone,
+        "summary": s.summary,
+    }
+    out.update(
+        {k: list(getattr(s, k)) for k in ("open_loops", "decisions", "tags", "related_slices", "loops")}
+    )
+    for key, name in (("end", "end"), ("emotional_tone", "emotional_tone"), ("closed_by", "closedBy")):
+        if getattr(s, key):
+            out[name] = getattr(s, key)
+    if s.evolution_summary:
+        out["evolutionSummary"] = s.evolution_summary
+    out["turns"] = [_turn(t) for t in s.turns]
+    return out
+
+
+def _turn(t: Turn) -> dict[str, Any]:
+    d: dict[str, Any] = {"timestamp": t.timestamp, "role": t.role, "content": t.content}
+    if t.turn_id is not None:
+        d["turnId"] = t.turn_id
+    return d
+
+
+def assert_same_slice(ours: Slice, expected: dict[str, Any]) -> None:
+    """Compare with a vector object; a JS Date there matches our YamlDate holding the same instant.
+
+    Deliberate: an unquoted timestamp keeps its source text with us (`2024-01-01`), where the
+    original holds a Date (serialised in the vector as ISO or as a `(non-string …)` note).
+    """
+    got = slice_to_vector(ours)
+    want = dict(expected)
+    want.pop("estimatedTokens", None)
+    for key in ("slice_id", "start", "end"):
+        value = getattr(ours, key)
+        if isinstance(value, YamlDate) and key in want:
+            note = _DATE_NOTE_RE.match(want[key])
+            iso = note.group(1) if note else want[key]
+            assert parse_iso(value) == parse_iso(iso), key
+            want[key] = got[key]
+    assert got == {k: want[k] for k in want} and set(got) == set(want)
