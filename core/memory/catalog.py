@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from core.clock import iso, try_parse_iso
 from core.memory import paths
-from core.memory.slice import Slice
+from core.memory.slice import Slice, as_text, as_text_list, parse_frontmatter
 from core.memory.timeline_md import render_timeline_md
+from core.memory.turns import count_turns
 from core.storage.base import Reader
 
 SCHEMA = 1
@@ -35,24 +36,14 @@ class SliceMeta:
 MetaReader = Callable[[str], SliceMeta]
 
 
-def coerce_str(value: Any) -> str:
-    """A frontmatter value as text, as the original reads it (a one-key mapping → its key)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, datetime):
-        return iso(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, dict) and value:
-        return str(next(iter(value)))
-    return ""
+def slice_meta(text: str) -> SliceMeta:
+    """A core.md's frontmatter and turn count (SliceFormatError when its YAML does not parse)."""
+    return SliceMeta(parse_frontmatter(text), count_turns(text))
 
 
 def coerce_list(value: Any) -> list[str]:
     """A frontmatter list of text, element-wise coerced, empty strings dropped."""
-    if not isinstance(value, list):
-        return []
-    return [text for text in (coerce_str(v) for v in value) if text]
+    return [text for text in as_text_list(value) if text]
 
 
 def entry_from_meta(slice_id: str, meta: SliceMeta) -> Entry:
@@ -62,9 +53,9 @@ def entry_from_meta(slice_id: str, meta: SliceMeta) -> Entry:
     entry: Entry = {
         "id": slice_id,
         "date": day,
-        "start": coerce_str(fm.get("start")) or f"{day}T00:00:00.000Z",
+        "start": as_text(fm.get("start")) or f"{day}T00:00:00.000Z",
     }
-    end = coerce_str(fm.get("end"))
+    end = as_text(fm.get("end"))
     if end:
         entry["end"] = end
     entry["turn_count"] = meta.turn_count
@@ -92,10 +83,10 @@ def entry_from_slice(s: Slice, strands: Sequence[str] = ()) -> Entry:
 
 def _finish_entry(entry: Entry, fm: Mapping[str, Any], strands: list[str] | None = None) -> Entry:
     entry["status"] = "closed" if fm.get("status") == "closed" else "active"
-    entry["focus"] = coerce_str(fm.get("focus"))
-    entry["summary"] = coerce_str(fm.get("summary"))
+    entry["focus"] = as_text(fm.get("focus"))
+    entry["summary"] = as_text(fm.get("summary"))
     entry["tags"] = coerce_list(fm.get("tags"))
-    tone = coerce_str(fm.get("emotional_tone"))
+    tone = as_text(fm.get("emotional_tone"))
     if tone:
         entry["tone"] = tone
     entry["open_loops"] = coerce_list(fm.get("open_loops"))
@@ -111,10 +102,10 @@ def entry_from_monthly(m: Mapping[str, Any]) -> Entry:
     entry: Entry = {
         "id": sid,
         "date": sid[:10],
-        "start": coerce_str(m.get("start")) or f"{sid[:10]}T00:00:00.000Z",
+        "start": as_text(m.get("start")) or f"{sid[:10]}T00:00:00.000Z",
         "status": "closed" if m.get("status") == "closed" else "active",
-        "focus": coerce_str(m.get("focus")),
-        "summary": coerce_str(m.get("summary")),
+        "focus": as_text(m.get("focus")),
+        "summary": as_text(m.get("summary")),
         "tags": coerce_list(m.get("tags")),
         "open_loops": coerce_list(m.get("open_loops")),
         "decisions": coerce_list(m.get("decisions")),

@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from core.memory import paths
-from core.memory.catalog import MetaReader
-from core.memory.slice import Slice
+from core.memory.slice import Slice, render_core_md
 from core.memory.slicer import slice_taken
 from core.memory.weave import WeaveResult, Writer, upsert_monthly_entry, weave_timeline
 
@@ -35,8 +34,6 @@ class ImportReport:
 def import_slices(
     batch: Writer,
     slices: Sequence[Slice],
-    render: Callable[[Slice], str],
-    read_meta: MetaReader,
     now: datetime,
     locale: str = "en",
     progress: Callable[[], None] | None = None,
@@ -48,7 +45,7 @@ def import_slices(
     """
     report = ImportReport()
     for s in slices:
-        text = render(s)
+        text = render_core_md(s)
         if slice_taken(batch, s.slice_id):
             same = batch.read(paths.core_md(s.slice_id)) == text
             (report.unchanged if same else report.kept_existing).append(s.slice_id)
@@ -59,7 +56,7 @@ def import_slices(
         if progress:
             progress()
     if report.imported:
-        report.catalog = weave_timeline(batch, now, read_meta, force=True, locale=locale)
+        report.catalog = weave_timeline(batch, now, force=True, locale=locale)
     return report
 
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.memory import paths
-from core.memory.catalog import MetaReader, SliceMeta, coerce_list
+from core.memory.catalog import MetaReader, SliceMeta, coerce_list, slice_meta
 from core.memory.monthly_index import monthly_entry_from_catalog, render_monthly
 from core.memory.strands import parse_strands, rebuild_strands, render_strands
 from core.memory.weave import Progress, WeaveResult, Writer, meta_loader, slice_ids_in, weave_catalog
@@ -47,10 +47,10 @@ class RebuildReport:
 def rebuild_indexes(
     batch: Writer,
     now: datetime,
-    read_meta: MetaReader,
     locale: str = "en",
     progress: Progress | None = None,
     on_total: Callable[[int], None] | None = None,
+    read_meta: MetaReader = slice_meta,
 ) -> RebuildReport:
     """Queue rebuilt strands.json, index.json, timeline.md and monthly indexes into `batch`."""
     listing = batch.list(paths.SLICES)

@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-import yaml
-
 from core.clock import iso, try_parse_iso
-from core.errors import InvalidInput, PreviouslyError
+from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.config import UserConfig
-from core.memory.slice import Slice, Turn
+from core.memory.legacy import parse_legacy_slice
+from core.memory.slice import Slice, Turn, new_slice, parse_core_md
 from core.storage.base import Reader
 from core.text import JS_SPACES_RE, js_trim, utf16_len, utf16_slice
 
@@ -169,20 +168,17 @@ def new_slice_id(now: datetime, taken: Callable[[str], bool]) -> str:
 
 def slice_taken(reader: Reader, slice_id: str) -> bool:
     """Whether any file already lives at this slice id (directory or legacy flat file)."""
-    year, month, day, hhmm = paths.parse_slice_id(slice_id)
-    flat = paths.day_dir(year, month, day) / f"{hhmm}.md"
-    return bool(reader.list(paths.slice_dir(slice_id))) or reader.read(flat) is not None
+    return (
+        bool(reader.list(paths.slice_dir(slice_id)))
+        or reader.read(paths.legacy_flat_md(slice_id)) is not None
+    )
 
 
-def create_slice(message: str, timezone: str, turn_id: str, now: datetime, slice_id: str) -> Slice:
-    """A new active slice whose first turn is the user's message."""
+def open_slice(message: str, timezone: str, turn_id: str, now: datetime, slice_id: str) -> Slice:
+    """A new active slice whose first turn is the user's message, stamped `now`."""
     start = iso(now)
-    return Slice(
-        slice_id=slice_id,
-        status="active",
-        start=start,
-        timezone=timezone or "UTC",
-        turns=[Turn(turn_id=turn_id, timestamp=start, role="user", content=message)],
+    return new_slice(
+        slice_id, start, timezone, Turn(turn_id=turn_id, timestamp=start, role="user", content=message)
     )
 
 
@@ -195,19 +191,20 @@ class ActiveSlice:
     legacy: bool = False
 
 
-def find_active_slice(reader: Reader, now: datetime, parse: Callable[[str], Slice]) -> ActiveSlice | None:
-    """The newest active slice of today's or yesterday's UTC day folder, else None."""
+def find_active_slice(reader: Reader, now: datetime) -> ActiveSlice | None:
+    """The newest active slice of today's or yesterday's UTC day folder, else None.
+
+    Folders are tried newest name first, then legacy flat files; unreadable ones are skipped.
+    """
     for instant in (now, now - timedelta(hours=24)):
         year, month, day = iso(instant)[:10].split("-")
-        found = _active_in_day(reader, paths.day_dir(year, month, day), parse)
+        found = _active_in_day(reader, paths.day_dir(year, month, day))
         if found:
             return found
     return None
 
 
-def _active_in_day(
-    reader: Reader, day: paths.MemoryPath, parse: Callable[[str], Slice]
-) -> ActiveSlice | None:
+def _active_in_day(reader: Reader, day: paths.MemoryPath) -> ActiveSlice | None:
     prefix = day.value + "/"
     names: set[str] = set()
     flats: list[paths.MemoryPath] = []
@@ -220,17 +217,17 @@ def _active_in_day(
     candidates = [(day / f"{name}/timeline/core.md", False) for name in sorted(names, reverse=True)]
     candidates += [(p, True) for p in sorted(flats, reverse=True)]
     for path, legacy in candidates:
-        loaded = _try_parse(reader, path, parse)
+        loaded = _try_parse(reader, path, legacy)
         if loaded is not None and loaded.status == "active":
             return ActiveSlice(loaded, path, legacy)
     return None
 
 
-def _try_parse(reader: Reader, path: paths.MemoryPath, parse: Callable[[str], Slice]) -> Slice | None:
+def _try_parse(reader: Reader, path: paths.MemoryPath, legacy: bool) -> Slice | None:
     text = reader.read(path)
     if text is None:
         return None
     try:
-        return parse(text)
-    except (PreviouslyError, ValueError, yaml.YAMLError):  # unreadable slices are skipped
+        return parse_legacy_slice(path, text) if legacy else parse_core_md(text)
+    except InvalidInput:  # broken YAML or a flat file with an odd name: skipped, `check` names it
         return None

@@ -11,7 +11,7 @@ from typing import Any
 
 _LABELS = {
     "zh": {"no_summary": "*(无摘要)*", "turns": "{n}轮", "turn": "{n}轮"},
-    "en": {"no_summary": "*(not summarised yet)*", "turns": "{n} turns", "turn": "{n} turn"},
+    "en": {"no_summary": "*(no summary)*", "turns": "{n} turns", "turn": "{n} turn"},
 }
 
 

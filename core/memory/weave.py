@@ -13,10 +13,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-import yaml
-
 from core.clock import iso
-from core.errors import PreviouslyError
+from core.errors import SliceFormatError
 from core.memory import paths
 from core.memory.catalog import (
     Entry,
@@ -30,6 +28,7 @@ from core.memory.catalog import (
     is_fresh,
     parse_index,
     render_files,
+    slice_meta,
 )
 from core.memory.monthly_index import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.slice import Slice
@@ -146,15 +145,15 @@ def resolve_strands(entries: Iterable[Entry], strand_keys: Iterable[str]) -> Non
 def weave_timeline(
     batch: Writer,
     now: datetime,
-    read_meta: MetaReader,
     *,
+    read_meta: MetaReader = slice_meta,
     force: bool = False,
     reread_all: bool = False,
     locale: str = "en",
     progress: Progress | None = None,
 ) -> WeaveResult:
     """Reconcile the catalog with the slice folders and queue index.json + timeline.md."""
-    load = meta_loader(batch, read_meta, progress=progress)
+    load = meta_loader(batch, read_meta, progress)
     return weave_catalog(batch, now, load, force=force, reread_all=reread_all, locale=locale)[1]
 
 
@@ -201,7 +200,7 @@ def weave_catalog(
 
 
 def meta_loader(
-    reader: Reader, read_meta: MetaReader, progress: Progress | None = None
+    reader: Reader, read_meta: MetaReader = slice_meta, progress: Progress | None = None
 ) -> Callable[[str], SliceMeta | None]:
     """Read one slice's metadata by id; None when its core.md is missing or unreadable."""
 
@@ -213,7 +212,7 @@ def meta_loader(
             return None
         try:
             return read_meta(text)
-        except (PreviouslyError, ValueError, yaml.YAMLError):  # `check` names it; the weave skips it
+        except SliceFormatError:  # `check` names it; the weave skips it
             return None
 
     return load

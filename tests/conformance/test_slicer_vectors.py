@@ -57,7 +57,7 @@ def test_create_slice_matches_vector() -> None:
     case = load_vectors("slice_create.json")
     expected = case["result"]
     now = parse_iso("2026-08-17T05:15:42.118Z")
-    made = slicer.create_slice("hello", "Asia/Shanghai", "Qm9vZg", now, slicer.minute_id(now))
+    made = slicer.open_slice("hello", "Asia/Shanghai", "Qm9vZg", now, slicer.minute_id(now))
     assert (made.slice_id, made.status, made.start, made.timezone, made.focus, made.summary) == (
         expected["slice_id"],
         expected["status"],

@@ -9,12 +9,12 @@ import pytest
 from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog import entry_from_meta
+from core.memory.catalog import slice_meta as read_meta
 from core.memory.timeline_md import group_entries, render_timeline_md, slice_line
 from core.memory.weave import weave_timeline
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.conftest import load_vectors
-from tests.unit.slice_text import read_meta
 
 pytestmark = pytest.mark.conformance
 
@@ -70,7 +70,7 @@ def test_id_tags() -> None:
 
 def _weave(storage: InMemoryStorage, clock: str, force: bool) -> dict:
     batch = WriteBatch.open(storage)
-    result = weave_timeline(batch, parse_iso(clock), read_meta, force=force, locale="zh")
+    result = weave_timeline(batch, parse_iso(clock), force=force, locale="zh")
     batch.commit("weave")
     return result.as_dict()
 

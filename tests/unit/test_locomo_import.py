@@ -19,7 +19,6 @@ from core.memory.locomo import (
 )
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from tests.unit.slice_text import core_text, read_meta
 
 pytestmark = pytest.mark.unit
 
@@ -110,7 +109,7 @@ def test_unknown_speaker_and_same_minute_sessions_are_errors() -> None:
 
 def _import(storage: InMemoryStorage, slices: list) -> dict:
     batch = WriteBatch.open(storage)
-    report = import_slices(batch, slices, core_text, read_meta, NOW)
+    report = import_slices(batch, slices, NOW)
     batch.commit("import")
     return report.as_dict()
 

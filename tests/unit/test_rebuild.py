@@ -11,7 +11,6 @@ from core.memory import paths
 from core.memory.rebuild import rebuild_indexes
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from tests.unit.slice_text import read_meta
 from tests.unit.test_weave import _core
 
 pytestmark = pytest.mark.unit
@@ -38,7 +37,7 @@ def _tree() -> InMemoryStorage:
 
 def _rebuild(storage: InMemoryStorage) -> dict:
     batch = WriteBatch.open(storage)
-    report = rebuild_indexes(batch, NOW, read_meta)
+    report = rebuild_indexes(batch, NOW)
     batch.commit("weave")
     return report.as_dict()
 
@@ -66,7 +65,7 @@ def test_rebuild_is_idempotent() -> None:
     _rebuild(storage)
     commits = len(storage.commits)
     batch = WriteBatch.open(storage)
-    rebuild_indexes(batch, parse_iso("2026-08-12T00:00:00.000Z"), read_meta)
+    rebuild_indexes(batch, parse_iso("2026-08-12T00:00:00.000Z"))
     pending = {p: batch.read(p) for p in batch.pending_paths}
     changed = [p for p, text in pending.items() if text != storage.files.get(p)]
     assert changed == []

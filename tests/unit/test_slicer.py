@@ -8,9 +8,9 @@ from core.clock import FixedClock, parse_iso
 from core.memory import paths, slicer
 from core.memory.config import UserConfig, patch_config
 from core.memory.slice import Slice, Turn
+from core.memory.slice import render_core_md as core_text
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from tests.unit.slice_text import core_text, parse_core
 
 pytestmark = pytest.mark.unit
 
@@ -128,12 +128,12 @@ def test_recovery_scans_today_then_yesterday_newest_first() -> None:
             ),
         }
     )
-    found = slicer.find_active_slice(storage.snapshot(), NOW, parse_core)
+    found = slicer.find_active_slice(storage.snapshot(), NOW)
     assert found is not None and found.slice.slice_id == "2026-08-17-0100" and not found.legacy
     tomorrow = FixedClock.at("2026-08-18T00:30:00Z").now()
-    later = slicer.find_active_slice(storage.snapshot(), tomorrow, parse_core)
+    later = slicer.find_active_slice(storage.snapshot(), tomorrow)
     assert later is not None and later.slice.slice_id == "2026-08-17-0100"
-    assert slicer.find_active_slice(storage.snapshot(), parse_iso("2026-08-20T00:00:00Z"), parse_core) is None
+    assert slicer.find_active_slice(storage.snapshot(), parse_iso("2026-08-20T00:00:00Z")) is None
 
 
 def test_recovery_reads_legacy_flat_files_and_pending_writes() -> None:
@@ -141,8 +141,8 @@ def test_recovery_reads_legacy_flat_files_and_pending_writes() -> None:
         {"memory/episodic/slices/2026/08/17/0130.md": core_text(Slice(slice_id="2026-08-17-0130", start="s"))}
     )
     batch = WriteBatch.open(storage)
-    found = slicer.find_active_slice(batch, NOW, parse_core)
+    found = slicer.find_active_slice(batch, NOW)
     assert found is not None and found.legacy and found.path.name == "0130.md"
     batch.put(paths.core_md("2026-08-17-0200"), core_text(Slice(slice_id="2026-08-17-0200", start="s")))
-    found = slicer.find_active_slice(batch, NOW, parse_core)
+    found = slicer.find_active_slice(batch, NOW)
     assert found is not None and found.slice.slice_id == "2026-08-17-0200"

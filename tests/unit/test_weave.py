@@ -15,7 +15,6 @@ from core.memory.weave import index_slice, list_slice_ids, upsert_catalog_entry,
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.conftest import load_vectors
-from tests.unit.slice_text import read_meta
 
 pytestmark = pytest.mark.unit
 
@@ -39,7 +38,7 @@ def _storage(files: dict[str, str]) -> InMemoryStorage:
 
 def _weave(storage: InMemoryStorage, **kw: object) -> dict:
     batch = WriteBatch.open(storage)
-    result = weave_timeline(batch, NOW, read_meta, force=True, **kw)  # type: ignore[arg-type]
+    result = weave_timeline(batch, NOW, force=True, **kw)  # type: ignore[arg-type]
     batch.commit("weave")
     return result.as_dict()
 
@@ -120,9 +119,7 @@ def test_index_slice_writes_monthly_strands_and_catalog() -> None:
     assert json.loads(storage.files[paths.STRANDS_JSON]) == {"garden": ["2026/08/11/1200"]}
     monthly = json.loads(storage.files[paths.monthly_index("2026", "08")])
     assert [e["id"] for e in monthly["slices"]] == ["2026-08-11-1200"]
-    assert (
-        "- **2026-08-11-1200** *(not summarised yet)* · 1 turn [Garden]" in storage.files[paths.TIMELINE_MD]
-    )
+    assert "- **2026-08-11-1200** *(no summary)* · 1 turn [Garden]" in storage.files[paths.TIMELINE_MD]
 
 
 def test_catalog_upsert_merges_into_a_concurrent_writers_catalog() -> None:
