@@ -11,13 +11,18 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
-from core.errors import TooLarge
+from core.clock import try_parse_iso
+from core.errors import SliceFormatError, TooLarge
 from core.memory import paths
+from core.memory.appendix import explain_unplaceable
+from core.memory.card import is_card, parse_card
 from core.memory.catalog import parse_index
 from core.memory.config import parse_config
 from core.memory.monthly_index import parse_monthly
+from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_frontmatter
 from core.memory.strands import parse_strands
 from core.storage.base import Reader
 
@@ -29,6 +34,7 @@ _SLICE_FILE_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/(.+)$")
 _SLICE_FILES = ("timeline/core.md", "timeline/agent.md", "timeline/appendix.md", "previously.md")
 _MONTHLY_RE = re.compile(r"^\d{4}/\d{2}/_index\.json$")
 _FLAT_RE = re.compile(r"^\d{4}/\d{2}/\d{2}/\d{4}\.md$")
+_LINE_RE = re.compile(r" at line (\d+)")
 
 
 @dataclass(frozen=True)
@@ -88,10 +94,8 @@ def _json_findings(path: str, text: str, problems: list[str], severity: Severity
 def check_strands(path: str, text: str) -> list[Finding]:
     """strands.json: readable, an object of lists of slice paths."""
     _, problems = parse_strands(text)
-    found = _json_findings(path, text, problems)
-    if found:
-        found.append(Finding(path, "error", "the product reads it as empty; `previously weave` rebuilds it"))
-    return found
+    advice = "; the product ignores what it cannot read and `previously weave` rebuilds it"
+    return _json_findings(path, text, [p + advice for p in problems])
 
 
 def check_catalog(path: str, text: str) -> list[Finding]:
@@ -112,33 +116,81 @@ def check_config(path: str, text: str) -> list[Finding]:
     return [Finding(path, "error", f"{p.field}: {p.message}", line) for p in problems]
 
 
-@dataclass(frozen=True)
-class Checkers:
-    """The per-format checks that come from the format modules (core.md, the user card)."""
+def check_core_md(path: str, text: str, folder_id: str) -> list[Finding]:
+    """A slice's core.md: YAML that parses, sensible fields, nothing a rewrite would have to move."""
+    try:
+        blocks = explain_unplaceable(text)
+        raw = parse_frontmatter(text)
+    except SliceFormatError as exc:
+        m = _LINE_RE.search(str(exc))
+        return [Finding(path, "error", str(exc), int(m.group(1)) if m else None)]
+    found = [
+        Finding(path, "warning", f"{b.reason}; a rewrite moves it to appendix.md", b.first_line)
+        for b in blocks
+    ]
+    if not text.startswith(("---", "\ufeff---")):
+        found.append(
+            Finding(path, "warning", "no YAML frontmatter: it reads as an active slice without a start", 1)
+        )
+    found.extend(Finding(path, "warning", message) for message in _frontmatter_notes(raw, folder_id))
+    return found
 
-    core_md: FileCheck
-    card: FileCheck | None = None
+
+def _frontmatter_notes(raw: dict[str, Any], folder_id: str) -> list[str]:
+    notes = []
+    sid = as_text(raw.get("slice_id"))
+    if sid and sid != folder_id:
+        notes.append(f"slice_id {sid!r} differs from its folder ({folder_id}); the folder wins")
+    status = as_text(raw.get("status"))
+    if status not in ("", "active", "closed"):
+        notes.append(f"status {status!r} is neither active nor closed; it reads as active")
+    closed_by = as_text(raw.get("closed_by"))
+    if status == "closed" and closed_by and closed_by not in CLOSED_BY_VALUES:
+        notes.append(f"closed_by {closed_by!r} is unknown; it reads as user_explicit")
+    start = as_text(raw.get("start"))
+    if start and try_parse_iso(start) is None:
+        notes.append(f"start {start!r} is not an ISO time: the time cap never closes this slice")
+    return notes
 
 
-def check_memory(reader: Reader, checkers: Checkers, tick: Callable[[], None] | None = None) -> CheckReport:
+def check_card(path: str, text: str, now: datetime) -> list[Finding]:
+    """The user card (live or a slice's snapshot): lines no section takes are kept, but flagged."""
+    if not text.strip():
+        return []
+    if not is_card(text):
+        return [Finding(path, "warning", "does not look like a user card (no stamp, no Identity or Past)")]
+    lines = text.split("\n")
+    note = "a line in no card section; a rewrite keeps it under ## Unsorted"
+    return [
+        Finding(
+            path, "warning", note, next((i + 1 for i, raw in enumerate(lines) if raw.strip() == entry), None)
+        )
+        for entry in parse_card(text, now).unplaced
+    ]
+
+
+def check_memory(reader: Reader, now: datetime, tick: Callable[[], None] | None = None) -> CheckReport:
     """Check every file under `memory/` and the shape of the slice tree."""
     report = CheckReport()
     listing = reader.list(paths.MEMORY)
     report.files = len(listing)
     folders: dict[str, set[str]] = {}
+    flats: set[str] = set()
     for path in listing:
         rel = path.value[len(_SLICES) :] if path.value.startswith(_SLICES) else None
-        if rel is not None:
+        if rel is not None and _FLAT_RE.match(rel):
+            flats.add(rel[:-3])
+        elif rel is not None:
             m = _SLICE_FILE_RE.match(rel)
             if m:
                 folders.setdefault("-".join(m.groups()[:4]), set()).add(m.group(5))
-        report.findings.extend(_check_file(reader, path, rel, checkers))
+        report.findings.extend(_check_file(reader, path, rel, now))
         if tick:
             tick()
     report.slices = len(folders)
     report.findings.extend(_check_folders(folders))
     report.findings.extend(_check_catalog_against(reader, folders))
-    report.findings.extend(_check_strands_against(reader, folders))
+    report.findings.extend(_check_strands_against(reader, folders, flats))
     return report
 
 
@@ -159,38 +211,39 @@ def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding |
     return text, None
 
 
-def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, checkers: Checkers) -> list[Finding]:
+def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, now: datetime) -> list[Finding]:
     text, problem = _read(reader, path)
     if problem or text is None:
         return [problem] if problem else []
     value = path.value
     if rel is not None:
-        return _check_slice_tree_file(value, rel, text, checkers)
-    fixed: dict[str, FileCheck | None] = {
+        return _check_slice_tree_file(value, rel, text, now)
+    if value == paths.CARD.value:
+        return check_card(value, text, now)
+    fixed: dict[str, FileCheck] = {
         paths.STRANDS_JSON.value: check_strands,
         paths.CATALOG_JSON.value: check_catalog,
         paths.CONFIG_JSON.value: check_config,
-        paths.CARD.value: checkers.card,
     }
     check = fixed.get(value)
     return check(value, text) if check else []
 
 
-def _check_slice_tree_file(value: str, rel: str, text: str, checkers: Checkers) -> list[Finding]:
+def _check_slice_tree_file(value: str, rel: str, text: str, now: datetime) -> list[Finding]:
     if _MONTHLY_RE.match(rel):
         return check_monthly(value, text)
     if _FLAT_RE.match(rel):
         note = "legacy flat slice file: read only to recover an active slice, not in the catalog"
-        return [Finding(value, "warning", note), *checkers.core_md(value, text)]
+        return [Finding(value, "warning", note), *check_core_md(value, text, rel[:-3].replace("/", "-"))]
     m = _SLICE_FILE_RE.match(rel)
     if not m:
         note = "not in a slice folder (expected YYYY/MM/DD/HHMM/…): the product never reads this file"
         return [Finding(value, "error", note)]
     inner = m.group(5)
     if inner == "timeline/core.md":
-        return checkers.core_md(value, text)
-    if inner == "previously.md" and checkers.card:
-        return checkers.card(value, text)
+        return check_core_md(value, text, "-".join(m.groups()[:4]))
+    if inner == "previously.md":
+        return check_card(value, text, now)
     if inner not in _SLICE_FILES:
         return [Finding(value, "warning", "unexpected file in a slice folder; the product ignores it")]
     return []
@@ -246,13 +299,13 @@ def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list
     return found
 
 
-def _check_strands_against(reader: Reader, folders: dict[str, set[str]]) -> list[Finding]:
+def _check_strands_against(reader: Reader, folders: dict[str, set[str]], flats: set[str]) -> list[Finding]:
     """Strand paths that point at no slice folder."""
     try:
         strands, _ = parse_strands(reader.read(paths.STRANDS_JSON))
     except (TooLarge, UnicodeDecodeError):
         return []
-    real = {paths.slice_rel(sid) for sid in folders}
+    real = {paths.slice_rel(sid) for sid in folders} | flats
     dangling = sorted({p for ps in strands.values() for p in ps if p not in real})
     if not dangling:
         return []
