@@ -8,6 +8,7 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
+from core.memory.check import check_memory
 from core.memory.config import load_config
 from core.memory.rebuild import rebuild_indexes
 from core.storage.base import WriteBatch
@@ -35,3 +36,9 @@ def test_rebuild_of_the_sample_changes_nothing() -> None:
     assert report.slices == index["slice_count"] and report.unreadable == []
     changed = [str(p) for p in batch.pending_paths if batch.read(p) != storage.files.get(p)]
     assert changed == []
+
+
+def test_check_finds_nothing_wrong_with_the_sample() -> None:
+    report = check_memory(_sample().snapshot(), parse_iso("2026-11-27T03:00:00.000Z"))
+    assert report.findings == []
+    assert report.slices == 50
