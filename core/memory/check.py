@@ -169,11 +169,18 @@ def check_card(path: str, text: str, now: datetime) -> list[Finding]:
     ]
 
 
-def check_memory(reader: Reader, now: datetime, tick: Callable[[], None] | None = None) -> CheckReport:
-    """Check every file under `memory/` and the shape of the slice tree."""
+def check_memory(
+    reader: Reader,
+    now: datetime,
+    tick: Callable[[], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> CheckReport:
+    """Check every file under `memory/` and the shape of the slice tree (`tick` once per file)."""
     report = CheckReport()
     listing = reader.list(paths.MEMORY)
     report.files = len(listing)
+    if on_total:
+        on_total(len(listing))
     folders: dict[str, set[str]] = {}
     flats: set[str] = set()
     for path in listing:

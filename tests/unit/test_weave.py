@@ -168,3 +168,27 @@ def test_monthly_upsert_replaces_by_id_and_survives_a_broken_file() -> None:
     text = upsert_monthly(text, {"id": "2026-08-02-0900", "focus": "c"})
     assert [e["focus"] for e in json.loads(text)["slices"]] == ["b", "c"]
     assert json.loads(upsert_monthly("{oops", first))["slices"] == [first]
+
+
+def test_format_doc_catalog_examples_match() -> None:
+    from pathlib import Path
+
+    from core.memory.timeline_md import render_timeline_md
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    section = doc.split("\n## The timeline catalog", 1)[1]
+    index = json.loads(section.split("```json\n", 1)[1].split("\n```\n", 1)[0])
+    markdown = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0] + "\n"
+    assert render_timeline_md(index, "en") == markdown
+    assert index["slice_count"] == len(index["slices"])
+    assert index["needs_marking"] == sum(e["needs_marking"] for e in index["slices"])
+
+
+def test_format_doc_strands_example_is_what_we_write() -> None:
+    from pathlib import Path
+
+    from core.memory.strands import load_strands, render_strands
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]
+    assert render_strands(load_strands(example)) == example
