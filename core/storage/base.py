@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.errors import PathDenied
 from core.memory.paths import MemoryPath, check_size
 
 UpdateFn = Callable[[str | None], str | None]
@@ -75,6 +76,14 @@ class Snapshot(Protocol):
         """Every file under `prefix` (recursively), sorted by path."""
         ...
 
+    def version_of(self, path: MemoryPath) -> str | None:
+        """The file's git blob sha (see `blob_sha`), or None when it does not exist.
+
+        Cheap on GitHub (it comes with the tree listing), so a cache keyed by it can tell
+        which files changed without fetching them.
+        """
+        ...
+
 
 class Reader(Protocol):
     """Anything that reads memory files: a Snapshot, or a WriteBatch (which sees its own writes)."""
@@ -85,10 +94,12 @@ class Reader(Protocol):
 
 
 class Storage(Protocol):
-    """A memory repository: local folder, GitHub repository, or the read-only demo."""
+    """A memory repository: local folder, GitHub repository, or the demo persona."""
 
     name: str
     read_only: bool
+    # True for the demo persona: writes land in an in-memory overlay and are never saved.
+    demo: bool
 
     def snapshot(self) -> Snapshot:
         """A fresh read view at the current head."""
@@ -119,6 +130,7 @@ def resolve_changes(
     """
     current: dict[MemoryPath, str | None] = {}
     for change in changes:
+        require_memory_path(change.path)
         base = current[change.path] if change.path in current else read(change.path)
         new = change.apply(base)
         current[change.path] = base if new is None else new
@@ -129,6 +141,18 @@ def resolve_changes(
         check_size(path, text)
         out[path] = text
     return out
+
+
+def is_hidden(path: str) -> bool:
+    """Whether any segment starts with a dot: never listed (editor state, our temp files)."""
+    return any(seg.startswith(".") for seg in path.split("/"))
+
+
+def require_memory_path(path: object) -> MemoryPath:
+    """Refuse anything but a validated `MemoryPath` (a raw string never reaches a backend)."""
+    if not isinstance(path, MemoryPath):
+        raise PathDenied(f"Storage accepts only validated memory paths, not {path!r}.")
+    return path
 
 
 @dataclass

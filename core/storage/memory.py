@@ -7,8 +7,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.errors import ReadOnly
-from core.memory.paths import MemoryPath
-from core.storage.base import Change, CommitResult, Snapshot, resolve_changes
+from core.memory.paths import MemoryPath, check_size
+from core.storage.base import (
+    Change,
+    CommitResult,
+    Snapshot,
+    blob_sha,
+    is_hidden,
+    require_memory_path,
+    resolve_changes,
+)
 
 
 @dataclass
@@ -19,10 +27,17 @@ class MemorySnapshot:
     version: str | None
 
     def read(self, path: MemoryPath) -> str | None:
-        return self.files.get(path)
+        text = self.files.get(require_memory_path(path))
+        if text is not None:
+            check_size(path, text)
+        return text
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
-        return sorted(p for p in self.files if p.is_under(prefix) and p != prefix)
+        return sorted(p for p in self.files if p.is_under(prefix) and p != prefix and not is_hidden(p.value))
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        text = self.files.get(path)
+        return None if text is None else blob_sha(text)
 
 
 @dataclass
@@ -32,6 +47,7 @@ class InMemoryStorage:
     files: dict[MemoryPath, str] = field(default_factory=dict)
     read_only: bool = False
     name: str = "memory"
+    demo: bool = False
     commits: list[tuple[str, tuple[MemoryPath, ...]]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

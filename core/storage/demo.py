@@ -1,0 +1,84 @@
+"""The demo backend: the bundled sample persona, read-only, under an in-memory overlay.
+
+Chat works as usual: every commit lands in the overlay (turns, indexes, card changes) and
+reads see the overlay first, for the life of the process. Nothing ever reaches the disk;
+`demo = True` lets the UI say so.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.errors import StorageError
+from core.memory.paths import MemoryPath, check_size
+from core.storage.base import Change, CommitResult, Snapshot, blob_sha, is_hidden, resolve_changes
+from core.storage.local import LocalSnapshot
+
+
+class DemoSnapshot:
+    """The overlay at one version over the persona's files."""
+
+    def __init__(self, base: LocalSnapshot, overlay: dict[MemoryPath, str], version: str) -> None:
+        self._base = base
+        self._overlay = overlay
+        self.version: str | None = version
+
+    def read(self, path: MemoryPath) -> str | None:
+        if path in self._overlay:
+            text = self._overlay[path]
+            check_size(path, text)
+            return text
+        return self._base.read(path)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        added = {p for p in self._overlay if p.is_under(prefix) and p != prefix and not is_hidden(p.value)}
+        return sorted(added.union(self._base.list(prefix)))
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        if path in self._overlay:
+            return blob_sha(self._overlay[path])
+        return self._base.version_of(path)
+
+
+class DemoStorage:
+    """The sample memory at `base` (a folder holding `memory/`), never written to."""
+
+    name = "demo"
+    read_only = False  # writes are accepted, into memory only
+    demo = True
+
+    def __init__(self, base: Path) -> None:
+        self.base = Path(base).expanduser().absolute()
+        if not (self.base / "memory").is_dir():
+            raise StorageError(
+                f"The demo memory is missing: {self.base} has no memory/ folder. "
+                "Reinstall the project or point --memory at a folder that holds memory/."
+            )
+        self._base = LocalSnapshot(self.base)
+        self._overlay: dict[MemoryPath, str] = {}
+        self._commits = 0
+        self._lock = threading.Lock()
+
+    def snapshot(self) -> DemoSnapshot:
+        """The persona with every overlay write so far."""
+        with self._lock:
+            return DemoSnapshot(self._base, dict(self._overlay), f"demo-{self._commits}")
+
+    def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
+        """Apply the batch to the overlay (the persona on disk is never touched)."""
+        with self._lock:
+            view = DemoSnapshot(self._base, self._overlay, "")
+            written = resolve_changes(changes, view.read)
+            if not written:
+                return CommitResult(version=f"demo-{self._commits}")
+            self._overlay.update(written)
+            self._commits += 1
+            return CommitResult(version=f"demo-{self._commits}", written=tuple(sorted(written)))
+
+    @property
+    def overlay_paths(self) -> list[MemoryPath]:
+        """Files changed in this process (what the UI may list as 'not saved')."""
+        with self._lock:
+            return sorted(self._overlay)

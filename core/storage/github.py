@@ -1,0 +1,303 @@
+"""The GitHub backend: memory in one repository, one commit per batch (PyGithub, Git Data API).
+
+A snapshot costs one conditional ref read plus, when the head is new to this process, one
+recursive tree listing; file texts are fetched on demand and cached by blob sha. A commit is
+three requests: a tree with inline contents on top of the snapshot's tree, a commit whose
+parent is the snapshot's head, and a non-forced ref update. When another writer moved the
+branch first, GitHub refuses the ref update; we then take a new snapshot, re-evaluate every
+change against it (an Update sees the other writer's text, so both writers' turns survive)
+and try again, a bounded number of times. Only the configured repository is ever addressed.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+from urllib.parse import quote
+
+import github.GitCommit
+import github.GitRef
+import github.GitTree
+from github import Auth, Github, InputGitTreeElement
+
+from core.errors import ConflictError, InvalidInput, PathDenied, StorageError
+from core.memory.paths import MAX_FILE_BYTES, FileTooLarge, MemoryPath, check_size
+from core.storage.base import (
+    Change,
+    CommitResult,
+    Snapshot,
+    is_hidden,
+    require_memory_path,
+    resolve_changes,
+)
+from core.storage.blobcache import BlobCache
+from core.storage.github_errors import RefConflict, RetryPolicy, Target, call
+from core.storage.local import decode_text, git_blob_sha
+
+DEFAULT_API_URL = "https://api.github.com"
+_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_FILE_MODES = ("100644", "100755")
+_LISTINGS_KEPT = 4
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of a tree listing."""
+
+    sha: str
+    size: int
+    mode: str
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Every file of one commit: path → entry, plus the sorted paths for prefix listing."""
+
+    commit: str
+    tree: str
+    entries: Mapping[str, Entry]
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, commit: str, tree: str, entries: Mapping[str, Entry]) -> Listing:
+        """A listing from its entries (sorts the paths once)."""
+        return cls(commit, tree, entries, tuple(sorted(entries)))
+
+    def mode_of(self, path: str) -> str:
+        """The file's git mode, kept when we rewrite it (new files are 100644)."""
+        entry = self.entries.get(path)
+        return entry.mode if entry else "100644"
+
+    def with_files(self, commit: str, tree: str, files: Mapping[MemoryPath, str]) -> Listing:
+        """The listing of a commit that wrote `files` on top of this one (computed, not fetched)."""
+        entries = dict(self.entries)
+        for path, text in files.items():
+            data = text.encode("utf-8")
+            entries[path.value] = Entry(git_blob_sha(data), len(data), self.mode_of(path.value))
+        return Listing.of(commit, tree, entries)
+
+
+class GitHubSnapshot:
+    """The repository at one commit; texts come from the storage's blob cache or one request."""
+
+    def __init__(self, owner: GitHubStorage, listing: Listing) -> None:
+        self.owner = owner
+        self.listing = listing
+
+    @property
+    def version(self) -> str | None:
+        return self.listing.commit
+
+    def read(self, path: MemoryPath) -> str | None:
+        entry = self.listing.entries.get(require_memory_path(path).value)
+        if entry is None:
+            return None
+        if entry.size > MAX_FILE_BYTES:
+            raise FileTooLarge(path, entry.size)
+        return self.owner.blob_text(entry, path)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        start = prefix.value + "/"
+        paths = self.listing.paths
+        found: list[MemoryPath] = []
+        for i in range(bisect_left(paths, start), len(paths)):
+            path = paths[i]
+            if not path.startswith(start):
+                break
+            if is_hidden(path):
+                continue
+            try:
+                found.append(MemoryPath(path))
+            except PathDenied:
+                continue
+        return found
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        entry = self.listing.entries.get(path.value)
+        return entry.sha if entry else None
+
+
+class GitHubStorage:
+    """Memory in the GitHub repository `repo` (owner/name), on `branch` (default: the repo's)."""
+
+    name = "github"
+    read_only = False
+    demo = False
+
+    def __init__(
+        self,
+        repo: str,
+        token: str,
+        *,
+        branch: str | None = None,
+        api_url: str = DEFAULT_API_URL,
+        timeout: int = 20,
+        policy: RetryPolicy | None = None,
+        blob_cache_bytes: int = 32 * 1024 * 1024,
+    ) -> None:
+        if not _REPO_RE.match(repo or ""):
+            raise InvalidInput(f'GITHUB_REPO must look like owner/name, not "{repo}".')
+        if not token:
+            raise StorageError("GITHUB_TOKEN is empty: set it to a token with access to GITHUB_REPO.")
+        self.repo_name = repo
+        self.policy = policy or RetryPolicy()
+        self.blobs = BlobCache(blob_cache_bytes)
+        self._gh = Github(
+            base_url=api_url.rstrip("/"),
+            auth=Auth.Token(token),
+            retry=None,  # we classify and retry ourselves (github_errors)
+            lazy=True,
+            timeout=timeout,
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+            user_agent="previously-memory",
+        )
+        self._repo = self._gh.get_repo(repo)
+        self._branch = branch or None
+        self._ref: github.GitRef.GitRef | None = None
+        self._listings: OrderedDict[str, Listing] = OrderedDict()
+        self._lock = threading.RLock()
+
+    @property
+    def branch(self) -> str:
+        """The configured branch, else the repository's default branch (one request, once)."""
+        with self._lock:
+            if self._branch is None:
+                self._branch = self._call(lambda: self._repo.default_branch, "read the repository")
+            return self._branch
+
+    def snapshot(self) -> GitHubSnapshot:
+        """The branch head: a conditional ref read, plus a tree listing when the head is new."""
+        head, listing = self._head()
+        if listing is None:
+            listing = self._fetch_listing(head)
+        return GitHubSnapshot(self, listing)
+
+    def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
+        """One commit for the batch, rebuilt on the new head and retried when the branch moved."""
+        snap = base if isinstance(base, GitHubSnapshot) and base.owner is self else self.snapshot()
+        attempts = self.policy.conflict_attempts
+        for attempt in range(1, attempts + 1):
+            written = resolve_changes(changes, snap.read)
+            if not written:
+                return CommitResult(version=snap.version, attempts=attempt)
+            sha = self._try_commit(snap.listing, written, message)
+            if sha is not None:
+                return CommitResult(version=sha, written=tuple(sorted(written)), attempts=attempt)
+            if attempt < attempts:
+                self.policy.sleep(self.policy.backoff(attempt))
+                snap = self.snapshot()
+        raise ConflictError(
+            f"Another writer kept changing {self.repo_name}@{self.branch}; gave up after {attempts} "
+            "attempts and wrote nothing. Try again."
+        )
+
+    def blob_text(self, entry: Entry, path: MemoryPath) -> str:
+        """The text of one blob: from the cache, else one request (then cached)."""
+        text = self.blobs.get(entry.sha)
+        if text is None:
+            blob = self._call(lambda: self._repo.get_git_blob(entry.sha), f"read {path}")
+            raw = blob.content or ""
+            data = base64.b64decode(raw) if blob.encoding == "base64" else raw.encode("utf-8")
+            text = decode_text(path, data)
+            self.blobs.put(entry.sha, text, len(data))
+        return text
+
+    # ------------------------------------------------------------------ internals
+
+    def _head(self) -> tuple[str, Listing | None]:
+        with self._lock:
+            if self._ref is None:
+                self._ref = self._repo.get_git_ref(f"heads/{self.branch}")
+            ref = self._ref
+            self._call(ref.update, f"read branch {self.branch}")  # If-None-Match: a 304 is free
+            if ref.object.type != "commit":
+                raise StorageError(f"Branch {self.branch} of {self.repo_name} does not point at a commit.")
+            head = ref.object.sha
+            listing = self._listings.get(head)
+            if listing is not None:
+                self._listings.move_to_end(head)
+            return head, listing
+
+    def _fetch_listing(self, head: str) -> Listing:
+        entries: dict[str, Entry] = {}
+        tree_sha = self._collect(head, "", entries)
+        listing = Listing.of(head, tree_sha, entries)
+        self._remember(listing)
+        return listing
+
+    def _collect(self, sha: str, prefix: str, entries: dict[str, Entry]) -> str:
+        """Add every file under tree (or commit) `sha`; walk subtrees when GitHub truncates."""
+        tree = self._get_tree(sha, recursive=True)
+        elements = tree["tree"]
+        if tree.get("truncated"):
+            top = self._get_tree(tree["sha"], recursive=False)
+            elements = [e for e in top["tree"] if e["type"] == "blob"]
+            for sub in (e for e in top["tree"] if e["type"] == "tree"):
+                self._collect(sub["sha"], f"{prefix}{sub['path']}/", entries)
+        for e in elements:
+            if e["type"] == "blob" and e["mode"] in _FILE_MODES:
+                entries[prefix + e["path"]] = Entry(e["sha"], e.get("size") or 0, e["mode"])
+        return str(tree["sha"])
+
+    def _get_tree(self, sha: str, recursive: bool) -> dict[str, Any]:
+        """One tree listing as plain JSON (for tens of thousands of entries, dicts beat objects)."""
+        url = f"{self._repo.url}/git/trees/{quote(sha, safe='')}"
+        params = {"recursive": 1} if recursive else None
+        _, data = self._call(
+            lambda: self._gh.requester.requestJsonAndCheck("GET", url, parameters=params),
+            "list the memory files",
+        )
+        return cast(dict[str, Any], data)
+
+    def _try_commit(self, listing: Listing, written: Mapping[MemoryPath, str], message: str) -> str | None:
+        """Create tree and commit on `listing` and move the branch; None when it moved first."""
+        for path, text in written.items():
+            check_size(path, text)
+        elements = [
+            InputGitTreeElement(p.value, listing.mode_of(p.value), "blob", content=text)
+            for p, text in sorted(written.items())
+        ]
+        requester = self._gh.requester
+        base_tree = github.GitTree.GitTree(
+            requester, url=f"{self._repo.url}/git/trees/{listing.tree}", attributes={"sha": listing.tree}
+        )
+        parent = github.GitCommit.GitCommit(
+            requester,
+            url=f"{self._repo.url}/git/commits/{listing.commit}",
+            attributes={"sha": listing.commit},
+        )
+        tree = self._call(lambda: self._repo.create_git_tree(elements, base_tree=base_tree), "write the tree")
+        new = self._call(lambda: self._repo.create_git_commit(message, tree, [parent]), "create the commit")
+        ref = github.GitRef.GitRef(
+            requester,
+            url=f"{self._repo.url}/git/refs/heads/{quote(self.branch)}",
+            attributes={"ref": f"refs/heads/{self.branch}"},
+        )
+        try:
+            self._call(lambda: ref.edit(new.sha, force=False), f"move branch {self.branch}", conflicts=True)
+        except RefConflict:
+            return None
+        self._remember(listing.with_files(new.sha, tree.sha, written))
+        for text in written.values():
+            data = text.encode("utf-8")
+            self.blobs.put(git_blob_sha(data), text, len(data))
+        return new.sha
+
+    def _remember(self, listing: Listing) -> None:
+        with self._lock:
+            self._listings[listing.commit] = listing
+            self._listings.move_to_end(listing.commit)
+            while len(self._listings) > _LISTINGS_KEPT:
+                self._listings.popitem(last=False)
+
+    def _call(self, fn: Callable[[], T], what: str, conflicts: bool = False) -> T:
+        target = Target(self.repo_name, self._branch)
+        return call(fn, what, target, self.policy, conflicts=conflicts)

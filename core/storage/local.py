@@ -1,0 +1,186 @@
+"""The local-folder backend: memory files under a root folder (the one holding `memory/`).
+
+Reads are a live view of the disk. A commit evaluates its changes against the disk under an
+inter-process lock (so two processes, or two threads, writing the same slice both keep their
+turns), stages every file to a temporary sibling first and only then renames them into place
+(a failed batch leaves nothing half-written), and, when the root is a git repository, makes
+one git commit of exactly those files with the batch message. POSIX only (fcntl).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import stat
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from core.errors import InvalidInput, PathDenied, StorageError
+from core.memory.paths import MAX_FILE_BYTES, FileTooLarge, MemoryPath
+from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_changes
+from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
+
+_NEW_FILE_MODE = 0o644
+
+
+class LocalSnapshot:
+    """A live read view of a memory folder (it has no fixed version: `version` is None)."""
+
+    version: str | None = None
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._real_root = root.resolve()
+
+    def read(self, path: MemoryPath) -> str | None:
+        data = self._read_bytes(path)
+        return None if data is None else decode_text(path, data)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        base = self._file(prefix)
+        if not base.is_dir():
+            return []
+        found: list[MemoryPath] = []
+        skip = len(str(self.root)) + 1
+        for dirpath, dirnames, filenames in os.walk(base):
+            # Dot-folders (.git, editor state) are not memory; dot-files include our temp files.
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            rel_dir = dirpath[skip:].replace(os.sep, "/")
+            for name in filenames:
+                if name.startswith("."):
+                    continue
+                with contextlib.suppress(PathDenied):
+                    found.append(MemoryPath(f"{rel_dir}/{name}"))
+        return sorted(found)
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        data = self._read_bytes(path, limit=False)
+        return None if data is None else git_blob_sha(data)
+
+    def _read_bytes(self, path: MemoryPath, limit: bool = True) -> bytes | None:
+        file = self._file(path)
+        try:
+            info = file.stat()
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            if limit and info.st_size > MAX_FILE_BYTES:
+                raise FileTooLarge(path, info.st_size)
+            return file.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def _file(self, path: MemoryPath) -> Path:
+        """The file for `path`; PathDenied when a symlink would lead outside the root."""
+        file = self.root.joinpath(*require_memory_path(path).value.split("/"))
+        if not file.resolve().is_relative_to(self._real_root):
+            raise PathDenied(f'Path "{path}" leads outside the memory folder (a symbolic link).')
+        return file
+
+
+class LocalStorage:
+    """Memory in a folder on this machine; a git commit per batch when the folder is a git repo."""
+
+    name = "local"
+    read_only = False
+    demo = False
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).expanduser().absolute()
+        self._lock = threading.Lock()
+        self._git: GitCommitter | None = None
+
+    def snapshot(self) -> LocalSnapshot:
+        """A live view of the folder (which may not exist yet: then every read is None)."""
+        return LocalSnapshot(self.root)
+
+    def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
+        """Write the batch atomically under the lock; `version` is the git commit sha, if any."""
+        with self._lock, self._interprocess_lock():
+            written = resolve_changes(changes, LocalSnapshot(self.root).read)
+            if not written:
+                return CommitResult(version=None)
+            write_files(self.root, written)
+            version = None
+            if is_git_repository(self.root):
+                self._git = self._git or GitCommitter(self.root)
+                version = self._git.commit([p.value for p in sorted(written)], message)
+        return CommitResult(version=version, written=tuple(sorted(written)))
+
+    @contextlib.contextmanager
+    def _interprocess_lock(self) -> Iterator[None]:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StorageError(f"Cannot use the memory folder {self.root}: {exc}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
+
+
+def write_files(root: Path, files: dict[MemoryPath, str]) -> None:
+    """Stage every file next to its target, then rename all into place (nothing half-written)."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in files.items():
+            target = root.joinpath(*path.value.split("/"))
+            staged.append((_stage(target, text.encode("utf-8")), target))
+    except BaseException as exc:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise StorageError(f"Could not write to the memory folder {root}: {exc}") from exc
+        raise
+    for tmp, target in staged:
+        os.replace(tmp, target)
+    for folder in {target.parent for _, target in staged}:
+        _fsync_dir(folder)
+
+
+def _stage(target: Path, data: bytes) -> str:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = _NEW_FILE_MODE
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def decode_text(path: MemoryPath, data: bytes) -> str:
+    """UTF-8 text of a memory file; InvalidInput (never a lossy decode) for anything else."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f'File "{path}" is not UTF-8 text; memory files must be UTF-8.') from exc
+
+
+def git_blob_sha(data: bytes) -> str:
+    """Git's blob id of raw bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()

@@ -1,0 +1,181 @@
+"""The storage contract, run against every backend: in-memory, local folder (plain and git),
+GitHub through the fake server, and the demo overlay."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from core.errors import PathDenied, TooLarge
+from core.memory.paths import MEMORY, MemoryPath
+from core.storage.base import Put, Update, WriteBatch, blob_sha
+from tests.contract.conftest import Backend
+
+pytestmark = pytest.mark.contract
+
+A = MemoryPath("memory/episodic/slices/2026/08/11/1115/timeline/core.md")
+B = MemoryPath("memory/episodic/timeline/index.json")
+C = MemoryPath("memory/user/config.json")
+
+
+def append(block: str):  # type: ignore[no-untyped-def]
+    """An Update adding one turn-like block to whatever the file holds now."""
+    return lambda text: (text or "---\nslice_id: x\n---\n") + block
+
+
+def test_missing_file_reads_none_and_empty_prefix_lists_nothing(backend: Backend) -> None:
+    snap = backend.storage.snapshot()
+    assert snap.read(A) is None
+    assert snap.version_of(A) is None
+    assert snap.list(MemoryPath("memory/episodic/slices")) == []
+
+
+def test_round_trip_is_exact(backend: Backend) -> None:
+    texts = {
+        A: "---\nfocus: 旅行计划 ✈️\n---\n\n## Turn t1 — user\r\nno trailing newline",
+        B: '{"slices": []}\n',
+        C: "",
+    }
+    result = backend.storage.commit([Put(p, t) for p, t in texts.items()], "Turn t1 — housekeeping")
+    assert result.written == tuple(sorted(texts))
+    for reader in (backend.storage, backend.other_writer()):
+        snap = reader.snapshot()
+        for path, text in texts.items():
+            assert snap.read(path) == text
+            assert snap.version_of(path) == blob_sha(text)
+    assert backend.storage.snapshot().list(MEMORY) == sorted(texts)
+    assert backend.storage.snapshot().list(MemoryPath("memory/episodic/timeline")) == [B]
+
+
+def test_list_is_recursive_sorted_and_skips_hidden_files(backend: Backend) -> None:
+    backend.seed(
+        {"memory/b/z.md": "z", "memory/a.md": "a", "memory/b/.draft.md": "x", "memory/.cache/k": "k"}
+    )
+    assert backend.storage.snapshot().list(MEMORY) == [MemoryPath("memory/a.md"), MemoryPath("memory/b/z.md")]
+    assert backend.storage.snapshot().list(MemoryPath("memory/b")) == [MemoryPath("memory/b/z.md")]
+    assert backend.storage.snapshot().list(MemoryPath("memory/a.md")) == []
+
+
+def test_write_batch_reads_its_own_writes_before_commit(backend: Backend) -> None:
+    backend.seed({A.value: "base\n"})
+    batch = WriteBatch.open(backend.storage)
+    batch.update(A, lambda t: (t or "") + "turn 1\n")
+    batch.put(B, "{}\n")
+    assert batch.read(A) == "base\nturn 1\n"
+    assert batch.list(MEMORY) == [A, B]
+    assert backend.storage.snapshot().read(A) == "base\n"  # nothing written yet
+    result = batch.commit("Turn t1 — agent response")
+    assert result.changed and batch.changes == []
+    assert backend.stored() == {A.value: "base\nturn 1\n", B.value: "{}\n"}
+
+
+def test_updates_compose_in_order_within_one_commit(backend: Backend) -> None:
+    before = backend.history()
+    changes = [
+        Put(A, "start\n"),
+        Update(A, lambda t: (t or "") + "one\n"),
+        Update(A, lambda t: None),  # leaves the file as the previous change left it
+        Update(A, lambda t: (t or "") + "two\n"),
+    ]
+    result = backend.storage.commit(changes, "Turn t2 — composed")
+    assert result.written == (A,)
+    assert backend.storage.snapshot().read(A) == "start\none\ntwo\n"
+    if before is not None:
+        assert backend.history() == ["Turn t2 — composed", *before]
+
+
+def test_unchanged_batch_makes_no_commit(backend: Backend) -> None:
+    backend.seed({A.value: "same\n"})
+    before = backend.history()
+    result = WriteBatch.open(backend.storage)
+    result.put(A, "same\n")
+    result.update(A, lambda t: t)
+    result.update(B, lambda t: None)
+    outcome = result.commit("nothing to say")
+    assert not outcome.changed
+    assert backend.history() == before
+    assert backend.stored() == {A.value: "same\n"}
+
+
+def test_oversized_write_is_refused_and_nothing_is_written(backend: Backend) -> None:
+    before = backend.history()
+    with pytest.raises(TooLarge, match="too large"):
+        backend.storage.commit([Put(A, "small\n"), Put(B, "x" * 1_000_001)], "too big")
+    assert backend.stored() == {}
+    assert backend.history() == before
+
+
+def test_exactly_one_megabyte_is_accepted(backend: Backend) -> None:
+    backend.storage.commit([Put(B, "é" * 500_000)], "1 MB of text")
+    assert backend.storage.snapshot().read(B) == "é" * 500_000
+
+
+def test_oversized_file_is_refused_on_read(backend: Backend) -> None:
+    backend.seed({B.value: "x" * 1_000_001})
+    snap = backend.storage.snapshot()
+    assert snap.list(MEMORY) == [B]
+    with pytest.raises(TooLarge):
+        snap.read(B)
+
+
+def test_disallowed_paths_are_rejected_and_nothing_is_written(backend: Backend) -> None:
+    with pytest.raises(PathDenied):
+        backend.storage.commit([Put(A, "ok\n"), Put("src/app.py", "evil")], "sneaky")  # type: ignore[arg-type]
+    with pytest.raises(PathDenied):
+        backend.storage.snapshot().read("memory/../src/app.py")  # type: ignore[arg-type]
+    with pytest.raises(PathDenied):
+        WriteBatch.open(backend.storage).put(MemoryPath("memory/%2e%2e/x"), "no")
+    assert backend.stored() == {}
+
+
+def test_two_writers_racing_on_one_file_both_survive_in_order(backend: Backend) -> None:
+    # Four turns each: a GitHub retry is needed only when the other writer's commit landed in
+    # between, so no commit can need more than the five attempts the backend allows.
+    writers = {"a": backend.storage, "b": backend.other_writer()}
+    start = threading.Barrier(len(writers))
+    errors: list[BaseException] = []
+
+    def run(name: str) -> None:
+        try:
+            start.wait()
+            for i in range(4):
+                batch = WriteBatch.open(writers[name])
+                batch.update(A, append(f"## Turn {name}{i}\n\n{name} says {i}\n\n"))
+                batch.commit(f"Turn {name}{i} — housekeeping")
+        except BaseException as exc:  # reported below with the test's failure
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    text = backend.stored()[A.value]
+    for name in writers:
+        positions = [text.index(f"## Turn {name}{i}\n") for i in range(4)]
+        assert positions == sorted(positions)
+    assert text.count("## Turn ") == 8
+    history = backend.history()
+    if history is not None:
+        assert sum(m.startswith("Turn ") for m in history) == 8
+
+
+def test_snapshot_is_consistent_with_commits(backend: Backend) -> None:
+    first = backend.storage.commit([Put(A, "v1\n")], "first")
+    second = backend.storage.commit([Put(A, "v2\n")], "second")
+    assert first.changed and second.changed
+    assert backend.storage.snapshot().read(A) == "v2\n"
+    if backend.name in ("github", "local-git"):
+        assert first.version != second.version and second.version is not None
+
+
+def test_update_is_evaluated_against_the_latest_text_not_the_batch_snapshot(backend: Backend) -> None:
+    backend.seed({A.value: "base\n"})
+    batch = WriteBatch.open(backend.storage)
+    assert batch.read(A) == "base\n"
+    backend.other_writer().commit([Update(A, append("## Turn other\n"))], "Turn other — housekeeping")
+    batch.update(A, append("## Turn mine\n"))
+    batch.commit("Turn mine — housekeeping")
+    assert backend.stored()[A.value] == "base\n## Turn other\n## Turn mine\n"
