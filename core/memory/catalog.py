@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import iso, try_parse_iso
+from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.slice import Slice, as_text, as_text_list, parse_frontmatter
 from core.memory.timeline_md import render_timeline_md
@@ -159,7 +160,16 @@ def parse_index(text: str | None) -> tuple[dict[str, Any] | None, list[str]]:
 
 def read_index(reader: Reader) -> dict[str, Any] | None:
     """The current catalog, or None when there is none (or it is unreadable)."""
-    return parse_index(reader.read(paths.CATALOG_JSON))[0]
+    return parse_index(read_or_none(reader, paths.CATALOG_JSON))[0]
+
+
+def read_or_none(reader: Reader, path: paths.MemoryPath) -> str | None:
+    """A derived file's text; None when missing or unreadable (too large, not UTF-8) — the
+    callers rebuild such files from the slices, and `check` reports them."""
+    try:
+        return reader.read(path)
+    except InvalidInput:
+        return None
 
 
 def is_fresh(index: Mapping[str, Any], now: datetime) -> bool:

@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Any, Literal
 
 from core.clock import try_parse_iso
-from core.errors import SliceFormatError, TooLarge
+from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.appendix import explain_unplaceable
 from core.memory.card import is_card, parse_card
-from core.memory.catalog import parse_index
+from core.memory.catalog import parse_index, read_or_none
 from core.memory.config import parse_config
 from core.memory.monthly_index import parse_monthly
 from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_frontmatter
@@ -204,16 +204,11 @@ def check_memory(
 def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding | None]:
     try:
         text = reader.read(path)
-    except TooLarge as exc:
-        return None, Finding(path.value, "error", str(exc))
-    except UnicodeDecodeError:
-        return None, Finding(path.value, "error", "not UTF-8 text; the product cannot read it")
-    if text is not None and len(text.encode("utf-8")) > paths.MAX_FILE_BYTES:
-        size = len(text.encode("utf-8"))
-        message = (
-            f"{size} bytes, over the {paths.MAX_FILE_BYTES}-byte limit: the product will not rewrite it; "
-            "split or shorten it"
-        )
+    except InvalidInput as exc:  # over the size cap, not UTF-8
+        return None, Finding(path.value, "error", f"{exc} The product skips this file.")
+    if text is not None and len(text.encode("utf-8")) > paths.size_limit(path):
+        size, limit = len(text.encode("utf-8")), paths.size_limit(path)
+        message = f"{size} bytes, over the {limit}-byte limit: the product skips it; split or shorten it"
         return None, Finding(path.value, "error", message)
     return text, None
 
@@ -274,10 +269,7 @@ def _check_folders(folders: dict[str, set[str]]) -> list[Finding]:
 
 def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list[Finding]:
     """Catalog entries without a slice (phantoms) and slices the catalog lacks."""
-    try:
-        index, _ = parse_index(reader.read(paths.CATALOG_JSON))
-    except (TooLarge, UnicodeDecodeError):
-        return []
+    index, _ = parse_index(read_or_none(reader, paths.CATALOG_JSON))
     if index is None:
         return []
     listed = {str(e["id"]) for e in index["slices"]}
@@ -308,10 +300,7 @@ def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list
 
 def _check_strands_against(reader: Reader, folders: dict[str, set[str]], flats: set[str]) -> list[Finding]:
     """Strand paths that point at no slice folder."""
-    try:
-        strands, _ = parse_strands(reader.read(paths.STRANDS_JSON))
-    except (TooLarge, UnicodeDecodeError):
-        return []
+    strands, _ = parse_strands(read_or_none(reader, paths.STRANDS_JSON))
     real = {paths.slice_rel(sid) for sid in folders} | flats
     dangling = sorted({p for ps in strands.values() for p in ps if p not in real})
     if not dangling:

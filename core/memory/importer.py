@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from core.memory import paths
+from core.memory.catalog import read_or_none
 from core.memory.slice import Slice, render_core_md
 from core.memory.slicer import slice_taken
 from core.memory.weave import WeaveResult, Writer, upsert_monthly_entry, weave_timeline
@@ -47,7 +48,7 @@ def import_slices(
     for s in slices:
         text = render_core_md(s)
         if slice_taken(batch, s.slice_id):
-            same = batch.read(paths.core_md(s.slice_id)) == text
+            same = read_or_none(batch, paths.core_md(s.slice_id)) == text
             (report.unchanged if same else report.kept_existing).append(s.slice_id)
         else:
             batch.update(paths.core_md(s.slice_id), _create_only(text))

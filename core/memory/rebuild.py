@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.memory import paths
-from core.memory.catalog import MetaReader, SliceMeta, coerce_list, slice_meta
+from core.memory.catalog import MetaReader, SliceMeta, coerce_list, read_or_none, slice_meta
 from core.memory.monthly_index import monthly_entry_from_catalog, render_monthly
 from core.memory.strands import parse_strands, rebuild_strands, render_strands
 from core.memory.weave import Progress, WeaveResult, Writer, meta_loader, slice_ids_in, weave_catalog
@@ -60,11 +60,12 @@ def rebuild_indexes(
     load = meta_loader(batch, read_meta, progress)
     metas: dict[str, SliceMeta | None] = {sid: load(sid) for sid in slice_ids}
 
-    strands, _ = parse_strands(batch.read(paths.STRANDS_JSON))
+    old_strands = read_or_none(batch, paths.STRANDS_JSON)
+    strands, _ = parse_strands(old_strands)
     existing = [(paths.slice_rel(sid), _tags(metas[sid])) for sid in slice_ids]
     existing += [(m.group(1), []) for p in listing if (m := _FLAT_RE.match(p.value))]
     rebuilt = rebuild_strands(strands, existing)
-    if rebuilt.strands or batch.read(paths.STRANDS_JSON) is not None:
+    if rebuilt.strands or old_strands is not None:
         batch.put(paths.STRANDS_JSON, render_strands(rebuilt.strands))
 
     doc, result = weave_catalog(

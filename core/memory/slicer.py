@@ -224,10 +224,10 @@ def _active_in_day(reader: Reader, day: paths.MemoryPath) -> ActiveSlice | None:
 
 
 def _try_parse(reader: Reader, path: paths.MemoryPath, legacy: bool) -> Slice | None:
-    text = reader.read(path)
-    if text is None:
-        return None
     try:
+        text = reader.read(path)
+        if text is None:
+            return None
         return parse_legacy_slice(path, text) if legacy else parse_core_md(text)
-    except InvalidInput:  # broken YAML or a flat file with an odd name: skipped, `check` names it
+    except InvalidInput:  # broken YAML, too large, not UTF-8: skipped, `check` names it
         return None

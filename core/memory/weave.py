@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from core.clock import iso
-from core.errors import SliceFormatError
+from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.catalog import (
     Entry,
@@ -27,6 +27,7 @@ from core.memory.catalog import (
     is_dry,
     is_fresh,
     parse_index,
+    read_or_none,
     render_files,
     slice_meta,
 )
@@ -85,7 +86,7 @@ def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, Entry]:
     year, month = now.year, now.month
     seeded: dict[str, Entry] = {}
     for _ in range(SEED_MONTHS):
-        text = reader.read(paths.monthly_index(f"{year:04d}", f"{month:02d}"))
+        text = read_or_none(reader, paths.monthly_index(f"{year:04d}", f"{month:02d}"))
         for m in parse_monthly(text)[0]:
             if paths.is_slice_id(m["id"]):
                 seeded.setdefault(m["id"], entry_from_monthly(m))
@@ -170,7 +171,7 @@ def weave_catalog(
 ) -> tuple[dict[str, Any] | None, WeaveResult]:
     """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
     the new catalog document (None when the throttle skipped the weave)."""
-    index, _ = parse_index(batch.read(paths.CATALOG_JSON))
+    index, _ = parse_index(read_or_none(batch, paths.CATALOG_JSON))
     if index is not None and not force and is_fresh(index, now):
         skipped = WeaveResult(
             needs_marking=int(index.get("needs_marking") or 0),
@@ -182,7 +183,7 @@ def weave_catalog(
     if slice_ids is None:
         slice_ids = list_slice_ids(batch)
     entries, counts = reconcile(projected, slice_ids, load, iso(now)[:10], reread_all)
-    resolve_strands(entries, load_strands(batch.read(paths.STRANDS_JSON)))
+    resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
     doc = build_index(entries, now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
         doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
@@ -207,12 +208,10 @@ def meta_loader(
     def load(slice_id: str) -> SliceMeta | None:
         if progress:
             progress()
-        text = reader.read(paths.core_md(slice_id))
-        if text is None:
-            return None
         try:
-            return read_meta(text)
-        except SliceFormatError:  # `check` names it; the weave skips it
+            text = reader.read(paths.core_md(slice_id))
+            return None if text is None else read_meta(text)
+        except InvalidInput:  # broken YAML, too large, not UTF-8: `check` names it; the weave skips it
             return None
 
     return load

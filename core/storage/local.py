@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from core.errors import InvalidInput, PathDenied, StorageError
-from core.memory.paths import MAX_FILE_BYTES, FileTooLarge, MemoryPath
+from core.memory.paths import FileTooLarge, MemoryPath, size_limit
 from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_changes
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
 
@@ -67,7 +67,7 @@ class LocalSnapshot:
             info = file.stat()
             if not stat.S_ISREG(info.st_mode):
                 return None
-            if limit and info.st_size > MAX_FILE_BYTES:
+            if limit and info.st_size > size_limit(path):
                 raise FileTooLarge(path, info.st_size)
             return file.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
