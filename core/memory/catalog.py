@@ -15,7 +15,7 @@ from typing import Any
 
 from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput
-from core.memory import paths
+from core.memory import jsjson, paths
 from core.memory.slice import Slice, as_text, as_text_list, parse_frontmatter
 from core.memory.timeline_md import render_timeline_md
 from core.memory.turns import count_turns
@@ -138,7 +138,7 @@ def build_index(entries: Sequence[Entry], now: datetime) -> dict[str, Any]:
 
 def render_index(index: Mapping[str, Any]) -> str:
     """`JSON.stringify(index, null, 2)`."""
-    return json.dumps(index, ensure_ascii=False, indent=2)
+    return jsjson.dumps(index)
 
 
 def parse_index(text: str | None) -> tuple[dict[str, Any] | None, list[str]]:

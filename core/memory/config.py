@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InvalidInput
+from core.memory import jsjson
 
 GROUPS = ("slicing", "model", "worker")
 TOP_ORDER = ("slicing", "model", "worker", "onboarded", "datasource", "locale")
@@ -139,7 +140,7 @@ def _apply_aliases(data: dict[str, Any]) -> None:
 
 def render_config(data: dict[str, Any]) -> str:
     """`JSON.stringify(data, null, 2)`."""
-    return json.dumps(data, ensure_ascii=False, indent=2)
+    return jsjson.dumps(data)
 
 
 def parse_config(text: str | None) -> tuple[UserConfig, list[ConfigProblem]]:

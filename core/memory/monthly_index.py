@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.memory import paths
+from core.memory import jsjson, paths
 from core.memory.slice import Slice
 
 ENTRY_KEYS = ("id", "focus", "summary", "tags", "status", "start", "open_loops", "decisions")
@@ -62,7 +62,7 @@ def parse_monthly(text: str | None) -> tuple[list[dict[str, Any]], list[str]]:
 def render_monthly(month: str, entries: Iterable[Mapping[str, Any]]) -> str:
     """`{"month": "YYYY-MM", "slices": [...]}` sorted by id."""
     ordered = sorted(entries, key=lambda e: str(e["id"]))
-    return json.dumps({"month": month, "slices": ordered}, ensure_ascii=False, indent=2)
+    return jsjson.dumps({"month": month, "slices": ordered})
 
 
 def upsert_monthly(text: str | None, entry: Mapping[str, Any]) -> str:

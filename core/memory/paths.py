@@ -26,6 +26,9 @@ _PROTECTED = (
     re.compile(r"(^|/)_index\.json$"),
     re.compile(r"(^|/)strands\.json$"),
 )
+# An allowed root, then non-empty segments that are not `.` or `..` (%, \\ and NUL are refused
+# before this is tried): exactly the paths that normalise to themselves and are allowed.
+_CANONICAL_RE = re.compile(r"(?:memory|tasks|sessions)(?:/(?!\.\.?(?:/|\Z))[^/]+)*")
 _SLICE_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{4})$")
 
 
@@ -105,6 +108,8 @@ def _reject_reason(raw: str) -> str | None:
         return "use forward slashes"
     if raw.startswith("/"):
         return "paths are relative to the memory repository root"
+    if _CANONICAL_RE.fullmatch(raw):  # the common case, without normalising twice
+        return None
     if normalize(raw) != raw:
         return "it contains '.', '..' or empty segments"
     if not original_allows(raw):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from core.memory import jsjson
 from core.text import JS_SPACES_RE, js_trim
 
 Strands = dict[str, list[str]]
@@ -75,7 +76,7 @@ def weave_tags(strands: Strands, tags: Iterable[str], path: str) -> list[tuple[s
 def render_strands(strands: Strands) -> str:
     """The file's bytes: `JSON.stringify(strands, null, 2)` with JS key order, no trailing newline."""
     ordered = {k: strands[k] for k in js_key_order(strands)}
-    return json.dumps(ordered, ensure_ascii=False, indent=2)
+    return jsjson.dumps(ordered)
 
 
 def parse_strands(text: str | None) -> tuple[Strands, list[str]]:
@@ -204,9 +205,31 @@ def rebuild_strands(strands: Strands, slices: Sequence[tuple[str, Sequence[str]]
         if alive or not paths:
             out[key] = alive
     indexed = {p for paths in out.values() for p in paths}
-    before = sum(len(paths) for paths in out.values())
-    for path, tags in slices:
-        if path not in indexed:
-            weave_tags(out, tags, path)
-    added = sum(len(paths) for paths in out.values()) - before
+    weaver = StrandWeaver(out)
+    added = sum(weaver.weave(tag, path) for path, tags in slices if path not in indexed for tag in tags)
     return StrandRebuild(out, added, phantoms)
+
+
+class StrandWeaver:
+    """`weave_tag` for many tags at once: the normalised-key lookup is built once, not per tag."""
+
+    def __init__(self, strands: Strands) -> None:
+        self.strands = strands
+        self._by_norm: dict[str, str] = {}
+        for key in js_key_order(strands):
+            self._by_norm.setdefault(normalize_key(key), key)
+        self._members = {key: set(paths) for key, paths in strands.items()}
+
+    def weave(self, tag: str, path: str) -> bool:
+        """Add `path` under the tag's strand, exactly as `weave_tag`; whether it was new there."""
+        norm = normalize_key(tag)
+        key = self._by_norm.get(norm)
+        if key is None:
+            # A new key cannot shadow an existing one: none normalises to the same text.
+            key = self._by_norm[norm] = norm
+            self.strands[key], self._members[key] = [], set()
+        if path in self._members[key]:
+            return False
+        self._members[key].add(path)
+        self.strands[key].append(path)
+        return True
