@@ -1,8 +1,10 @@
-"""The full weave of a 10,000-slice local memory vs simply parsing its frontmatter; and `check`.
+"""The timeline weave of a 10,000-slice local memory vs simply parsing its frontmatter; `check`.
 
-Budget (ARCHITECTURE §10): the weave from scratch within 1.5x of python-frontmatter parsing
-every core.md. Both sides read the files from disk; rounds are interleaved and the best of
-each is kept, so a busy machine slows both alike.
+Budget (ARCHITECTURE §10): the catalog weave from scratch (read every core.md through the
+storage, build index.json + timeline.md, write them) within 1.5x of python-frontmatter parsing
+every core.md read straight from disk. Rounds are interleaved and the best of each kept; CPU
+time is the figure to judge on a busy machine, wall time is printed beside it. The full index
+rebuild of `previously weave` (also strands and monthly indexes) and `check` are timed too.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import shutil
 import tempfile
 import time
 import tracemalloc
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import frontmatter
 
@@ -21,6 +25,7 @@ from bench.memory_gen import generate
 from core.memory import paths
 from core.memory.check import check_memory
 from core.memory.rebuild import RebuildReport, rebuild_indexes
+from core.memory.weave import WeaveResult, weave_timeline
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 
@@ -29,19 +34,33 @@ ROUNDS = 3
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def _parse_all(files: list[Path]) -> float:
-    start = time.perf_counter()
+T = TypeVar("T")
+Timing = tuple[float, float]  # (wall, cpu) seconds
+
+
+def _timed(fn: Callable[[], T]) -> tuple[Timing, T]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return (time.perf_counter() - wall, time.process_time() - cpu), result
+
+
+def _parse_all(files: list[Path]) -> None:
     for file in files:
         frontmatter.loads(file.read_text(encoding="utf-8"))
-    return time.perf_counter() - start
 
 
-def _weave(storage: LocalStorage) -> tuple[float, RebuildReport]:
-    start = time.perf_counter()
+def _weave(storage: LocalStorage) -> WeaveResult:
+    batch = WriteBatch.open(storage)
+    result = weave_timeline(batch, NOW, force=True)
+    batch.commit("bench: weave")
+    return result
+
+
+def _rebuild(storage: LocalStorage) -> RebuildReport:
     batch = WriteBatch.open(storage)
     report = rebuild_indexes(batch, NOW)
-    batch.commit("bench: weave")
-    return time.perf_counter() - start, report
+    batch.commit("bench: rebuild")
+    return report
 
 
 def _forget_indexes(root: Path) -> None:
@@ -54,41 +73,54 @@ def _forget_indexes(root: Path) -> None:
 
 def _peak_weave_mb(storage: LocalStorage) -> float:
     tracemalloc.start()
-    rebuild_indexes(WriteBatch.open(storage), NOW)
+    weave_timeline(WriteBatch.open(storage), NOW, force=True)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 1e6
 
 
+def _best(timings: list[Timing]) -> Timing:
+    return min(t[0] for t in timings), min(t[1] for t in timings)
+
+
 def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="previously-bench-weave-"))
     try:
-        start = time.perf_counter()
-        generate(root, N)
+        (gen, _), _ = _timed(lambda: generate(root, N))
         files = sorted(root.glob("memory/episodic/slices/*/*/*/*/timeline/core.md"))
-        print(f"generated {len(files)} slices in {time.perf_counter() - start:.1f} s ({root})")
-        storage = LocalStorage(root)
-        _parse_all(files)  # warm the page cache for both sides
-        baseline, ours = [], []
-        for _ in range(ROUNDS):
-            baseline.append(_parse_all(files))
-            _forget_indexes(root)
-            seconds, report = _weave(storage)
-            ours.append(seconds)
-        index_mb = (root / str(paths.CATALOG_JSON)).stat().st_size / 1e6
-        start = time.perf_counter()
-        checked = check_memory(storage.snapshot(), NOW)
-        check_s = time.perf_counter() - start
-        peak = _peak_weave_mb(storage)
+        print(f"generated {len(files)} slices in {gen:.1f} s")
+        _measure(root, files)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    best_base, best_ours = min(baseline), min(ours)
-    print(f"python-frontmatter, every core.md: {best_base:.2f} s")
-    print(f"weave from scratch (read, strands, catalog, {report.months} months, write): {best_ours:.2f} s")
-    print(f"ratio: {best_ours / best_base:.2f}x (budget 1.5x)")
-    print(f"catalog: {report.catalog.total} entries, index.json {index_mb:.1f} MB")
-    print(f"peak Python memory during a weave: {peak:.0f} MB; process max RSS {_max_rss_mb():.0f} MB")
-    print(f"check: {check_s:.2f} s for {checked.files} files, {len(checked.findings)} findings")
+
+
+def _measure(root: Path, files: list[Path]) -> None:
+    storage = LocalStorage(root)
+    _parse_all(files)  # warm the page cache for both sides
+    base, ours, full = [], [], []
+    for _ in range(ROUNDS):
+        base.append(_timed(lambda: _parse_all(files))[0])
+        _forget_indexes(root)
+        timing, result = _timed(lambda: _weave(storage))
+        ours.append(timing)
+        _forget_indexes(root)
+        timing, report = _timed(lambda: _rebuild(storage))
+        full.append(timing)
+    index_mb = (root / str(paths.CATALOG_JSON)).stat().st_size / 1e6
+    (cw, cc), checked = _timed(lambda: check_memory(storage.snapshot(), NOW))
+    peak = _peak_weave_mb(storage)
+    (bw, bc), (ow, oc), (fw, fc) = _best(base), _best(ours), _best(full)
+    print(f"python-frontmatter over every core.md: {bw:.2f} s wall, {bc:.2f} s CPU")
+    print(f"catalog weave from scratch, {result.total} entries written: {ow:.2f} s wall, {oc:.2f} s CPU")
+    print(f"ratio: {oc / bc:.2f}x CPU, {ow / bw:.2f}x wall (budget 1.5x)")
+    print(f"`previously weave` (+ strands, {report.months} monthly indexes): {fw:.2f} s wall, {fc:.2f} s CPU")
+    print(
+        f"index.json {index_mb:.1f} MB; peak Python memory of a weave {peak:.0f} MB; "
+        f"max RSS {_max_rss_mb():.0f} MB"
+    )
+    print(
+        f"check: {cw:.2f} s wall, {cc:.2f} s CPU for {checked.files} files, {len(checked.findings)} findings"
+    )
 
 
 def _max_rss_mb() -> float:

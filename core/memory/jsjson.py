@@ -42,8 +42,12 @@ def _write_dict(value: dict[Any, Any], newline: str, out: list[str]) -> None:
         out.append(sep)
         out.append(_escape(key if isinstance(key, str) else json.dumps(key).strip('"')))
         out.append(": ")
-        if isinstance(item, str):
+        if type(item) is str:
             out.append(_escape(item))
+        elif type(item) is list and item and all(type(x) is str for x in item):
+            # Lists of text (tags, paths, loops) are most of a catalog: join them in one go.
+            deeper = inner + "  "
+            out.append("[" + deeper + ("," + deeper).join(map(_escape, item)) + inner + "]")
         else:
             _write(item, inner, out)
         sep = "," + inner

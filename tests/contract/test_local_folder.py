@@ -74,8 +74,12 @@ def test_a_linked_folder_out_of_the_root_is_refused_and_one_inside_allowed(tmp_p
     (root / "memory" / "real" / "y.md").write_text("inside\n")
     (root / "memory" / "away").symlink_to(outside)
     (root / "memory" / "alias").symlink_to(root / "memory" / "real")
+    (root / "memory" / "evil.md").symlink_to(outside / "x.md")
     snap = LocalStorage(root).snapshot()
-    assert snap.read(MemoryPath("memory/real/y.md")) == "inside\n"  # caches memory/real as plain
+    assert MemoryPath("memory/evil.md") in snap.list(MemoryPath("memory"))  # listing remembers plain files
+    with pytest.raises(PathDenied, match="outside the memory folder"):
+        snap.read(MemoryPath("memory/evil.md"))
+    assert snap.read(MemoryPath("memory/real/y.md")) == "inside\n"
     with pytest.raises(PathDenied, match="outside the memory folder"):
         snap.read(MemoryPath("memory/away/x.md"))
     assert snap.read(MemoryPath("memory/alias/y.md")) == "inside\n"
