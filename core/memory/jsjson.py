@@ -16,55 +16,35 @@ _escape = json.encoder.encode_basestring  # C-accelerated; keeps non-ASCII as it
 
 def dumps(value: Any) -> str:
     """2-space indented JSON, no trailing newline."""
-    out: list[str] = []
-    _write(value, "\n", out)
-    return "".join(out)
+    return _value(value, "\n")
 
 
-def _write(value: Any, newline: str, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(_escape(value))
-    elif isinstance(value, dict):
-        _write_dict(value, newline, out)
-    elif isinstance(value, list | tuple):
-        _write_list(value, newline, out)
-    else:
-        out.append(json.dumps(value))
+def _value(value: Any, newline: str) -> str:
+    kind = type(value)
+    if kind is str:
+        return _escape(value)
+    if kind is dict:
+        return _dict(value, newline)
+    if kind is list or kind is tuple:
+        return _list(value, newline)
+    return json.dumps(value)
 
 
-def _write_dict(value: dict[Any, Any], newline: str, out: list[str]) -> None:
+def _dict(value: dict[Any, Any], newline: str) -> str:
     if not value:
-        out.append("{}")
-        return
+        return "{}"
     inner = newline + "  "
-    sep = "{" + inner
+    items = []
     for key, item in value.items():
-        out.append(sep)
-        out.append(_escape(key if isinstance(key, str) else json.dumps(key).strip('"')))
-        out.append(": ")
-        if type(item) is str:
-            out.append(_escape(item))
-        elif type(item) is list and item and all(type(x) is str for x in item):
-            # Lists of text (tags, paths, loops) are most of a catalog: join them in one go.
-            deeper = inner + "  "
-            out.append("[" + deeper + ("," + deeper).join(map(_escape, item)) + inner + "]")
-        else:
-            _write(item, inner, out)
-        sep = "," + inner
-    out.append(newline + "}")
+        name = _escape(key if isinstance(key, str) else json.dumps(key).strip('"'))
+        items.append(f"{name}: {_escape(item) if type(item) is str else _value(item, inner)}")
+    return "{" + inner + ("," + inner).join(items) + newline + "}"
 
 
-def _write_list(value: list[Any] | tuple[Any, ...], newline: str, out: list[str]) -> None:
+def _list(value: list[Any] | tuple[Any, ...], newline: str) -> str:
     if not value:
-        out.append("[]")
-        return
+        return "[]"
     inner = newline + "  "
-    sep = "[" + inner
-    for item in value:
-        out.append(sep)
-        if isinstance(item, str):
-            out.append(_escape(item))
-        else:
-            _write(item, inner, out)
-        sep = "," + inner
-    out.append(newline + "]")
+    if all(type(x) is str for x in value):  # tags, paths, loops: most of a catalog
+        return "[" + inner + ("," + inner).join(map(_escape, value)) + newline + "]"
+    return "[" + inner + ("," + inner).join(_value(x, inner) for x in value) + newline + "]"
