@@ -16,8 +16,7 @@ from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
 from core.storage.base import Reader, Storage
 from functions.cli.app import fail
-from functions.deps import build_storage
-from functions.settings import load_settings
+from functions.cli.memory_root import open_storage
 
 T = TypeVar("T")
 
@@ -26,25 +25,10 @@ PROGRESS_MIN_ITEMS = 200
 
 
 def open_memory(memory: Path | None, *, must_exist: bool) -> tuple[Storage, str]:
-    """The configured storage (a local folder when `--memory` is given) and a label for it.
-
-    `must_exist`: a local memory folder that does not exist is an error (read-only commands
-    must not create it).
-    """
-    try:
-        settings = load_settings()
-        root = memory if memory is not None else settings.memory_root
-        is_local = memory is not None or settings.storage == "local"
-        if is_local and must_exist and not root.is_dir():
-            raise fail(
-                f"No memory at {root}: give the folder that holds memory/ with --memory DIR "
-                "or set PREVIOUSLY_MEMORY."
-            )
-        storage = build_storage(settings, memory_override=memory)
-    except PreviouslyError as exc:
-        raise fail(str(exc)) from exc
-    label = str(root) if is_local else f"{settings.storage}:{settings.github_repo or ''}"
-    return storage, label
+    """The memory a command works on (see `memory_root.open_storage`) and a label naming it."""
+    storage = open_storage(memory, must_exist=must_exist)
+    root = getattr(storage, "root", None)
+    return storage, str(root) if root is not None else storage.name
 
 
 def user_config(reader: Reader) -> UserConfig:

@@ -59,7 +59,7 @@ def test_check_passes_on_a_healthy_tree_and_fails_on_errors(tree: Path) -> None:
 def test_check_refuses_a_missing_folder_and_creates_nothing(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     code, out = _run("check", "--memory", str(missing))
-    assert code == 1 and "No memory at" in out
+    assert code == 1 and "no memory at" in out
     assert not missing.exists()
 
 
