@@ -7,7 +7,6 @@ checked at the start of the next user turn (a lazy close): `time_cap` from the s
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -84,19 +83,22 @@ def close_signal(
 def apply_close_marking(
     current: Slice, focus: str = "", summary: str = "", tags: Sequence[str] = (), tone: str = ""
 ) -> Slice:
-    """A model's close marking: non-empty values replace; tags only when it gave at least one."""
-    changes: dict[str, object] = {}
+    """A model's close marking: non-empty values replace; tags only when it gave at least one.
+
+    Returns a copy; a marking that sets anything clears `marked_by` (a model, not the fallback).
+    """
+    out = current.copy()
     if focus.strip():
-        changes["focus"] = focus
+        out.focus = focus
     if summary.strip():
-        changes["summary"] = summary
+        out.summary = summary
     if tags:
-        changes["tags"] = list(tags)
+        out.tags = list(tags)
     if tone.strip():
-        changes["emotional_tone"] = tone
-    if changes:
-        changes["marked_by"] = ""
-    return dataclasses.replace(current, **changes)  # type: ignore[arg-type]
+        out.emotional_tone = tone
+    if focus.strip() or summary.strip() or tags or tone.strip():
+        out.marked_by = ""
+    return out
 
 
 @dataclass(frozen=True)
@@ -136,18 +138,18 @@ def apply_fallback_mark(current: Slice, locale: str = "en") -> Slice:
     if current.focus and current.summary:
         return current
     mark = deterministic_mark(current.turns, current.tags, locale)
-    return dataclasses.replace(
-        current,
-        focus=current.focus or mark.focus,
-        summary=current.summary or mark.summary,
-        marked_by=FALLBACK_MARK,
-    )
+    out = current.copy()
+    out.focus, out.summary = current.focus or mark.focus, current.summary or mark.summary
+    out.marked_by = FALLBACK_MARK
+    return out
 
 
 def close_slice(current: Slice, signal: str, now: datetime) -> Slice:
     """Close: `end` is the last turn's time (now only for a slice without turns)."""
-    end = current.turns[-1].timestamp if current.turns else iso(now)
-    return dataclasses.replace(current, status="closed", end=end, closed_by=signal)
+    out = current.copy()
+    out.status, out.closed_by = "closed", signal
+    out.end = current.turns[-1].timestamp if current.turns else iso(now)
+    return out
 
 
 def minute_id(instant: datetime) -> str:

@@ -146,3 +146,15 @@ def test_recovery_reads_legacy_flat_files_and_pending_writes() -> None:
     batch.put(paths.core_md("2026-08-17-0200"), core_text(Slice(slice_id="2026-08-17-0200", start="s")))
     found = slicer.find_active_slice(batch, NOW)
     assert found is not None and found.slice.slice_id == "2026-08-17-0200"
+
+
+def test_close_and_mark_return_copies_and_record_the_fallback_on_disk() -> None:
+    from core.memory.slice import parse_core_md, render_core_md
+
+    s = _slice(roles="ua")
+    closed = slicer.apply_fallback_mark(slicer.close_slice(s, "time_cap", NOW), "zh")
+    closed.turns.append(Turn("x", "t", "user", "later"))
+    assert len(s.turns) == 2 and s.status == "active" and s.focus == ""
+    text = render_core_md(closed)
+    assert "marked_by: fallback" in text and "closed_by: time_cap" in text
+    assert parse_core_md(text).marked_by == "fallback"
