@@ -96,7 +96,8 @@ def timeline_brief(
         )
     if dry:
         zh_line = f"- {dry} 片尚未生成摘要（needs_marking）"
-        lines.append(zh_line if zh else f"- {dry} of them have no summary yet")
+        en_line = f"- {dry} slice{'' if dry == 1 else 's'} still without a summary (needs_marking)"
+        lines.append(zh_line if zh else en_line)
     return "\n".join(lines)
 
 
