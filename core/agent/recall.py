@@ -141,7 +141,9 @@ class RecallReport:
         return json.dumps(data, ensure_ascii=False)
 
 
-def run_recall(ctx: ToolContext, query: str, call_id: str = "") -> RecallReport:
+def run_recall(
+    ctx: ToolContext, query: str, call_id: str = "", *, budget: float = BUDGET_SECONDS
+) -> RecallReport:
     """Scan memory for `query` on the worker model (or the floor alone), reporting progress."""
     words = _WORDS[normalize_locale(ctx.locale)]
 
@@ -162,7 +164,7 @@ def run_recall(ctx: ToolContext, query: str, call_id: str = "") -> RecallReport:
             tools=scope.tools(progress),
             max_steps=MAX_STEPS,
             force_report_from=rf.first_forced_step(MAX_STEPS, REPORT_TOOL),
-            budget_seconds=BUDGET_SECONDS,
+            budget_seconds=budget,
             on_event=_on_report(lambda: progress(words["report"])),
             monotonic=ctx.monotonic,
         )
