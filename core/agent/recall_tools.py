@@ -75,8 +75,8 @@ class RecallScope:
 
     @cached_property
     def floor(self) -> OpenIndex:
-        """The full-text index (opened once per scan)."""
-        return open_index(self.ctx.reader)
+        """The full-text index (the context's, else opened once per scan)."""
+        return self.ctx.search_index or open_index(self.ctx.reader)
 
     @cached_property
     def _catalog_ids(self) -> set[str] | None:

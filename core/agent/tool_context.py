@@ -18,6 +18,7 @@ from core.llm.registry import Resolution
 from core.llm.tools import Tool
 from core.llm.types import ToolCall, ToolResult
 from core.memory.config import UserConfig
+from core.search import OpenIndex
 from core.storage.base import Reader, WriteBatch
 
 ProgressFn = Callable[[str, str], None]
@@ -35,7 +36,8 @@ class ToolContext:
 
     `progress(call_id, label)` becomes a `recall.progress` event and `hits(call_id, payload)` a
     `recall.hits` event (payload: query, hits, recommended, confidence). `system_prompt` is the
-    turn's frozen prompt (thinkDeep reasons inside it); `slice_id` None outside a conversation.
+    turn's frozen prompt (thinkDeep reasons inside it); `slice_id` None outside a conversation;
+    `search_index` an already opened full-text index to reuse (else recall opens one).
     """
 
     view: Reader
@@ -49,6 +51,7 @@ class ToolContext:
     progress: ProgressFn = _ignore
     hits: HitsFn = _ignore
     system_prompt: str = ""
+    search_index: OpenIndex | None = None
     monotonic: Callable[[], float] = time.monotonic
 
     @property
