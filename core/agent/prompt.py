@@ -19,7 +19,7 @@ from typing import Any
 
 from core.agent import prompt_blocks as blocks
 from core.agent.catalog_view import read_catalog, settle_before
-from core.agent.timeline_brief import newest_first, timeline_brief
+from core.agent.timeline_brief import newest, timeline_brief
 from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
@@ -112,6 +112,6 @@ def _previous(index: Mapping[str, Any] | None, current_id: str, closed: Slice | 
     ]
     if not earlier:
         return None
-    e = newest_first(earlier)[0]
+    e = newest(earlier, 1)[0]
     text = {k: str(e.get(k) or "") for k in ("focus", "start", "end")}
     return PrevSlice(str(e["id"]), **text)

@@ -9,7 +9,8 @@ Pinned by `timeline_render.json` (briefs, slice_line_with_time, id_tags) and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.memory.timeline_md import slice_line
@@ -52,9 +53,18 @@ def brief_line(
     return head + tag + line[len(head) :] if tag and line.startswith(head) else line
 
 
+def _id(entry: Entry) -> str:
+    return str(entry.get("id", ""))
+
+
 def newest_first(entries: Sequence[Entry]) -> list[Entry]:
     """Entries by id, newest first."""
-    return sorted(entries, key=lambda e: str(e.get("id", "")), reverse=True)
+    return sorted(entries, key=_id, reverse=True)
+
+
+def newest(entries: Iterable[Entry], n: int) -> list[Entry]:
+    """The `n` newest entries, newest first (without sorting a whole archive)."""
+    return heapq.nlargest(max(0, n), entries, key=_id)
 
 
 def timeline_brief(
@@ -83,7 +93,7 @@ def timeline_brief(
         total = _count((index or {}).get("slice_count"), len(pool))
         dry = _count((index or {}).get("needs_marking"), 0)
     lines = [BRIEF_HEADING]
-    shown = newest_first(pool)[: max(0, recent)]
+    shown = newest(pool, recent)
     lines += [brief_line(e, timezone=timezone, locale=locale, now=now, labels=labels) for e in shown]
     if not shown:
         lines.append(EMPTY_LINE)
