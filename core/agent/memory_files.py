@@ -1,7 +1,7 @@
 """The guarded file tools: read, write and list the user's own files under memory/, tasks/, sessions/.
 
 Reads reach every allowed path. Writes never reach what the system owns — slices, indexes, the
-user card (`paths.writable_path`) and the settings file — and are capped at 1 MB. A write is
+user card (the rule of `paths.writable_path`) and the settings file — and are capped at 1 MB. A write is
 queued in the turn's batch and saved with the turn; nothing is committed here.
 """
 
@@ -13,11 +13,20 @@ from core.memory import paths
 
 LIST_LIMIT = 200
 _SYSTEM_FILES = frozenset({paths.CONFIG_JSON.value})
+PATH_HINT = "Try a plain relative path under memory/, tasks/ or sessions/, e.g. memory/notes/ideas.md."
+
+
+def _path(raw: str) -> paths.MemoryPath:
+    """A validated path; a refusal says what a good path looks like."""
+    try:
+        return paths.check_path((raw or "").strip())
+    except PathDenied as exc:
+        raise PathDenied(f"{exc} {PATH_HINT}") from exc
 
 
 def read_memory_file(ctx: ToolContext, path: str) -> str:
     """The text of one file; NotFound saying how to look around."""
-    target = paths.check_path((path or "").strip())
+    target = _path(path)
     text = ctx.reader.read(target)
     if text is None:
         parent = target.parent or target.value
@@ -27,7 +36,12 @@ def read_memory_file(ctx: ToolContext, path: str) -> str:
 
 def write_memory_file(ctx: ToolContext, path: str, content: str) -> str:
     """Queue a whole-file write; refuses system-owned paths, oversize text, read-only contexts."""
-    target = paths.writable_path((path or "").strip())
+    target = _path(path)
+    if target.protected:  # the rule of `paths.writable_path`
+        raise PathDenied(
+            f'"{target}" is system-owned: slices, indexes and the user card change only through their '
+            "own machinery. Keep notes elsewhere, e.g. memory/notes/…"
+        )
     if target.value in _SYSTEM_FILES:
         raise PathDenied(f'"{target}" holds the settings; the user changes them in the settings screen.')
     if target.value in ("memory", "tasks", "sessions"):
@@ -46,7 +60,7 @@ def write_memory_file(ctx: ToolContext, path: str, content: str) -> str:
 
 def list_memory_files(ctx: ToolContext, prefix: str) -> str:
     """The files under a folder, one path a line (the first 200)."""
-    base = paths.check_path((prefix or "memory").strip().rstrip("/") or "memory")
+    base = _path((prefix or "memory").strip().rstrip("/") or "memory")
     found = ctx.reader.list(base)
     if not found:
         return f'No files under "{base}".'

@@ -10,6 +10,7 @@ back with a note. An empty answer is definitive, and the tool result says so.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Annotated, Any, Literal
 
@@ -180,7 +181,9 @@ def run_recall(
     return report
 
 
-def _on_report(announce: Any) -> Any:
+def _on_report(announce: Callable[[], None]) -> Callable[[StreamEvent], None]:
+    """Say so as soon as the worker starts writing its report."""
+
     def on_event(event: StreamEvent) -> None:
         if isinstance(event, ToolCall) and event.name == REPORT_TOOL:
             announce()

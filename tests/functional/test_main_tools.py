@@ -246,7 +246,7 @@ def test_memory_files(storage: InMemoryStorage) -> None:
         ("memory/episodic/slices/2026/08/17/1400/timeline/core.md", "system-owned"),
         ("memory/episodic/strands.json", "system-owned"),
         ("memory/user/config.json", "holds the settings"),
-        ("src/app.py", "only memory/, tasks/ and sessions/"),
+        ("src/app.py", "only memory/, tasks/ and sessions/ are reachable. Try a plain relative path"),
         ("memory/../../etc/passwd", "'..'"),
         ("/memory/x.md", "relative to the memory repository root"),
         ("memory", "is a folder"),
