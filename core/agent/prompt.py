@@ -23,6 +23,7 @@ from core.agent.timeline_brief import newest, timeline_brief
 from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.card_time import overdue_block
 from core.memory.config import UserConfig
 from core.memory.slice import Slice
 from core.memory.strands import load_strands
@@ -86,7 +87,7 @@ def _card_layers(card: str, start: str, tz: str, locale: str) -> list[str]:
         blocks.card_header(blocks.date_anchor(start, tz)),
         blocks.card_layer(card, start, tz, locale),
         blocks.CARD_RULES,
-        blocks.overdue_block(card, start, tz, locale),
+        overdue_block(card, blocks.date_anchor(start, tz), locale),
     ]
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from core.agent import identity_text
-from core.clock import try_parse_iso
-from core.memory.card import is_card, overdue_horizon, parse_card
 from core.memory.identity import identity_block_for
 from core.reltime import Instant, local_date_key, normalize_locale, rel_phrase
 from core.reltime_blocks import annotate_card_times, slice_start_iso
@@ -60,25 +58,6 @@ def card_header(anchor: str) -> str:
 def card_layer(card_text: str, start: str, timezone: str | None, locale: str) -> str:
     """L1: the live card with `since:` / `by:` dates made relative to the slice start."""
     return annotate_card_times(card_text.strip(), start, timezone, locale)
-
-
-def overdue_block(card_text: str, start: str, timezone: str | None, locale: str) -> str:
-    """L2b: Horizon items due before the slice began (read from the raw card); "" when none."""
-    if not is_card(card_text):
-        return ""
-    moment = try_parse_iso(start)
-    if moment is None:
-        return ""
-    card = parse_card(card_text, moment)
-    due = overdue_horizon(card.horizon, date_anchor(start, timezone))
-    if not due:
-        return ""
-    if normalize_locale(locale) == "zh":
-        items = "；".join(f"「{h.text}」（by {h.by}）" for h in due)
-        return f"## 逾期承诺\n这些事在本时间片开始前就已到期——合适的时候问问用户结果如何：{items}"
-    items = "; ".join(f'"{h.text}" (by {h.by})' for h in due)
-    intro = "These were due before this slice began — when it fits, ask how they went"
-    return f"## Overdue commitments\n{intro}: {items}"
 
 
 def strands_menu(

@@ -111,8 +111,8 @@ def test_layers_in_order() -> None:
         "## The user card — what I infer about them (as of 2026-08-17)",
         "Training for a half marathon — refs: [2026/08/10/0900] | since: 2026-08-10 (7 days ago)",
         CARD_RULES,
-        "## Overdue commitments\nThese were due before this slice began — when it fits, ask how they went: "
-        '"Send the grant report" (by 2026-08-12)',
+        "## Overdue commitments\nThese dates have passed",
+        'ask the user how they went: "Send the grant report" (by 2026-08-12)',
         "## This slice — snapshot at its start\n- Slice started: 17 Aug 2026, 22:00 (Asia/Shanghai, ",
         "## Timeline (recent)\n- **2026-08-17-1310** (08-17 Mon) Shin splints after the long run",
         POINTER_RULE,
