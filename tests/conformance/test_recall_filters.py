@@ -1,8 +1,8 @@
 """recall_filters.json: the recall report's post-processing, the paginated global timeline,
 the forced report step, tolerant numbers, failure triage, and the ref-conflict test.
 
-Not here: `effort_injection` (test_effort_injection.py), `should_run_card_evolution` (the card
-evolution part's gate), and the web helpers `private_host` / `extract_text` / `token_budget`
+Not here: `effort_injection` (test_effort_injection.py), `should_run_card_evolution`
+(test_card_evolution_vectors.py), and the web helpers `private_host` / `extract_text` / `token_budget`
 (the product has no web tools and no token budget).
 """
 
