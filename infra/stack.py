@@ -86,7 +86,7 @@ class PreviouslyStack(Stack):
 
         for fn in [*workflow.all_functions, api_fn, ws_fn, maintain_fn]:
             secrets.grant_read(fn)
-        for fn in [*workflow.all_functions, api_fn, ws_fn]:
+        for fn in [*workflow.all_functions, api_fn, ws_fn, maintain_fn]:
             runs.grant(fn)
         for fn in workflow.all_functions:
             ws.grant_push(fn)

@@ -16,7 +16,7 @@ Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from aws_cdk import Duration
@@ -26,7 +26,7 @@ from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
 from core.turn.table import RetryRule, StepSpec
-from functions.aws.steps import FAILURE_STEP, domain_errors
+from functions.aws.steps import FAILURE_STEP, expand_errors
 
 END = "end"
 
@@ -67,18 +67,6 @@ class Flow:
 
     def spec(self, name: str) -> StepSpec:
         return next(s for s in self.steps if s.name == name)
-
-
-def expand_errors(names: Iterable[str]) -> list[str]:
-    """Each name plus the names of its subclasses among the domain errors, in a stable order."""
-    by_name = domain_errors()
-    result: list[str] = []
-    for name in names:
-        result.append(name)
-        root = by_name.get(name)
-        if root is not None:
-            result.extend(n for n, c in sorted(by_name.items()) if c is not root and issubclass(c, root))
-    return list(dict.fromkeys(result))
 
 
 def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.LambdaInvoke:
@@ -148,7 +136,9 @@ def build_definition(
         result=sfn.Result.from_object({"rounds": 0, "cap": flow.loop.cap if flow.loop else 0}),
         result_path="$.loop",
     )
-    start.next(step_tasks[flow.first])
+    # The runner starts a turn with `next` naming the first step (a step not named passes through).
+    begin = sfn.Pass(scope, "Begin", result=sfn.Result.from_string(flow.first), result_path="$.next")
+    start.next(begin).next(step_tasks[flow.first])
     return start
 
 

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.turn.runstore import RunStore
-from functions.aws.config import AwsResources
 from functions.aws.push import ConnectionPusher
-from functions.aws.runstore import S3RunStore
 from functions.aws.sink import PushingSink
 
 
@@ -35,14 +33,6 @@ class LambdaStepEnvironment:
     runs: RunStore
     push_client: Any | None
     make_deps: Callable[[SinkFor], Any]
-
-    @classmethod
-    def from_resources(
-        cls, resources: AwsResources, make_deps: Callable[[SinkFor], Any]
-    ) -> LambdaStepEnvironment:
-        """From the names the stack put in the environment."""
-        runs = S3RunStore(boto_client("s3"), resources.run_bucket)
-        return cls(runs, ws_client(resources.ws_callback_url), make_deps)
 
     def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink:
         """A sink numbering on from the stored events, pushing to the turn's connection and followers."""

@@ -9,8 +9,11 @@ unchanged, so its class name is the error name the state machine retries or catc
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
-from collections.abc import Mapping
+import pkgutil
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -94,7 +97,13 @@ def error_details(error: Mapping[str, Any] | None) -> tuple[str, str]:
 
 
 def domain_errors() -> dict[str, type[PreviouslyError]]:
-    """Every domain error class by name (the names a state machine retries and catches on)."""
+    """Every domain error class by name (the names a state machine retries and catches on).
+
+    Subclasses live beside the code that raises them (core/llm/errors.py, …), so every module of
+    `core` is imported first: the synthesized retries and the failure wording must not depend on
+    what happened to be imported.
+    """
+    _import_core()
     found: dict[str, type[PreviouslyError]] = {}
     pending: list[type[PreviouslyError]] = [PreviouslyError]
     while pending:
@@ -102,6 +111,28 @@ def domain_errors() -> dict[str, type[PreviouslyError]]:
         found.setdefault(cls.__name__, cls)
         pending.extend(cls.__subclasses__())
     return found
+
+
+def expand_errors(names: Iterable[str]) -> list[str]:
+    """Each name plus the names of its subclasses among the domain errors, in a stable order."""
+    by_name = domain_errors()
+    result: list[str] = []
+    for name in names:
+        result.append(name)
+        root = by_name.get(name)
+        if root is not None:
+            result.extend(n for n, c in sorted(by_name.items()) if c is not root and issubclass(c, root))
+    return list(dict.fromkeys(result))
+
+
+@functools.cache
+def _import_core() -> None:
+    import core
+
+    for module in pkgutil.walk_packages(core.__path__, "core."):
+        # The SDK adapters define no errors of their own and are slow to import.
+        if not module.name.endswith("_adapter"):
+            importlib.import_module(module.name)
 
 
 def record_failure(state: dict[str, Any], env: StepEnvironment) -> dict[str, Any]:

@@ -42,6 +42,8 @@ def _out(state: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 
 def _sink(state: dict[str, Any], deps: Deps, step: str) -> Any:
+    # The real steps pass the state through when `next` names another step; these insist.
+    assert state.get("next") == step, f"{step} ran with next={state.get('next')!r}"
     deps.script.calls.append((step, int(state["attempt"]), int(state.get("round", 0))))
     return deps.sink_for(state["turn_id"], step, int(state["attempt"]))
 

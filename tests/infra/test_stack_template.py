@@ -75,7 +75,8 @@ def test_functions_get_their_resources_in_the_environment(resources: dict[str, A
         assert {"RUN_BUCKET", "STATE_MACHINE_ARN"} <= set(env[handler])
     assert {"RUN_BUCKET", "WS_CALLBACK_URL"} <= set(env["functions.handlers.steps.handler"])
     assert "WS_CALLBACK_URL" in env["functions.handlers.ws.handler"]
-    assert "RUN_BUCKET" not in env["functions.handlers.maintain.handler"]
+    assert "RUN_BUCKET" in env["functions.handlers.maintain.handler"]
+    assert "STATE_MACHINE_ARN" not in env["functions.handlers.maintain.handler"]
 
 
 def _policy_actions(resources: dict[str, Any], role_prefix: str) -> set[str]:
@@ -98,7 +99,7 @@ def test_permissions_are_granted_per_function(resources: dict[str, Any]) -> None
     assert not any(a.startswith("states:") for a in step)
     maintain = _policy_actions(resources, "MaintainFunction")
     assert "secretsmanager:GetSecretValue" in maintain
-    assert not any(a.startswith(("s3:", "states:", "execute-api:")) for a in maintain)
+    assert not any(a.startswith(("states:", "execute-api:")) for a in maintain)
     assert not any(a == "*" for a in api | step | maintain)
 
 

@@ -107,7 +107,7 @@ def test_without_a_model_the_turn_ends_after_prepare(run: Run) -> None:
     run.script.no_model = True
     ex = run.turn()
     assert ex.status == "SUCCEEDED"
-    assert ex.entered == ["Start", "prepare", "prepare-next", "TurnDone"]
+    assert ex.entered == ["Start", "Begin", "prepare", "prepare-next", "TurnDone"]
     assert run.runs.events("t1")[-2]["code"] == "no_model"
 
 
