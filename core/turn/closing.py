@@ -1,0 +1,121 @@
+"""Closing a slice (REFERENCE §7.4): mark it, close it, and queue its indexes — for prepare and maintain.
+
+The close is a storage Update evaluated on the slice's current text, so a slice another writer
+already closed is left alone and a retried step changes nothing twice. A slice that gets no
+model marking gets the deterministic one, recorded as `marked_by: fallback`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.agent.analyzer import CloseMarking
+from core.clock import Clock, iso
+from core.errors import NotFound
+from core.memory.catalog import read_or_none
+from core.memory.merge import SliceEdit, edit_slice
+from core.memory.paths import STRANDS_JSON, core_md
+from core.memory.slice import Slice, parse_core_md
+from core.memory.slicer import (
+    ActiveSlice,
+    apply_close_marking,
+    apply_fallback_mark,
+    close_slice,
+    find_active_slice,
+)
+from core.memory.strands import load_strands, prune, render_strands
+from core.memory.weave import (
+    WeaveResult,
+    meta_loader,
+    upsert_catalog_entry,
+    upsert_monthly_entry,
+    weave_catalog,
+    weave_slice_strands,
+)
+from core.search import index_slice as index_for_search
+from core.storage.base import Reader, WriteBatch
+
+
+def read_slice(reader: Reader, slice_id: str) -> Slice:
+    """A slice as the reader sees it now; NotFound when it has no core.md."""
+    text = reader.read(core_md(slice_id))
+    if text is None:
+        raise NotFound(f"Slice {slice_id} has no core.md.")
+    return parse_core_md(text)
+
+
+def recover_active(reader: Reader, now: datetime) -> ActiveSlice | None:
+    """The active slice (REFERENCE §7.2); a legacy flat file already closed into the folder layout
+    does not count (its closed copy wins)."""
+    active = find_active_slice(reader, now)
+    if active is not None and active.legacy and reader.read(core_md(active.slice.slice_id)) is not None:
+        return None
+    return active
+
+
+def close_edit(signal: str, now: datetime, locale: str, marking: CloseMarking | None) -> SliceEdit:
+    """The close as an edit of the slice's current state (None: it is already closed)."""
+
+    def edit(s: Slice) -> Slice | None:
+        if s.closed:
+            return None
+        if marking is not None:
+            s = apply_close_marking(s, marking.focus, marking.summary, marking.tags, marking.tone)
+        return close_slice(apply_fallback_mark(s, locale), signal, now)
+
+    return edit
+
+
+@dataclass(frozen=True)
+class Closed:
+    """A slice closed in this batch, as it now reads."""
+
+    slice: Slice
+    signal: str
+
+
+def queue_close(
+    batch: WriteBatch,
+    active: ActiveSlice,
+    signal: str,
+    *,
+    clock: Clock,
+    locale: str,
+    marking: CloseMarking | None = None,
+) -> Closed:
+    """Queue the close of `active` and the indexes of the closed slice: monthly, strands, catalog, search."""
+    now = clock.now()
+    sid = active.slice.slice_id
+    # A legacy flat file is closed into the folder layout (the flat file itself is never rewritten).
+    create = active.slice if active.legacy else None
+    edit_slice(close_edit(signal, now, locale, marking), iso(now), create=create).queue(batch, sid)
+    closed = read_slice(batch, sid)
+    upsert_monthly_entry(batch, closed)
+    weave_slice_strands(batch, closed)
+    upsert_catalog_entry(batch, closed, now, locale)
+    index_for_search(batch, sid, clock)
+    return Closed(closed, signal)
+
+
+def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:
+    """Reconcile the catalog with the slice folders now (after a close)."""
+    return weave_catalog(batch, now, meta_loader(batch), force=True, locale=locale)[1]
+
+
+def throttled_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:
+    """The weave at most once per 5 minutes (the turn's cheap catalog refresh)."""
+    return weave_catalog(batch, now, meta_loader(batch), locale=locale)[1]
+
+
+def prune_strands(batch: WriteBatch, now: datetime) -> list[str]:
+    """Queue the deterministic strand prune (REFERENCE §10.4 step 1); the keys it drops."""
+    _, dropped = prune(load_strands(read_or_none(batch, STRANDS_JSON)), now)
+    if dropped:
+
+        def apply(text: str | None) -> str | None:
+            kept, gone = prune(load_strands(text), now)
+            return render_strands(kept) if gone else None
+
+        batch.update(STRANDS_JSON, apply)
+    return dropped

@@ -1,0 +1,140 @@
+"""Stand-ins for the prompt, tools and card evolution until their parts land (same signatures).
+
+The `agent` part provides `build_system_prompt`, `main_tools`, `ToolContext`, `tool_label`;
+the `evolution` part provides `ensure_snapshot`, `evolve_card` and its decisions. The steps
+import them from here only, so switching to the real modules touches this file alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from core.agent.analyzer import TurnAnalysis
+from core.clock import Clock
+from core.llm.registry import BoundModel, Resolution
+from core.llm.tools import Tool
+from core.memory.config import UserConfig
+from core.errors import NotFound
+from core.memory.paths import CARD, core_md
+from core.memory.slice import Slice, Turn
+from core.storage.base import WriteBatch
+
+Signal = Literal["slice_closed", "new_observation", "self_reflection"]
+
+
+# ---------------------------------------------------------------- prompt and tools (agent part)
+
+
+def build_system_prompt(
+    view: Any,
+    current: Slice,
+    *,
+    card_text: str | None,
+    config: UserConfig,
+    timezone: str,
+    demo: bool,
+    closed_slice: Slice | None = None,
+) -> str:
+    """A minimal slice-frozen prompt: every input is fixed at the slice's start."""
+    parts = [
+        "You are Previously, a personal assistant with an episodic memory of your conversations.",
+        f"This conversation is slice {current.slice_id}, started {current.start} (UTC); "
+        f"the user's time zone is {current.timezone or timezone}.",
+    ]
+    if card_text and card_text.strip():
+        parts.append("What you know about the user:\n\n" + card_text.strip())
+    if demo:
+        parts.append("Demo mode: nothing said here is saved.")
+    return "\n\n".join(parts)
+
+
+@dataclass
+class ToolContext:
+    """What a main-agent tool may use during one tools step."""
+
+    view: Any
+    batch: WriteBatch
+    clock: Clock
+    models: Resolution | None
+    slice_id: str
+    timezone: str
+    locale: str
+    config: UserConfig
+    progress: Callable[[str, str], None] = lambda call_id, label: None
+    hits: Callable[[str, dict[str, Any]], None] = lambda call_id, payload: None
+
+
+def main_tools(ctx: ToolContext) -> list[Tool]:
+    """The main agent's tools: a plain `readSlice` until the agent part lands."""
+
+    def readSlice(sliceId: str) -> str:  # noqa: N802, N803 — the tool's name and argument as the model sees them
+        """Read one slice of the timeline (its core.md) by id, YYYY-MM-DD-HHMM (UTC)."""
+        text = ctx.view.read(core_md(sliceId))
+        if text is None:
+            raise NotFound(f"Slice {sliceId} does not exist. Check the id against the timeline.")
+        return str(text)
+
+    return [Tool.from_function(readSlice)]
+
+
+def tool_label(name: str, args: Any, state: str, locale: str) -> str:
+    """A short human label for a tool call."""
+    shown = json.dumps(args, ensure_ascii=False)[:60] if args else ""
+    return f"{name} {shown}".strip()
+
+
+# ---------------------------------------------------------------- card evolution (evolution part)
+
+
+@dataclass(frozen=True)
+class EvolutionRequest:
+    """One evolution pass: why it runs and what it learns from."""
+
+    signal: Signal
+    slice_id: str
+    turns: Sequence[Turn] = ()
+    tags: Sequence[str] = ()
+    focus_hint: str = ""
+    timezone: str = "UTC"
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class EvolutionOutcome:
+    """What a pass did."""
+
+    changed: bool
+    summary: str = ""
+    diff: str = ""
+    reason: str = ""
+    mutations: tuple[str, ...] = field(default=())
+    partial: bool = False
+    error: str | None = None
+
+
+def should_evolve(analysis: TurnAnalysis | None, card_text: str | None) -> tuple[bool, str]:
+    """Whether a slice boundary evolves the card, and why."""
+    judgment = analysis.evolve_card if analysis is not None else None
+    if judgment is None:
+        return True, "The analyzer gave no judgment."
+    return judgment.worth, judgment.reason or ("worth it" if judgment.worth else "nothing lasting")
+
+
+def evolve_card(
+    batch: WriteBatch,
+    request: EvolutionRequest,
+    *,
+    worker: BoundModel | None,
+    clock: Clock,
+    on_progress: Callable[[str], None] | None = None,
+) -> EvolutionOutcome:
+    """Card evolution is not built yet: report that nothing changed."""
+    return EvolutionOutcome(changed=False, reason="Card evolution is not available yet.")
+
+
+def ensure_snapshot(batch: WriteBatch, slice_id: str, clock: Clock) -> str:
+    """The live card's text (seeding and the per-slice copy arrive with the evolution part)."""
+    return batch.read(CARD) or ""

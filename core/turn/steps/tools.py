@@ -1,0 +1,144 @@
+"""Step 3, tools: run the tool calls of one respond round, then hand back to respond.
+
+Calls run in parallel threads, each announced as `tool.call` running and ended completed or
+error (a malformed or unknown call becomes an error result the model can act on). Recall
+progress and hits stream through the tool context. Guarded file writes made by the tools are
+committed by this step, only when something changed. Results go to the run store; a retried
+step whose results are already stored does not run the tools again.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.llm.tools import Tool
+from core.llm.types import ToolCall, ToolResult
+from core.memory.paths import MemoryPath
+from core.storage.base import UpdateFn, WriteBatch
+from core.turn.deps import TurnDeps
+from core.turn.events import EventSink, tool_call
+from core.turn.seams import ToolContext, main_tools, tool_label
+from core.turn.steps.common import (
+    CANCEL_KEY,
+    PREPARED_KEY,
+    load_request,
+    output,
+    resolve_models,
+    results_key,
+    round_key,
+    sink_of,
+    skip,
+    user_config,
+)
+from core.turn.table import StepInput, StepOutput
+from core.turn.wire import message_from_json, message_to_json
+
+MAX_PARALLEL = 4
+DISPLAY_CHARS = 2000
+INTERRUPTED = "Interrupted: the user stopped the turn before this tool ran."
+
+
+@dataclass
+class SharedBatch(WriteBatch):
+    """A write batch several tool threads may use at once."""
+
+    _guard: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
+
+    def read(self, path: MemoryPath) -> str | None:
+        with self._guard:
+            return super().read(path)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        with self._guard:
+            return super().list(prefix)
+
+    def put(self, path: MemoryPath, text: str) -> None:
+        with self._guard:
+            super().put(path, text)
+
+    def update(self, path: MemoryPath, fn: UpdateFn) -> None:
+        with self._guard:
+            super().update(path, fn)
+
+
+def tools(state: StepInput, deps: TurnDeps) -> StepOutput:
+    """Run the calls of round `state["round"]`; the next round follows."""
+    if skip(state, "tools"):
+        return dict(state)
+    turn_id, rnd = str(state["turn_id"]), int(state.get("round", 0))
+    if deps.run_store.get(turn_id, results_key(rnd)) is None:
+        calls = _calls_of(deps.run_store.get(turn_id, round_key(rnd)))
+        results = _run_calls(state, deps, turn_id, calls)
+        deps.run_store.put(turn_id, results_key(rnd), [message_to_json(r) for r in results])
+    return output(state, next="respond", round=rnd + 1)
+
+
+def _calls_of(record: Any) -> list[ToolCall]:
+    messages = record.get("messages") if isinstance(record, dict) else None
+    if not messages:
+        return []
+    last = message_from_json(messages[-1])
+    return list(getattr(last, "tool_calls", ()))
+
+
+def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolCall]) -> list[ToolResult]:
+    sink = sink_of(deps, state, "tools")
+    request = load_request(deps, turn_id)
+    prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
+    batch = SharedBatch(deps.storage, deps.storage.snapshot())
+    config = user_config(batch)
+    locale = str(prepared.get("locale") or config.locale)
+    ctx = ToolContext(
+        view=batch,
+        batch=batch,
+        clock=deps.clock,
+        models=resolve_models(deps, request, config),
+        slice_id=str(prepared.get("slice_id") or state.get("slice_id")),
+        timezone=request.timezone or "UTC",
+        locale=locale,
+        config=config,
+        progress=lambda call_id, label: sink.emit("recall.progress", call_id=call_id, label=label),
+        hits=lambda call_id, payload: sink.emit("recall.hits", **{**payload, "call_id": call_id}),
+    )
+    if deps.run_store.get(turn_id, CANCEL_KEY):
+        return [_interrupted(sink, call, locale) for call in calls]
+    by_name = {t.spec.name: t for t in main_tools(ctx)}
+    for call in calls:
+        sink.emit("tool.call", **tool_call(call.id, call.name, _label(call, "running", locale), "running", _input(call)))
+    with ThreadPoolExecutor(max_workers=MAX_PARALLEL, thread_name_prefix=f"tools-{turn_id}") as pool:
+        results = list(pool.map(lambda c: _run_one(sink, by_name, c, locale), calls))
+    if batch.changes:
+        batch.commit(f"Turn {turn_id} — tool writes")
+    return results
+
+
+def _label(call: ToolCall, state: str, locale: str) -> str:
+    return tool_label(call.name, call.arguments, state, locale)
+
+
+def _input(call: ToolCall) -> Any:
+    return call.arguments if not call.error else call.raw_arguments
+
+
+def _run_one(sink: EventSink, by_name: dict[str, Tool], call: ToolCall, locale: str) -> ToolResult:
+    tool = by_name.get(call.name)
+    if tool is None:
+        known = ", ".join(sorted(by_name)) or "none"
+        result = ToolResult(call.id, f"ERROR: there is no tool {call.name!r} (tools: {known}).", is_error=True)
+    else:
+        try:
+            result = tool.run(call)
+        except Exception as exc:  # one broken tool must not cost the turn: the model hears what failed
+            result = ToolResult(call.id, f"ERROR: {call.name} failed ({type(exc).__name__}: {exc}).", True)
+    state = "error" if result.is_error else "completed"
+    shown = result.content[:DISPLAY_CHARS]
+    sink.emit("tool.call", **tool_call(call.id, call.name, _label(call, state, locale), state, _input(call), shown))
+    return result
+
+
+def _interrupted(sink: EventSink, call: ToolCall, locale: str) -> ToolResult:
+    sink.emit("tool.call", **tool_call(call.id, call.name, _label(call, "interrupted", locale), "interrupted", _input(call)))
+    return ToolResult(call.id, INTERRUPTED, is_error=True)
