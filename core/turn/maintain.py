@@ -97,7 +97,9 @@ def run_maintenance(
     report.catalog = reconcile_catalog(batch, now, config.locale)
     say("Refreshing the search index")
     search = refresh_index(batch, deps.clock)
-    report.search_index = {k: getattr(search, k) for k in ("rebuilt", "added", "updated", "removed", "slices")}
+    report.search_index = {
+        k: getattr(search, k) for k in ("rebuilt", "added", "updated", "removed", "slices")
+    }
     report.stale_card = stale_card_items(batch.read(CARD), now)
     _commit(batch, report, "Maintenance — indexes")
     return report
@@ -148,7 +150,11 @@ def _evolve(batch: WriteBatch, deps: TurnDeps, closed: Slice, models: Resolution
     if not worth:
         return f"skipped: {why}"
     request = EvolutionRequest(
-        "slice_closed", closed.slice_id, turns=tuple(closed.turns), tags=tuple(closed.tags), timezone=closed.timezone
+        "slice_closed",
+        closed.slice_id,
+        turns=tuple(closed.turns),
+        tags=tuple(closed.tags),
+        timezone=closed.timezone,
     )
     outcome = evolve_card(batch, request, worker=models.worker, clock=deps.clock)
     return f"evolved: {outcome.summary}" if outcome.changed else f"skipped: {outcome.reason or outcome.error}"
@@ -161,7 +167,9 @@ def _commit(batch: WriteBatch, report: MaintenanceReport, message: str) -> None:
 
 def reconcile_catalog(batch: WriteBatch, now: datetime, locale: str) -> dict[str, Any]:
     """A forced weave that writes nothing when the catalog already matches the slices."""
-    _, result = weave_catalog(batch, now, meta_loader(batch), force=True, locale=locale, keep_time_if_unchanged=True)
+    _, result = weave_catalog(
+        batch, now, meta_loader(batch), force=True, locale=locale, keep_time_if_unchanged=True
+    )
     return result.as_dict()
 
 

@@ -142,7 +142,9 @@ def run_passes(
     report = PassReport()
     if worker is not None:
         report.merges = consolidate(batch, worker)
-    backfill(batch, worker, now_iso=iso(now), locale=locale, exclude=exclude, limit=backfill_limit, report=report)
+    backfill(
+        batch, worker, now_iso=iso(now), locale=locale, exclude=exclude, limit=backfill_limit, report=report
+    )
     if report.marked or report.marked_by_fallback:
         forced_weave(batch, now, locale)
     return report

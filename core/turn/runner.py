@@ -49,7 +49,9 @@ def run_step(
         except Exception as exc:  # the outermost frame of a turn: every failure becomes an event
             wait = backoff(spec, exc, attempt)
             if wait is not None:
-                deps.log.warning("turn %s: %s attempt %d failed (%s); retrying", turn_id, spec.name, attempt, exc)
+                deps.log.warning(
+                    "turn %s: %s attempt %d failed (%s); retrying", turn_id, spec.name, attempt, exc
+                )
                 sleep(wait)
                 attempt += 1
                 continue

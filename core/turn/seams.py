@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from core.agent.analyzer import TurnAnalysis
 from core.clock import Clock
+from core.errors import NotFound
 from core.llm.registry import BoundModel, Resolution
 from core.llm.tools import Tool
 from core.memory.config import UserConfig
-from core.errors import NotFound
 from core.memory.paths import CARD, core_md
 from core.memory.slice import Slice, Turn
 from core.storage.base import WriteBatch
@@ -70,7 +70,7 @@ class ToolContext:
 def main_tools(ctx: ToolContext) -> list[Tool]:
     """The main agent's tools: a plain `readSlice` until the agent part lands."""
 
-    def readSlice(sliceId: str) -> str:  # noqa: N802, N803 — the tool's name and argument as the model sees them
+    def readSlice(sliceId: str) -> str:
         """Read one slice of the timeline (its core.md) by id, YYYY-MM-DD-HHMM (UTC)."""
         text = ctx.view.read(core_md(sliceId))
         if text is None:

@@ -38,7 +38,12 @@ def message_to_json(message: Message) -> dict[str, Any]:
     if isinstance(message, UserMessage):
         return {"role": "user", "text": message.text}
     if isinstance(message, ToolResult):
-        return {"role": "tool", "call_id": message.call_id, "content": message.content, "is_error": message.is_error}
+        return {
+            "role": "tool",
+            "call_id": message.call_id,
+            "content": message.content,
+            "is_error": message.is_error,
+        }
     return {
         "role": "assistant",
         "text": message.text,

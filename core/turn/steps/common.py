@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.errors import InvalidInput, NoModelConfigured
-from core.llm.registry import SETUP_HINT, ModelPrefs, Resolution
+from core.llm.registry import ModelPrefs, Resolution
 from core.memory.catalog import read_or_none
 from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON

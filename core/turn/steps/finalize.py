@@ -29,7 +29,9 @@ from core.turn.table import StepInput, StepOutput
 from core.turn.wire import messages_from_json
 
 DEEP_TOOL = "thinkDeep"
-MODEL_ERROR_ADVICE = "Your message is saved. Check the model settings (`previously models`), then send it again."
+MODEL_ERROR_ADVICE = (
+    "Your message is saved. Check the model settings (`previously models`), then send it again."
+)
 
 
 @dataclass
@@ -48,7 +50,9 @@ def load_rounds(deps: TurnDeps, turn_id: str) -> Rounds:
     """Every stored round of the turn, in order."""
     out = Rounds()
     while isinstance(record := deps.run_store.get(turn_id, round_key(out.count)), dict):
-        out.assistant += [m for m in messages_from_json(record.get("messages")) if isinstance(m, AssistantMessage)]
+        out.assistant += [
+            m for m in messages_from_json(record.get("messages")) if isinstance(m, AssistantMessage)
+        ]
         for result in messages_from_json(deps.run_store.get(turn_id, results_key(out.count))):
             if isinstance(result, ToolResult):
                 out.results[result.call_id] = result
@@ -67,8 +71,10 @@ def build_cognition(rounds: Rounds) -> cognition.Cognition:
         calls = []
         for call in message.tool_calls:
             result = rounds.results.get(call.id)
-            status = cognition.STATUS_UNKNOWN if result is None else (
-                cognition.STATUS_ERROR if result.is_error else cognition.STATUS_OK
+            status = (
+                cognition.STATUS_UNKNOWN
+                if result is None
+                else (cognition.STATUS_ERROR if result.is_error else cognition.STATUS_OK)
             )
             shown = call.arguments if not call.error else call.raw_arguments
             calls.append(cognition.ToolCall(call.name, shown, status, result.content if result else None))
@@ -109,7 +115,9 @@ def finalize(state: StepInput, deps: TurnDeps) -> StepOutput:
     return output(state, next="after")
 
 
-def _save(deps: TurnDeps, turn_id: str, slice_id: str, locale: str, content: str | None, rounds: Rounds) -> None:
+def _save(
+    deps: TurnDeps, turn_id: str, slice_id: str, locale: str, content: str | None, rounds: Rounds
+) -> None:
     now = deps.clock.now()
     now_iso = iso(now)
     batch = WriteBatch.open(deps.storage)
@@ -129,7 +137,11 @@ def _announce(state: StepInput, deps: TurnDeps, turn_id: str, rounds: Rounds, st
     sink = sink_of(deps, state, "finalize")
     if rounds.error is not None:
         message = rounds.error.get("message") or "The model failed."
-        sink.emit("turn.error", code=rounds.error.get("code", "model_error"), message=f"{message} {MODEL_ERROR_ADVICE}")
+        sink.emit(
+            "turn.error",
+            code=rounds.error.get("code", "model_error"),
+            message=f"{message} {MODEL_ERROR_ADVICE}",
+        )
         return
     status = "done" if rounds.finish == "stop" else "interrupted"
     sink.emit("turn.done", **turn_done(status, turn_id if stored else None, rounds.usage.as_dict()))  # type: ignore[arg-type]

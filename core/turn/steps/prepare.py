@@ -108,18 +108,19 @@ def _prepare(t: _Turn) -> dict[str, Any]:
     closed_id: str | None = None
     summary = ""
     if signal and active is not None:
-        closed = queue_close(t.batch, active, signal, clock=t.deps.clock, locale=t.locale, marking=analysis.marking)
+        closed = queue_close(
+            t.batch, active, signal, clock=t.deps.clock, locale=t.locale, marking=analysis.marking
+        )
         forced_weave(t.batch, now, t.locale)
         prune_strands(t.batch, now)
         summary = evolution.at_boundary(t.batch, t.deps, t.sink, analysis, closed.slice, t.request, t.models)
         closed_id, active = closed.slice.slice_id, None
     tags = list(analysis.tags) if analysis.memory_worthy else []
+    slice_id = _continue(t, active, tags) if active is not None else _open(t, tags, summary)
     if active is not None:
-        slice_id = _continue(t, active, tags)
-    else:
-        slice_id = _open(t, tags, summary)
-    if active is not None:
-        evolution.mid_slice(t.batch, t.deps, t.sink, analysis, read_slice(t.batch, slice_id), t.request, t.models)
+        evolution.mid_slice(
+            t.batch, t.deps, t.sink, analysis, read_slice(t.batch, slice_id), t.request, t.models
+        )
     ensure_snapshot(t.batch, slice_id, t.deps.clock)
     index_slice(t.batch, read_slice(t.batch, slice_id), now, t.locale, created=active is None)
     record = {
@@ -167,7 +168,9 @@ def _add_tags(tags: list[str]) -> Any:
 def _continue(t: _Turn, active: ActiveSlice, tags: list[str]) -> str:
     sid = active.slice.slice_id
     create = active.slice if active.legacy else None
-    append_turn(_user_turn(t), iso(t.deps.clock.now()), create=create, edit=_add_tags(tags)).queue(t.batch, sid)
+    append_turn(_user_turn(t), iso(t.deps.clock.now()), create=create, edit=_add_tags(tags)).queue(
+        t.batch, sid
+    )
     return sid
 
 

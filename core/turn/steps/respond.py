@@ -159,13 +159,19 @@ def _call(
             model.client, request, sink, lambda: bool(deps.run_store.get(turn_id, CANCEL_KEY)), deps.monotonic
         )
         usage = usage + outcome.usage
-        produced.append(outcome.message)
+        if outcome.reason not in ("error", "interrupted") or _said_something(outcome):
+            produced.append(outcome.message)
         if outcome.reason != "length":
             break
         produced.append(UserMessage(CONTINUE_NUDGE))
     assert outcome is not None
     error = ("model_error", outcome.error or "") if outcome.reason == "error" else None
     return _record(produced, outcome.reason, usage, error)
+
+
+def _said_something(outcome: CallOutcome) -> bool:
+    message = outcome.message
+    return bool(message.text or message.reasoning or message.tool_calls)
 
 
 def _record(

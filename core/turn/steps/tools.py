@@ -19,7 +19,7 @@ from core.llm.types import ToolCall, ToolResult
 from core.memory.paths import MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 from core.turn.deps import TurnDeps
-from core.turn.events import EventSink, tool_call
+from core.turn.events import EventSink, EventType, ToolState, tool_call
 from core.turn.seams import ToolContext, main_tools, tool_label
 from core.turn.steps.common import (
     CANCEL_KEY,
@@ -100,19 +100,26 @@ def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolC
         timezone=request.timezone or "UTC",
         locale=locale,
         config=config,
-        progress=lambda call_id, label: sink.emit("recall.progress", call_id=call_id, label=label),
-        hits=lambda call_id, payload: sink.emit("recall.hits", **{**payload, "call_id": call_id}),
+        progress=lambda call_id, label: _emit(sink, "recall.progress", call_id=call_id, label=label),
+        hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
     )
     if deps.run_store.get(turn_id, CANCEL_KEY):
         return [_interrupted(sink, call, locale) for call in calls]
     by_name = {t.spec.name: t for t in main_tools(ctx)}
     for call in calls:
-        sink.emit("tool.call", **tool_call(call.id, call.name, _label(call, "running", locale), "running", _input(call)))
+        sink.emit(
+            "tool.call",
+            **tool_call(call.id, call.name, _label(call, "running", locale), "running", _input(call)),
+        )
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL, thread_name_prefix=f"tools-{turn_id}") as pool:
         results = list(pool.map(lambda c: _run_one(sink, by_name, c, locale), calls))
     if batch.changes:
         batch.commit(f"Turn {turn_id} — tool writes")
     return results
+
+
+def _emit(sink: EventSink, type: EventType, **fields: Any) -> None:
+    sink.emit(type, **fields)
 
 
 def _label(call: ToolCall, state: str, locale: str) -> str:
@@ -127,18 +134,25 @@ def _run_one(sink: EventSink, by_name: dict[str, Tool], call: ToolCall, locale: 
     tool = by_name.get(call.name)
     if tool is None:
         known = ", ".join(sorted(by_name)) or "none"
-        result = ToolResult(call.id, f"ERROR: there is no tool {call.name!r} (tools: {known}).", is_error=True)
+        result = ToolResult(
+            call.id, f"ERROR: there is no tool {call.name!r} (tools: {known}).", is_error=True
+        )
     else:
         try:
             result = tool.run(call)
         except Exception as exc:  # one broken tool must not cost the turn: the model hears what failed
             result = ToolResult(call.id, f"ERROR: {call.name} failed ({type(exc).__name__}: {exc}).", True)
-    state = "error" if result.is_error else "completed"
+    state: ToolState = "error" if result.is_error else "completed"
     shown = result.content[:DISPLAY_CHARS]
-    sink.emit("tool.call", **tool_call(call.id, call.name, _label(call, state, locale), state, _input(call), shown))
+    sink.emit(
+        "tool.call", **tool_call(call.id, call.name, _label(call, state, locale), state, _input(call), shown)
+    )
     return result
 
 
 def _interrupted(sink: EventSink, call: ToolCall, locale: str) -> ToolResult:
-    sink.emit("tool.call", **tool_call(call.id, call.name, _label(call, "interrupted", locale), "interrupted", _input(call)))
+    sink.emit(
+        "tool.call",
+        **tool_call(call.id, call.name, _label(call, "interrupted", locale), "interrupted", _input(call)),
+    )
     return ToolResult(call.id, INTERRUPTED, is_error=True)
