@@ -11,7 +11,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from core.errors import NotFound, TransientError
+from core.errors import InvalidInput, NotFound, TransientError
+from core.reltime import zone
 from core.turn.deps import TurnDeps
 from core.turn.events import Event
 from core.turn.failures import failure_code, failure_message
@@ -37,6 +38,16 @@ def reply_from(events: list[Event]) -> str | None:
     return "".join(parts) or None
 
 
+def check_request(request: TurnInput) -> None:
+    """Refuse a request no turn can be made of, saying what to fix."""
+    if not request.message.strip():
+        raise InvalidInput("The message is empty: say something.")
+    if zone(request.timezone or "UTC") is None:
+        raise InvalidInput(
+            f"Unknown time zone {request.timezone!r}: use an IANA name such as Europe/Berlin or UTC."
+        )
+
+
 class LocalTurnService:
     """Starts turns on threads and reads them back from the run store."""
 
@@ -47,7 +58,11 @@ class LocalTurnService:
         self._lock = threading.Lock()
 
     def start(self, request: TurnInput) -> str:
-        """Record the request, start the turn on a thread, return its id at once."""
+        """Record the request, start the turn on a thread, return its id at once.
+
+        InvalidInput (nothing recorded) for an empty message or an unknown time zone.
+        """
+        check_request(request)
         turn_id = self._new_turn_id()
         self.deps.run_store.put(turn_id, REQUEST_KEY, request.to_json())
         thread = threading.Thread(target=self._run, args=(turn_id,), name=f"turn-{turn_id}", daemon=True)

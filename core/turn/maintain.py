@@ -65,13 +65,18 @@ class MaintenanceReport:
     search_index: dict[str, Any] = field(default_factory=dict)
     stale_card: dict[str, list[str]] = field(default_factory=dict)
     commits: list[str] = field(default_factory=list)
+    files_written: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def run_maintenance(
-    deps: TurnDeps, *, use_model: bool = True, progress: Progress | None = None
+    deps: TurnDeps,
+    *,
+    use_model: bool = True,
+    progress: Progress | None = None,
+    rebuild_search: bool = False,
 ) -> MaintenanceReport:
     """One maintenance pass over the memory."""
     say = progress or (lambda _: None)
@@ -79,30 +84,45 @@ def run_maintenance(
     config = user_config(batch)
     models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
     report = MaintenanceReport(model=models.worker.info.id if models else None)
+    say("Reading the timeline")
+    reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
     for active in expired_slices(batch, deps.clock.now(), config):
         say(f"Closing slice {active.slice.slice_id}")
         report.closed.append(_close(batch, deps, active, config.locale, models))
         _commit(batch, report, f"Maintenance — close slice {active.slice.slice_id}")
+    _tidy(batch, deps, report, config, models, say)
+    say("Refreshing the search index")
+    search = refresh_index(batch, deps.clock, full=rebuild_search)
+    report.search_index = asdict(search)
+    report.stale_card = stale_card_items(batch.read(CARD), deps.clock.now())
+    _commit(batch, report, "Maintenance — indexes")
+    return report
+
+
+def _tidy(
+    batch: WriteBatch,
+    deps: TurnDeps,
+    report: MaintenanceReport,
+    config: UserConfig,
+    models: Resolution | None,
+    say: Progress,
+) -> None:
+    """Strands after a close, the catalog, and the dry-slice marks (queued, not committed)."""
     now = deps.clock.now()
     worker = models.worker if models is not None and not deps.demo else None
-    say("Tidying strands and marking dry slices")
     if report.closed:
+        say("Tidying strands")
         report.pruned_strands = prune_strands(batch, now)
         if worker is not None:
             report.merges = consolidate(batch, worker)
+    say("Reconciling the catalog")
+    report.catalog = reconcile_catalog(batch, now, config.locale)
+    say("Marking dry slices")
     limit = BACKFILL_LIMIT if worker is not None else FALLBACK_BACKFILL_LIMIT
     marks = backfill(batch, worker, now_iso=iso(now), locale=config.locale, limit=limit)
     report.marked, report.marked_by_fallback = marks.marked, marks.marked_by_fallback
-    say("Reconciling the catalog")
-    report.catalog = reconcile_catalog(batch, now, config.locale)
-    say("Refreshing the search index")
-    search = refresh_index(batch, deps.clock)
-    report.search_index = {
-        k: getattr(search, k) for k in ("rebuilt", "added", "updated", "removed", "slices")
-    }
-    report.stale_card = stale_card_items(batch.read(CARD), now)
-    _commit(batch, report, "Maintenance — indexes")
-    return report
+    if marks.changed:
+        report.catalog = reconcile_catalog(batch, now, config.locale)
 
 
 def expired_slices(batch: WriteBatch, now: datetime, config: UserConfig) -> list[ActiveSlice]:
@@ -161,8 +181,10 @@ def _evolve(batch: WriteBatch, deps: TurnDeps, closed: Slice, models: Resolution
 
 
 def _commit(batch: WriteBatch, report: MaintenanceReport, message: str) -> None:
-    if batch.commit(message).changed:
+    result = batch.commit(message)
+    if result.changed:
         report.commits.append(message)
+        report.files_written += len(result.written)
 
 
 def reconcile_catalog(batch: WriteBatch, now: datetime, locale: str) -> dict[str, Any]:

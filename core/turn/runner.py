@@ -70,14 +70,12 @@ def _failed(
         deps.log.warning("turn %s: best-effort step %s skipped: %s", turn_id, spec.name, exc, exc_info=exc)
         return {**state, "next": successor, f"skipped_{spec.name}": True}
     deps.log.error("turn %s: step %s failed", turn_id, spec.name, exc_info=exc)
-    if not _ended(deps, turn_id):
-        saved = spec.name != "prepare"
+    seen = {e["type"] for e in deps.run_store.events(turn_id)}
+    if not seen & TERMINAL_TYPES:
+        # `turn.started` is announced only once the user's message is committed.
+        saved = "turn.started" in seen
         sink.emit("turn.error", code=failure_code(exc), message=failure_message(spec.name, exc, saved))
     return {**state, "next": END, "failed": spec.name}
-
-
-def _ended(deps: TurnDeps, turn_id: str) -> bool:
-    return any(e["type"] in TERMINAL_TYPES for e in deps.run_store.events(turn_id))
 
 
 def run_turn(
