@@ -15,7 +15,7 @@ from core.clock import Clock, iso
 from core.errors import NotFound
 from core.memory.catalog import read_or_none
 from core.memory.merge import SliceEdit, edit_slice
-from core.memory.paths import STRANDS_JSON, core_md
+from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
 from core.memory.slice import Slice, parse_core_md
 from core.memory.slicer import (
     ActiveSlice,
@@ -35,6 +35,8 @@ from core.memory.weave import (
 )
 from core.search import index_slice as index_for_search
 from core.storage.base import Reader, WriteBatch
+
+CATALOG_DIR = MemoryPath(CATALOG_JSON.parent)
 
 
 def read_slice(reader: Reader, slice_id: str) -> Slice:
@@ -103,9 +105,16 @@ def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:
     return weave_catalog(batch, now, meta_loader(batch), force=True, locale=locale)[1]
 
 
-def throttled_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:
-    """The weave at most once per 5 minutes (the turn's cheap catalog refresh)."""
-    return weave_catalog(batch, now, meta_loader(batch), locale=locale)[1]
+def ensure_catalog(batch: WriteBatch, now: datetime, locale: str) -> bool:
+    """Build the catalog when the memory has none yet (first turn, imported slices); True if built.
+
+    A turn never reconciles an existing catalog (that costs a listing of the whole archive):
+    slices are upserted as they are created and closed, and maintenance reconciles the rest.
+    """
+    if batch.list(CATALOG_DIR):
+        return False
+    forced_weave(batch, now, locale)
+    return True
 
 
 def prune_strands(batch: WriteBatch, now: datetime) -> list[str]:

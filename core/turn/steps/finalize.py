@@ -19,9 +19,7 @@ from core.memory import agent_md as cognition
 from core.memory.merge import append_turn
 from core.memory.paths import agent_md
 from core.memory.slice import Turn
-from core.memory.weave import index_slice
 from core.storage.base import WriteBatch
-from core.turn.closing import read_slice, throttled_weave
 from core.turn.deps import TurnDeps
 from core.turn.events import TERMINAL_TYPES, turn_done
 from core.turn.steps.common import PREPARED_KEY, output, results_key, round_key, sink_of, skip
@@ -110,24 +108,19 @@ def finalize(state: StepInput, deps: TurnDeps) -> StepOutput:
     rounds = load_rounds(deps, turn_id)
     text = cognition.join_assistant_texts(m.text for m in rounds.assistant)
     content = cognition.agent_turn_content(content_reason(rounds), text) if rounds.count else None
-    _save(deps, turn_id, slice_id, str(prepared.get("locale") or "en"), content, rounds)
+    _save(deps, turn_id, slice_id, content, rounds)
     _announce(state, deps, turn_id, rounds, content is not None)
     return output(state, next="after")
 
 
-def _save(
-    deps: TurnDeps, turn_id: str, slice_id: str, locale: str, content: str | None, rounds: Rounds
-) -> None:
-    now = deps.clock.now()
-    now_iso = iso(now)
+def _save(deps: TurnDeps, turn_id: str, slice_id: str, content: str | None, rounds: Rounds) -> None:
+    now_iso = iso(deps.clock.now())
     batch = WriteBatch.open(deps.storage)
     if content is not None:
         append_turn(Turn(turn_id, now_iso, "agent", content), now_iso).queue(batch, slice_id)
     body = cognition.render_cognition(build_cognition(rounds)) if rounds.assistant else ""
     batch.update(agent_md(slice_id), cognition.cognition_update(turn_id, now_iso, body))
-    if content is not None:
-        index_slice(batch, read_slice(batch, slice_id), now, locale)
-        throttled_weave(batch, now, locale)
+    # The agent turn changes none of the indexes (monthly entry, strands, catalog): nothing else to write.
     batch.commit(f"Turn {turn_id} — agent response")
 
 

@@ -23,16 +23,16 @@ from core.memory.slice import Slice, Turn, parse_core_md
 from core.memory.slicer import ActiveSlice, ClientView, close_signal, new_slice_id, open_slice
 from core.memory.slicer import slice_taken as taken
 from core.memory.strands import load_strands
-from core.memory.weave import index_slice
+from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_slice_strands
 from core.storage.base import WriteBatch
 from core.turn import evolution
 from core.turn.closing import (
+    ensure_catalog,
     forced_weave,
     prune_strands,
     queue_close,
     read_slice,
     recover_active,
-    throttled_weave,
 )
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, turn_started
@@ -64,6 +64,7 @@ class _Turn:
     config: UserConfig
     locale: str
     models: Resolution | None
+    closing_summary: str = ""  # the card's evolution summary, for the slice opening after a close
 
 
 def prepare(state: StepInput, deps: TurnDeps) -> StepOutput:
@@ -98,31 +99,25 @@ def _already_prepared(deps: TurnDeps, turn_id: str) -> dict[str, Any] | None:
 
 def _prepare(t: _Turn) -> dict[str, Any]:
     now = t.deps.clock.now()
-    throttled_weave(t.batch, now, t.locale)
+    ensure_catalog(t.batch, now, t.locale)
     active = recover_active(t.batch, now)
     client = ClientView(t.request.client_slice_id, t.request.agent_turns_seen)
     signal = None
     if active is not None and not _holds_turn(active.slice, t.turn_id):
         signal = close_signal(active.slice, now, t.config, client)
     analysis = _analyze(t, active.slice if signal and active else None)
-    closed_id: str | None = None
-    summary = ""
+    closed_id, summary = None, ""
     if signal and active is not None:
-        closed = queue_close(
-            t.batch, active, signal, clock=t.deps.clock, locale=t.locale, marking=analysis.marking
-        )
-        forced_weave(t.batch, now, t.locale)
-        prune_strands(t.batch, now)
-        summary = evolution.at_boundary(t.batch, t.deps, t.sink, analysis, closed.slice, t.request, t.models)
-        closed_id, active = closed.slice.slice_id, None
+        closed_id, active = _close(t, active, signal, analysis), None
+        summary = t.closing_summary
     tags = list(analysis.tags) if analysis.memory_worthy else []
+    known = list(active.slice.tags) if active is not None else []
     slice_id = _continue(t, active, tags) if active is not None else _open(t, tags, summary)
     if active is not None:
-        evolution.mid_slice(
-            t.batch, t.deps, t.sink, analysis, read_slice(t.batch, slice_id), t.request, t.models
-        )
+        current = read_slice(t.batch, slice_id)
+        evolution.mid_slice(t.batch, t.deps, t.sink, analysis, current, t.request, t.models)
     ensure_snapshot(t.batch, slice_id, t.deps.clock)
-    index_slice(t.batch, read_slice(t.batch, slice_id), now, t.locale, created=active is None)
+    _index(t, slice_id, created=active is None, known_tags=known)
     record = {
         "slice_id": slice_id,
         "slice_opened": active is None,
@@ -136,6 +131,31 @@ def _prepare(t: _Turn) -> dict[str, Any]:
     t.deps.run_store.put(t.turn_id, PREPARED_KEY, record)
     t.batch.commit(f"Turn {t.turn_id} — user message")
     return record
+
+
+def _close(t: _Turn, active: ActiveSlice, signal: str, analysis: TurnAnalysis) -> str:
+    """Close, index and weave the slice; prune strands; evolve the card before the next slice exists."""
+    now = t.deps.clock.now()
+    closed = queue_close(
+        t.batch, active, signal, clock=t.deps.clock, locale=t.locale, marking=analysis.marking
+    )
+    forced_weave(t.batch, now, t.locale)
+    prune_strands(t.batch, now)
+    t.closing_summary = evolution.at_boundary(
+        t.batch, t.deps, t.sink, analysis, closed.slice, t.request, t.models
+    )
+    return closed.slice.slice_id
+
+
+def _index(t: _Turn, slice_id: str, *, created: bool, known_tags: list[str]) -> None:
+    """The slice's index entries: monthly always; strands when it has new tags; catalog when new."""
+    current = read_slice(t.batch, slice_id)
+    now = t.deps.clock.now()
+    upsert_monthly_entry(t.batch, current)
+    if created or set(current.tags) - set(known_tags):
+        weave_slice_strands(t.batch, current)
+    if created:
+        upsert_catalog_entry(t.batch, current, now, t.locale)
 
 
 def _holds_turn(s: Slice, turn_id: str) -> bool:
