@@ -1,43 +1,55 @@
-"""Card evolution inside prepare: at a slice boundary, or mid-slice on an explicit request.
+"""Card evolution inside a turn and in maintenance: the decision, the pass, and its one event.
 
-Each run ends in one event: `card.evolved` {summary, diff} when the card changed, else
-`card.skipped` {reason}. Evolution never fails the turn (the pass reports, it does not raise).
+At a slice boundary the card evolves from the closed slice before the next slice exists (its
+summary becomes the new slice's `evolution_summary`); mid-slice it evolves on an explicit
+"remember this" (the summary is recorded on the current slice). Each decision ends in one
+event: `card.evolved` {summary, diff} or `card.skipped` {reason}. A pass never fails the turn.
 """
 
 from __future__ import annotations
 
 from core.agent.analyzer import TurnAnalysis
+from core.agent.evolution import (
+    EvolutionDecision,
+    EvolutionOutcome,
+    at_maintenance_close,
+    evolve_card,
+    explicit_request,
+    record_evolution_summary,
+)
+from core.agent.evolution import (
+    at_boundary as boundary_decision,
+)
+from core.agent.evolution import (
+    mid_slice as mid_slice_decision,
+)
+from core.agent.evolution_triggers import summary_for_slice
 from core.llm.registry import Resolution
 from core.memory.paths import CARD
 from core.memory.slice import Slice
 from core.storage.base import WriteBatch
-from core.text import collapse_ws
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink
-from core.turn.seams import EvolutionOutcome, EvolutionRequest, evolve_card, should_evolve
 from core.turn.service import TurnInput
 
-DEMO_REASON = "Demo mode: the card is never changed."
 NO_MODEL_REASON = "No model is configured, so the card was not reviewed."
-RECENT_TURNS = 12
-
-
-def _emit(sink: EventSink, outcome: EvolutionOutcome) -> None:
-    if outcome.changed:
-        sink.emit("card.evolved", summary=outcome.summary, diff=outcome.diff)
-    else:
-        sink.emit("card.skipped", reason=outcome.reason or outcome.error or "Nothing changed.")
 
 
 def _run(
-    batch: WriteBatch, deps: TurnDeps, sink: EventSink, request: EvolutionRequest, models: Resolution | None
+    batch: WriteBatch, deps: TurnDeps, decision: EvolutionDecision, models: Resolution | None
 ) -> EvolutionOutcome:
+    if not decision.run or decision.request is None:
+        return EvolutionOutcome(changed=False, reason=decision.reason)
     if models is None:
-        outcome = EvolutionOutcome(changed=False, reason=NO_MODEL_REASON)
-    else:
-        outcome = evolve_card(batch, request, worker=models.worker, clock=deps.clock)
-    _emit(sink, outcome)
-    return outcome
+        return EvolutionOutcome(changed=False, reason=NO_MODEL_REASON)
+    return evolve_card(
+        batch, decision.request, worker=models.worker, clock=deps.clock, monotonic=deps.monotonic
+    )
+
+
+def _emit(sink: EventSink, outcome: EvolutionOutcome) -> None:
+    kind, fields = outcome.event()
+    sink.emit(kind, **fields)  # type: ignore[arg-type]
 
 
 def at_boundary(
@@ -50,24 +62,12 @@ def at_boundary(
     models: Resolution | None,
 ) -> str:
     """Evolve the card from the slice that just closed; the summary for the new slice ("" if none)."""
-    if deps.demo:
-        sink.emit("card.skipped", reason=DEMO_REASON)
-        return ""
-    worth, why = should_evolve(analysis, batch.read(CARD))
-    if not worth:
-        sink.emit("card.skipped", reason=f"Nothing worth recording on the card: {why}")
-        return ""
-    hint = analysis.memory_update.content if analysis.memory_update else ""
-    evo = EvolutionRequest(
-        "slice_closed",
-        closed.slice_id,
-        turns=tuple(closed.turns),
-        tags=tuple(closed.tags),
-        focus_hint=hint,
-        timezone=closed.timezone or request.timezone,
+    decision = boundary_decision(
+        analysis, batch.read(CARD), closed, timezone=request.timezone or closed.timezone, demo=deps.demo
     )
-    outcome = _run(batch, deps, sink, evo, models)
-    return collapse_ws(outcome.summary) if outcome.changed else ""
+    outcome = _run(batch, deps, decision, models)
+    _emit(sink, outcome)
+    return summary_for_slice(outcome.summary) if outcome.changed else ""
 
 
 def mid_slice(
@@ -80,18 +80,21 @@ def mid_slice(
     models: Resolution | None,
 ) -> None:
     """Evolve the card when the user explicitly asked for something to be remembered."""
-    update = analysis.memory_update
-    if update is None or not update.content.strip():
+    if explicit_request(analysis) is None:
         return
-    if deps.demo:
-        sink.emit("card.skipped", reason=DEMO_REASON)
-        return
-    evo = EvolutionRequest(
-        "new_observation",
-        current.slice_id,
-        turns=tuple(current.turns[-RECENT_TURNS:]),
-        tags=tuple(current.tags),
-        focus_hint=update.content,
-        timezone=current.timezone or request.timezone,
+    decision = mid_slice_decision(
+        analysis, current, timezone=request.timezone or current.timezone, demo=deps.demo
     )
-    _run(batch, deps, sink, evo, models)
+    outcome = _run(batch, deps, decision, models)
+    _emit(sink, outcome)
+    if outcome.changed:
+        record_evolution_summary(batch, current.slice_id, outcome.summary, deps.clock)
+
+
+def at_maintenance(batch: WriteBatch, deps: TurnDeps, closed: Slice, models: Resolution | None) -> str:
+    """Evolve the card from a slice maintenance closed; a short note for the report."""
+    decision = at_maintenance_close(closed, batch.read(CARD), demo=deps.demo)
+    outcome = _run(batch, deps, decision, models)
+    if outcome.changed:
+        return f"evolved: {outcome.summary}"
+    return f"skipped: {outcome.reason or outcome.error or 'nothing changed'}"

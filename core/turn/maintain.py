@@ -33,8 +33,8 @@ from core.search import refresh_index
 from core.storage.base import WriteBatch
 from core.turn.closing import prune_strands, queue_close, recover_active
 from core.turn.deps import TurnDeps
+from core.turn.evolution import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
-from core.turn.seams import EvolutionRequest, evolve_card, should_evolve
 from core.turn.service import TurnInput
 from core.turn.steps.common import resolve_models, user_config
 
@@ -158,26 +158,7 @@ def _close(
     marking = mark_slice(worker, active.slice, monotonic=deps.monotonic) if worker is not None else None
     closed = queue_close(batch, active, "time_cap", clock=deps.clock, locale=locale, marking=marking)
     marked_by = "fallback" if closed.slice.marked_by == "fallback" else ("model" if marking else "existing")
-    return ClosedSlice(closed.slice.slice_id, marked_by, _evolve(batch, deps, closed.slice, models))
-
-
-def _evolve(batch: WriteBatch, deps: TurnDeps, closed: Slice, models: Resolution | None) -> str:
-    if deps.demo:
-        return "skipped: demo mode"
-    if models is None:
-        return "skipped: no model"
-    worth, why = should_evolve(None, batch.read(CARD))
-    if not worth:
-        return f"skipped: {why}"
-    request = EvolutionRequest(
-        "slice_closed",
-        closed.slice_id,
-        turns=tuple(closed.turns),
-        tags=tuple(closed.tags),
-        timezone=closed.timezone,
-    )
-    outcome = evolve_card(batch, request, worker=models.worker, clock=deps.clock)
-    return f"evolved: {outcome.summary}" if outcome.changed else f"skipped: {outcome.reason or outcome.error}"
+    return ClosedSlice(closed.slice.slice_id, marked_by, at_maintenance(batch, deps, closed.slice, models))
 
 
 def _commit(batch: WriteBatch, report: MaintenanceReport, message: str) -> None:

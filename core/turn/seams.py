@@ -1,28 +1,25 @@
-"""Stand-ins for the prompt, tools and card evolution until their parts land (same signatures).
+"""Stand-ins for the prompt and the main tools until the agent part lands (same signatures).
 
-The `agent` part provides `build_system_prompt`, `main_tools`, `ToolContext`, `tool_label`;
-the `evolution` part provides `ensure_snapshot`, `evolve_card` and its decisions. The steps
-import them from here only, so switching to the real modules touches this file alone.
+The `agent` part provides `build_system_prompt`, `main_tools`, `ToolContext` and `tool_label`;
+the steps import them from here only, so switching to the real modules touches this file alone.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from core.agent.analyzer import TurnAnalysis
 from core.clock import Clock
 from core.errors import NotFound
-from core.llm.registry import BoundModel, Resolution
+from core.llm.registry import Resolution
 from core.llm.tools import Tool
 from core.memory.config import UserConfig
-from core.memory.paths import CARD, core_md
-from core.memory.slice import Slice, Turn
+from core.memory.paths import core_md
+from core.memory.slice import Slice
 from core.storage.base import WriteBatch
 
-Signal = Literal["slice_closed", "new_observation", "self_reflection"]
 
 
 # ---------------------------------------------------------------- prompt and tools (agent part)
@@ -84,57 +81,3 @@ def tool_label(name: str, args: Any, state: str, locale: str) -> str:
     """A short human label for a tool call."""
     shown = json.dumps(args, ensure_ascii=False)[:60] if args else ""
     return f"{name} {shown}".strip()
-
-
-# ---------------------------------------------------------------- card evolution (evolution part)
-
-
-@dataclass(frozen=True)
-class EvolutionRequest:
-    """One evolution pass: why it runs and what it learns from."""
-
-    signal: Signal
-    slice_id: str
-    turns: Sequence[Turn] = ()
-    tags: Sequence[str] = ()
-    focus_hint: str = ""
-    timezone: str = "UTC"
-    force: bool = False
-
-
-@dataclass(frozen=True)
-class EvolutionOutcome:
-    """What a pass did."""
-
-    changed: bool
-    summary: str = ""
-    diff: str = ""
-    reason: str = ""
-    mutations: tuple[str, ...] = field(default=())
-    partial: bool = False
-    error: str | None = None
-
-
-def should_evolve(analysis: TurnAnalysis | None, card_text: str | None) -> tuple[bool, str]:
-    """Whether a slice boundary evolves the card, and why."""
-    judgment = analysis.evolve_card if analysis is not None else None
-    if judgment is None:
-        return True, "The analyzer gave no judgment."
-    return judgment.worth, judgment.reason or ("worth it" if judgment.worth else "nothing lasting")
-
-
-def evolve_card(
-    batch: WriteBatch,
-    request: EvolutionRequest,
-    *,
-    worker: BoundModel | None,
-    clock: Clock,
-    on_progress: Callable[[str], None] | None = None,
-) -> EvolutionOutcome:
-    """Card evolution is not built yet: report that nothing changed."""
-    return EvolutionOutcome(changed=False, reason="Card evolution is not available yet.")
-
-
-def ensure_snapshot(batch: WriteBatch, slice_id: str, clock: Clock) -> str:
-    """The live card's text (seeding and the per-slice copy arrive with the evolution part)."""
-    return batch.read(CARD) or ""

@@ -164,3 +164,31 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     assert entries[DRY]["needs_marking"] is False
     assert any(p.startswith("memory/episodic/search/") for p in harness.files())
     assert len(brain.requests[MAIN]) == 4 and brain.pending == 0
+
+
+def test_an_explicit_request_evolves_the_card_mid_slice(tmp_path: Path, fake_models: FakeModelServer) -> None:
+    clock = FixedClock.at("2026-08-11T11:15:00.000Z")
+    h = make_harness(LocalStorage(tmp_path), clock, fake_models)
+    assert h.brain is not None
+    h.brain.main("Hello!", "Noted — no meat, ever.")
+    h.turn("Hi there.")
+    h.brain.reports[ANALYZER] = analysis(
+        ["food"], memory_update={"content": "The user is vegetarian.", "section": "identity"}
+    )
+    h.brain.reports["finish"] = Reply(
+        tool_calls=[
+            ToolCall("add_self_model", {"text": "Never suggest meat dishes: the user is vegetarian."}),
+            ToolCall("finish", {"reasoning": "Explicit request.", "summary": "Noted that you are vegetarian."}),
+        ]
+    )
+    clock.advance(minutes=1)
+    state = h.turn("Remember that I am vegetarian.", client_slice_id=FIRST, agent_turns_seen=1)
+    evolved = [e for e in state.events if e["type"] == "card.evolved"]
+    assert len(evolved) == 1 and evolved[0]["step"] == "prepare"
+    assert evolved[0]["summary"] == "Noted that you are vegetarian."
+    assert "+- Never suggest meat dishes" in evolved[0]["diff"]
+    card = h.read("memory/episodic/current-previously.md") or ""
+    assert "Never suggest meat dishes: the user is vegetarian." in card
+    assert h.read(f"memory/episodic/slices/{FIRST.replace('-', '/')}/previously.md") == card
+    assert h.slice(FIRST).evolution_summary == "Noted that you are vegetarian."
+    assert state.slice_id == FIRST, "an explicit request never opens a new slice"

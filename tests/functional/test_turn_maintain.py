@@ -47,11 +47,13 @@ def test_maintenance_closes_marks_consolidates_and_is_idempotent(fake_models: Fa
     assert h.brain is not None
     h.brain.reports[MARKER] = {"focus": "Kyoto trip", "summary": "Started planning a spring trip to Kyoto."}
     h.brain.reports[CONSOLIDATOR] = {"merges": [{"from": "Kyoto trip", "to": "kyoto", "reason": "same trip"}]}
+    h.brain.reports["finish"] = {"reasoning": "Nothing lasting in a trip idea.", "summary": ""}
     card_before = h.read(str(CARD))
 
     report = run_maintenance(h.deps)
     assert report.model == "fake-large"
     assert [(c.slice_id, c.marked_by) for c in report.closed] == [(OLD, "model")]
+    assert report.closed[0].card == "skipped: Nothing new to record: Nothing lasting in a trip idea."
     closed = h.slice(OLD)
     assert (closed.status, closed.closed_by, closed.focus) == ("closed", "time_cap", "Kyoto trip")
     assert closed.end == closed.turns[-1].timestamp and closed.marked_by == ""
@@ -85,7 +87,6 @@ def test_maintenance_without_a_model_marks_deterministically() -> None:
     h = make_harness(seeded(), clock, None)
     report = run_maintenance(h.deps)
     assert report.model is None and report.merges == 0
-    assert [(c.slice_id, c.marked_by, c.card) for c in report.closed] == [
-        (OLD, "fallback", "skipped: no model")
-    ]
+    assert [(c.slice_id, c.marked_by) for c in report.closed] == [(OLD, "fallback")]
+    assert report.closed[0].card.startswith("skipped: No model is configured")
     assert h.slice(OLD).focus == "Opened with: Let's plan the Kyoto trip."

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.agent.analyzer import AnalyzerInput, ClosingSlice, TurnAnalysis, analyze_turn
+from core.agent.evolution import ensure_snapshot
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, Resolution
 from core.memory.catalog import read_or_none
@@ -36,7 +37,6 @@ from core.turn.closing import (
 )
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, turn_started
-from core.turn.seams import ensure_snapshot
 from core.turn.service import TurnInput
 from core.turn.steps.common import (
     END,
