@@ -126,7 +126,8 @@ def bench_github(tmp: Path, fake_models: FakeModelServer) -> None:
     """Requests per route and commits of ordinary turns against the GitHub stand-in."""
     src = tmp / "gh-src"
     ids = generate(src, GITHUB_SLICES)
-    files = {str(p.relative_to(src)): p.read_text(encoding="utf-8") for p in (src / str(SLICES)).rglob("*.md")}
+    found = (src / str(SLICES)).rglob("*.md")
+    files = {str(p.relative_to(src)): p.read_text(encoding="utf-8") for p in found}
     last = ids[-1]
     clock = FixedClock.at(f"{last[:10]}T{last[11:13]}:{last[13:]}:00.000Z")
     clock.advance(hours=6)

@@ -20,8 +20,6 @@ from core.memory.paths import core_md
 from core.memory.slice import Slice
 from core.storage.base import WriteBatch
 
-
-
 # ---------------------------------------------------------------- prompt and tools (agent part)
 
 

@@ -178,7 +178,7 @@ def test_an_explicit_request_evolves_the_card_mid_slice(tmp_path: Path, fake_mod
     h.brain.reports["finish"] = Reply(
         tool_calls=[
             ToolCall("add_self_model", {"text": "Never suggest meat dishes: the user is vegetarian."}),
-            ToolCall("finish", {"reasoning": "Explicit request.", "summary": "Noted that you are vegetarian."}),
+            ToolCall("finish", {"reasoning": "Asked to.", "summary": "Noted that you are vegetarian."}),
         ]
     )
     clock.advance(minutes=1)
