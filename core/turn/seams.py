@@ -7,8 +7,9 @@ the steps import them from here only, so switching to the real modules touches t
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.clock import Clock
@@ -18,7 +19,7 @@ from core.llm.tools import Tool
 from core.memory.config import UserConfig
 from core.memory.paths import core_md
 from core.memory.slice import Slice
-from core.storage.base import WriteBatch
+from core.storage.base import Reader, WriteBatch
 
 # ---------------------------------------------------------------- prompt and tools (agent part)
 
@@ -46,20 +47,26 @@ def build_system_prompt(
     return "\n\n".join(parts)
 
 
-@dataclass
-class ToolContext:
-    """What a main-agent tool may use during one tools step."""
+def _ignore(*_: Any) -> None:
+    return None
 
-    view: Any
-    batch: WriteBatch
+
+@dataclass(kw_only=True)
+class ToolContext:
+    """What a main-agent tool may use during one step (the agent part's fields)."""
+
+    view: Reader
     clock: Clock
-    models: Resolution | None
-    slice_id: str
-    timezone: str
-    locale: str
-    config: UserConfig
-    progress: Callable[[str, str], None] = lambda call_id, label: None
-    hits: Callable[[str, dict[str, Any]], None] = lambda call_id, payload: None
+    batch: WriteBatch | None = None
+    models: Resolution | None = None
+    slice_id: str | None = None
+    timezone: str | None = None
+    locale: str = "en"
+    config: UserConfig = field(default_factory=UserConfig)
+    progress: Callable[[str, str], None] = _ignore
+    hits: Callable[[str, dict[str, Any]], None] = _ignore
+    system_prompt: str = ""
+    monotonic: Callable[[], float] = time.monotonic
 
 
 def main_tools(ctx: ToolContext) -> list[Tool]:
@@ -75,7 +82,15 @@ def main_tools(ctx: ToolContext) -> list[Tool]:
     return [Tool.from_function(readSlice)]
 
 
-def tool_label(name: str, args: Any, state: str, locale: str) -> str:
+def tool_label(
+    name: str,
+    args: Any,
+    state: str,
+    locale: str = "en",
+    *,
+    timezone: str | None = None,
+    output: str | None = None,
+) -> str:
     """A short human label for a tool call."""
     shown = json.dumps(args, ensure_ascii=False)[:60] if args else ""
     return f"{name} {shown}".strip()

@@ -74,16 +74,8 @@ def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict
     else:
         slice_id = str(prepared.get("slice_id") or state["slice_id"])
         current = read_slice(batch, slice_id)
-        ctx = ToolContext(
-            view=batch,
-            batch=batch,
-            clock=deps.clock,
-            models=models,
-            slice_id=slice_id,
-            timezone=request.timezone or "UTC",
-            locale=str(prepared.get("locale") or config.locale),
-            config=config,
-        )
+        # The tools' specs are all this step needs of them; the tools step runs the calls.
+        ctx = ToolContext(view=batch, clock=deps.clock, models=models, slice_id=slice_id, config=config)
         system = _system_prompt(deps, turn_id, batch, current, request, config, prepared)
         history = slice_history(current, turn_id, request.message, 2 * config.max_turns_per_slice)
         messages = [*history, *_earlier_rounds(deps, turn_id, rnd)]

@@ -24,6 +24,7 @@ from core.turn.seams import ToolContext, main_tools, tool_label
 from core.turn.steps.common import (
     CANCEL_KEY,
     PREPARED_KEY,
+    PROMPT_KEY,
     load_request,
     output,
     resolve_models,
@@ -90,29 +91,28 @@ def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolC
     prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
     batch = SharedBatch(deps.storage, deps.storage.snapshot())
     config = user_config(batch)
-    locale = str(prepared.get("locale") or config.locale)
+    announce = _Announcer(sink, str(prepared.get("locale") or config.locale), request.timezone or "UTC")
+    if deps.run_store.get(turn_id, CANCEL_KEY):
+        return [announce.interrupted(call) for call in calls]
     ctx = ToolContext(
         view=batch,
         batch=batch,
         clock=deps.clock,
         models=resolve_models(deps, request, config),
         slice_id=str(prepared.get("slice_id") or state.get("slice_id")),
-        timezone=request.timezone or "UTC",
-        locale=locale,
+        timezone=announce.timezone,
+        locale=announce.locale,
         config=config,
         progress=lambda call_id, label: _emit(sink, "recall.progress", call_id=call_id, label=label),
         hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
+        system_prompt=str(deps.run_store.get(turn_id, PROMPT_KEY) or ""),
+        monotonic=deps.monotonic,
     )
-    if deps.run_store.get(turn_id, CANCEL_KEY):
-        return [_interrupted(sink, call, locale) for call in calls]
     by_name = {t.spec.name: t for t in main_tools(ctx)}
     for call in calls:
-        sink.emit(
-            "tool.call",
-            **tool_call(call.id, call.name, _label(call, "running", locale), "running", _input(call)),
-        )
+        announce.running(call)
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL, thread_name_prefix=f"tools-{turn_id}") as pool:
-        results = list(pool.map(lambda c: _run_one(sink, by_name, c, locale), calls))
+        results = list(pool.map(lambda c: announce.ended(c, _run_one(by_name, c)), calls))
     if batch.changes:
         batch.commit(f"Turn {turn_id} — tool writes")
     return results
@@ -122,37 +122,40 @@ def _emit(sink: EventSink, type: EventType, **fields: Any) -> None:
     sink.emit(type, **fields)
 
 
-def _label(call: ToolCall, state: str, locale: str) -> str:
-    return tool_label(call.name, call.arguments, state, locale)
-
-
-def _input(call: ToolCall) -> Any:
-    return call.arguments if not call.error else call.raw_arguments
-
-
-def _run_one(sink: EventSink, by_name: dict[str, Tool], call: ToolCall, locale: str) -> ToolResult:
+def _run_one(by_name: dict[str, Tool], call: ToolCall) -> ToolResult:
     tool = by_name.get(call.name)
     if tool is None:
         known = ", ".join(sorted(by_name)) or "none"
-        result = ToolResult(
-            call.id, f"ERROR: there is no tool {call.name!r} (tools: {known}).", is_error=True
+        return ToolResult(call.id, f"ERROR: there is no tool {call.name!r} (tools: {known}).", is_error=True)
+    try:
+        return tool.run(call)
+    except Exception as exc:  # one broken tool must not cost the turn: the model hears what failed
+        return ToolResult(call.id, f"ERROR: {call.name} failed ({type(exc).__name__}: {exc}).", True)
+
+
+@dataclass(frozen=True)
+class _Announcer:
+    """The `tool.call` events of one step, labelled in the user's language and time zone."""
+
+    sink: EventSink
+    locale: str
+    timezone: str
+
+    def _emit(self, call: ToolCall, state: ToolState, output: str | None = None) -> None:
+        label = tool_label(
+            call.name, call.arguments, state, self.locale, timezone=self.timezone, output=output
         )
-    else:
-        try:
-            result = tool.run(call)
-        except Exception as exc:  # one broken tool must not cost the turn: the model hears what failed
-            result = ToolResult(call.id, f"ERROR: {call.name} failed ({type(exc).__name__}: {exc}).", True)
-    state: ToolState = "error" if result.is_error else "completed"
-    shown = result.content[:DISPLAY_CHARS]
-    sink.emit(
-        "tool.call", **tool_call(call.id, call.name, _label(call, state, locale), state, _input(call), shown)
-    )
-    return result
+        shown = output[:DISPLAY_CHARS] if output is not None else None
+        given = call.arguments if not call.error else call.raw_arguments
+        self.sink.emit("tool.call", **tool_call(call.id, call.name, label, state, given, shown))
 
+    def running(self, call: ToolCall) -> None:
+        self._emit(call, "running")
 
-def _interrupted(sink: EventSink, call: ToolCall, locale: str) -> ToolResult:
-    sink.emit(
-        "tool.call",
-        **tool_call(call.id, call.name, _label(call, "interrupted", locale), "interrupted", _input(call)),
-    )
-    return ToolResult(call.id, INTERRUPTED, is_error=True)
+    def ended(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        self._emit(call, "error" if result.is_error else "completed", result.content)
+        return result
+
+    def interrupted(self, call: ToolCall) -> ToolResult:
+        self._emit(call, "interrupted")
+        return ToolResult(call.id, INTERRUPTED, is_error=True)
