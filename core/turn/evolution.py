@@ -78,17 +78,22 @@ def mid_slice(
     current: Slice,
     request: TurnInput,
     models: Resolution | None,
-) -> None:
-    """Evolve the card when the user explicitly asked for something to be remembered."""
+) -> str | None:
+    """Evolve the card when the user explicitly asked for something to be remembered.
+
+    Returns the change's summary when the card changed (the model hears of it in this turn).
+    """
     if explicit_request(analysis) is None:
-        return
+        return None
     decision = mid_slice_decision(
         analysis, current, timezone=request.timezone or current.timezone, demo=deps.demo
     )
     outcome = _run(batch, deps, decision, models)
     _emit(sink, outcome)
-    if outcome.changed:
-        record_evolution_summary(batch, current.slice_id, outcome.summary, deps.clock)
+    if not outcome.changed:
+        return None
+    record_evolution_summary(batch, current.slice_id, outcome.summary, deps.clock)
+    return summary_for_slice(outcome.summary) or "the card changed"
 
 
 def at_maintenance(batch: WriteBatch, deps: TurnDeps, closed: Slice, models: Resolution | None) -> str:

@@ -192,3 +192,8 @@ def test_an_explicit_request_evolves_the_card_mid_slice(tmp_path: Path, fake_mod
     assert h.read(f"memory/episodic/slices/{FIRST.replace('-', '/')}/previously.md") == card
     assert h.slice(FIRST).evolution_summary == "Noted that you are vegetarian."
     assert state.slice_id == FIRST, "an explicit request never opens a new slice"
+    prompts = h.brain.system_prompts()
+    assert prompts[0] == prompts[1], "the slice's prompt stays frozen after a mid-slice evolution"
+    told = h.brain.requests["main"][1].last_user_text
+    assert told.startswith("Remember that I am vegetarian.") and "Noted that you are vegetarian." in told
+    assert h.slice(FIRST).turns[2].content == "Remember that I am vegetarian.", "the note is not stored"

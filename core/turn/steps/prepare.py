@@ -113,9 +113,10 @@ def _prepare(t: _Turn) -> dict[str, Any]:
     tags = list(analysis.tags) if analysis.memory_worthy else []
     known = list(active.slice.tags) if active is not None else []
     slice_id = _continue(t, active, tags) if active is not None else _open(t, tags, summary)
+    note = None
     if active is not None:
         current = read_slice(t.batch, slice_id)
-        evolution.mid_slice(t.batch, t.deps, t.sink, analysis, current, t.request, t.models)
+        note = evolution.mid_slice(t.batch, t.deps, t.sink, analysis, current, t.request, t.models)
     ensure_snapshot(t.batch, slice_id, t.deps.clock)
     _index(t, slice_id, created=active is None, known_tags=known)
     record = {
@@ -126,6 +127,7 @@ def _prepare(t: _Turn) -> dict[str, Any]:
         "no_model": t.models is None,
         "timezone": t.request.timezone or "UTC",
         "locale": t.locale,
+        "card_note": note,
     }
     # Recorded before the commit: a retry finds it and, once the turn is in memory, trusts it.
     t.deps.run_store.put(t.turn_id, PREPARED_KEY, record)

@@ -13,19 +13,17 @@ from typing import Any
 from core.llm.registry import BoundModel
 from core.llm.tools import Tool
 from core.llm.types import Message, ToolSpec, Usage, UserMessage
-from core.memory.paths import CARD
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink
 from core.turn.history import slice_history
-from core.turn.seams import ToolContext, build_system_prompt, main_tools
-from core.turn.service import TurnInput
+from core.turn.prompting import frozen_prompt, with_card_note
+from core.turn.seams import ToolContext, main_tools
 from core.turn.steps import TOOL_ROUND_CAP
 from core.turn.steps.common import (
     CANCEL_KEY,
     PREPARED_KEY,
-    PROMPT_KEY,
     load_request,
     output,
     resolve_models,
@@ -76,41 +74,14 @@ def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict
         current = read_slice(batch, slice_id)
         # The tools' specs are all this step needs of them; the tools step runs the calls.
         ctx = ToolContext(view=batch, clock=deps.clock, models=models, slice_id=slice_id, config=config)
-        system = _system_prompt(deps, turn_id, batch, current, request, config, prepared)
+        system = frozen_prompt(deps, turn_id, batch, current, config, prepared, request.timezone or "UTC")
         history = slice_history(current, turn_id, request.message, 2 * config.max_turns_per_slice)
+        history = with_card_note(history, prepared.get("card_note"))
         messages = [*history, *_earlier_rounds(deps, turn_id, rnd)]
         tools = main_tools(ctx)
         record = _call(deps, sink, turn_id, models.main, messages, system, tools, rnd)
     deps.run_store.put(turn_id, round_key(rnd), record)
     return record
-
-
-def _system_prompt(
-    deps: TurnDeps,
-    turn_id: str,
-    batch: WriteBatch,
-    current: Any,
-    request: TurnInput,
-    config: Any,
-    prepared: dict[str, Any],
-) -> str:
-    """The frozen prompt: built once per turn, then read back (every round sends the same bytes)."""
-    stored = deps.run_store.get(turn_id, PROMPT_KEY)
-    if isinstance(stored, str):
-        return stored
-    closed_id = prepared.get("slice_closed")
-    closed = read_slice(batch, str(closed_id)) if closed_id else None
-    text = build_system_prompt(
-        batch,
-        current,
-        card_text=batch.read(CARD),
-        config=config,
-        timezone=request.timezone or "UTC",
-        demo=deps.demo,
-        closed_slice=closed,
-    )
-    deps.run_store.put(turn_id, PROMPT_KEY, text)
-    return text
 
 
 def _earlier_rounds(deps: TurnDeps, turn_id: str, rnd: int) -> list[Message]:
