@@ -153,7 +153,14 @@ def make_harness(
     runs = runs or MemoryRunStore()
     registry = registry_for(fake, clock) if fake is not None else ModelRegistry(ProviderConfig(), clock=clock)
     deps = TurnDeps(
-        recording, clock, SequentialIds(), runs, registry, HookedSinks(runs), model_timeout=model_timeout
+        recording,
+        clock,
+        SequentialIds(),
+        runs,
+        registry,
+        HookedSinks(runs),
+        demo=storage.demo,
+        model_timeout=model_timeout,
     )
     sleeps: list[float] = []
     service = LocalTurnService(deps, sleep=sleeps.append)
