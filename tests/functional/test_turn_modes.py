@@ -68,18 +68,15 @@ def test_a_warm_github_turn_reads_no_tree_and_no_blob(
 def test_a_failing_after_step_never_fails_the_turn(
     fake_models: FakeModelServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    flaky = FlakyStorage(
-        InMemoryStorage(), match="— after", times=5, error=lambda: RuntimeError("disk on fire")
-    )
+    # A dry old slice gives the after step something to mark (and so something to commit).
+    seeded = InMemoryStorage(dict(_dry_closed_slice()))
+    flaky = FlakyStorage(seeded, match="— after", times=5, error=lambda: RuntimeError("disk on fire"))
     clock = FixedClock.at("2026-08-11T11:15:00.000Z")
     h = make_harness(flaky, clock, fake_models)
     assert h.brain is not None
     h.brain.reports["report_slice_marking"] = {"focus": "x", "summary": "y"}
     h.brain.main("One.", "Two.")
     h.turn("First.")
-    inner = h.storage.inner
-    assert isinstance(inner, InMemoryStorage)
-    inner.files.update(_dry_closed_slice())  # something for the after step to mark
     clock.advance(minutes=45)
     state = h.turn("After the cap.")
     assert state.status == "done"

@@ -20,7 +20,9 @@ def clock() -> FixedClock:
     return FixedClock.at("2026-08-11T11:15:00.000Z")
 
 
-def test_a_reply_cut_by_the_length_limit_is_continued(clock: FixedClock, fake_models: FakeModelServer) -> None:
+def test_a_reply_cut_by_the_length_limit_is_continued(
+    clock: FixedClock, fake_models: FakeModelServer
+) -> None:
     h = make_harness(InMemoryStorage(), clock, fake_models)
     assert h.brain is not None
     h.brain.main(Reply(text="The first half,", finish="length"), "and the second half.")

@@ -29,7 +29,6 @@ from core.storage.base import WriteBatch
 from core.turn import evolution
 from core.turn.closing import (
     ensure_catalog,
-    forced_weave,
     prune_strands,
     queue_close,
     read_slice,
@@ -136,13 +135,15 @@ def _prepare(t: _Turn) -> dict[str, Any]:
 
 
 def _close(t: _Turn, active: ActiveSlice, signal: str, analysis: TurnAnalysis) -> str:
-    """Close, index and weave the slice; prune strands; evolve the card before the next slice exists."""
-    now = t.deps.clock.now()
+    """Close and index the slice, prune strands, evolve the card — before the next slice exists.
+
+    The catalog gets the closed slice's entry (no reconcile of the whole archive here: that is
+    maintenance's, so a closing turn stays cheap however large the memory).
+    """
     closed = queue_close(
         t.batch, active, signal, clock=t.deps.clock, locale=t.locale, marking=analysis.marking
     )
-    forced_weave(t.batch, now, t.locale)
-    prune_strands(t.batch, now)
+    prune_strands(t.batch, t.deps.clock.now())
     t.closing_summary = evolution.at_boundary(
         t.batch, t.deps, t.sink, analysis, closed.slice, t.request, t.models
     )
