@@ -38,7 +38,6 @@ class TurnDeps:
     models: ModelRegistry | None
     sink_for: SinkFactory
     demo: bool = False
-    identity: str = ""
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     monotonic: Callable[[], float] = time.monotonic
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("previously.turn"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.agent.prompt import build_system_prompt
 from core.llm.types import Message, UserMessage
 from core.memory.config import UserConfig
 from core.memory.paths import CARD
@@ -19,7 +20,6 @@ from core.memory.slice import Slice
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
-from core.turn.seams import build_system_prompt
 from core.turn.steps.common import PROMPT_KEY
 
 

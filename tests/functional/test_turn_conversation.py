@@ -143,7 +143,8 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     ]
 
     prompts = brain.system_prompts()
-    assert prompts[-1] != prompts[0] and SECOND in prompts[-1], "the new slice freezes a new prompt"
+    assert prompts[-1] != prompts[0], "the new slice freezes a new prompt"
+    assert "2026-08-11T11:50:00.000Z" in prompts[-1] and "2026-08-11T11:50:00.000Z" not in prompts[0]
 
     strands = json.loads(harness.read(str(STRANDS_JSON)) or "{}")
     assert "tomato" not in strands

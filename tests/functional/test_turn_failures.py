@@ -116,8 +116,8 @@ def test_unknown_slice_id_and_unknown_tool(clock: FixedClock, fake_models: FakeM
     assert state.status == "done"
     outputs = {e["call_id"]: e for e in state.events if e["type"] == "tool.call" and e["state"] != "running"}
     assert {k: v["state"] for k, v in outputs.items()} == {"a": "error", "b": "error", "c": "error"}
-    assert "2020-01-01-0000 does not exist" in outputs["a"]["output"]
-    assert "Invalid slice id" in outputs["b"]["output"]
+    assert "no slice 2020-01-01-0000" in outputs["a"]["output"]
+    assert '"banana" is not a slice id' in outputs["b"]["output"]
     assert "there is no tool 'teleport'" in outputs["c"]["output"]
     assert h.storage.commits == ["Turn t00001 — user message", "Turn t00001 — agent response"]
 

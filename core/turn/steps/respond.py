@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.agent.main_tools import ToolContext, main_tools
 from core.llm.registry import BoundModel
 from core.llm.tools import Tool
 from core.llm.types import Message, ToolSpec, Usage, UserMessage
@@ -19,7 +20,6 @@ from core.turn.deps import TurnDeps
 from core.turn.events import EventSink
 from core.turn.history import slice_history
 from core.turn.prompting import frozen_prompt, with_card_note
-from core.turn.seams import ToolContext, main_tools
 from core.turn.steps import TOOL_ROUND_CAP
 from core.turn.steps.common import (
     CANCEL_KEY,

@@ -14,13 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.labels import tool_label
+from core.agent.main_tools import ToolContext, main_tools
 from core.llm.tools import Tool
 from core.llm.types import ToolCall, ToolResult
 from core.memory.paths import MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, EventType, ToolState, tool_call
-from core.turn.seams import ToolContext, main_tools, tool_label
 from core.turn.steps.common import (
     CANCEL_KEY,
     PREPARED_KEY,
