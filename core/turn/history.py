@@ -7,10 +7,35 @@ reply because no model was configured, say) are joined, since providers expect a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from core.llm.types import AssistantMessage, Message, UserMessage
 from core.memory.slice import Slice, Turn
+
+T = TypeVar("T")
+
+
+def slice_window(
+    items: Sequence[T], role_of: Callable[[T], str], user_turns: int, max_messages: int
+) -> list[T]:
+    """The messages of the current slice (REFERENCE §13.4): from the N-th user message counted
+    from the end (N = the slice's user turns, at least 1), then at most `max_messages` of them,
+    starting with a user message."""
+    wanted = max(1, user_turns)
+    start, seen = 0, 0
+    for i in range(len(items) - 1, -1, -1):
+        if role_of(items[i]) == "user":
+            seen += 1
+            if seen == wanted:
+                start = i
+                break
+    window = list(items[start:])
+    if max_messages > 0 and len(window) > max_messages:
+        window = window[-max_messages:]
+        while window and role_of(window[0]) != "user":
+            window.pop(0)
+    return window
 
 
 def _message(turn: Turn) -> Message:
@@ -42,7 +67,7 @@ def slice_history(s: Slice, turn_id: str, message: str, max_messages: int) -> li
             out[-1] = _join(out[-1], msg)
         else:
             out.append(msg)
-    out = out[-max_messages:] if max_messages > 0 else out
-    while out and not isinstance(out[0], UserMessage):
-        out.pop(0)
-    return out
+    users = sum(1 for m in out if isinstance(m, UserMessage))
+    return slice_window(
+        out, lambda m: "user" if isinstance(m, UserMessage) else "assistant", users, max_messages
+    )

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from core.clock import FixedClock
+from core.memory.paths import agent_md, core_md
 from core.storage.memory import InMemoryStorage
 from core.turn.steps import TOOL_ROUND_CAP
 from core.turn.steps.respond import CONTINUE_NUDGE
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
+from tests.fakes.slices import slice_text
 from tests.functional.turn_support import assert_gap_free, make_harness
 
 pytestmark = pytest.mark.functional
@@ -60,3 +62,29 @@ def test_the_last_round_must_answer_without_tools(clock: FixedClock, fake_models
     assert requests[-1].body.get("tool_choice") == "none"
     rounds = [e for e in state.events if e["type"] == "step.started" and e["step"] == "tools"]
     assert len(rounds) == TOOL_ROUND_CAP
+
+
+def test_recall_streams_its_progress_and_hits(clock: FixedClock, fake_models: FakeModelServer) -> None:
+    old = "2026-08-01-0800"
+    storage = InMemoryStorage.from_texts(
+        {str(core_md(old)): slice_text(old, [("user", "Planted tomatoes today."), ("agent", "Nice!")])}
+    )
+    h = make_harness(storage, clock, fake_models)
+    assert h.brain is not None
+    h.brain.reports["recallReport"] = {
+        "hits": [{"slice_id": old, "relevance": 0.9, "reason": "tomatoes planted"}],
+        "confidence": 0.8,
+        "reasoning": "found it",
+        "recommended_reads": [{"slice_id": old, "priority": "high", "reason": "the planting"}],
+    }
+    h.brain.main(Reply(tool_calls=[ToolCall("recall", {"query": "tomatoes"}, id="r1")]), "On August 1st.")
+    state = h.turn("When did I plant the tomatoes?")
+    assert state.status == "done" and state.reply == "On August 1st."
+    progress = [e for e in state.events if e["type"] == "recall.progress"]
+    assert progress and all(e["call_id"] == "r1" and e["step"] == "tools" for e in progress)
+    [hits] = [e for e in state.events if e["type"] == "recall.hits"]
+    assert (hits["call_id"], hits["query"], hits["confidence"]) == ("r1", "tomatoes", 0.8)
+    assert [h["slice_id"] for h in hits["hits"]] == [old] and hits["recommended"][0]["slice_id"] == old
+    done = [e for e in state.events if e["type"] == "tool.call" and e["state"] == "completed"]
+    assert done and "tomatoes" in done[0]["label"]
+    assert '- `recall`(query: "tomatoes") → ok' in (h.read(str(agent_md(SLICE))) or "")

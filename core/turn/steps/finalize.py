@@ -109,7 +109,7 @@ def finalize(state: StepInput, deps: TurnDeps) -> StepOutput:
     text = cognition.join_assistant_texts(m.text for m in rounds.assistant)
     content = cognition.agent_turn_content(content_reason(rounds), text) if rounds.count else None
     _save(deps, turn_id, slice_id, content, rounds)
-    _announce(state, deps, turn_id, rounds, content is not None)
+    _announce(state, deps, turn_id, rounds, text, content is not None)
     return output(state, next="after")
 
 
@@ -124,17 +124,27 @@ def _save(deps: TurnDeps, turn_id: str, slice_id: str, content: str | None, roun
     batch.commit(f"Turn {turn_id} — agent response")
 
 
-def _announce(state: StepInput, deps: TurnDeps, turn_id: str, rounds: Rounds, stored: bool) -> None:
+def turn_status(finish_reason: str, text: str) -> str:
+    """How the turn ended (REFERENCE §9): done on a normal stop, interrupted when it was cut short
+    but said something (or the user stopped it), else error."""
+    if finish_reason == "stop":
+        return "done"
+    return "interrupted" if finish_reason == "interrupted" or text else "error"
+
+
+def _announce(
+    state: StepInput, deps: TurnDeps, turn_id: str, rounds: Rounds, text: str, stored: bool
+) -> None:
     if any(e["type"] in TERMINAL_TYPES for e in deps.run_store.events(turn_id)):
         return
     sink = sink_of(deps, state, "finalize")
-    if rounds.error is not None:
-        message = rounds.error.get("message") or "The model failed."
+    status = turn_status(rounds.finish, text)
+    if rounds.error is not None or status == "error":
+        error = rounds.error or {"code": "model_error", "message": "The model gave no answer."}
+        message = error.get("message") or "The model failed."
         sink.emit(
-            "turn.error",
-            code=rounds.error.get("code", "model_error"),
-            message=f"{message} {MODEL_ERROR_ADVICE}",
+            "turn.error", code=error.get("code", "model_error"), message=f"{message} {MODEL_ERROR_ADVICE}"
         )
         return
-    status = "done" if rounds.finish == "stop" else "interrupted"
-    sink.emit("turn.done", **turn_done(status, turn_id if stored else None, rounds.usage.as_dict()))  # type: ignore[arg-type]
+    usage = rounds.usage.as_dict()
+    sink.emit("turn.done", **turn_done(status, turn_id if stored else None, usage))  # type: ignore[arg-type]
