@@ -7,15 +7,16 @@ model marking gets the deterministic one, recorded as `marked_by: fallback`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import NotFound
-from core.memory.catalog import read_or_none
+from core.memory.catalog import build_index, entry_from_slice, parse_index, read_or_none, render_files
 from core.memory.merge import SliceEdit, edit_slice
-from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
+from core.memory.paths import CATALOG_JSON, STRANDS_JSON, TIMELINE_MD, MemoryPath, core_md
 from core.memory.slice import Slice, parse_core_md
 from core.memory.slicer import (
     ActiveSlice,
@@ -28,7 +29,6 @@ from core.memory.strands import load_strands, prune, render_strands
 from core.memory.weave import (
     WeaveResult,
     meta_loader,
-    upsert_catalog_entry,
     upsert_monthly_entry,
     weave_catalog,
     weave_slice_strands,
@@ -86,7 +86,8 @@ def queue_close(
     locale: str,
     marking: CloseMarking | None = None,
 ) -> Closed:
-    """Queue the close of `active` and the indexes of the closed slice: monthly, strands, catalog, search."""
+    """Queue the close of `active` and its monthly entry, strands and search index (the catalog
+    entry is the caller's: `upsert_catalog`, once for every slice the batch touches)."""
     now = clock.now()
     sid = active.slice.slice_id
     # A legacy flat file is closed into the folder layout (the flat file itself is never rewritten).
@@ -95,9 +96,37 @@ def queue_close(
     closed = read_slice(batch, sid)
     upsert_monthly_entry(batch, closed)
     weave_slice_strands(batch, closed)
-    upsert_catalog_entry(batch, closed, now, locale)
     index_for_search(batch, sid, clock)
     return Closed(closed, signal)
+
+
+def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, locale: str) -> None:
+    """Queue the catalog entries of these slices and the re-rendered timeline.md as one Update each.
+
+    One rewrite for a close and the slice opening after it (a 10,000-slice catalog is ~5 MB);
+    on a conflict the entries are upserted into the other writer's catalog. No-op without one.
+    """
+    rendered: dict[str, str | None] = {}
+
+    def index_fn(text: str | None) -> str | None:
+        rendered["md"] = None
+        index, _ = parse_index(text)
+        if index is None:
+            return None
+        by_id = {str(e["id"]): e for e in index["slices"]}
+        for s in slices:
+            prior = by_id.get(s.slice_id)
+            by_id[s.slice_id] = entry_from_slice(s, prior.get("strands", []) if prior else [])
+        index_text, rendered["md"] = render_files(build_index(list(by_id.values()), now), locale)
+        return index_text
+
+    def md_fn(_: str | None) -> str | None:
+        if "md" not in rendered:  # read before the commit: evaluate the catalog change first
+            batch.read(CATALOG_JSON)
+        return rendered.get("md")
+
+    batch.update(CATALOG_JSON, index_fn)
+    batch.update(TIMELINE_MD, md_fn)
 
 
 def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:

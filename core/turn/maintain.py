@@ -31,7 +31,7 @@ from core.memory.slicer import ActiveSlice, slice_age_exceeded
 from core.memory.weave import meta_loader, weave_catalog
 from core.search import refresh_index
 from core.storage.base import WriteBatch
-from core.turn.closing import prune_strands, queue_close, recover_active
+from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
@@ -157,6 +157,7 @@ def _close(
     worker = models.worker if models is not None else None
     marking = mark_slice(worker, active.slice, monotonic=deps.monotonic) if worker is not None else None
     closed = queue_close(batch, active, "time_cap", clock=deps.clock, locale=locale, marking=marking)
+    upsert_catalog(batch, [closed.slice], deps.clock.now(), locale)
     marked_by = "fallback" if closed.slice.marked_by == "fallback" else ("model" if marking else "existing")
     return ClosedSlice(closed.slice.slice_id, marked_by, at_maintenance(batch, deps, closed.slice, models))
 

@@ -24,7 +24,7 @@ from core.memory.slice import Slice, Turn, parse_core_md
 from core.memory.slicer import ActiveSlice, ClientView, close_signal, new_slice_id, open_slice
 from core.memory.slicer import slice_taken as taken
 from core.memory.strands import load_strands
-from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_slice_strands
+from core.memory.weave import upsert_monthly_entry, weave_slice_strands
 from core.storage.base import WriteBatch
 from core.turn import evolution
 from core.turn.closing import (
@@ -33,6 +33,7 @@ from core.turn.closing import (
     queue_close,
     read_slice,
     recover_active,
+    upsert_catalog,
 )
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, turn_started
@@ -64,6 +65,7 @@ class _Turn:
     locale: str
     models: Resolution | None
     closing_summary: str = ""  # the card's evolution summary, for the slice opening after a close
+    closed: Slice | None = None  # the slice this turn closed
 
 
 def prepare(state: StepInput, deps: TurnDeps) -> StepOutput:
@@ -147,18 +149,20 @@ def _close(t: _Turn, active: ActiveSlice, signal: str, analysis: TurnAnalysis) -
     t.closing_summary = evolution.at_boundary(
         t.batch, t.deps, t.sink, analysis, closed.slice, t.request, t.models
     )
+    t.closed = closed.slice
     return closed.slice.slice_id
 
 
 def _index(t: _Turn, slice_id: str, *, created: bool, known_tags: list[str]) -> None:
-    """The slice's index entries: monthly always; strands when it has new tags; catalog when new."""
+    """The slice's index entries: monthly always; strands when it has new tags; the catalog when
+    it is new (with the slice closed this turn, in one rewrite)."""
     current = read_slice(t.batch, slice_id)
-    now = t.deps.clock.now()
     upsert_monthly_entry(t.batch, current)
     if created or set(current.tags) - set(known_tags):
         weave_slice_strands(t.batch, current)
     if created:
-        upsert_catalog_entry(t.batch, current, now, t.locale)
+        closed = [read_slice(t.batch, t.closed.slice_id)] if t.closed is not None else []
+        upsert_catalog(t.batch, [*closed, current], t.deps.clock.now(), t.locale)
 
 
 def _holds_turn(s: Slice, turn_id: str) -> bool:
