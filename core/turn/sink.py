@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from core.turn.events import TERMINAL_TYPES, Event, EventType, envelope
+from core.turn.events import Event, EventType, envelope
 from core.turn.runstore import RunStore
 
 
@@ -66,8 +66,3 @@ class RunStoreSinks:
         """Drop the turn's sink once it has ended."""
         with self._lock:
             self._latest.pop(turn_id, None)
-
-
-def is_terminal(event: Event) -> bool:
-    """Whether the event ends the turn for a client."""
-    return event.get("type") in TERMINAL_TYPES
