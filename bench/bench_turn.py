@@ -141,7 +141,7 @@ def bench_local(tmp: Path, fake: FakeModelServer) -> None:
     own = [r["wall"] - r["model"] for r in warm]
     print(f"  ordinary turn, non-model: median {statistics.median(own) * 1000:.0f} ms")
     bench.clock.advance(minutes=40)
-    print(_row("closing turn (time cap: close, weave, index)", bench.turn("Back after a break.")))
+    print(_row("closing turn (time cap; all = with after)", bench.turn("Back after a break.")))
 
 
 def bench_github(tmp: Path, fake_models: FakeModelServer) -> None:
