@@ -19,15 +19,12 @@ from typing import Any, Protocol
 
 from core.errors import PreviouslyError
 from core.turn.events import Event, turn_error
+from core.turn.failures import failure_code, failure_message
 from core.turn.runstore import RunStore, status_of
 from core.turn.table import StepSpec
 from functions.aws.sink import PushingSink
 
 FAILURE_STEP = "record_failure"
-INTERNAL_MESSAGE = (
-    "Something failed on the server while answering. Your message is saved; send it again, "
-    "and if this keeps happening, check the function logs."
-)
 
 
 class StepEnvironment(Protocol):
@@ -80,10 +77,11 @@ def run_task(event: Mapping[str, Any], steps: Mapping[str, StepSpec], env: StepE
     return {**task.state, **output}
 
 
-def error_details(error: Mapping[str, Any] | None) -> tuple[str, str]:
-    """(code, message) for a caught task error: the domain's own words, or a generic message."""
+def caught_exception(error: Mapping[str, Any] | None) -> BaseException:
+    """The exception a caught task error stands for: its class (a domain error, else a stand-in
+    of the same name) with the message the Lambda reported."""
     error = error or {}
-    name = str(error.get("Error", ""))
+    name = str(error.get("Error") or "Exception")
     message = ""
     try:
         cause = json.loads(str(error.get("Cause") or "{}"))
@@ -91,9 +89,10 @@ def error_details(error: Mapping[str, Any] | None) -> tuple[str, str]:
     except ValueError:
         pass
     domain = domain_errors().get(name)
-    if domain is None:
-        return "internal", INTERNAL_MESSAGE
-    return domain.code, message or INTERNAL_MESSAGE
+    if domain is not None:
+        return domain(message)
+    # Not ours (a bug, a Lambda timeout): only the name is shown, as the in-process runner does.
+    return type(name.replace(".", "_"), (Exception,), {})(message)
 
 
 def domain_errors() -> dict[str, type[PreviouslyError]]:
@@ -136,15 +135,16 @@ def _import_core() -> None:
 
 
 def record_failure(state: dict[str, Any], env: StepEnvironment) -> dict[str, Any]:
-    """End a failed turn with a `turn.error` event (unless it already ended) and pass the state on."""
+    """End a failed turn with `turn.error` (unless it already ended), worded as the runner words it."""
     turn_id = state["turn_id"]
     events = env.runs.events(turn_id)
     if status_of(events) != "running":
         return state
     step, attempt = _last_step(events)
-    code, message = error_details(state.get("error"))
+    exc = caught_exception(state.get("error"))
+    saved = any(e["type"] == "turn.started" for e in events)
     sink = env.sink(turn_id, step, attempt, state.get("connection_id"))
-    sink.emit("turn.error", **turn_error(code, message))
+    sink.emit("turn.error", **turn_error(failure_code(exc), failure_message(step, exc, saved)))
     sink.close()
     return state
 

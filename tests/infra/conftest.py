@@ -28,11 +28,12 @@ WORKFLOW = "Workflow-test"
 
 @pytest.fixture(scope="session")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
-    """The full stack and a workflow-only stack over the synthetic table, synthesized once."""
+    """The full stack (the real step table) and a workflow-only stack over the synthetic table, once."""
     import aws_cdk as cdk
 
     from infra.config import StageConfig
     from infra.stack import PreviouslyStack
+    from infra.turn_flow import turn_flow
     from tests.infra.stacks import WorkflowStack
     from tests.infra.synthetic import FLOW
 
@@ -46,7 +47,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
         build_dir=root / "build",
     )
     app = cdk.App(outdir=str(root / "cdk.out"))
-    PreviouslyStack(app, FULL, config=config, flow=FLOW)
+    PreviouslyStack(app, FULL, config=config, flow=turn_flow())
     WorkflowStack(app, WORKFLOW, config=config, flow=FLOW)
     assembly = app.synth()
     templates = {name: assembly.get_stack_by_name(name).template for name in (FULL, WORKFLOW)}

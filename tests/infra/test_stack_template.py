@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from core.turn.steps import STEP_TABLE
 from tests.infra.conftest import FULL, Synth
 from tests.infra.sfn_harness import state_machine_definition
 
@@ -133,14 +134,20 @@ def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
     assert machine["StateMachineType"] == "STANDARD"
     definition = json.loads(state_machine_definition(synth.templates[FULL]))
     states = definition["States"]
+    spec = STEP_TABLE["respond"]
     (respond_retry,) = [r for r in states["respond"]["Retry"] if "TransientError" in r["ErrorEquals"]]
-    # The table names TransientError; Step Functions matches names exactly, so subclasses are listed.
-    assert {"TransientError", "ModelTransientError", "GitHubRateLimited"} <= set(respond_retry["ErrorEquals"])
-    assert (respond_retry["MaxAttempts"], respond_retry["IntervalSeconds"], respond_retry["BackoffRate"]) == (
-        2,
-        1,
-        2,
+    # Step Functions matches names exactly, so the subclasses of the table's errors are listed too.
+    assert set(spec.retries[0].errors) | {"ModelTransientError", "GitHubRateLimited", "SliceIdTaken"} <= set(
+        respond_retry["ErrorEquals"]
     )
+    rule = spec.retries[0]
+    assert (respond_retry["MaxAttempts"], respond_retry["IntervalSeconds"], respond_retry["BackoffRate"]) == (
+        rule.max_attempts - 1,
+        round(rule.interval_seconds),
+        rule.backoff_rate,
+    )
+    for name, step in STEP_TABLE.items():
+        assert states[name]["TimeoutSeconds"] == step.timeout_seconds + 30
     lambda_retry = states["respond"]["Retry"][0]
     assert "Lambda.ServiceException" in lambda_retry["ErrorEquals"]
     assert states["after"]["Catch"][0]["Next"] == "TurnDone"

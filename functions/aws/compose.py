@@ -1,0 +1,86 @@
+"""The composition root on AWS: settings with secrets, the S3 run store, turns on Step Functions.
+
+Built once per Lambda container and rebuilt when the secret's values change (they are re-read
+at most every five minutes), so a rotated key takes effect without a deployment. The API and
+WebSocket functions get the API's `Deps` with the run store and turn service swapped for their
+AWS forms; the step and maintenance functions get the turn's `TurnDeps` over the same storage.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from core.clock import RandomIds
+from functions.aws.config import AwsResources, secret_values
+from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_client, ws_client
+from functions.aws.runstore import S3RunStore
+from functions.aws.turns import StepFunctionsTurns
+from functions.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from core.turn.deps import TurnDeps
+
+SecretKey = tuple[tuple[str, str], ...]
+
+
+def secret_key() -> SecretKey:
+    """The secret's current values as a hashable key (cached by Powertools for five minutes)."""
+    return tuple(sorted(secret_values().items()))
+
+
+@lru_cache(maxsize=2)
+def settings_for(key: SecretKey) -> Settings:
+    """Settings from the environment with these secret values on top."""
+    return load_settings(**dict(key))
+
+
+@lru_cache(maxsize=1)
+def resources() -> AwsResources:
+    return AwsResources.from_env()
+
+
+@lru_cache(maxsize=1)
+def run_store() -> S3RunStore:
+    return S3RunStore(boto_client("s3"), resources().run_bucket)
+
+
+@lru_cache(maxsize=1)
+def push_client() -> Any | None:
+    """The management API client of the WebSocket stage (None when the stack set no stage)."""
+    return ws_client(resources().ws_callback_url)
+
+
+@lru_cache(maxsize=1)
+def turns() -> StepFunctionsTurns:
+    arn = resources().state_machine_arn
+    if not arn:
+        raise RuntimeError("STATE_MACHINE_ARN is not set: this function cannot start turns.")
+    return StepFunctionsTurns(run_store(), boto_client("stepfunctions"), arn, RandomIds())
+
+
+@lru_cache(maxsize=1)
+def turn_deps(key: SecretKey) -> TurnDeps:
+    """The turn steps' dependencies over the memory the settings name and the S3 run store."""
+    from functions.deps import build_storage
+    from functions.turn_deps import build_turn_deps
+
+    settings = settings_for(key)
+    return build_turn_deps(settings, build_storage(settings), run_store())
+
+
+def step_environment(key: SecretKey) -> LambdaStepEnvironment:
+    """The step functions' environment; each attempt's sink is handed to the step as `sink_for`."""
+    base = turn_deps(key)
+
+    def make_deps(sink_for: SinkFor) -> Any:
+        return dataclasses.replace(base, sink_for=sink_for)
+
+    return LambdaStepEnvironment(run_store(), push_client(), make_deps)
+
+
+def reset() -> None:
+    """Forget every cached object (tests that change the environment between invocations)."""
+    for cached in (settings_for, resources, run_store, push_client, turns, turn_deps):
+        cached.cache_clear()
