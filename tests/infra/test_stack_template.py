@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.turn.steps import STEP_TABLE
+from core.turn.steps import STEP_TABLE, TOOL_ROUND_CAP
 from tests.infra.conftest import FULL, Synth
 from tests.infra.sfn_harness import state_machine_definition
 
@@ -148,6 +148,9 @@ def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
     )
     for name, step in STEP_TABLE.items():
         assert states[name]["TimeoutSeconds"] == step.timeout_seconds + 30
+    assert states["Start"]["Result"] == {"rounds": 0, "cap": TOOL_ROUND_CAP}
+    assert states["Begin"]["Result"] == "prepare"
+    assert {c["Next"] for c in states["prepare-next"]["Choices"]} == {"respond", "TurnDone"}
     lambda_retry = states["respond"]["Retry"][0]
     assert "Lambda.ServiceException" in lambda_retry["ErrorEquals"]
     assert states["after"]["Catch"][0]["Next"] == "TurnDone"
