@@ -1,0 +1,134 @@
+"""The newest slices at a glance, for the arrival briefing and `GET /api/state`.
+
+Read from the timeline catalog (`memory/episodic/timeline/index.json`) when it exists — one
+small file, whatever the size of the archive. Without a readable catalog (a young memory, or
+one written by hand) the slice files themselves are listed and the newest read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from core.errors import SliceFormatError
+from core.memory.paths import (
+    CATALOG_JSON,
+    SLICES,
+    MemoryPath,
+    core_md,
+    is_slice_id,
+    legacy_flat_slice_id,
+)
+from core.memory.slice import as_text, as_text_list, count_turns, parse_core_frontmatter
+
+
+class Lister(Protocol):
+    """A read view that can also list (a Snapshot or a WriteBatch)."""
+
+    def read(self, path: MemoryPath) -> str | None: ...
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]: ...
+
+
+@dataclass(frozen=True)
+class SliceInfo:
+    """What the briefing needs of one slice."""
+
+    slice_id: str
+    start: str = ""
+    end: str = ""
+    status: str = "active"
+    focus: str = ""
+    summary: str = ""
+    open_loops: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    turn_count: int | None = None
+    timezone: str = ""
+
+    @property
+    def closed(self) -> bool:
+        return self.status == "closed"
+
+
+def _from_entry(entry: Mapping[str, Any]) -> SliceInfo | None:
+    sid = entry.get("id")
+    if not isinstance(sid, str) or not is_slice_id(sid):
+        return None
+    count = entry.get("turn_count")
+    return SliceInfo(
+        slice_id=sid,
+        start=as_text(entry.get("start")),
+        end=as_text(entry.get("end")),
+        status=as_text(entry.get("status")) or "active",
+        focus=as_text(entry.get("focus")),
+        summary=as_text(entry.get("summary")),
+        open_loops=as_text_list(entry.get("open_loops")),
+        decisions=as_text_list(entry.get("decisions")),
+        turn_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+        timezone=as_text(entry.get("timezone")),
+    )
+
+
+def catalog_slices(view: Lister) -> list[SliceInfo] | None:
+    """Every catalog entry, oldest first; None when there is no readable catalog."""
+    text = view.read(CATALOG_JSON)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    entries = data.get("slices") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return None
+    infos = [info for e in entries if isinstance(e, dict) and (info := _from_entry(e))]
+    return sorted(infos, key=lambda i: (i.start, i.slice_id))
+
+
+def _listed_ids(view: Lister) -> dict[str, str | None]:
+    """slice id → legacy flat path (None for the directory layout), from one listing."""
+    found: dict[str, str | None] = {}
+    for path in view.list(SLICES):
+        parts = path.value.split("/")
+        if path.value.endswith("/timeline/core.md") and len(parts) == 9:
+            sid = "-".join(parts[3:7])
+            if is_slice_id(sid):
+                found[sid] = None
+        elif (sid := legacy_flat_slice_id(path)) and sid not in found:
+            found[sid] = path.value
+    return found
+
+
+def _read_info(view: Lister, sid: str, legacy: str | None) -> SliceInfo | None:
+    path = MemoryPath(legacy) if legacy else core_md(sid)
+    text = view.read(path)
+    if text is None:
+        return None
+    try:
+        s = parse_core_frontmatter(text)
+    except SliceFormatError:
+        return SliceInfo(slice_id=sid, turn_count=count_turns(text))
+    return SliceInfo(
+        slice_id=sid,
+        start=s.start,
+        end=s.end,
+        status=s.status,
+        focus=s.focus,
+        summary=s.summary,
+        open_loops=list(s.open_loops),
+        decisions=list(s.decisions),
+        turn_count=count_turns(text),
+        timezone=s.timezone,
+    )
+
+
+def recent_slices(view: Lister, limit: int = 8) -> list[SliceInfo]:
+    """The `limit` newest slices, newest first (catalog first, the slice files as a fallback)."""
+    catalog = catalog_slices(view)
+    if catalog is not None:
+        return list(reversed(catalog[-limit:])) if limit > 0 else []
+    listed = _listed_ids(view)
+    picked = sorted(listed, reverse=True)[: max(0, limit)]
+    return [info for sid in picked if (info := _read_info(view, sid, listed[sid]))]
