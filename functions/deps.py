@@ -2,17 +2,58 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import Any, Protocol
 
-from core.storage.base import Storage
+from core.clock import Clock, IdSource, RandomIds, SystemClock
+from core.errors import TransientError
+from core.storage.base import Snapshot, Storage
 from core.storage.demo import DemoStorage
 from core.storage.github import GitHubStorage
 from core.storage.local import LocalStorage
+from core.turn.runstore import MemoryRunStore, RunStore
+from core.turn.service import TurnInput, TurnService, TurnState
+from functions.api.security import Security
 from functions.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The bundled sample persona (a memory root: it holds memory/).
 SAMPLE_ROOT = REPO_ROOT / "sample"
+
+
+class ModelDirectory(Protocol):
+    """What the API needs of the model registry."""
+
+    @property
+    def configured(self) -> bool: ...
+
+    def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]: ...
+
+
+class Searcher(Protocol):
+    """The full-text recall floor: hits `{slice_id, relevance, reason}`, best first."""
+
+    def __call__(self, view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class Deps:
+    """Everything a request handler may use; built by `build_deps`, or from fakes in tests."""
+
+    storage: Storage
+    clock: Clock
+    ids: IdSource
+    runs: RunStore
+    turns: TurnService
+    security: Security
+    models: ModelDirectory
+    search: Searcher
+    storage_kind: str = "local"
+    # The scheduled maintenance pass (serve runs it on a timer); None where a scheduler does it.
+    maintenance: Callable[[], object] | None = None
 
 
 def build_storage(settings: Settings, memory_override: Path | None = None) -> Storage:
@@ -31,4 +72,53 @@ def build_storage(settings: Settings, memory_override: Path | None = None) -> St
         token,
         branch=settings.github_branch,
         api_url=settings.github_api_url,
+    )
+
+
+def build_security(settings: Settings, required: bool) -> Security:
+    """The access policy from the configured key (plain or hashed) and whether auth is required."""
+    plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
+    secret = settings.session_secret.get_secret_value() if settings.session_secret else ""
+    return Security.build(plain or None, settings.access_key_sha256, secret or None, required)
+
+
+class TurnsUnavailable:
+    """Stands in for the turn runner where none is wired: every start is refused with a reason."""
+
+    def start(self, request: TurnInput) -> str:
+        raise TransientError("Chat is not available on this server yet: the turn runner is not installed.")
+
+    def state(self, turn_id: str, after: int = 0) -> TurnState:
+        raise TransientError("Chat is not available on this server yet: the turn runner is not installed.")
+
+    def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
+        return self.state(turn_id, after)
+
+
+def _search(view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
+    raise TransientError("Search is not available on this server yet.")
+
+
+def build_deps(
+    settings: Settings,
+    *,
+    memory_override: Path | None = None,
+    require_auth: bool = True,
+    clock: Clock | None = None,
+) -> Deps:
+    """Wire every backend the settings name (the server, the Lambda handler and the CLI use this)."""
+    from functions.llm import build_registry
+
+    clock = clock or SystemClock()
+    storage = build_storage(settings, memory_override)
+    return Deps(
+        storage=storage,
+        clock=clock,
+        ids=RandomIds(),
+        runs=MemoryRunStore(),
+        turns=TurnsUnavailable(),
+        security=build_security(settings, require_auth),
+        models=build_registry(settings, clock),
+        search=_search,
+        storage_kind=str(settings.storage),
     )

@@ -10,15 +10,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.errors import NotFound
 from core.memory.card import Card, overdue_horizon, render_card
+from core.memory.card_store import read_card
 from core.memory.identity import parse_identity
-from core.memory.recent import SliceInfo
+from core.memory.recent import Lister, SliceInfo, recent_slices
+from core.memory.slice import Turn
+from core.memory.slice_view import read_slice_detail
 from core.reltime import local_date_key, normalize_locale
 from core.text import js_trim, utf16_len, utf16_slice
 
 MAX_LOOPS = 4
 LABEL_MAX = 30
 LOOP_SLICES = 3  # open loops come from this many newest slices
+RECENT_SLICES = 8
 
 _WORDS = {
     "en": {
@@ -161,4 +166,36 @@ def build_briefing(
         open_loops=loops,
         suggestions=suggestions(slices, last, bool(loops), locale),
         card_excerpt=card_excerpt(card),
+    )
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """What a returning user sees: the briefing, the newest slices, the open slice with its turns."""
+
+    briefing: Briefing
+    recent: list[SliceInfo]
+    active: SliceInfo | None
+    active_turns: list[Turn]
+    empty: bool
+
+
+def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "en") -> Arrival:
+    """Read the newest slices and the card through `view` and build the arrival state."""
+    slices = recent_slices(view, RECENT_SLICES)
+    stored = read_card(view)
+    card = stored.card(now) if stored.text else None
+    active = slices[0] if slices and not slices[0].closed else None
+    turns: list[Turn] = []
+    if active is not None:
+        try:
+            turns = read_slice_detail(view, active.slice_id).slice.turns
+        except NotFound:
+            active = None
+    return Arrival(
+        briefing=build_briefing(slices, stored.text, card, now, tz, locale),
+        recent=[s for s in slices if s is not active][:3],
+        active=active,
+        active_turns=turns,
+        empty=not slices and not stored.text,
     )

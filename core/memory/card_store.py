@@ -114,22 +114,25 @@ def _stamped(card: Card, now: datetime) -> str:
     return render_card(out)
 
 
-def edit_card_entry(batch: WriteBatch, section: str, n: int, text: str, now: datetime) -> NumberedEntry:
-    """Replace one entry's text (validated; every other entry untouched); returns the edited entry."""
+def edit_card_entry(
+    batch: WriteBatch, section: str, n: int, text: str, now: datetime
+) -> tuple[NumberedEntry, str]:
+    """Replace one entry's text (validated; every other entry untouched): the entry and commit message."""
     stored = read_card(batch)
     if stored.text is None:
         raise NotFound("There is no user card yet; it is written after your first conversations.")
     edited = card_edit.edit_entry(stored.card(now), section, n, text)
     key = card_edit.normalize_section(section)
-    write_card(batch, _stamped(edited, now), f"edit {key} {n}")
-    return next(e for e in card_edit.numbered_entries(edited) if e.section == key and e.n == n)
+    write = write_card(batch, _stamped(edited, now), f"edit {key} {n}")
+    entry = next(e for e in card_edit.numbered_entries(edited) if e.section == key and e.n == n)
+    return entry, write.message
 
 
-def delete_card_entry(batch: WriteBatch, section: str, n: int, now: datetime) -> NumberedEntry:
-    """Remove one entry (every other entry untouched); returns the removed entry."""
+def delete_card_entry(batch: WriteBatch, section: str, n: int, now: datetime) -> tuple[NumberedEntry, str]:
+    """Remove one entry (every other entry untouched): the removed entry and the commit message."""
     stored = read_card(batch)
     if stored.text is None:
         raise NotFound("There is no user card yet; there is nothing to remove.")
     edited, gone = card_edit.delete_entry(stored.card(now), section, n)
-    write_card(batch, _stamped(edited, now), f"remove {gone.section} {gone.n}")
-    return gone
+    write = write_card(batch, _stamped(edited, now), f"remove {gone.section} {gone.n}")
+    return gone, write.message

@@ -16,6 +16,7 @@ from core.errors import SliceFormatError
 from core.memory.paths import (
     CATALOG_JSON,
     SLICES,
+    STRANDS_JSON,
     MemoryPath,
     core_md,
     is_slice_id,
@@ -44,6 +45,7 @@ class SliceInfo:
     summary: str = ""
     open_loops: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
     turn_count: int | None = None
     timezone: str = ""
 
@@ -66,13 +68,14 @@ def _from_entry(entry: Mapping[str, Any]) -> SliceInfo | None:
         summary=as_text(entry.get("summary")),
         open_loops=as_text_list(entry.get("open_loops")),
         decisions=as_text_list(entry.get("decisions")),
+        tags=as_text_list(entry.get("tags")),
         turn_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
         timezone=as_text(entry.get("timezone")),
     )
 
 
-def catalog_slices(view: Lister) -> list[SliceInfo] | None:
-    """Every catalog entry, oldest first; None when there is no readable catalog."""
+def catalog_entries(view: Lister) -> list[dict[str, Any]] | None:
+    """The catalog's entries as stored (valid ids only); None when there is no readable catalog."""
     text = view.read(CATALOG_JSON)
     if text is None:
         return None
@@ -83,7 +86,17 @@ def catalog_slices(view: Lister) -> list[SliceInfo] | None:
     entries = data.get("slices") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         return None
-    infos = [info for e in entries if isinstance(e, dict) and (info := _from_entry(e))]
+    return [
+        e for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str) and is_slice_id(e["id"])
+    ]
+
+
+def catalog_slices(view: Lister) -> list[SliceInfo] | None:
+    """Every catalog entry, oldest first; None when there is no readable catalog."""
+    entries = catalog_entries(view)
+    if entries is None:
+        return None
+    infos = [info for e in entries if (info := _from_entry(e))]
     return sorted(infos, key=lambda i: (i.start, i.slice_id))
 
 
@@ -96,8 +109,8 @@ def _listed_ids(view: Lister) -> dict[str, str | None]:
             sid = "-".join(parts[3:7])
             if is_slice_id(sid):
                 found[sid] = None
-        elif (sid := legacy_flat_slice_id(path)) and sid not in found:
-            found[sid] = path.value
+        elif (flat := legacy_flat_slice_id(path)) and flat not in found:
+            found[flat] = path.value
     return found
 
 
@@ -119,6 +132,7 @@ def _read_info(view: Lister, sid: str, legacy: str | None) -> SliceInfo | None:
         summary=s.summary,
         open_loops=list(s.open_loops),
         decisions=list(s.decisions),
+        tags=list(s.tags),
         turn_count=count_turns(text),
         timezone=s.timezone,
     )
@@ -132,3 +146,47 @@ def recent_slices(view: Lister, limit: int = 8) -> list[SliceInfo]:
     listed = _listed_ids(view)
     picked = sorted(listed, reverse=True)[: max(0, limit)]
     return [info for sid in picked if (info := _read_info(view, sid, listed[sid]))]
+
+
+def entry_of(info: SliceInfo) -> dict[str, Any]:
+    """A catalog-shaped entry for a slice read from its file (when there is no catalog)."""
+    return {
+        "id": info.slice_id,
+        "date": info.slice_id[:10],
+        "start": info.start,
+        "end": info.end or None,
+        "turn_count": info.turn_count,
+        "status": info.status,
+        "focus": info.focus,
+        "summary": info.summary,
+        "tags": list(info.tags),
+        "open_loops": list(info.open_loops),
+        "decisions": list(info.decisions),
+    }
+
+
+def timeline(view: Lister) -> list[dict[str, Any]]:
+    """Every slice, oldest first: the catalog's entries, else one entry per slice file."""
+    entries = catalog_entries(view)
+    if entries is not None:
+        return sorted(entries, key=lambda e: (as_text(e.get("start")), e["id"]))
+    listed = _listed_ids(view)
+    infos = [info for sid in sorted(listed) if (info := _read_info(view, sid, listed[sid]))]
+    return [entry_of(i) for i in infos]
+
+
+def strand_slices(view: Lister) -> dict[str, list[str]]:
+    """strands.json as strand → slice ids (dash form, file order); {} when absent or unreadable."""
+    text = view.read(STRANDS_JSON)
+    try:
+        data = json.loads(text) if text is not None else {}
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, list[str]] = {}
+    for key, paths in data.items():
+        if isinstance(paths, list):
+            ids = [p.replace("/", "-") for p in paths if isinstance(p, str)]
+            out[str(key)] = [i for i in ids if is_slice_id(i)]
+    return out

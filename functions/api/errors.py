@@ -65,7 +65,7 @@ def status_for(exc: e.PreviouslyError) -> int:
     """The HTTP status of a domain error (by the nearest class in its MRO)."""
     for cls in type(exc).__mro__:
         if cls in STATUS:
-            return STATUS[cls]  # type: ignore[index]
+            return STATUS[cls]
     return 500
 
 

@@ -96,6 +96,14 @@ class Flags(BaseModel):
     read_only: bool
 
 
+class TurnOut(BaseModel):
+    turn_id: str | None
+    timestamp: str
+    role: str
+    content: str
+    cognition: str | None = Field(default=None, description="This turn's block of agent.md (agent turns)")
+
+
 class StateView(BaseModel):
     """`GET /api/state`: the arrival briefing, the active slice, flags and what to set up."""
 
@@ -106,6 +114,7 @@ class StateView(BaseModel):
     suggestions: list[Suggestion] = []
     card_excerpt: str | None = None
     active: SliceSummary | None = None
+    active_turns: list[TurnOut] = Field(default=[], description="The open slice's turns, oldest first")
     recent: list[SliceSummary] = []
     flags: Flags
     setup: list[str] = Field(default=[], description="Plain sentences saying what to configure, if anything")
@@ -136,14 +145,6 @@ class TimelineView(BaseModel):
     total: int
 
 
-class TurnOut(BaseModel):
-    turn_id: str | None
-    timestamp: str
-    role: str
-    content: str
-    cognition: str | None = Field(default=None, description="This turn's block of agent.md (agent turns)")
-
-
 class SliceView(BaseModel):
     """`GET /api/slices/{slice_id}`."""
 
@@ -163,6 +164,9 @@ class SliceView(BaseModel):
     turns: list[TurnOut]
     previously: str | None = Field(default=None, description="The slice's previously.md snapshot, Markdown")
     appendix: str | None = None
+    problem: str | None = Field(
+        default=None, description="Why the frontmatter could not be read (turns still shown); null when fine"
+    )
 
 
 class SearchHit(BaseModel):
@@ -222,6 +226,14 @@ class ModelsView(BaseModel):
     models: list[ModelInfo]
     main: str | None
     worker: str | None
+    configured: bool = False
+    provider_details: list[dict[str, Any]] = Field(default=[], description="id, name, base_url, env, models")
+    main_model: dict[str, Any] | None = Field(
+        default=None, description="The resolved main model, with thinking/effort"
+    )
+    worker_model: dict[str, Any] | None = None
+    notes: list[str] = []
+    setup: str | None = Field(default=None, description="What to configure when no provider is set")
 
 
 class FlushTurn(Strict):
