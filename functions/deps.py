@@ -95,8 +95,11 @@ class TurnsUnavailable:
         return self.state(turn_id, after)
 
 
-def _search(view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
-    raise TransientError("Search is not available on this server yet.")
+def full_text_search(view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
+    """The recall floor over `view` (imported on first use: it is heavy for a cold start)."""
+    from core.search.recall import open_index
+
+    return [hit.to_dict() for hit in open_index(view).search(query, k, now).hits]
 
 
 def build_deps(
@@ -119,6 +122,6 @@ def build_deps(
         turns=TurnsUnavailable(),
         security=build_security(settings, require_auth),
         models=build_registry(settings, clock),
-        search=_search,
+        search=full_text_search,
         storage_kind=str(settings.storage),
     )

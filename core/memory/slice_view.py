@@ -21,12 +21,12 @@ from core.memory.paths import (
     parse_slice_id,
 )
 from core.memory.recent import Lister
-from core.memory.slice import Slice, body_turns, parse_core_md
+from core.memory.slice import Slice, Turn, body_turns, parse_core_md
 
 
 @dataclass(frozen=True)
 class SliceDetail:
-    """A slice plus its side files; `cognition` maps agent turn ids to their agent.md block."""
+    """A slice plus its side files; `cognition` maps round (turn) ids to their agent.md block."""
 
     slice: Slice
     path: MemoryPath
@@ -34,6 +34,12 @@ class SliceDetail:
     previously: str | None
     appendix: str | None
     problem: str | None = None
+
+    def cognition_of(self, turn: Turn) -> str | None:
+        """An agent turn's cognition block (user turns share the round's id but have none)."""
+        if turn.role == "user" or not turn.turn_id:
+            return None
+        return self.cognition.get(turn.turn_id)
 
 
 def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str]:

@@ -37,7 +37,7 @@ def create_app(
         title="Previously",
         version=version(),
         description="A personal AI agent with episodic memory. See docs/API.md.",
-        responses={422: {"model": ErrorBody, "description": "The request does not match the schema"}},
+        responses={"4XX": {"model": ErrorBody, "description": "Refused; `message` says what to change"}},
         lifespan=lifespan,  # type: ignore[arg-type]
     )
     app.state.deps = deps

@@ -127,7 +127,7 @@ def get_slice(slice_id: SliceId, deps: DepsDep) -> SliceView:
             timestamp=t.timestamp,
             role=t.role,
             content=t.content,
-            cognition=d.cognition.get(t.turn_id or ""),
+            cognition=d.cognition_of(t),
         )
         for t in s.turns
     ]
@@ -222,6 +222,7 @@ def models_view(payload: dict[str, Any]) -> ModelsView:
 @router.post(
     "/api/episodic/flush",
     response_model=FlushResult,
+    response_model_exclude_none=True,
     dependencies=MUTATION,
     responses={400: {"model": ErrorBody}, 403: {"model": ErrorBody}},
 )
