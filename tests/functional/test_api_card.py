@@ -34,7 +34,7 @@ def test_edit_then_undo_then_redo() -> None:
     assert r.status_code == 200
     data = r.json()
     assert data["can_undo"] is True
-    assert [e["text"] for e in data["entries"] if e["section"] == "now"][0] == "Training for a 10K"
+    assert next(e["text"] for e in data["entries"] if e["section"] == "now") == "Training for a 10K"
     assert env.files()[str(CARD_PREV)] == CARD_TEXT
     assert env.client.post("/api/card/undo", headers=same_origin()).json()["markdown"] == CARD_TEXT
     redo = env.client.post("/api/card/undo", headers=same_origin()).json()["markdown"]
