@@ -10,10 +10,7 @@ from typing import Any, Protocol
 
 from core.clock import Clock, IdSource, RandomIds, SystemClock
 from core.errors import TransientError
-from core.storage.base import Snapshot, Storage
-from core.storage.demo import DemoStorage
-from core.storage.github import GitHubStorage
-from core.storage.local import LocalStorage
+from core.storage.base import Snapshot, Storage, WriteBatch
 from core.turn.runstore import MemoryRunStore, RunStore
 from core.turn.service import TurnInput, TurnService, TurnState
 from functions.api.security import Security
@@ -62,10 +59,17 @@ def build_storage(settings: Settings, memory_override: Path | None = None) -> St
     With an override, `demo` runs the read-only overlay on that folder and every other setting
     uses it as a local folder, so `previously check --memory DIR` reads exactly DIR.
     """
+    # Backends are imported on use: PyGithub alone costs a cold start a good second.
     if settings.storage == "demo":
+        from core.storage.demo import DemoStorage
+
         return DemoStorage(memory_override or SAMPLE_ROOT)
     if memory_override is not None or settings.storage == "local":
+        from core.storage.local import LocalStorage
+
         return LocalStorage(memory_override or settings.memory_root)
+    from core.storage.github import GitHubStorage
+
     token = settings.github_token.get_secret_value() if settings.github_token else ""
     return GitHubStorage(
         settings.github_repo or "",
@@ -102,6 +106,20 @@ def full_text_search(view: Snapshot, query: str, k: int, now: datetime) -> list[
     return [hit.to_dict() for hit in open_index(view).search(query, k, now).hits]
 
 
+def index_maintenance(storage: Storage, clock: Clock) -> Callable[[], object]:
+    """The maintenance pass the server schedules: bring the search index up to date."""
+
+    def run() -> object:
+        from core.search.recall import refresh_index
+
+        batch = WriteBatch.open(storage)
+        report = refresh_index(batch, clock)
+        batch.commit("maintain: refresh the search index")
+        return report
+
+    return run
+
+
 def build_deps(
     settings: Settings,
     *,
@@ -124,4 +142,5 @@ def build_deps(
         models=build_registry(settings, clock),
         search=full_text_search,
         storage_kind=str(settings.storage),
+        maintenance=index_maintenance(storage, clock),
     )
