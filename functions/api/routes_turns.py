@@ -43,10 +43,16 @@ async def start_turn(
 @router.get(
     "/api/turns/{turn_id}", response_model=TurnView, dependencies=AUTH, responses={404: {"model": ErrorBody}}
 )
-def get_turn(
+async def get_turn(
     turn_id: Annotated[str, Path(pattern=TURN_ID_PATTERN)],
     deps: DepsDep,
     after: Annotated[int, Query(ge=0, description="Only events with a larger seq")] = 0,
+    wait: Annotated[
+        float, Query(ge=0, le=MAX_WAIT_SECONDS, description="Long-poll: seconds to wait for something new")
+    ] = 0,
 ) -> TurnView:
     """The turn's status, its events after `after`, and the reply once it is known."""
-    return view(deps.turns.state(turn_id, after))
+    state = await run_in_threadpool(deps.turns.state, turn_id, after)
+    if wait > 0 and state.status == "running" and not state.events:
+        state = await run_in_threadpool(deps.turns.wait, turn_id, after, wait)
+    return view(state)

@@ -163,3 +163,15 @@ def test_two_followers_of_one_turn_see_the_same_events() -> None:
         got_a = [a.receive_json()["seq"] for _ in range(4)]
         got_b = [b.receive_json()["seq"] for _ in range(4)]
     assert got_a == got_b == [1, 2, 3, 4]
+
+
+def test_get_with_wait_long_polls_until_something_new() -> None:
+    turns = ScriptedTurns(reply=None)
+    env = make_env(turns=turns)
+    turn_id = env.client.post("/api/turns", json={"message": "hi"}, headers=same_origin()).json()["turn_id"]
+    threading.Timer(0.2, turns.emit, args=(turn_id, "text.delta"), kwargs={"text": "late"}).start()
+    started = time.monotonic()
+    data = env.client.get(f"/api/turns/{turn_id}?after=1&wait=10").json()
+    assert [e.get("text") for e in data["events"]] == ["late"]
+    assert time.monotonic() - started < 8
+    assert env.client.get(f"/api/turns/{turn_id}?after=2&wait=0.2").json()["events"] == []

@@ -20,9 +20,7 @@ PROBE = (
 
 
 def test_cold_import_loads_no_model_sdk(tmp_path: Path) -> None:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("PREVIOUSLY_", "STORAGE", "GITHUB_"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREVIOUSLY_", "STORAGE", "GITHUB_"))}
     env.update(
         STORAGE="local",
         PREVIOUSLY_MEMORY=str(tmp_path),
@@ -31,6 +29,12 @@ def test_cold_import_loads_no_model_sdk(tmp_path: Path) -> None:
         ANTHROPIC_API_KEY="sk-ant-test",
     )
     out = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"sdks": [], "handler": True}
