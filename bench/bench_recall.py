@@ -23,7 +23,7 @@ from core.clock import FixedClock
 from core.memory.paths import SEARCH_DIR, core_md
 from core.search.recall import index_slice, open_index, refresh_index
 from core.storage.base import WriteBatch
-from functions.cli.folder import FolderStorage
+from core.storage.local import LocalStorage
 from tests.fakes.slices import slice_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +144,7 @@ def synthetic_memory(root: Path, count: int, seed: int = 7) -> list[str]:
     return ids
 
 
-def _build(storage: FolderStorage, clock: FixedClock) -> None:
+def _build(storage: LocalStorage, clock: FixedClock) -> None:
     started = time.perf_counter()
     batch = WriteBatch.open(storage)
     report = refresh_index(batch, clock, full=True)
@@ -156,7 +156,7 @@ def _build(storage: FolderStorage, clock: FixedClock) -> None:
     )
 
 
-def _close_one(storage: FolderStorage, clock: FixedClock, after: str) -> Path:
+def _close_one(storage: LocalStorage, clock: FixedClock, after: str) -> Path:
     last = datetime.strptime(after, "%Y-%m-%d-%H%M").replace(tzinfo=UTC) + timedelta(hours=5)
     sid = last.strftime("%Y-%m-%d-%H%M")
     file = storage.root / core_md(sid).value
@@ -172,7 +172,7 @@ def _close_one(storage: FolderStorage, clock: FixedClock, after: str) -> Path:
     return file
 
 
-def _remark(storage: FolderStorage, clock: FixedClock, sid: str) -> None:
+def _remark(storage: LocalStorage, clock: FixedClock, sid: str) -> None:
     """Re-index a slice of the (full) newest segment: the largest rewrite a close can cause."""
     file = storage.root / core_md(sid).value
     file.write_text(file.read_text(encoding="utf-8") + "\nA late addition about kayaks.\n", encoding="utf-8")
@@ -186,7 +186,7 @@ def _remark(storage: FolderStorage, clock: FixedClock, sid: str) -> None:
     print(f"re-index a slice in a full segment: {took:.2f} s, {files} files ({size / 1e3:.0f} kB)")
 
 
-def _latency(storage: FolderStorage, clock: FixedClock, extra: str) -> None:
+def _latency(storage: LocalStorage, clock: FixedClock, extra: str) -> None:
     started = time.perf_counter()
     index = open_index(storage.snapshot())
     print(f"open index (list slices, read + decode every segment): {time.perf_counter() - started:.2f} s")
@@ -214,7 +214,7 @@ def scale(count: int) -> None:
         ids = synthetic_memory(root, count)
         size = sum(f.stat().st_size for f in (root / "memory").rglob("core.md")) / 1e6
         print(f"generated {count} slices ({size:.1f} MB of core.md) in {time.perf_counter() - started:.1f} s")
-        storage = FolderStorage(root)
+        storage = LocalStorage(root)
         clock = FixedClock.at("2030-01-01T00:00:00Z")
         _build(storage, clock)
         _close_one(storage, clock, ids[-1])

@@ -11,7 +11,7 @@ from core.clock import SystemClock
 from core.search.recall import refresh_index
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
-from functions.cli.memory_root import open_folder
+from functions.cli.memory_root import open_storage
 
 
 @app.command()
@@ -26,7 +26,7 @@ def maintain(
     Re-indexes new and changed slices and drops deleted ones. Closing expired slices, marking
     dry ones, strand consolidation and card checks join this pass as they are built.
     """
-    storage = open_folder(memory)
+    storage = open_storage(memory)
     started = time.perf_counter()
     batch = WriteBatch.open(storage)
     report = refresh_index(batch, SystemClock(), full=full)

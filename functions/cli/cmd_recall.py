@@ -12,7 +12,7 @@ import typer
 from core.clock import SystemClock, parse_iso
 from core.search.recall import OpenIndex, open_index
 from functions.cli.app import MemoryOpt, app, emit_json, fail
-from functions.cli.memory_root import open_folder
+from functions.cli.memory_root import open_storage
 
 
 def _instant(text: str | None, what: str) -> datetime:
@@ -86,7 +86,7 @@ def recall(
     """
     if batch == (question is not None):
         raise fail("give a question, or --batch with questions on stdin (not both)")
-    index = open_index(open_folder(memory).snapshot())
+    index = open_index(open_storage(memory).snapshot())
     _note(index)
     if batch:
         if _batch(index, k, tz):

@@ -1,25 +1,29 @@
-"""Which memory folder a command works on, opened as storage."""
+"""Which memory a command works on: `--memory DIR`, else the backend the environment selects."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from core.errors import InvalidInput
+from core.storage.base import Storage
+from core.storage.local import LocalStorage
 from functions.cli.app import fail
-from functions.cli.folder import FolderStorage
+from functions.deps import build_storage
+from functions.settings import load_settings
 
 
-def memory_root(option: Path | None) -> Path:
-    """`--memory`, else $PREVIOUSLY_MEMORY, else ./memory-data."""
-    return option or Path(os.environ.get("PREVIOUSLY_MEMORY") or "memory-data")
+def open_storage(option: Path | None, must_exist: bool = True) -> Storage:
+    """`--memory DIR` (a folder holding memory/), else STORAGE / GITHUB_* / $PREVIOUSLY_MEMORY.
 
-
-def open_folder(option: Path | None, must_exist: bool = True) -> FolderStorage:
-    """The memory folder as storage; a clear error when it does not hold a memory."""
-    root = memory_root(option)
-    if must_exist and not (root / "memory").is_dir():
+    A local folder that does not hold a memory yet is a clear error when `must_exist`.
+    """
+    try:
+        storage = build_storage(load_settings(), option)
+    except InvalidInput as exc:
+        raise fail(str(exc)) from exc
+    if must_exist and isinstance(storage, LocalStorage) and not (storage.root / "memory").is_dir():
         raise fail(
-            f"no memory at {root} (expected {root / 'memory'}/); "
+            f"no memory at {storage.root} (expected {storage.root / 'memory'}/); "
             "pass --memory DIR, the folder that holds memory/"
         )
-    return FolderStorage(root)
+    return storage
