@@ -98,6 +98,9 @@ class TurnsUnavailable:
     def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
         return self.state(turn_id, after)
 
+    def cancel(self, turn_id: str) -> None:
+        self.state(turn_id)
+
 
 def full_text_search(view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
     """The recall floor over `view` (imported on first use: it is heavy for a cold start)."""

@@ -40,6 +40,19 @@ async def start_turn(
     return TurnAccepted(turn_id=turn_id)
 
 
+@router.post(
+    "/api/turns/{turn_id}/cancel",
+    status_code=202,
+    response_model=TurnAccepted,
+    dependencies=MUTATION,
+    responses={403: {"model": ErrorBody}, 404: {"model": ErrorBody}},
+)
+def cancel_turn(turn_id: Annotated[str, Path(pattern=TURN_ID_PATTERN)], deps: DepsDep) -> TurnAccepted:
+    """The stop button: the reply so far is kept, the turn ends `interrupted` (no-op once it ended)."""
+    deps.turns.cancel(turn_id)
+    return TurnAccepted(turn_id=turn_id)
+
+
 @router.get(
     "/api/turns/{turn_id}", response_model=TurnView, dependencies=AUTH, responses={404: {"model": ErrorBody}}
 )

@@ -1,10 +1,11 @@
 """`WS /api/ws`: start a turn or follow one, and receive its events as they happen.
 
-Client → server (JSON text): `{"action": "turn.start", …the POST /api/turns body…}` or
+Client → server (JSON text): `{"action": "turn.start", …the POST /api/turns body…}`,
 `{"action": "turn.follow", "turn_id": …, "after": SEQ}` (resume after a reconnect: exactly
-the events after SEQ). Server → client: the turn's events (API.md §3), plus
-`{"type": "turn.accepted", "turn_id"}` after a start and `{"type": "error", "error", "message"}`
-for a refused message (the connection stays open). Authenticated at connect, like every route.
+the events after SEQ), or `{"action": "turn.cancel", "turn_id": …}` (the stop button).
+Server → client: the turn's events (API.md §3), plus `{"type": "turn.accepted", "turn_id"}`
+after a start and `{"type": "error", "error", "message"}` for a refused message (the
+connection stays open). Authenticated at connect, like every route.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from core.errors import PreviouslyError
 from functions.api.errors import ApiError
-from functions.api.schemas import WsFollow, WsStart
+from functions.api.schemas import WsCancel, WsFollow, WsStart
 from functions.api.security import origin_allowed
 from functions.api.turns import follow, to_input
 from functions.deps import Deps
@@ -32,8 +33,8 @@ MAX_MESSAGE_CHARS = 1_000_000
 FOLLOW_SECONDS = 3600.0
 _POLICY_VIOLATION = 1008
 
-Action = Annotated[WsStart | WsFollow, Field(discriminator="action")]
-_actions: TypeAdapter[WsStart | WsFollow] = TypeAdapter(Action)
+Action = Annotated[WsStart | WsFollow | WsCancel, Field(discriminator="action")]
+_actions: TypeAdapter[WsStart | WsFollow | WsCancel] = TypeAdapter(Action)
 
 
 class _Connection:
@@ -83,9 +84,11 @@ class _Connection:
                 turn_id = await run_in_threadpool(self.deps.turns.start, request)
                 await self.send({"type": "turn.accepted", "turn_id": turn_id})
                 self.spawn(turn_id, 0)
-            else:
+            elif isinstance(action, WsFollow):
                 await run_in_threadpool(self.deps.turns.state, action.turn_id, action.after)
                 self.spawn(action.turn_id, action.after)
+            else:
+                await run_in_threadpool(self.deps.turns.cancel, action.turn_id)
         except PreviouslyError as exc:
             await self.error(exc.code, str(exc))
 

@@ -65,6 +65,13 @@ class WsFollow(Strict):
     after: int = Field(default=0, ge=0)
 
 
+class WsCancel(Strict):
+    """The stop button: ask a running turn to end (`turn.done` with status `interrupted`)."""
+
+    action: Literal["turn.cancel"]
+    turn_id: str = Field(min_length=1, max_length=64)
+
+
 # ------------------------------------------------------------------ reads
 
 

@@ -52,10 +52,11 @@ def chat(
 
 
 def _local_turns(memory: Path | None) -> TurnService:
-    from functions.cli.memory_root import memory_root
     from functions.deps import build_deps
     from functions.settings import load_settings
 
-    root = memory_root(memory)
-    (root / "memory").mkdir(parents=True, exist_ok=True)
-    return build_deps(load_settings(), memory_override=root, require_auth=False).turns
+    settings = load_settings()
+    root = memory or (settings.memory_root if settings.storage == "local" else None)
+    if root is not None:
+        (root / "memory").mkdir(parents=True, exist_ok=True)
+    return build_deps(settings, memory_override=memory, require_auth=False).turns

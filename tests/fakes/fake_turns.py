@@ -27,6 +27,7 @@ class ScriptedTurns:
     slice_id: str = "2026-08-11-1115"
     refuse: PreviouslyError | None = None
     started: list[TurnInput] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
     _seq: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -76,6 +77,16 @@ class ScriptedTurns:
         if not self.runs.exists(turn_id):
             raise NotFound(f"There is no turn {turn_id}.")
         return self._state(turn_id, self.runs.wait(turn_id, after, timeout))
+
+    def cancel(self, turn_id: str) -> None:
+        """Record the request; a running turn ends `interrupted` with the text so far."""
+        if not self.runs.exists(turn_id):
+            raise NotFound(f"There is no turn {turn_id}.")
+        self.cancelled.append(turn_id)
+        if status_of(self.runs.events(turn_id, 0)) == "running":
+            self.emit(
+                turn_id, "turn.done", step="finalize", status="interrupted", agent_turn_id=None, usage={}
+            )
 
     def _state(self, turn_id: str, events: list[dict[str, Any]]) -> TurnState:
         status = status_of(self.runs.events(turn_id, 0))

@@ -175,3 +175,24 @@ def test_get_with_wait_long_polls_until_something_new() -> None:
     assert [e.get("text") for e in data["events"]] == ["late"]
     assert time.monotonic() - started < 8
     assert env.client.get(f"/api/turns/{turn_id}?after=2&wait=0.2").json()["events"] == []
+
+
+def test_cancel_over_http_and_the_socket() -> None:
+    turns = ScriptedTurns(reply=None)
+    env = make_env(turns=turns)
+    first = env.client.post("/api/turns", json={"message": "a"}, headers=same_origin()).json()["turn_id"]
+    r = env.client.post(f"/api/turns/{first}/cancel", headers=same_origin())
+    assert r.status_code == 202 and turns.cancelled == [first]
+    assert env.client.get(f"/api/turns/{first}").json()["status"] == "interrupted"
+    assert env.client.post("/api/turns/nope/cancel", headers=same_origin()).status_code == 404
+    assert (
+        env.client.post(f"/api/turns/{first}/cancel", headers={"origin": "https://evil.example"}).status_code
+        == 403
+    )
+    with env.client.websocket_connect("/api/ws", headers=same_origin()) as ws:
+        ws.send_json({"action": "turn.start", "message": "b"})
+        second = ws.receive_json()["turn_id"]
+        assert ws.receive_json()["type"] == "turn.started"
+        ws.send_json({"action": "turn.cancel", "turn_id": second})
+        done = ws.receive_json()
+    assert done["type"] == "turn.done" and done["status"] == "interrupted"
