@@ -83,7 +83,9 @@ def build_security(settings: Settings, required: bool) -> Security:
     """The access policy from the configured key (plain or hashed) and whether auth is required."""
     plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
     secret = settings.session_secret.get_secret_value() if settings.session_secret else ""
-    return Security.build(plain or None, settings.access_key_sha256, secret or None, required)
+    return Security.build(
+        plain or None, settings.access_key_sha256, secret or None, required, settings.cors_origin_list
+    )
 
 
 class TurnsUnavailable:

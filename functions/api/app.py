@@ -29,9 +29,7 @@ def version() -> str:
         return "0.0.0"
 
 
-def create_app(
-    deps: Deps, *, web_dir: Path | None = None, cors_origins: tuple[str, ...] = (), lifespan: object = None
-) -> FastAPI:
+def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = None) -> FastAPI:
     """The API over `deps`; `web_dir` serves the static UI at `/` (local server only)."""
     app = FastAPI(
         title="Previously",
@@ -47,10 +45,10 @@ def create_app(
     app.include_router(routes_ws.router)
     site.mount(app, web_dir)
     app.add_middleware(SecurityHeaders)
-    if cors_origins:
+    if deps.security.cors_origins:
         app.add_middleware(
             CORSMiddleware,
-            allow_origins=list(cors_origins),
+            allow_origins=list(deps.security.cors_origins),
             allow_credentials=False,
             allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=["content-type", "x-access-key"],

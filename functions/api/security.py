@@ -187,15 +187,22 @@ class Security:
     required: bool
     sessions: Sessions | None = None
     throttle: SignInThrottle = field(default_factory=SignInThrottle)
+    # Other sites' origins allowed to call from a browser (CORS); empty means closed.
+    cors_origins: tuple[str, ...] = ()
 
     @classmethod
     def build(
-        cls, plain: str | None, digest: str | None, session_secret: str | None, required: bool
+        cls,
+        plain: str | None,
+        digest: str | None,
+        session_secret: str | None,
+        required: bool,
+        cors_origins: tuple[str, ...] = (),
     ) -> Security:
         """From the configured key (plain or its hash) and whether every call must authenticate."""
         key = AccessKey.from_plain(plain) if plain else (AccessKey(digest.lower()) if digest else None)
         sessions = Sessions(key, session_secret) if key else None
-        return cls(key=key, required=required, sessions=sessions)
+        return cls(key=key, required=required, sessions=sessions, cors_origins=cors_origins)
 
     def authenticated(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> bool:
         """Whether the caller presents the access key or a live session."""

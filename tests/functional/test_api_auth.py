@@ -161,3 +161,33 @@ def test_no_secret_reaches_the_log(caplog: pytest.LogCaptureFixture) -> None:
         env.client.get("/api/state", headers=with_key("wrong guess"))
     text = caplog.text
     assert KEY not in text and "wrong guess" not in text
+
+
+def test_cors_is_closed_unless_configured() -> None:
+    closed = make_env()
+    r = closed.client.get("/api/health", headers={"origin": "https://other.example"})
+    assert "access-control-allow-origin" not in r.headers
+    from functions.api.app import create_app
+
+    open_env = make_env()
+    open_env.deps.security.cors_origins = ("https://other.example",)
+    client = TestClient(create_app(open_env.deps))
+    r = client.options(
+        "/api/state",
+        headers={"origin": "https://other.example", "access-control-request-method": "GET"},
+    )
+    assert r.headers["access-control-allow-origin"] == "https://other.example"
+    r = client.get("/api/health", headers={"origin": "https://third.example"})
+    assert "access-control-allow-origin" not in r.headers
+
+
+def test_settings_refuse_a_malformed_cors_origin() -> None:
+    from core.errors import InvalidInput
+    from functions.settings import load_settings
+
+    with pytest.raises(InvalidInput, match="PREVIOUSLY_CORS_ORIGINS"):
+        load_settings(PREVIOUSLY_CORS_ORIGINS="not an origin")
+    assert load_settings(PREVIOUSLY_CORS_ORIGINS="https://a.example, http://b:8000").cors_origin_list == (
+        "https://a.example",
+        "http://b:8000",
+    )
