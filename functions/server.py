@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 from fastapi import FastAPI
 
 from core.errors import InvalidInput
@@ -26,6 +27,7 @@ log = logging.getLogger("previously.server")
 WEB_DIR = REPO_ROOT / "web"
 MAINTENANCE_MINUTES = 15.0
 WS_MAX_BYTES = 2 * 1024 * 1024
+WORKER_THREADS = 200
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,8 @@ def build_app(deps: Deps, options: ServeOptions, web_dir: Path = WEB_DIR) -> Fas
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Followers of running turns block a worker thread for up to a second at a time.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
         timer = None
         if deps.maintenance is not None and interval > 0 and not deps.storage.demo:
             timer = MaintenanceTimer(deps.maintenance, interval)
