@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -33,18 +32,17 @@ def chat(
     json_out: JsonOpt = False,
 ) -> None:
     """Send one message and print the reply as it streams (--json: the whole finished turn)."""
-    from functions.chat import ChatError, HttpTurnClient, LocalTurnClient, local_timezone
+    from functions.chat import ChatError, LocalTurnClient, local_timezone
     from functions.chat import chat as run_chat
+    from functions.cli.chat_remote import run_remote
 
     if not message.strip():
         raise fail("the message is empty")
+    if url:
+        run_remote(url, key, message, json_out, timezone)
+        return
     try:
-        if url:
-            client: HttpTurnClient | LocalTurnClient = HttpTurnClient(
-                url, key or os.environ.get("PREVIOUSLY_ACCESS_KEY")
-            )
-        else:
-            client = LocalTurnClient(_local_turns(memory))
+        client = LocalTurnClient(_local_turns(memory))
         code = run_chat(client, message, timezone or local_timezone(), sys.stdout, sys.stderr, json_out)
     except (ChatError, InvalidInput, StorageError) as exc:
         raise fail(str(exc)) from exc
