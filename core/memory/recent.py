@@ -7,22 +7,23 @@ one written by hand) the slice files themselves are listed and the newest read.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.errors import SliceFormatError
+from core.memory.catalog import read_index, read_or_none
 from core.memory.paths import (
-    CATALOG_JSON,
     SLICES,
     STRANDS_JSON,
     MemoryPath,
     core_md,
     is_slice_id,
     legacy_flat_slice_id,
+    slice_id_from_rel,
 )
 from core.memory.slice import as_text, as_text_list, count_turns, parse_core_frontmatter
+from core.memory.strands import load_strands
 
 
 class Lister(Protocol):
@@ -76,19 +77,8 @@ def _from_entry(entry: Mapping[str, Any]) -> SliceInfo | None:
 
 def catalog_entries(view: Lister) -> list[dict[str, Any]] | None:
     """The catalog's entries as stored (valid ids only); None when there is no readable catalog."""
-    text = view.read(CATALOG_JSON)
-    if text is None:
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    entries = data.get("slices") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return None
-    return [
-        e for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str) and is_slice_id(e["id"])
-    ]
+    index = read_index(view)
+    return None if index is None else list(index["slices"])
 
 
 def catalog_slices(view: Lister) -> list[SliceInfo] | None:
@@ -177,16 +167,8 @@ def timeline(view: Lister) -> list[dict[str, Any]]:
 
 def strand_slices(view: Lister) -> dict[str, list[str]]:
     """strands.json as strand → slice ids (dash form, file order); {} when absent or unreadable."""
-    text = view.read(STRANDS_JSON)
-    try:
-        data = json.loads(text) if text is not None else {}
-    except ValueError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
+    strands = load_strands(read_or_none(view, STRANDS_JSON))
     out: dict[str, list[str]] = {}
-    for key, paths in data.items():
-        if isinstance(paths, list):
-            ids = [p.replace("/", "-") for p in paths if isinstance(p, str)]
-            out[str(key)] = [i for i in ids if is_slice_id(i)]
+    for key, rels in strands.items():
+        out[key] = [sid for rel in rels if is_slice_id(sid := slice_id_from_rel(rel))]
     return out

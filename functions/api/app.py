@@ -13,7 +13,16 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from functions.api import errors, routes_auth, routes_card, routes_memory, routes_turns, routes_ws, site
+from functions.api import (
+    errors,
+    routes_auth,
+    routes_card,
+    routes_memory,
+    routes_settings,
+    routes_turns,
+    routes_ws,
+    site,
+)
 from functions.api.limits import BodyLimit, SecurityHeaders
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps
@@ -40,7 +49,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     )
     app.state.deps = deps
     errors.install(app)
-    for module in (routes_auth, routes_turns, routes_memory, routes_card):
+    for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings):
         app.include_router(module.router)
     app.include_router(routes_ws.router)
     site.mount(app, web_dir)

@@ -1,21 +1,20 @@
-"""Read the memory — state (arrival briefing), timeline, one slice, search, strands, models — and flush.
+"""Read the memory — state (arrival briefing), timeline, one slice, search, strands — and flush.
 
 Every read goes through a fresh storage snapshot, so a request sees one consistent version.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel
-from starlette.concurrency import run_in_threadpool
 
 from core.agent.briefing import Arrival, arrival
 from core.clock import iso
-from core.llm.registry import SETUP_HINT, ModelPrefs
+from core.llm.registry import SETUP_HINT
+from core.memory.config_store import read_config
 from core.memory.flush import queue_flush
-from core.memory.paths import CONFIG_JSON
 from core.memory.recent import SliceInfo, catalog_slices, strand_slices, timeline
 from core.memory.slice_view import read_slice_detail
 from core.storage.base import WriteBatch
@@ -25,7 +24,6 @@ from functions.api.schemas import (
     ErrorBody,
     Flags,
     FlushRequest,
-    ModelsView,
     SearchHit,
     SearchView,
     SliceSummary,
@@ -86,10 +84,12 @@ def _flags(deps: Deps) -> Flags:
 def get_state(
     deps: DepsDep,
     tz: Annotated[str | None, Query(max_length=64, description="The user's IANA timezone")] = None,
-    locale: Annotated[str, Query(pattern="^(en|zh)$")] = "en",
+    locale: Annotated[str | None, Query(pattern="^(en|zh)$", description="Default: config.json's")] = None,
 ) -> StateView:
     """The arrival briefing, the open slice and its turns, the newest slices, flags and set-up notes."""
-    state = arrival(deps.storage.snapshot(), deps.clock.now(), checked_timezone(tz), locale)
+    snapshot = deps.storage.snapshot()
+    lang = locale or read_config(snapshot)[0].locale
+    state = arrival(snapshot, deps.clock.now(), checked_timezone(tz), lang)
     b = state.briefing
     return StateView(
         name=b.name,
@@ -181,42 +181,6 @@ def search(
 def get_strands(deps: DepsDep) -> StrandsView:
     """The keyword index: strand → slice ids."""
     return StrandsView(strands=strand_slices(deps.storage.snapshot()))
-
-
-def _config_data(deps: Deps) -> dict[str, Any]:
-    import json
-
-    text = deps.storage.snapshot().read(CONFIG_JSON)
-    try:
-        data = json.loads(text) if text else {}
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-@router.get("/api/models", response_model=ModelsView)
-async def get_models(deps: DepsDep) -> ModelsView:
-    """Configured providers, their models, and the resolved main and worker models."""
-    prefs = ModelPrefs.from_config(_config_data(deps))
-    payload = await run_in_threadpool(deps.models.models_payload, prefs)
-    return models_view(payload)
-
-
-def models_view(payload: dict[str, Any]) -> ModelsView:
-    """The registry's payload in the API's shape (ids at the top, details alongside)."""
-    main, worker = payload.get("main"), payload.get("worker")
-    return ModelsView(
-        providers=[p["id"] for p in payload.get("providers", [])],
-        models=payload.get("models", []),
-        main=main["id"] if main else None,
-        worker=worker["id"] if worker else None,
-        configured=bool(payload.get("configured")),
-        provider_details=payload.get("providers", []),
-        main_model=main,
-        worker_model=worker,
-        notes=payload.get("notes", []),
-        setup=payload.get("setup"),
-    )
 
 
 @router.post(

@@ -256,6 +256,45 @@ class FlushRequest(Strict):
     turns: list[FlushTurn] = Field(min_length=1, max_length=50)
 
 
+class SlicingPatch(Strict):
+    maxSliceMinutes: int | None = Field(
+        default=None, description="5–120: a slice closes this long after it began"
+    )
+    maxTurnsPerSlice: int | None = Field(default=None, description="5–100 turns per slice")
+
+
+class ModelPatch(Strict):
+    provider: str | None = Field(default=None, max_length=128, description="The original's main model id")
+    thinking: bool | None = None
+    reasoningEffort: Effort | None = None
+    main: str | None = Field(default=None, max_length=128, description="Main model id, or auto")
+    worker: str | None = Field(default=None, max_length=128, description="Worker model id, or auto")
+    effort: Effort | None = None
+
+
+class WorkerPatch(Strict):
+    mode: Literal["auto", "manual"] | None = None
+    provider: str | None = Field(default=None, max_length=128)
+
+
+class ConfigPatch(Strict):
+    """`PATCH /api/config`: only the fields sent change (groups merge key by key)."""
+
+    slicing: SlicingPatch | None = None
+    model: ModelPatch | None = None
+    worker: WorkerPatch | None = None
+    onboarded: bool | None = None
+    datasource: Literal["demo", "own"] | None = None
+    locale: Locale | None = None
+
+
+class ConfigView(BaseModel):
+    """`GET /api/config`: the preferences as merged with the defaults, and what was wrong with the file."""
+
+    config: dict[str, Any]
+    problems: list[str] = Field(default=[], description="Stored values that were replaced by defaults")
+
+
 class SignIn(Strict):
     key: str = Field(min_length=1, max_length=512)
 

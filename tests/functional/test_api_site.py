@@ -24,6 +24,8 @@ ROUTES = {
     ("get", "/api/search"),
     ("get", "/api/strands"),
     ("get", "/api/models"),
+    ("get", "/api/config"),
+    ("patch", "/api/config"),
     ("post", "/api/episodic/flush"),
     ("get", "/api/card"),
     ("patch", "/api/card/entries/{section}/{n}"),
