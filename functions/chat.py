@@ -1,8 +1,8 @@
-"""The scripted chat client behind `previously chat`: send one message, print the reply as it streams.
+"""The scripted client behind `previously chat --url`: send one message, print the reply as it streams.
 
-Two transports with one shape: over HTTP against a running server (`POST /api/turns`, then
-long-polling `GET /api/turns/{id}?after=N&wait=…`, which works locally and on AWS alike), or
-in-process over a TurnService. Step and tool labels go to stderr, the reply to stdout.
+It posts the message (`POST /api/turns`) and long-polls `GET /api/turns/{id}?after=N&wait=…`,
+which works the same against the local server and on AWS. Step and tool labels go to stderr,
+the reply to stdout.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from core.errors import PreviouslyError
 from core.reltime import zone
-from core.turn.service import TurnInput, TurnService
 
 POLL_WAIT = 20.0
 
@@ -76,38 +74,6 @@ class HttpTurnClient:
 
     def poll(self, turn_id: str, after: int, wait: float) -> dict[str, Any]:
         return self._call("GET", f"/api/turns/{turn_id}", params={"after": after, "wait": wait})
-
-
-@dataclass
-class LocalTurnClient:
-    """A TurnService in this process (no server)."""
-
-    turns: TurnService
-
-    def start(self, body: dict[str, Any]) -> str:
-        client = body.get("client") or {}
-        request = TurnInput(
-            message=body["message"],
-            timezone=body.get("timezone", "UTC"),
-            client_slice_id=client.get("slice_id"),
-            agent_turns_seen=client.get("agent_turns_seen", 0),
-        )
-        try:
-            return self.turns.start(request)
-        except PreviouslyError as exc:
-            raise ChatError(str(exc)) from exc
-
-    def poll(self, turn_id: str, after: int, wait: float) -> dict[str, Any]:
-        try:
-            state = self.turns.wait(turn_id, after, wait)
-        except PreviouslyError as exc:
-            raise ChatError(str(exc)) from exc
-        return {
-            "turn_id": state.turn_id,
-            "status": state.status,
-            "events": state.events,
-            "reply": state.reply,
-        }
 
 
 @dataclass

@@ -8,9 +8,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from core.clock import Clock, IdSource, RandomIds, SystemClock
+from core.clock import Clock, IdSource, SystemClock
 from core.errors import TransientError
-from core.storage.base import Snapshot, Storage, WriteBatch
+from core.storage.base import Snapshot, Storage
+from core.turn.deps import TurnDeps
+from core.turn.local_service import LocalTurnService
 from core.turn.runstore import MemoryRunStore, RunStore
 from core.turn.service import TurnInput, TurnService, TurnState
 from functions.api.security import Security
@@ -88,14 +90,17 @@ def build_security(settings: Settings, required: bool) -> Security:
     )
 
 
+NO_RUNNER = "Chat is not wired on this deployment: no turn runner is configured for the API."
+
+
 class TurnsUnavailable:
-    """Stands in for the turn runner where none is wired: every start is refused with a reason."""
+    """Where no turn runner is wired (a Lambda before the deployment supplies one): refuse clearly."""
 
     def start(self, request: TurnInput) -> str:
-        raise TransientError("Chat is not available on this server yet: the turn runner is not installed.")
+        raise TransientError(NO_RUNNER)
 
     def state(self, turn_id: str, after: int = 0) -> TurnState:
-        raise TransientError("Chat is not available on this server yet: the turn runner is not installed.")
+        raise TransientError(NO_RUNNER)
 
     def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
         return self.state(turn_id, after)
@@ -111,16 +116,14 @@ def full_text_search(view: Snapshot, query: str, k: int, now: datetime) -> list[
     return [hit.to_dict() for hit in open_index(view).search(query, k, now).hits]
 
 
-def index_maintenance(storage: Storage, clock: Clock) -> Callable[[], object]:
-    """The maintenance pass the server schedules: bring the search index up to date."""
+def scheduled_maintenance(turn_deps: TurnDeps) -> Callable[[], object]:
+    """The pass the local server runs on its timer (`previously maintain`, on a schedule)."""
 
     def run() -> object:
-        from core.search.recall import refresh_index
+        from core.turn.maintain import run_maintenance
 
-        batch = WriteBatch.open(storage)
-        report = refresh_index(batch, clock)
-        batch.commit("maintain: refresh the search index")
-        return report
+        models = turn_deps.models
+        return run_maintenance(turn_deps, use_model=bool(models and models.configured))
 
     return run
 
@@ -131,21 +134,31 @@ def build_deps(
     memory_override: Path | None = None,
     require_auth: bool = True,
     clock: Clock | None = None,
+    in_process_turns: bool = True,
 ) -> Deps:
-    """Wire every backend the settings name (the server, the Lambda handler and the CLI use this)."""
+    """Wire every backend the settings name (the local server, the Lambda handler).
+
+    `in_process_turns` runs turns on threads of this process (the local server); where a turn
+    must outlive the request (Lambda), the deployment supplies its own TurnService.
+    """
     from functions.llm import build_registry
+    from functions.turn_deps import build_run_store, build_turn_deps
 
     clock = clock or SystemClock()
     storage = build_storage(settings, memory_override)
+    registry = build_registry(settings, clock)
+    # The demo saves nothing, runs included; elsewhere runs live in a folder beside the memory.
+    runs: RunStore = MemoryRunStore() if storage.demo else build_run_store(settings, storage, clock)
+    turn_deps = build_turn_deps(settings, storage, runs, clock=clock, registry=registry)
     return Deps(
         storage=storage,
         clock=clock,
-        ids=RandomIds(),
-        runs=MemoryRunStore(),
-        turns=TurnsUnavailable(),
+        ids=turn_deps.ids,
+        runs=runs,
+        turns=LocalTurnService(turn_deps) if in_process_turns else TurnsUnavailable(),
         security=build_security(settings, require_auth),
-        models=build_registry(settings, clock),
+        models=registry,
         search=full_text_search,
         storage_kind=str(settings.storage),
-        maintenance=index_maintenance(storage, clock),
+        maintenance=scheduled_maintenance(turn_deps),
     )

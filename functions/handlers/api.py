@@ -13,5 +13,6 @@ from functions.api.app import create_app
 from functions.deps import build_deps
 from functions.settings import load_settings
 
-app = create_app(build_deps(load_settings(), require_auth=True))
+# Turns must outlive a request here: the deployment wires its own runner (Step Functions).
+app = create_app(build_deps(load_settings(), require_auth=True, in_process_turns=False))
 handler = Mangum(app, lifespan="off")

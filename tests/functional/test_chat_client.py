@@ -1,4 +1,4 @@
-"""`previously chat`: the scripted client against a live server (HTTP long-poll) and in-process."""
+"""`previously chat --url`: the scripted client against a live server (HTTP long-poll)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import threading
 
 import pytest
 
-from core.errors import NoModelConfigured
-from functions.chat import HttpTurnClient, LocalTurnClient, Printer, chat, local_timezone
+from functions.chat import HttpTurnClient, Printer, chat, local_timezone
 from tests.fakes.fake_turns import ScriptedTurns
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import KEY, make_env
@@ -52,26 +51,6 @@ def test_chat_with_a_wrong_key_says_so() -> None:
     with live_server(env.client.app) as url, pytest.raises(ChatError, match="401"):
         chat(HttpTurnClient(url, "wrong"), "hello", "UTC", io.StringIO(), io.StringIO(), as_json=False)
     assert env.turns.started == []
-
-
-def test_chat_in_process_reports_a_turn_error() -> None:
-    turns = ScriptedTurns(reply=None)
-    out, err = io.StringIO(), io.StringIO()
-
-    def fail() -> None:
-        turns.emit("turn00001", "turn.error", code="no_model", message="Set OPENAI_API_KEY.")
-
-    threading.Timer(0.2, fail).start()
-    code = chat(LocalTurnClient(turns), "hello", "UTC", out, err, as_json=False)
-    assert code == 1 and "error: Set OPENAI_API_KEY." in err.getvalue()
-
-
-def test_chat_in_process_refused_start() -> None:
-    from functions.chat import ChatError
-
-    turns = ScriptedTurns(refuse=NoModelConfigured("no model"))
-    with pytest.raises(ChatError, match="no model"):
-        chat(LocalTurnClient(turns), "hello", "UTC", io.StringIO(), io.StringIO(), as_json=False)
 
 
 def test_printer_notes_a_retried_step() -> None:
