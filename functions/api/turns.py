@@ -9,7 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from core.errors import InvalidInput
 from core.reltime import zone
-from core.turn.events import Event
+from core.turn.events import TERMINAL_TYPES, Event
 from core.turn.service import TurnInput, TurnService, TurnState
 from functions.api.schemas import TurnRequest, TurnView
 
@@ -49,7 +49,11 @@ def view(state: TurnState) -> TurnView:
 
 
 async def follow(turns: TurnService, turn_id: str, after: int, timeout: float) -> AsyncIterator[Event]:
-    """Yield the turn's events with seq > after as they arrive, until it ends or `timeout` passes."""
+    """Yield the turn's events with seq > after as they arrive, up to its terminal event.
+
+    Bookkeeping the runner records after `turn.done` (the best-effort after step) is left to
+    `GET /api/turns/{id}`; a live stream ends where the turn ends for the user.
+    """
     deadline = time.monotonic() + timeout
     while True:
         remaining = deadline - time.monotonic()
@@ -60,6 +64,8 @@ async def follow(turns: TurnService, turn_id: str, after: int, timeout: float) -
             if event["seq"] > after:
                 after = event["seq"]
                 yield event
+                if event["type"] in TERMINAL_TYPES:
+                    return
         if state.status != "running":
             return
 
