@@ -7,7 +7,7 @@ those hold — never a placeholder. An empty memory gives an empty briefing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from core.errors import NotFound
@@ -190,6 +190,7 @@ def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "e
     if active is not None:
         try:
             turns = read_slice_detail(view, active.slice_id).slice.turns
+            active = replace(active, turn_count=len(turns))  # the catalog counts only at creation
         except NotFound:
             active = None
     return Arrival(

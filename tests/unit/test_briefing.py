@@ -108,6 +108,7 @@ def test_arrival_reads_an_active_slice_without_a_catalog() -> None:
     state = arrival(storage.snapshot(), NOW)
     assert state.active is not None and state.active.slice_id == "2026-08-11-1100"
     assert [t.content for t in state.active_turns] == ["hello"]
+    assert state.active.turn_count == 1
     assert [s.slice_id for s in state.recent] == ["2026-08-10-0900"]
     assert state.briefing.last_topic == "Move" and state.briefing.name == "Alex"
     assert [s.slice_id for s in recent_slices(storage.snapshot(), 1)] == ["2026-08-11-1100"]
