@@ -195,7 +195,7 @@ def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "e
             active = None
     return Arrival(
         briefing=build_briefing(slices, stored.text, card, now, tz, locale),
-        recent=[s for s in slices if s is not active][:3],
+        recent=[s for s in slices if active is None or s.slice_id != active.slice_id][:3],
         active=active,
         active_turns=turns,
         empty=not slices and not stored.text,
