@@ -116,3 +116,32 @@ def test_chat_command_against_a_server() -> None:
         bad = CliRunner().invoke(app, ["chat", "--url", url, "--key", "nope", "hello"])
     assert ok.exit_code == 0 and ok.stdout == "Hello back.\n"
     assert bad.exit_code == 1 and "401" in bad.output
+
+
+def _tree_digest(root: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def test_demo_chat_without_a_model_keeps_the_message_in_memory_only(clean_env: Path) -> None:
+    from core.storage.demo import DemoStorage
+    from functions.deps import SAMPLE_ROOT
+
+    before = _tree_digest(SAMPLE_ROOT)
+    deps = prepare(ServeOptions(demo=True), load_settings())
+    with live_server(build_app(deps, ServeOptions(demo=True))) as url:
+        import httpx
+
+        view = httpx.post(f"{url}/api/turns?wait=20", json={"message": "Hi from the demo"}, timeout=60).json()
+        state = httpx.get(f"{url}/api/state").json()
+    assert view["status"] == "error"
+    assert next(e for e in view["events"] if e["type"] == "turn.error")["code"] == "no_model"
+    assert state["flags"]["demo"] is True
+    assert [t["content"] for t in state["active_turns"]] == ["Hi from the demo"]
+    assert isinstance(deps.storage, DemoStorage) and deps.storage.overlay_paths
+    assert _tree_digest(SAMPLE_ROOT) == before
