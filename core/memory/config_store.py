@@ -16,6 +16,8 @@ SAVE_MESSAGE = f"Update {CONFIG_JSON}"
 
 
 class Reader(Protocol):
+    """A Snapshot or a WriteBatch."""
+
     def read(self, path: MemoryPath) -> str | None: ...
 
 

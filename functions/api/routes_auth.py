@@ -22,6 +22,8 @@ class SessionView(BaseModel):
 
 
 class Ok(BaseModel):
+    """The request did what it asked."""
+
     ok: bool = True
 
 

@@ -43,6 +43,8 @@ EMPTY_MEMORY_NOTE = "Your memory is empty: send a first message and it becomes y
 
 
 class FlushResult(BaseModel):
+    """The original's flush answer; `demo` is set when nothing was written."""
+
     success: bool
     demo: bool | None = None
 
