@@ -191,3 +191,13 @@ def test_settings_refuse_a_malformed_cors_origin() -> None:
         "https://a.example",
         "http://b:8000",
     )
+
+
+def test_websocket_accepts_the_session_cookie_from_the_same_origin() -> None:
+    env = make_env(required=True)
+    env.client.post("/api/auth/sign-in", json={"key": KEY}, headers=same_origin())
+    token = env.client.cookies.get(SESSION_COOKIE)
+    headers = {**same_origin(), "cookie": f"{SESSION_COOKIE}={token}"}
+    with env.client.websocket_connect("/api/ws", headers=headers) as ws:
+        ws.send_json({"action": "turn.start", "message": "hi"})
+        assert ws.receive_json()["type"] == "turn.accepted"
