@@ -10,11 +10,14 @@ point at. The weights were chosen on the LoCoMo dev conversations (docs/RECALL.m
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from itertools import islice
 from zoneinfo import ZoneInfo
 
-from core.search.corpus import WINDOW_TURNS, Corpus, Posting, window_starts
+from core.search.corpus import Corpus, Posting, window_starts
+from core.search.segment import WINDOW_TURNS
 from core.search.timeparse import parse_time
 from core.search.tokenize import query_terms, tokenize, words
 from core.search.window import Anchor, TimeWindow
@@ -38,6 +41,25 @@ class Hit:
 
     def to_dict(self) -> dict[str, object]:
         return {"slice_id": self.slice_id, "relevance": self.relevance, "reason": self.reason}
+
+
+def _always(doc: int) -> bool:
+    return True
+
+
+# Slice ids are UTC minutes: a window's neighbourhood in ids, wide enough for any timezone and
+# for the slack `time_fit` gives after (two weeks) and before (three days) a window.
+_NEAR_BEFORE = timedelta(days=5)
+_NEAR_AFTER = timedelta(days=16)
+
+
+def _near(windows: list[TimeWindow]) -> tuple[str, str] | None:
+    """The slice-id range outside which no window can fit (None: some window is open-ended)."""
+    if any(w.start is None or w.end is None for w in windows):
+        return None
+    lo = min(w.start for w in windows if w.start) - _NEAR_BEFORE
+    hi = max(w.end for w in windows if w.end) + _NEAR_AFTER
+    return lo.isoformat(), hi.isoformat() + "~"
 
 
 def idf(n: int, df: int) -> float:
@@ -73,8 +95,10 @@ class Engine:
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
 
-    def search(self, question: str, k: int, now: datetime, tz: ZoneInfo) -> list[Hit]:
-        """The `k` best slices for `question`, best first."""
+    def search(
+        self, question: str, k: int, now: datetime, tz: ZoneInfo, keep: Callable[[int], bool] = _always
+    ) -> list[Hit]:
+        """The `k` best slices for `question` that `keep` accepts, best first."""
         tq = parse_time(question, now, tz)
         terms = query_terms(tq.rest)
         surface: dict[str, str] = {}
@@ -92,7 +116,8 @@ class Engine:
             pool = docs
         passages = self._passage_scores(terms, pool)
         final = self._fuse(pool, slice_scores, passages, fits, tz, today)
-        ranked = sorted(final, key=lambda d: (-final[d], self.corpus.docs[d].slice_id))[:k]
+        ordered = sorted(final, key=lambda d: (-final[d], self.corpus.ids[d]))
+        ranked = list(islice((d for d in ordered if keep(d)), k))
         top = final[ranked[0]] if ranked and final[ranked[0]] > 0 else 1.0
         return [self._hit(d, final[d] / top, terms, surface, passages, windows, fits, tz) for d in ranked]
 
@@ -107,8 +132,7 @@ class Engine:
                 continue
             weight = idf(c.n, len(post))
             for doc, p in post.items():
-                meta = c.docs[doc]
-                head = p.head / (1 - B + B * meta.head_len / (c.avg_head or 1.0))
+                head = p.head / (1 - B + B * c.head_len[doc] / (c.avg_head or 1.0))
                 body = p.body / (1 - B + B * c.body_len[doc] / (c.avg_body or 1.0))
                 scores[doc] = scores.get(doc, 0.0) + weight * _saturate(HEAD_WEIGHT * head + body)
         return scores
@@ -119,7 +143,7 @@ class Engine:
         weights = {t: idf(c.n_windows, _window_df(c.postings(t), c)) for t in terms if c.postings(t)}
         best: dict[int, tuple[float, int]] = {}
         for doc in pool:
-            lens = c.docs[doc].turn_lens
+            lens = c.turn_lens(doc)
             rows = [(weights[t], c.postings(t).get(doc)) for t in weights]
             hits = [(w, p) for w, p in rows if p is not None and p.turns]
             if not hits:
@@ -140,9 +164,14 @@ class Engine:
         if not windows:
             return {}
         out = {}
+        near = _near(windows)
         for doc in docs:
+            if near is not None and not near[0] <= self.corpus.ids[doc] <= near[1]:
+                continue  # far from every window: its fit is 0 without a date computation
             day = self.corpus.local_date(doc, tz)
-            out[doc] = max(time_fit(w, day, today) for w in windows)
+            fit = max(time_fit(w, day, today) for w in windows)
+            if fit > 0:
+                out[doc] = fit
         return out
 
     def _fuse(
@@ -201,14 +230,14 @@ class Engine:
         coverage = sum(idf(c.n, len(c.postings(t))) for t in found) / mass if mass else fits.get(doc, 0.0)
         relevance = round(min(1.0, 0.5 * share + 0.5 * coverage), 3)
         return Hit(
-            c.docs[doc].slice_id, relevance, _reason(doc, found, surface, passages, windows, fits, c, tz)
+            c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz)
         )
 
 
 def _window_df(post: dict[int, Posting], c: Corpus) -> int:
     count = 0
     for doc, p in post.items():
-        n = len(c.docs[doc].turn_lens)
+        n = c.n_turns(doc)
         last = max(0, n - WINDOW_TURNS)
         starts: set[int] = set()
         for j in p.turns:
@@ -233,7 +262,7 @@ def _reason(
         where = ""
         if doc in passages:
             first = passages[doc][1] + 1
-            last = min(first + WINDOW_TURNS - 1, len(c.docs[doc].turn_lens))
+            last = min(first + WINDOW_TURNS - 1, c.n_turns(doc))
             where = f" (turns {first}–{last})" if last > first else f" (turn {first})"
         parts.append(f"matched {quoted}{where}")
     if windows and fits.get(doc, 0) > 0:

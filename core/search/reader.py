@@ -7,6 +7,7 @@ and the turns are still indexed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -56,11 +57,11 @@ class SliceText:
         return "\n".join(p for p in (self.focus, self.summary, *self.tags, *self.notes) if p)
 
 
-def slice_paths(snapshot: Readable) -> dict[str, MemoryPath]:
-    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice in the snapshot."""
+def slice_paths(snapshot: Readable, prefixes: Sequence[MemoryPath] = (SLICES,)) -> dict[str, MemoryPath]:
+    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice under `prefixes`."""
     found: dict[str, MemoryPath] = {}
     legacy: dict[str, MemoryPath] = {}
-    for path in snapshot.list(SLICES):
+    for path in (p for prefix in prefixes for p in snapshot.list(prefix)):
         m = _CORE_RE.match(path.value)
         if m:
             found["-".join(m.groups())] = path

@@ -16,9 +16,8 @@ from datetime import datetime
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory.paths import SEARCH_DIR, MemoryPath
-from core.search.corpus import WINDOW_TURNS
 from core.search.reader import Readable
-from core.search.segment import DocTerms, Segment
+from core.search.segment import WINDOW_TURNS, DocTerms, Segment, SegmentView
 from core.search.tokenize import TOKENIZER_VERSION
 
 MANIFEST = SEARCH_DIR / "manifest.json"
@@ -99,7 +98,7 @@ def load_manifest(snapshot: Readable) -> StoredIndex:
 
 
 def load_stored(snapshot: Readable) -> StoredIndex:
-    """Read the manifest and all its segments; a damaged part is reported, never raised."""
+    """Read the manifest and all its segments whole (for writers); damage is reported, not raised."""
     out = load_manifest(snapshot)
     for name in out.names:
         text = snapshot.read(segment_path(name))
@@ -108,6 +107,33 @@ def load_stored(snapshot: Readable) -> StoredIndex:
             continue
         try:
             out.segments.append(Segment.decode(text))
+        except InvalidInput as exc:
+            out.problems.append(f"segment {name}: {exc}")
+    return out
+
+
+@dataclass
+class StoredViews:
+    """The index as a query reads it: segment views, the newest slice id they cover, problems."""
+
+    present: bool = False
+    views: list[SegmentView] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    newest: str = ""
+
+
+def load_views(snapshot: Readable) -> StoredViews:
+    """Read the manifest and every segment's header and slice table (postings stay packed)."""
+    manifest = load_manifest(snapshot)
+    out = StoredViews(manifest.present, problems=list(manifest.problems))
+    out.newest = max((i.last for i in manifest.infos), default="")
+    for name in manifest.names:
+        text = snapshot.read(segment_path(name))
+        if text is None:
+            out.problems.append(f"segment {name} is missing")
+            continue
+        try:
+            out.views.append(SegmentView.decode(text))
         except InvalidInput as exc:
             out.problems.append(f"segment {name}: {exc}")
     return out
