@@ -59,6 +59,7 @@ class Corpus:
         self._offsets: list[int] = []
         self._parsed_lens: dict[int, list[int]] = {}
         self._instants: dict[int, datetime] = {}
+        self._live: list[int] | None = None
         stats = Stats()
         for seg in self.segments:
             self._offsets.append(len(self.ids))
@@ -122,7 +123,10 @@ class Corpus:
         return out
 
     def live_docs(self) -> list[int]:
-        return [i for i, ok in enumerate(self.alive) if ok]
+        """Numbers of the documents not hidden by `skip` (computed once)."""
+        if self._live is None:
+            self._live = [i for i, ok in enumerate(self.alive) if ok]
+        return self._live
 
     def instant(self, doc: int) -> datetime:
         """When slice `doc` started (parsed once)."""

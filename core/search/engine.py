@@ -111,7 +111,7 @@ class Engine:
         fits = self._fits(docs, windows, tz, today)
         slice_scores = self._slice_scores(terms)
         pool = sorted(slice_scores, key=lambda d: -slice_scores[d])[:CANDIDATES]
-        pool = list(dict.fromkeys(pool + [d for d in docs if fits.get(d, 0) > 0]))
+        pool = list(dict.fromkeys(pool + [d for d, fit in fits.items() if fit > 0]))
         if not terms and not windows:
             pool = docs
         passages = self._passage_scores(terms, pool)
