@@ -229,9 +229,7 @@ class Engine:
         mass = sum(idf(c.n, len(c.postings(t)) or c.n) for t in terms)
         coverage = sum(idf(c.n, len(c.postings(t))) for t in found) / mass if mass else fits.get(doc, 0.0)
         relevance = round(min(1.0, 0.5 * share + 0.5 * coverage), 3)
-        return Hit(
-            c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz)
-        )
+        return Hit(c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz))
 
 
 def _window_df(post: dict[int, Posting], c: Corpus) -> int:
