@@ -14,7 +14,9 @@ from itertools import chain
 
 import Stemmer
 
-TOKENIZER_VERSION = "en-snowball-cjk2.v1"  # bump when terms change
+from core.search.irregular import base_word
+
+TOKENIZER_VERSION = "en-snowball-irregular-cjk2.v2"  # bump when terms change
 
 # Han, Hiragana, Katakana, Hangul (and their compatibility blocks): no spaces between words,
 # so runs of them are indexed as overlapping character pairs.
@@ -54,6 +56,9 @@ def _latin_term(word: str) -> str | None:
     word = _CONTRACTION_RE.sub("", word).replace("'", "").replace("’", "")
     if not word or word in STOPWORDS:
         return None
+    word = base_word(word)
+    if word in STOPWORDS:
+        return None  # "done", "gotten": forms of words that carry no topic
     if word.isdigit():
         return word
     return stem(word)
