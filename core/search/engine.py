@@ -100,15 +100,13 @@ class Engine:
     ) -> list[Hit]:
         """The `k` best slices for `question` that `keep` accepts, best first."""
         tq = parse_time(question, now, tz)
-        terms = query_terms(tq.rest)
-        surface: dict[str, str] = {}
-        for w in words(tq.rest):
-            for t in tokenize(w):
-                surface.setdefault(t, w)
         windows = list(tq.windows) + self._anchor_windows(tq.anchors, tz)
         today = now.astimezone(tz).date()
         docs = self.corpus.live_docs()
         fits = self._fits(docs, windows, tz, today)
+        # No slice lies near the dates named: the date words may be a duration told in the
+        # text ("friends for 4 years"), so they count as words instead.
+        terms, surface = _question_terms(question if windows and not fits else tq.rest)
         slice_scores = self._slice_scores(terms)
         pool = sorted(slice_scores, key=lambda d: -slice_scores[d])[:CANDIDATES]
         pool = list(dict.fromkeys(pool + [d for d, fit in fits.items() if fit > 0]))
@@ -230,6 +228,15 @@ class Engine:
         coverage = sum(idf(c.n, len(c.postings(t))) for t in found) / mass if mass else fits.get(doc, 0.0)
         relevance = round(min(1.0, 0.5 * share + 0.5 * coverage), 3)
         return Hit(c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz))
+
+
+def _question_terms(text: str) -> tuple[list[str], dict[str, str]]:
+    """The question's search terms, and the word each was first written as (for reasons)."""
+    surface: dict[str, str] = {}
+    for w in words(text):
+        for t in tokenize(w):
+            surface.setdefault(t, w)
+    return query_terms(text), surface
 
 
 def _window_df(post: dict[int, Posting], c: Corpus) -> int:

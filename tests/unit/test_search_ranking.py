@@ -130,3 +130,12 @@ def test_legacy_flat_slice_files_are_searched() -> None:
         }
     )
     assert [h.slice_id for h in recall(legacy.snapshot(), "sourdough", 3, NOW).hits] == ["2025-01-02-0930"]
+
+
+def test_date_words_count_as_words_when_no_slice_is_near_those_dates() -> None:
+    # "4 years ago" is before every slice: the words may be a duration told in a turn.
+    slices = {
+        **SAMPLE,
+        "2026-06-01-0900": slice_text("2026-06-01-0900", [("user", "I have known them for 4 years now")]),
+    }
+    assert ids("who have I known for 4 years ago?", slices=slices)[0] == "2026-06-01-0900"
