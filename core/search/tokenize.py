@@ -15,8 +15,9 @@ from itertools import chain
 import Stemmer
 
 from core.search.irregular import base_word
+from core.search.spelling import american
 
-TOKENIZER_VERSION = "en-snowball-irregular-cjk2.v2"  # bump when terms change
+TOKENIZER_VERSION = "en-snowball-us-irregular-cjk2.v2"  # bump when terms change
 
 # Han, Hiragana, Katakana, Hangul (and their compatibility blocks): no spaces between words,
 # so runs of them are indexed as overlapping character pairs.
@@ -56,7 +57,7 @@ def _latin_term(word: str) -> str | None:
     word = _CONTRACTION_RE.sub("", word).replace("'", "").replace("’", "")
     if not word or word in STOPWORDS:
         return None
-    word = base_word(word)
+    word = base_word(american(word))
     if word in STOPWORDS:
         return None  # "done", "gotten": forms of words that carry no topic
     if word.isdigit():

@@ -56,3 +56,28 @@ def test_empty_and_punctuation_only() -> None:
 
 def test_words_keeps_surface_forms() -> None:
     assert words("Adopted a Dog!") == ["adopted", "a", "dog"]
+
+
+@pytest.mark.parametrize(
+    ("british", "american"),
+    [
+        ("colour", "color"),
+        ("colourful", "colorful"),
+        ("favourites", "favorites"),
+        ("organised", "organized"),
+        ("organisation", "organization"),
+        ("theatres", "theaters"),
+        ("centre", "center"),
+        ("catalogue", "catalog"),
+        ("defence", "defense"),
+        ("jewellery", "jewelry"),
+        ("grey", "gray"),
+        ("mum", "mom"),
+    ],
+)
+def test_british_spellings_meet_american_ones(british: str, american: str) -> None:
+    assert tokenize(british) == tokenize(american)
+
+
+def test_spelling_rules_leave_lookalikes_alone() -> None:
+    assert tokenize("promise hour tour premise") == ["promis", "hour", "tour", "premis"]
