@@ -30,6 +30,7 @@ SEGMENT_SCHEMA = 2
 SEGMENT_KIND = "previously.search.segment"
 WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its answer, a follow-up)
 BLOCK_CHARS = 48_000  # raw postings text per compressed block: a query inflates few of them
+_STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
 _COLUMNS = ("ids", "start", "tz", "status", "fp", "roles", "head", "body", "lens")
 
 
@@ -115,6 +116,13 @@ class Stats:
 
     def row(self) -> list[int]:
         return [self.docs, self.head, self.body, self.windows, self.window_len]
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(zip(_STATS, self.row(), strict=True))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Stats:
+        return cls(*(int(data[name]) for name in _STATS))  # type: ignore[call-overload]
 
 
 @dataclass
@@ -202,7 +210,7 @@ class Segment:
             "slices": len(ids),
             "first": ids[0] if ids else None,
             "last": ids[-1] if ids else None,
-            "stats": self.stats().row(),
+            "stats": self.stats().to_dict(),
             "encoding": "zlib+base64",
             "docs": _pack(json.dumps(_columns(self.docs), ensure_ascii=False, separators=(",", ":"))),
             "blocks": [[first, _pack(text)] for first, text in _blocks(self.postings)],
@@ -293,7 +301,7 @@ class SegmentView:
             if sorted(columns) != sorted(_COLUMNS) or len({len(columns[c]) for c in _COLUMNS}) != 1:
                 raise ValueError("the slice table is malformed")
             blocks = _Blocks([(str(f), str(d)) for f, d in header["blocks"]])
-            stats = Stats(*(int(x) for x in header["stats"]))
+            stats = Stats.from_dict(header["stats"])
         except (ValueError, KeyError, TypeError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
         return cls(str(header.get("name") or ""), columns, stats, blocks.lookup, blocks.items)

@@ -22,7 +22,7 @@ from core.search.tokenize import TOKENIZER_VERSION
 
 MANIFEST = SEARCH_DIR / "manifest.json"
 MANIFEST_KIND = "previously.search.manifest"
-MANIFEST_SCHEMA = 1
+MANIFEST_SCHEMA = 2
 MAX_SEGMENT_SLICES = 1000
 MAX_SEGMENT_BYTES = 900_000
 
