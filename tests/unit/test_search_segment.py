@@ -158,3 +158,13 @@ def test_a_slice_written_into_the_past_waits_for_maintenance() -> None:
     assert refresh_index(batch, CLOCK).added == 1
     batch.commit("maintain")
     assert open_index(storage.snapshot()).search("tulip bulbs", 1, CLOCK.now()).hits[0].slice_id == sid
+
+
+def test_segments_are_read_side_by_side_and_in_manifest_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.search import store
+
+    monkeypatch.setattr(store, "MAX_SEGMENT_SLICES", 2)
+    storage = indexed_sample()
+    views = store.load_views(storage.snapshot()).views
+    assert len(views) == 3
+    assert [v.columns["ids"] for v in views] == [sorted(SAMPLE)[i : i + 2] for i in (0, 2, 4)]
