@@ -7,7 +7,8 @@ from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.clock import try_parse_iso
-from core.search.segment import WINDOW_TURNS, SegmentView, Stats, _ints
+from core.search.postings import TermPostings
+from core.search.segment import SegmentView, Stats, _ints
 
 
 def zone(name: str | None) -> ZoneInfo:
@@ -28,15 +29,6 @@ def slice_instant(slice_id: str, start: str) -> datetime:
 
 
 @dataclass
-class Posting:
-    """One term in one slice: frequency in the head and per turn (index 0 = turn 1)."""
-
-    head: int = 0
-    turns: dict[int, int] = field(default_factory=dict)
-    body: int = 0
-
-
-@dataclass
 class Corpus:
     """Segments merged into one collection; `skip` hides stale or deleted copies of a slice.
 
@@ -46,7 +38,7 @@ class Corpus:
 
     segments: list[SegmentView]
     skip: set[tuple[int, int]] = field(default_factory=set)
-    _cache: dict[str, dict[int, Posting]] = field(init=False, default_factory=dict)
+    _cache: dict[str, TermPostings] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ids: list[str] = []
@@ -93,32 +85,16 @@ class Corpus:
     def n_turns(self, doc: int) -> int:
         return len(self.roles[doc])
 
-    def postings(self, term: str) -> dict[int, Posting]:
-        """Document number → where `term` occurs (cached per corpus)."""
+    def postings(self, term: str) -> TermPostings:
+        """Where `term` occurs, by document number (cached per corpus)."""
         cached = self._cache.get(term)
         if cached is not None:
             return cached
-        out: dict[int, Posting] = {}
-        alive = self.alive
+        out = TermPostings()
         for s, seg in enumerate(self.segments):
             raw = seg.lookup(term)
-            if not raw:
-                continue
-            nums = list(map(int, raw.split(",")))
-            base = self._offsets[s]
-            for i in range(0, len(nums) - 2, 3):
-                doc = base + nums[i]
-                if not alive[doc]:
-                    continue
-                p = out.get(doc)
-                if p is None:
-                    p = out[doc] = Posting()
-                turn, tf = nums[i + 1], nums[i + 2]
-                if turn == 0:
-                    p.head += tf
-                else:
-                    p.turns[turn - 1] = tf
-                    p.body += tf
+            if raw:
+                out.add(raw, self._offsets[s], self.alive)
         self._cache[term] = out
         return out
 
@@ -137,8 +113,3 @@ class Corpus:
 
     def local_date(self, doc: int, tz: ZoneInfo) -> date:
         return self.instant(doc).astimezone(tz).date()
-
-
-def window_starts(n_turns: int) -> range:
-    """Start turn (0-based) of every passage of a slice with `n_turns` turns."""
-    return range(max(1, n_turns - WINDOW_TURNS + 1))

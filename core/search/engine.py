@@ -16,8 +16,8 @@ from datetime import date, datetime, timedelta
 from itertools import islice
 from zoneinfo import ZoneInfo
 
-from core.search.corpus import Corpus, Posting, window_starts
-from core.search.segment import WINDOW_TURNS
+from core.search.corpus import Corpus
+from core.search.postings import WINDOW_TURNS
 from core.search.timeparse import parse_time
 from core.search.tokenize import query_terms, tokenize, words
 from core.search.window import Anchor, TimeWindow
@@ -67,10 +67,6 @@ def idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-def _saturate(tf: float) -> float:
-    return tf * (K1 + 1) / (tf + K1) if tf > 0 else 0.0
-
-
 def time_fit(w: TimeWindow, day: date, today: date) -> float:
     """How well a slice dated `day` fits window `w` (0..1).
 
@@ -94,6 +90,7 @@ class Engine:
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
+        self._norm_cache: tuple[list[float], list[float]] | None = None
 
     def search(
         self, question: str, k: int, now: datetime, tz: ZoneInfo, keep: Callable[[int], bool] = _always
@@ -123,37 +120,40 @@ class Engine:
 
     def _slice_scores(self, terms: list[str]) -> dict[int, float]:
         c = self.corpus
+        head_norm, body_norm = self._norms()
         scores: dict[int, float] = {}
         for term in terms:
             post = c.postings(term)
             if not post:
                 continue
             weight = idf(c.n, len(post))
-            for doc, p in post.items():
-                head = p.head / (1 - B + B * c.head_len[doc] / (c.avg_head or 1.0))
-                body = p.body / (1 - B + B * c.body_len[doc] / (c.avg_body or 1.0))
-                scores[doc] = scores.get(doc, 0.0) + weight * _saturate(HEAD_WEIGHT * head + body)
+            heads = post.heads
+            for doc, tf in post.bodies.items():
+                x = HEAD_WEIGHT * (heads[doc] / head_norm[doc]) + tf / body_norm[doc]
+                scores[doc] = scores.get(doc, 0.0) + weight * (x * (K1 + 1) / (x + K1) if x > 0 else 0.0)
         return scores
+
+    def _norms(self) -> tuple[list[float], list[float]]:
+        """BM25 length normalisation of every document's head and turns (computed once)."""
+        if self._norm_cache is None:
+            c = self.corpus
+            avg_head, avg_body = c.avg_head or 1.0, c.avg_body or 1.0
+            self._norm_cache = (
+                [1 - B + B * n / avg_head for n in c.head_len],
+                [1 - B + B * n / avg_body for n in c.body_len],
+            )
+        return self._norm_cache
 
     def _passage_scores(self, terms: list[str], pool: list[int]) -> dict[int, tuple[float, int]]:
         """Best passage score and its first turn (0-based) for each pooled slice."""
         c = self.corpus
-        weights = {t: idf(c.n_windows, _window_df(c.postings(t), c)) for t in terms if c.postings(t)}
+        weights = {t: idf(c.n_windows, max(1, c.postings(t).window_df)) for t in terms if c.postings(t)}
         best: dict[int, tuple[float, int]] = {}
         for doc in pool:
-            lens = c.turn_lens(doc)
-            rows = [(weights[t], c.postings(t).get(doc)) for t in weights]
-            hits = [(w, p) for w, p in rows if p is not None and p.turns]
-            if not hits:
-                continue
-            top = (0.0, 0)
-            for a in window_starts(len(lens)):
-                span = range(a, min(a + WINDOW_TURNS, len(lens)))
-                norm = 1 - B + B * sum(lens[j] for j in span) / (c.avg_window or 1.0)
-                s = sum(w * _saturate(sum(p.turns.get(j, 0) for j in span) / norm) for w, p in hits)
-                if s > top[0]:
-                    top = (s, a)
-            best[doc] = top
+            rows = [(weights[t], c.postings(t).turns(doc)) for t in weights]
+            hits = [(w, turns) for w, turns in rows if turns]
+            if hits:
+                best[doc] = _best_passage(c.turn_lens(doc), hits, c.avg_window or 1.0)
         return best
 
     def _fits(
@@ -230,6 +230,39 @@ class Engine:
         return Hit(c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz))
 
 
+def _window_sums(values: list[int]) -> list[int]:
+    """The sum over each passage's turns, in passage order (one passage for a short slice)."""
+    if len(values) <= WINDOW_TURNS:
+        return [sum(values)]
+    total = sum(values[:WINDOW_TURNS])
+    sums = [total]
+    for a in range(1, len(values) - WINDOW_TURNS + 1):
+        total += values[a + WINDOW_TURNS - 1] - values[a - 1]
+        sums.append(total)
+    return sums
+
+
+def _best_passage(lens: list[int], hits: list[tuple[float, dict[int, int]]], avg: float) -> tuple[float, int]:
+    """The best passage's BM25 score and first turn, given each term's weight and turn counts."""
+    n = len(lens)
+    norms = [1 - B + B * x / avg for x in _window_sums(lens)]
+    scores = [0.0] * len(norms)
+    for w, turns in hits:
+        counts = [0] * n
+        for j, tf in turns.items():
+            if j < n:
+                counts[j] = tf
+        for a, tf in enumerate(_window_sums(counts)):
+            if tf:
+                x = tf / norms[a]
+                scores[a] += w * x * (K1 + 1) / (x + K1)
+    top = (0.0, 0)
+    for a, score in enumerate(scores):
+        if score > top[0]:
+            top = (score, a)
+    return top
+
+
 def _question_terms(text: str) -> tuple[list[str], dict[str, str]]:
     """The question's search terms, and the word each was first written as (for reasons)."""
     surface: dict[str, str] = {}
@@ -237,18 +270,6 @@ def _question_terms(text: str) -> tuple[list[str], dict[str, str]]:
         for t in tokenize(w):
             surface.setdefault(t, w)
     return query_terms(text), surface
-
-
-def _window_df(post: dict[int, Posting], c: Corpus) -> int:
-    count = 0
-    for doc, p in post.items():
-        n = c.n_turns(doc)
-        last = max(0, n - WINDOW_TURNS)
-        starts: set[int] = set()
-        for j in p.turns:
-            starts.update(range(max(0, j - WINDOW_TURNS + 1), min(j, last) + 1))
-        count += len(starts)
-    return max(1, count)
 
 
 def _reason(

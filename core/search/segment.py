@@ -1,9 +1,7 @@
 """One index segment: a run of slices, their turn lengths, and turn-level term postings.
 
-A posting list is one string of comma-separated integers, three per posting: the slice's
-position in the segment, the turn number (0 = the slice's head: focus, summary, tags, loops,
-decisions; 1… = turns) and the term frequency there. `Segment` is the model the writers
-change; `encode` stores it as a small readable JSON header, a compressed column table of the
+A term's postings are one string (`core/search/postings.py`). `Segment` is the model the
+writers change; `encode` stores it as a small readable JSON header, a compressed column table of the
 slices, and the postings as `term<TAB>list` lines sorted by term and cut into compressed
 blocks. A reader (`SegmentView`) decompresses only the blocks that hold the terms a question
 asks for, and finds a term in a block by binary search, so opening an index costs a few
@@ -23,12 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InvalidInput
+from core.search import postings as plist
+from core.search.postings import WINDOW_TURNS
 from core.search.reader import SliceText
 from core.search.tokenize import TOKENIZER_VERSION, tokenize
 
 SEGMENT_SCHEMA = 2
 SEGMENT_KIND = "previously.search.segment"
-WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its answer, a follow-up)
 BLOCK_CHARS = 48_000  # raw postings text per compressed block: a query inflates few of them
 _STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
 _COLUMNS = ("ids", "start", "tz", "status", "fp", "roles", "head", "body", "lens")
@@ -142,24 +141,25 @@ class Segment:
         """Every document with its terms again (for removals and splits; reads every list)."""
         per_doc: list[dict[str, list[tuple[int, int]]]] = [{} for _ in self.docs]
         for term, raw in self.postings.items():
-            nums = [int(x) for x in raw.split(",")]
-            for i in range(0, len(nums), 3):
-                per_doc[nums[i]].setdefault(term, []).append((nums[i + 1], nums[i + 2]))
+            for pos, hits in plist.decode(raw):
+                per_doc[pos][term] = hits
         return [DocTerms(meta, terms) for meta, terms in zip(self.docs, per_doc, strict=True)]
 
     @classmethod
     def build(cls, name: str, docs: list[DocTerms]) -> Segment:
         """A segment holding `docs` in the given order (each list is joined once, not grown)."""
-        chunks: dict[str, list[str]] = {}
+        rows: dict[str, list[str]] = {}
+        pieces: dict[str, list[str]] = {}
         for pos, doc in enumerate(docs):
+            n_turns = len(doc.meta.turn_lens)
             for term, hits in doc.terms.items():
-                chunk = ",".join(f"{pos},{turn},{tf}" for turn, tf in hits)
-                parts = chunks.get(term)
-                if parts is None:
-                    chunks[term] = [chunk]
+                row, piece = plist.encode_doc(pos, hits, n_turns)
+                if term in rows:
+                    rows[term].append(row)
+                    pieces[term].append(piece)
                 else:
-                    parts.append(chunk)
-        postings = {term: ",".join(parts) for term, parts in chunks.items()}
+                    rows[term], pieces[term] = [row], [piece]
+        postings = {term: plist.join(rows[term], pieces[term]) for term in rows}
         return cls(name, [d.meta for d in docs], postings)
 
     def append(self, doc: DocTerms) -> None:
@@ -168,9 +168,8 @@ class Segment:
         self.text = None
         self.docs.append(doc.meta)
         for term, hits in doc.terms.items():
-            chunk = ",".join(f"{pos},{turn},{tf}" for turn, tf in hits)
-            old = self.postings.get(term)
-            self.postings[term] = f"{old},{chunk}" if old else chunk
+            row, piece = plist.encode_doc(pos, hits, len(doc.meta.turn_lens))
+            self.postings[term] = plist.append(self.postings.get(term), row, piece)
 
     def upsert(self, doc: DocTerms) -> Segment:
         """This segment with `doc` added, or replacing the document with the same slice id."""
