@@ -168,3 +168,16 @@ def test_segments_are_read_side_by_side_and_in_manifest_order(monkeypatch: pytes
     views = store.load_views(storage.snapshot()).views
     assert len(views) == 3
     assert [v.columns["ids"] for v in views] == [sorted(SAMPLE)[i : i + 2] for i in (0, 2, 4)]
+
+
+def test_the_format_doc_shows_what_the_code_writes() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    section = doc.split("\n## The search index\n", 1)[1].split("\n## ", 1)[0]
+    seg = sample_segment()
+    header = json.loads(seg.encode())
+    assert json.dumps(header["stats"]) in section
+    assert f'"bytes": {len(seg.encode())},' in section
+    for term in ("pixel", "travel"):
+        assert f"`{term}→{seg.postings[term].replace(chr(9), '→')}`" in section
