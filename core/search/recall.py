@@ -122,10 +122,13 @@ def _stale(
 
 
 def tail_prefixes(newest: str, years_ahead: int = 20) -> list[MemoryPath]:
-    """The folders that can hold slices newer than `newest`: the rest of its year by month,
-    then the following years (a missing folder costs one lookup)."""
+    """The folders that can hold slices newer than `newest`: from the month before it (slices
+    may close out of order) to the end of its year by month, then the following years (a
+    missing folder costs one lookup)."""
     y, mo, _, _ = parse_slice_id(newest)
-    months = [SLICES / f"{y}/{m:02d}" for m in range(int(mo), 13)]
+    months = [SLICES / f"{y}/{m:02d}" for m in range(max(1, int(mo) - 1), 13)]
+    if mo == "01":
+        months.insert(0, SLICES / f"{int(y) - 1}/12")
     return months + [SLICES / str(year) for year in range(int(y) + 1, int(y) + 1 + years_ahead)]
 
 
@@ -252,9 +255,7 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     doc = _analyze_one(batch, slice_id)
     manifest = load_manifest(batch)
     if not manifest.present or manifest.problems:
-        if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
-            return False
-        return refresh_index(batch, clock, full=True).slices > 0
+        return _rebuild_if_small(batch, clock)
     if doc is None:
         return False
     name = route(manifest.infos, slice_id)
@@ -313,9 +314,22 @@ def _merge_manifest(info: SegmentInfo, clock: Clock) -> Callable[[str | None], s
     return apply
 
 
+def _rebuild_if_small(batch: WriteBatch, clock: Clock) -> bool:
+    """Rebuild a missing or damaged index when that fits in a turn; else leave it to `maintain`.
+
+    A damaged index is left as it is, not patched: readers see the damage and list every slice
+    folder, so no slice drops out of the answers before the rebuild.
+    """
+    if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
+        return False
+    return refresh_index(batch, clock, full=True).slices > 0
+
+
 def _slow_index(batch: WriteBatch, doc: DocTerms, clock: Clock) -> bool:
     """Load every segment, place the slice, split what outgrew its limits, write it all."""
     stored = load_stored(batch)
+    if stored.problems:
+        return _rebuild_if_small(batch, clock)
     segments, changed = apply_changes(stored.segments, [doc], set())
     _write(batch, segments, changed, stored.names, clock)
     return True

@@ -132,11 +132,15 @@ def test_a_sound_index_lists_only_the_folders_newer_than_its_newest_slice() -> N
 def test_tail_prefixes_cover_the_rest_of_the_year_and_the_years_after() -> None:
     prefixes = [p.value for p in tail_prefixes("2026-11-30-2300", years_ahead=2)]
     assert prefixes == [
+        "memory/episodic/slices/2026/10",
         "memory/episodic/slices/2026/11",
         "memory/episodic/slices/2026/12",
         "memory/episodic/slices/2027",
         "memory/episodic/slices/2028",
     ]
+    january = [p.value for p in tail_prefixes("2027-01-03-0800", years_ahead=1)]
+    assert january[:2] == ["memory/episodic/slices/2026/12", "memory/episodic/slices/2027/01"]
+    assert january[-1] == "memory/episodic/slices/2028"
 
 
 def test_a_slice_in_a_later_year_is_found_without_a_refresh() -> None:
@@ -181,3 +185,27 @@ def test_the_format_doc_shows_what_the_code_writes() -> None:
     assert f'"bytes": {len(seg.encode())},' in section
     for term in ("pixel", "travel"):
         assert f"`{term}→{seg.postings[term].replace(chr(9), '→')}`" in section
+
+
+def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from core.search import store
+    from core.search.recall import index_slice
+
+    recall_mod = importlib.import_module("core.search.recall")  # the package exports a `recall` function
+
+    monkeypatch.setattr(store, "MAX_SEGMENT_SLICES", 2)
+    monkeypatch.setattr(recall_mod, "INLINE_BUILD_LIMIT", 2)
+    storage = indexed_sample()
+    storage.files[store.segment_path("0003")] = "damaged"  # the newest: where a new slice goes
+    sid = "2026-08-11-0900"
+    storage.files[core_md(sid)] = slice_text(sid, [("user", "a kayak lesson on the lake")])
+    batch = WriteBatch.open(storage)
+    assert not index_slice(batch, sid, CLOCK)  # too large to rebuild in a turn: maintain will
+    assert batch.commit("close").written == ()
+    index = open_index(storage.snapshot())
+    assert any("segment 0003" in n for n in index.notes)
+    # The damaged segment's slices and the new one are all still answered.
+    assert index.search("hiking 爬山", 1, CLOCK.now()).hits[0].slice_id == "2026-08-10-1200"
+    assert index.search("kayak lesson", 1, CLOCK.now()).hits[0].slice_id == sid
