@@ -10,6 +10,7 @@ only the summary; the turns are parsed for the few slices whose passages are sco
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its answer, a follow-up)
@@ -17,7 +18,7 @@ WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its 
 Hits = list[tuple[int, int]]  # (turn number, 0 = head; count)
 
 
-def windows_with(turns: list[int], n_turns: int) -> int:
+def windows_with(turns: Sequence[int], n_turns: int) -> int:
     """How many passages of an `n_turns`-turn slice contain one of `turns` (0-based, ascending)."""
     last = max(0, n_turns - WINDOW_TURNS)
     count, covered = 0, -1
@@ -31,6 +32,11 @@ def windows_with(turns: list[int], n_turns: int) -> int:
 
 def encode_doc(pos: int, hits: Hits, n_turns: int) -> tuple[str, str]:
     """The summary row and the turns piece of one slice's hits for a term."""
+    if len(hits) == 1:  # most terms of a slice sit in one turn: skip the lists
+        turn, tf = hits[0]
+        if turn == 0:
+            return f"{pos},{tf},0,0", ""
+        return f"{pos},0,{tf},{windows_with((turn - 1,), n_turns)}", f"{turn},{tf}"
     head = body = 0
     pairs: list[str] = []
     turns: list[int] = []

@@ -209,3 +209,17 @@ def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.Monke
     # The damaged segment's slices and the new one are all still answered.
     assert index.search("hiking 爬山", 1, CLOCK.now()).hits[0].slice_id == "2026-08-10-1200"
     assert index.search("kayak lesson", 1, CLOCK.now()).hits[0].slice_id == sid
+
+
+def test_a_posting_summary_counts_head_turns_and_passages() -> None:
+    from core.search.postings import decode, encode_doc, join, windows_with
+
+    assert encode_doc(4, [(0, 2)], 5) == ("4,2,0,0", "")
+    assert encode_doc(4, [(3, 1)], 5) == ("4,0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
+    assert encode_doc(4, [(0, 1), (1, 2), (5, 1)], 5) == ("4,1,3,2", "1,2,5,1")
+    for n in range(0, 8):
+        for j in range(n):
+            assert windows_with([j], n) == len({a for a in range(max(1, n - 2)) if a <= j < a + 3})
+    rows = [encode_doc(0, [(0, 1), (2, 2)], 4), encode_doc(1, [(1, 1)], 1)]
+    raw = join([r for r, _ in rows], [p for _, p in rows])
+    assert decode(raw) == [(0, [(0, 1), (2, 2)]), (1, [(1, 1)])]
