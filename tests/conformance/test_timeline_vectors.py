@@ -1,4 +1,7 @@
-"""timeline_render.json: pointer lines, the Markdown projection, and the weave scenarios (exact bytes)."""
+"""timeline_render.json: pointer lines, the Markdown projection, and the weave scenarios (exact bytes).
+
+The time-tagged lines and the prompt briefs are tested with the prompt (test_timeline_brief_vectors.py).
+"""
 
 from __future__ import annotations
 
@@ -49,23 +52,6 @@ def test_slice_entry_from_disk_example() -> None:
     case = V["slice_entry_from_disk_example"]
     entry = entry_from_meta(case["entry"]["id"], read_meta(case["core_md"]))
     assert json.dumps(entry, ensure_ascii=False) == json.dumps(case["entry"], ensure_ascii=False)
-
-
-@pytest.mark.skip(reason="timeline briefs: the turn work's prompt assembly (issue 6)")
-def test_briefs() -> None:
-    assert V["briefs"]
-
-
-@pytest.mark.skip(
-    reason="slice lines with relative/absolute time tags: the turn work's prompt assembly (issue 6)"
-)
-def test_slice_line_with_time() -> None:
-    assert V["slice_line_with_time"]
-
-
-@pytest.mark.skip(reason="id tags: the turn work's prompt assembly (issue 6)")
-def test_id_tags() -> None:
-    assert V["id_tags"]
 
 
 def _weave(storage: InMemoryStorage, clock: str, force: bool) -> dict:
