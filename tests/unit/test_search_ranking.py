@@ -139,3 +139,21 @@ def test_date_words_count_as_words_when_no_slice_is_near_those_dates() -> None:
         "2026-06-02-0900": slice_text("2026-06-02-0900", [("user", "we have been friends for 4 years")]),
     }
     assert ids("friends 4 years ago", slices=slices)[0] == "2026-06-02-0900"
+
+
+def test_the_deterministic_marks_words_are_not_head_text() -> None:
+    from core.memory.slice import parse_core_md, render_core_md
+    from core.memory.slicer import apply_fallback_mark
+    from core.search.reader import read_slice
+
+    sid = "2026-06-01-0900"
+    plain = parse_core_md(slice_text(sid, [("user", "Booked the ferry to Naxos"), ("agent", "Nice!")]))
+    marked = apply_fallback_mark(plain)
+    assert marked.focus.startswith("Opened with") and marked.marked_by == "fallback"
+    st = read_slice(sid, render_core_md(marked))
+    assert (st.focus, st.summary) == ("", "")
+    assert "ferry" in st.turns[0].content
+    # A focus someone wrote stays when only the summary came from the mark.
+    plain.focus = "Island trip planning"
+    st = read_slice(sid, render_core_md(apply_fallback_mark(plain)))
+    assert (st.focus, st.summary) == ("Island trip planning", "")
