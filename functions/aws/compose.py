@@ -21,6 +21,7 @@ from functions.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from core.turn.deps import TurnDeps
+    from functions.deps import Deps
 
 SecretKey = tuple[tuple[str, str], ...]
 
@@ -61,6 +62,15 @@ def turns() -> StepFunctionsTurns:
 
 
 @lru_cache(maxsize=1)
+def api_deps(key: SecretKey) -> Deps:
+    """The API's dependencies: auth always required, turns on Step Functions, no local timers."""
+    from functions.deps import build_deps
+
+    deps = build_deps(settings_for(key), require_auth=True, in_process_turns=False)
+    return dataclasses.replace(deps, runs=run_store(), turns=turns(), maintenance=None)
+
+
+@lru_cache(maxsize=1)
 def turn_deps(key: SecretKey) -> TurnDeps:
     """The turn steps' dependencies over the memory the settings name and the S3 run store."""
     from functions.deps import build_storage
@@ -82,5 +92,5 @@ def step_environment(key: SecretKey) -> LambdaStepEnvironment:
 
 def reset() -> None:
     """Forget every cached object (tests that change the environment between invocations)."""
-    for cached in (settings_for, resources, run_store, push_client, turns, turn_deps):
+    for cached in (settings_for, resources, run_store, push_client, turns, api_deps, turn_deps):
         cached.cache_clear()

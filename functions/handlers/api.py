@@ -1,18 +1,26 @@
-"""Lambda entry of the HTTP API: the FastAPI app behind Mangum (API Gateway HTTP API events).
+"""Lambda entry of the HTTP API: the FastAPI app behind Mangum (API Gateway HTTP API, payload v2).
 
-Settings are read and validated once, at cold start; a bad setting fails the cold start loudly.
-Authentication is always required here. This module imports no model SDK: the adapters load
-only where a model is called (bench/bench_coldstart.py measures the import).
+Imports no model SDK: the API lists models and starts turns, the step functions call the models.
 """
 
 from __future__ import annotations
 
-from mangum import Mangum
+from functools import lru_cache
+from typing import Any
 
-from functions.api.app import create_app
-from functions.deps import build_deps
-from functions.settings import load_settings
+from functions.aws import compose
 
-# Turns must outlive a request here: the deployment wires its own runner (Step Functions).
-app = create_app(build_deps(load_settings(), require_auth=True, in_process_turns=False))
-handler = Mangum(app, lifespan="off")
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """One API Gateway request → one response."""
+    response: dict[str, Any] = _adapter(compose.secret_key())(event, context)
+    return response
+
+
+@lru_cache(maxsize=1)
+def _adapter(key: compose.SecretKey) -> Any:
+    from mangum import Mangum
+
+    from functions.api.app import create_app
+
+    return Mangum(create_app(compose.api_deps(key)), lifespan="off")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -65,6 +68,82 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     with mock_aws():
         yield memory
     compose.reset()
+
+
+def test_the_api_handler_answers_through_mangum_without_loading_a_model_sdk(aws_env: Path) -> None:
+    script = (
+        "import json, sys\n"
+        "from functions.handlers.api import handler\n"
+        f"event = json.loads({json.dumps(json.dumps(http_event('GET', '/api/health')))})\n"
+        "r = handler(event, None)\n"
+        "sdks = [m for m in ('anthropic', 'openai') if m in sys.modules]\n"
+        "print(json.dumps({'status': r['statusCode'], 'sdks': sdks}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"status": 200, "sdks": []}
+
+
+def test_data_routes_need_the_key(aws_env: Path) -> None:
+    from functions.handlers.api import handler
+
+    assert handler(http_event("GET", "/api/timeline"), None)["statusCode"] == 401
+    ok = handler(http_event("GET", "/api/timeline", {"x-access-key": "open sesame"}), None)
+    assert ok["statusCode"] == 200, ok
+
+
+def test_a_scripted_turn_starts_an_execution_and_reads_back(aws_env: Path) -> None:
+    import boto3
+
+    from functions.handlers.api import handler
+
+    sfn = boto3.client("stepfunctions", region_name="us-east-1")
+    definition = json.dumps({"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True}}})
+    arn = sfn.create_state_machine(
+        name="turn", definition=definition, roleArn="arn:aws:iam::123456789012:role/x"
+    )["stateMachineArn"]
+    os.environ["STATE_MACHINE_ARN"] = arn
+    boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="runs")
+    compose.reset()
+    body = json.dumps({"message": "Hello from a script", "timezone": "Europe/Lisbon"})
+    key = {"x-access-key": "open sesame", "content-type": "application/json"}
+    started = handler(http_event("POST", "/api/turns", key, body), None)
+    assert started["statusCode"] == 202, started
+    turn_id = json.loads(started["body"])["turn_id"]
+    (execution,) = sfn.list_executions(stateMachineArn=arn)["executions"]
+    assert execution["name"] == turn_id
+    read = handler(http_event("GET", f"/api/turns/{turn_id}", key), None)
+    assert read["statusCode"] == 200 and json.loads(read["body"])["turn_id"] == turn_id
+
+
+def ws_connect(headers: dict[str, str]) -> int:
+    from functions.handlers.ws import handler
+
+    event = {"requestContext": {"routeKey": "$connect", "connectionId": "c="}, "headers": headers}
+    return int(handler(event, None)["statusCode"])
+
+
+def test_websocket_connect_takes_the_session_cookie_from_the_same_origin(aws_env: Path) -> None:
+    sessions = compose.api_deps(compose.secret_key()).security.sessions
+    assert sessions is not None
+    cookie = f"previously_session={sessions.issue()}"
+    same_site = {
+        "Origin": f"https://{SITE}",
+        "X-Forwarded-Host": SITE,
+        "Host": "abc.execute-api.us-east-1.amazonaws.com",
+    }
+    assert ws_connect({**same_site, "Cookie": cookie}) == 200
+    assert ws_connect(same_site) == 401
+    assert ws_connect({**same_site, "Cookie": "previously_session=forged"}) == 401
+    assert ws_connect({"Origin": "https://evil.example", "X-Forwarded-Host": SITE, "Cookie": cookie}) == 401
+    assert ws_connect({"x-access-key": "open sesame"}) == 200
 
 
 def test_the_maintenance_handler_runs_a_pass_and_reports(aws_env: Path) -> None:

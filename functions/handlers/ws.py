@@ -1,0 +1,36 @@
+"""Lambda entry of the WebSocket API: `$connect`, `$disconnect`, `turn.start`, `turn.follow`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from functions.aws import compose
+from functions.aws.push import ConnectionPusher
+from functions.aws.ws import WsRoutes
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """One WebSocket event → the integration response."""
+    return _routes(compose.secret_key()).handle(event)
+
+
+@lru_cache(maxsize=1)
+def _routes(key: compose.SecretKey) -> WsRoutes:
+    from functions.api.errors import ApiError
+    from functions.api.security import origin_allowed
+    from functions.api.turns import to_input
+
+    deps = compose.api_deps(key)
+    client = compose.push_client()
+
+    def admit(headers: Mapping[str, str], cookies: Mapping[str, str]) -> bool:
+        # The same checks as the local /api/ws: a session or the key, and the same-origin guard.
+        try:
+            deps.security.require(headers, cookies)
+        except ApiError:
+            return False
+        return origin_allowed("POST", headers, deps.security.key)
+
+    return WsRoutes(deps.turns, deps.runs, lambda cid: ConnectionPusher(client, [cid]), admit, to_input)
