@@ -8,10 +8,9 @@ message was saved but no model is configured (the output says which variables to
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -101,12 +100,10 @@ def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) ->
     service.join(turn_id)  # the best-effort after step finishes its commit before we exit
 
 
-def _remote(url: str, key: str | None, message: str, json_out: bool) -> None:
-    try:
-        remote: Any = importlib.import_module("functions.cli.chat_remote")
-    except ModuleNotFoundError as exc:
-        raise fail("client mode (--url) is not available in this installation") from exc
-    remote.run_remote(url, key, message, json_out)
+def _remote(url: str, key: str | None, message: str, json_out: bool, timezone: str) -> None:
+    from functions.cli.chat_remote import run_remote
+
+    run_remote(url, key, message, json_out, timezone=timezone)
 
 
 @app.command()
@@ -125,7 +122,7 @@ def chat(
     if not message.strip():
         raise fail("the message is empty")
     if url:
-        _remote(url, key, message, json_out)
+        _remote(url, key, message, json_out, timezone or local_timezone())
         return
     storage = open_storage(memory, must_exist=False)
     settings = load_settings()
