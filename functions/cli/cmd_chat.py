@@ -8,8 +8,6 @@ message was saved but no model is configured (the output says which variables to
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,6 +17,7 @@ from core.errors import InvalidInput
 from core.turn.events import Event
 from core.turn.local_service import LocalTurnService
 from core.turn.service import TurnInput
+from functions.chat import local_timezone
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
 from functions.settings import load_settings
@@ -26,18 +25,6 @@ from functions.turn_deps import build_local_turns, build_run_store
 
 EXIT_NO_MODEL = 3
 _POLL_SECONDS = 0.5
-
-
-def local_timezone() -> str:
-    """This machine's IANA zone: $TZ, else /etc/localtime's target, else UTC."""
-    tz = os.environ.get("TZ", "").lstrip(":")
-    if tz and "/" in tz:
-        return tz
-    try:
-        target = str(Path("/etc/localtime").resolve())
-    except OSError:
-        return "UTC"
-    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
 
 
 class Printer:
