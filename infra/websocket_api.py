@@ -1,7 +1,7 @@
 """The WebSocket API: browsers start and follow turns; step functions push events back.
 
 Routes (selected by the message's `action`): `$connect` (authenticated by the session cookie),
-`$disconnect`, `turn.start`, `turn.follow`, and `$default` for anything else. One function serves
+`$disconnect`, `turn.start`, `turn.follow`, `turn.cancel`, and `$default` for anything else. One function serves
 them all (functions/handlers/ws.py).
 """
 
@@ -16,7 +16,7 @@ from constructs import Construct
 from infra.config import StageConfig
 
 WS_STAGE = "live"
-WS_ACTIONS = ("turn.start", "turn.follow")
+WS_ACTIONS = ("turn.start", "turn.follow", "turn.cancel")
 CALLBACK_ENV = "WS_CALLBACK_URL"
 
 

@@ -2,8 +2,10 @@
 
 `start` records the request in the run store (a message may be larger than a state payload)
 and starts the execution with only ids in its input; `state` and `wait` read the run store and,
-while the events say the turn is still running, the execution's status, so a turn whose
-execution failed or timed out without recording an error still reads as finished.
+while the events say the turn is still running, the execution's status. A turn whose execution
+failed, timed out or was stopped without recording an end (the failure step itself failed, or
+the whole execution hit its timeout) gets its `turn.error` written then, so it reads as an error
+with a message, not as running for ever.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any
 
 from core.clock import IdSource
 from core.errors import NotFound, TransientError
-from core.turn.events import Event
+from core.turn.events import Event, envelope, turn_error
+from core.turn.failures import failure_code, failure_message
 from core.turn.runstore import RunStore, status_of
 from core.turn.service import TurnInput, TurnState
 
@@ -93,8 +96,14 @@ class StepFunctionsTurns:
             raise NotFound(f"No turn {turn_id!r} (runs expire after a while).")
         events = self.runs.events(turn_id)
         status = status_of(events)
-        if status == "running" and self._execution_status(turn_id) in _FAILED:
-            status = "error"
+        if status == "running":
+            execution = self._execution_status(turn_id)
+            if execution in _FAILED:
+                # Read again: the failure step may have written its end since the first read.
+                events = self.runs.events(turn_id)
+                if status_of(events) == "running":
+                    events.append(self._record_end(turn_id, events, execution))
+                status = status_of(events)
         reply = reply_from(events) if status != "running" else None
         started = next((e for e in events if e["type"] == "turn.started"), {})
         newer = [e for e in events if e["seq"] > after]
@@ -115,6 +124,20 @@ class StepFunctionsTurns:
         """Ask a running turn to stop: the flag the respond and tools steps check (no-op once ended)."""
         if self.state(turn_id).status == "running":
             self.runs.put(turn_id, CANCEL_KEY, True)
+
+    def _record_end(self, turn_id: str, events: list[Event], execution: str) -> Event:
+        """Store the `turn.error` a dead execution never wrote (idempotent: same seq, same object)."""
+        last = next((e for e in reversed(events) if e["type"] == "step.started"), None)
+        step = str(last["step"]) if last else "prepare"
+        attempt = int(last["attempt"]) if last else 1
+        # The stand-in exception's name is what the message shows (e.g. "ExecutionTimedOut").
+        exc = type("Execution" + execution.title().replace("_", ""), (Exception,), {})()
+        saved = any(e["type"] == "turn.started" for e in events)
+        fields = turn_error(failure_code(exc), failure_message(step, exc, saved))
+        seq = events[-1]["seq"] + 1 if events else 1
+        event = envelope(turn_id, seq, "turn.error", step, attempt, fields)
+        self.runs.append(turn_id, [event])
+        return event
 
     def _execution_status(self, turn_id: str) -> str:
         arn = f"{self.state_machine_arn.replace(':stateMachine:', ':execution:')}:{turn_id}"

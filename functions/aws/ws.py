@@ -5,7 +5,7 @@ refuses everyone else before the socket opens. A message's `action` picks the ro
 `turn.start` starts an execution with this connection id in its input, so the step functions
 push the turn's events straight back; `turn.follow` replays what the run store holds after a seq
 and registers the connection so the running steps push to it too (a client may see a seq twice
-around that moment, never miss one). Replies are the local server's messages:
+around that moment, never miss one); `turn.cancel` is the stop button. Replies are the local server's messages:
 `{"type": "turn.accepted", "turn_id"}` and `{"type": "error", "error", "message"}`.
 """
 
@@ -22,12 +22,12 @@ from pydantic import Field, TypeAdapter, ValidationError
 from core.errors import PreviouslyError
 from core.turn.runstore import RunStore
 from core.turn.service import TurnInput, TurnService
-from functions.api.schemas import WsFollow, WsStart
+from functions.api.schemas import WsCancel, WsFollow, WsStart
 from functions.aws.push import ConnectionPusher
 
 MAX_MESSAGE_CHARS = 1_000_000
-Action = Annotated[WsStart | WsFollow, Field(discriminator="action")]
-_actions: TypeAdapter[WsStart | WsFollow] = TypeAdapter(Action)
+Action = Annotated[WsStart | WsFollow | WsCancel, Field(discriminator="action")]
+_actions: TypeAdapter[WsStart | WsFollow | WsCancel] = TypeAdapter(Action)
 Admit = Callable[[Mapping[str, str], Mapping[str, str]], bool]
 
 
@@ -94,8 +94,10 @@ class WsRoutes:
                 request = dataclasses.replace(self.to_input(action), connection_id=connection_id)
                 turn_id = self.turns.start(request)
                 pusher.push([{"type": "turn.accepted", "turn_id": turn_id}])
-            else:
+            elif isinstance(action, WsFollow):
                 self.follow(pusher, connection_id, action.turn_id, action.after)
+            else:
+                self.turns.cancel(action.turn_id)
         except PreviouslyError as exc:
             self._error(pusher, exc.code, str(exc))
 

@@ -99,10 +99,12 @@ def test_data_routes_need_the_key(aws_env: Path) -> None:
     assert ok["statusCode"] == 200, ok
 
 
-def test_a_scripted_turn_starts_an_execution_and_reads_back(aws_env: Path) -> None:
-    import boto3
+KEY = {"x-access-key": "open sesame", "content-type": "application/json"}
 
-    from functions.handlers.api import handler
+
+def state_machine() -> tuple[Any, str]:
+    """A state machine in moto that stays RUNNING (moto does not execute it), and the run bucket."""
+    import boto3
 
     sfn = boto3.client("stepfunctions", region_name="us-east-1")
     definition = json.dumps({"StartAt": "Wait", "States": {"Wait": {"Type": "Pass", "End": True}}})
@@ -112,15 +114,63 @@ def test_a_scripted_turn_starts_an_execution_and_reads_back(aws_env: Path) -> No
     os.environ["STATE_MACHINE_ARN"] = arn
     boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="runs")
     compose.reset()
+    return sfn, arn
+
+
+def start_turn() -> str:
+    from functions.handlers.api import handler
+
     body = json.dumps({"message": "Hello from a script", "timezone": "Europe/Lisbon"})
-    key = {"x-access-key": "open sesame", "content-type": "application/json"}
-    started = handler(http_event("POST", "/api/turns", key, body), None)
+    started = handler(http_event("POST", "/api/turns", KEY, body), None)
     assert started["statusCode"] == 202, started
-    turn_id = json.loads(started["body"])["turn_id"]
+    return str(json.loads(started["body"])["turn_id"])
+
+
+def read_turn(turn_id: str) -> dict[str, Any]:
+    from functions.handlers.api import handler
+
+    read = handler(http_event("GET", f"/api/turns/{turn_id}", KEY), None)
+    assert read["statusCode"] == 200, read
+    return dict(json.loads(read["body"]))
+
+
+def test_a_scripted_turn_starts_an_execution_and_reads_back(aws_env: Path) -> None:
+    sfn, arn = state_machine()
+    turn_id = start_turn()
     (execution,) = sfn.list_executions(stateMachineArn=arn)["executions"]
     assert execution["name"] == turn_id
-    read = handler(http_event("GET", f"/api/turns/{turn_id}", key), None)
-    assert read["statusCode"] == 200 and json.loads(read["body"])["turn_id"] == turn_id
+    assert json.loads(execution_input(sfn, execution["executionArn"])) == {
+        "turn_id": turn_id,
+        "connection_id": None,
+    }
+    view = read_turn(turn_id)
+    assert (view["turn_id"], view["status"]) == (turn_id, "running")
+
+
+def execution_input(sfn: Any, arn: str) -> str:
+    return str(sfn.describe_execution(executionArn=arn)["input"])
+
+
+def test_a_dead_execution_reads_as_an_error_through_the_api(aws_env: Path) -> None:
+    sfn, arn = state_machine()
+    turn_id = start_turn()
+    sfn.stop_execution(executionArn=arn.replace(":stateMachine:", ":execution:") + ":" + turn_id)
+    view = read_turn(turn_id)
+    assert view["status"] == "error"
+    assert [e["type"] for e in view["events"]] == ["turn.error"]
+    assert "send it again" in view["events"][0]["message"]
+
+
+def test_cancel_through_the_api_sets_the_flag_the_steps_poll(aws_env: Path) -> None:
+    from functions.handlers.api import handler
+
+    state_machine()
+    turn_id = start_turn()
+    cancelled = handler(http_event("POST", f"/api/turns/{turn_id}/cancel", KEY), None)
+    assert cancelled["statusCode"] in (200, 202), cancelled
+    assert compose.run_store().get(turn_id, "cancel") is True
+    missing = handler(http_event("POST", "/api/turns/nope/cancel", KEY), None)
+    assert missing["statusCode"] == 404
 
 
 def ws_connect(headers: dict[str, str]) -> int:

@@ -98,13 +98,21 @@ def test_state_reads_events_and_the_reply(turns: StepFunctionsTurns, runs: Memor
 
 
 def test_an_execution_that_ended_without_an_event_reads_as_error(
-    turns: StepFunctionsTurns, sfn: tuple[Any, str]
+    turns: StepFunctionsTurns, runs: MemoryRunStore, sfn: tuple[Any, str]
 ) -> None:
     turn_id = turns.start(TurnInput(message="hi"))
     client, arn = sfn
     execution_arn = arn.replace(":stateMachine:", ":execution:") + ":" + turn_id
+    runs.append(turn_id, [ev(1, "turn.started", "prepare", slice_id="s1"), ev(2, "step.started", "respond")])
     client.stop_execution(executionArn=execution_arn, error="States.Timeout")
-    assert turns.state(turn_id).status == "error"
+    state = turns.state(turn_id, after=2)
+    assert state.status == "error"
+    (end,) = state.events
+    assert (end["seq"], end["type"], end["step"], end["code"]) == (3, "turn.error", "respond", "internal")
+    assert "ExecutionAborted" in end["message"] and "Your message is saved" in end["message"]
+    # Written once: a second read finds it stored and adds nothing.
+    assert [e["seq"] for e in runs.events(turn_id)] == [1, 2, 3]
+    assert turns.state(turn_id, after=2).events == [end]
 
 
 def test_unknown_turns_are_not_found(turns: StepFunctionsTurns) -> None:

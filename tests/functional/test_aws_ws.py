@@ -40,6 +40,7 @@ class FakeTurns:
 
     runs: S3RunStore
     started: list[TurnInput] = field(default_factory=list)
+    cancelled: list[str] = field(default_factory=list)
 
     def start(self, request: TurnInput) -> str:
         self.started.append(request)
@@ -52,6 +53,10 @@ class FakeTurns:
         events = self.runs.events(turn_id)
         status = "done" if any(e["type"] == "turn.done" for e in events) else "running"
         return TurnState(turn_id, status, [e for e in events if e["seq"] > after])
+
+    def cancel(self, turn_id: str) -> None:
+        self.state(turn_id)
+        self.cancelled.append(turn_id)
 
 
 def ev(seq: int, type: str = "step.started") -> dict[str, Any]:
@@ -130,6 +135,15 @@ def test_following_a_finished_turn_does_not_register(setup: Any) -> None:
     routes.handle(event("turn.follow", {"action": "turn.follow", "turn_id": "turn1"}))
     assert [e["seq"] for e in recorder.sent["conn="]] == [1, 2]
     assert turns.runs.followers("turn1") == []
+
+
+def test_cancel_asks_the_turn_to_stop_and_an_unknown_turn_is_an_error(setup: Any) -> None:
+    routes, turns, recorder = setup
+    turns.runs.append("turn1", [ev(1)])
+    assert routes.handle(event("turn.cancel", {"action": "turn.cancel", "turn_id": "turn1"}))["statusCode"] == 200
+    assert turns.cancelled == ["turn1"] and "conn=" not in recorder.sent
+    routes.handle(event("turn.cancel", {"action": "turn.cancel", "turn_id": "gone"}))
+    assert [e["error"] for e in recorder.sent["conn="]] == ["not_found"]
 
 
 def test_headers_and_cookies_are_read_leniently() -> None:

@@ -124,7 +124,7 @@ def test_websocket_api_routes_by_action(resources: dict[str, Any]) -> None:
     ws = next(a for a in apis if a["ProtocolType"] == "WEBSOCKET")
     assert ws["RouteSelectionExpression"] == "$request.body.action"
     routes = {r["Properties"]["RouteKey"] for r in of_type(resources, "AWS::ApiGatewayV2::Route").values()}
-    assert {"$connect", "$disconnect", "$default", "turn.start", "turn.follow"} <= routes
+    assert {"$connect", "$disconnect", "$default", "turn.start", "turn.follow", "turn.cancel"} <= routes
 
 
 def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(

@@ -96,8 +96,9 @@ def test_a_full_turn_with_two_tool_rounds(run: Run) -> None:
         "respond:step.started",
     ]
     assert "finalize:turn.done" in _types(events)
-    # Deltas that arrive together travel as one event, and the browser saw what the store holds.
-    assert [e["text"] for e in events if e["type"] == "text.delta"] == ["Hello"] * 3
+    # Every delta is stored once (how they batch depends on timing: tests/functional/test_aws_push.py),
+    # and the browser saw what the store holds.
+    assert "".join(e["text"] for e in events if e["type"] == "text.delta") == "Hello" * 3
     assert run.pushed() == events
     assert ex.output["after_done"] is True and ex.output["loop"] == {"rounds": 2, "cap": CAP}
     assert "attempt" not in ex.output
