@@ -70,13 +70,17 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     compose.reset()
 
 
-def test_the_api_handler_answers_through_mangum_without_loading_a_model_sdk(aws_env: Path) -> None:
+def test_the_api_and_websocket_cold_start_loads_no_model_sdk_and_no_cdk(aws_env: Path) -> None:
+    # A fresh interpreter, as a Lambda cold start: serve one request on each entry, then look.
     script = (
         "import json, sys\n"
         "from functions.handlers.api import handler\n"
+        "from functions.handlers.ws import handler as ws\n"
         f"event = json.loads({json.dumps(json.dumps(http_event('GET', '/api/health')))})\n"
         "r = handler(event, None)\n"
-        "sdks = [m for m in ('anthropic', 'openai') if m in sys.modules]\n"
+        "ws({'requestContext': {'routeKey': '$connect', 'connectionId': 'c='}, 'headers': {}}, None)\n"
+        "heavy = ('anthropic', 'openai', 'aws_cdk', 'constructs', 'jsii', 'typer', 'uvicorn')\n"
+        "sdks = [m for m in heavy if m in sys.modules]\n"
         "print(json.dumps({'status': r['statusCode'], 'sdks': sdks}))\n"
     )
     done = subprocess.run(
@@ -196,8 +200,19 @@ def test_websocket_connect_takes_the_session_cookie_from_the_same_origin(aws_env
     assert ws_connect({"x-access-key": "open sesame"}) == 200
 
 
-def test_the_maintenance_handler_runs_a_pass_and_reports(aws_env: Path) -> None:
+def test_the_maintenance_handler_closes_an_expired_slice_and_reports(aws_env: Path) -> None:
+    from core.memory.paths import core_md
+    from core.memory.slice import parse_core_md
     from functions.handlers.maintain import handler
+    from tests.fakes.slices import slice_text
 
-    report = handler({"source": "aws.events"}, None)
-    assert isinstance(report, dict) and json.dumps(report)
+    old = "2026-08-11-0900"
+    path = aws_env / str(core_md(old))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(slice_text(old, [("user", "Plan the trip."), ("agent", "Gladly.")], status="active"))
+    report = handler({"source": "aws.events", "detail-type": "Scheduled Event"}, None)
+    assert [c["slice_id"] for c in report["closed"]] == [old]
+    assert json.loads(json.dumps(report)) == report
+    closed = parse_core_md(path.read_text(encoding="utf-8"))
+    assert closed.status == "closed" and [t.content for t in closed.turns] == ["Plan the trip.", "Gladly."]
+    assert handler({"source": "aws.events"}, None)["closed"] == []
