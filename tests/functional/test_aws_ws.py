@@ -140,7 +140,10 @@ def test_following_a_finished_turn_does_not_register(setup: Any) -> None:
 def test_cancel_asks_the_turn_to_stop_and_an_unknown_turn_is_an_error(setup: Any) -> None:
     routes, turns, recorder = setup
     turns.runs.append("turn1", [ev(1)])
-    assert routes.handle(event("turn.cancel", {"action": "turn.cancel", "turn_id": "turn1"}))["statusCode"] == 200
+    assert (
+        routes.handle(event("turn.cancel", {"action": "turn.cancel", "turn_id": "turn1"}))["statusCode"]
+        == 200
+    )
     assert turns.cancelled == ["turn1"] and "conn=" not in recorder.sent
     routes.handle(event("turn.cancel", {"action": "turn.cancel", "turn_id": "gone"}))
     assert [e["error"] for e in recorder.sent["conn="]] == ["not_found"]

@@ -156,3 +156,33 @@ def test_a_model_that_stays_down_ends_the_turn_with_an_error_event(aws_turn: Aws
     attempts = [e["attempt"] for e in state.events if e["type"] == "step.started" and e["step"] == "respond"]
     assert attempts == [1, 2, 3]
     assert aws_turn.pushed()[-1] == last
+
+
+def test_a_browser_that_went_away_never_fails_a_step(
+    aws_turn: AwsTurn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moto.apigatewaymanagementapi.models import ApiGatewayManagementApiBackend
+    from moto.core.exceptions import JsonRESTError
+
+    class Gone(JsonRESTError):
+        code = 410
+
+    attempts: list[str] = []
+
+    def gone(self: Any, data: bytes, connection_id: str) -> None:
+        attempts.append(connection_id)
+        raise Gone("GoneException", "The connection is gone.")
+
+    monkeypatch.setattr(ApiGatewayManagementApiBackend, "post_to_connection", gone)
+    aws_turn.brain.main(Reply(text="Still here, and saved."))
+    state = aws_turn.run("Hello? (closing the tab now)")
+    assert state.status == "done", _types(state)
+    assert state.reply == "Still here, and saved."
+    # Each step's Lambda learns once that the client is gone, then stops pushing.
+    steps = [e for e in state.events if e["type"] == "step.started"]
+    assert 0 < len(attempts) <= len(steps) < len(state.events)
+    text = LocalStorage(aws_turn.memory).snapshot().read(core_md(str(state.slice_id))) or ""
+    assert [t.content for t in parse_core_md(text).turns] == [
+        "Hello? (closing the tab now)",
+        "Still here, and saved.",
+    ]
