@@ -4,8 +4,9 @@
     python -m layers.build --force    # rebuild even if the lock did not change
 
 The runtime dependency group is exported from uv.lock (the CDK and dev groups never enter it,
-nor the CLI-only packages), installed with pip for the Lambda platform, then checked: every
-native extension must be an aarch64 ELF and the unzipped size must stay under the budget.
+nor the CLI-only packages, nor boto3, which the Lambda runtime provides), installed with pip
+for the Lambda platform, then checked: every native extension must be an aarch64 ELF and the
+unzipped size must stay under the budget.
 A rebuild is skipped when the exported requirements are unchanged since the last build.
 """
 
@@ -30,6 +31,9 @@ LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 DEFAULT_BUDGET_MB = 150
 # Packages only the CLI / local server needs; pruned with everything only they pull in.
 CLI_ONLY = ("uvicorn", "typer", "rich")
+# The Lambda Python runtime ships boto3 and botocore (about 23 MiB); the functions use only
+# long-standing clients (S3, Step Functions, Secrets Manager, the WebSocket management API).
+RUNTIME_PROVIDED = ("boto3",)
 EM_AARCH64 = 183  # ELF e_machine for AArch64
 
 
@@ -51,11 +55,11 @@ class LayerReport:
 
 
 def export_requirements(repo_root: Path = REPO_ROOT) -> str:
-    """The pinned runtime requirements from uv.lock (no dev/infra groups, no CLI-only packages)."""
+    """The pinned runtime requirements from uv.lock (no dev/infra groups, CLI-only or runtime-provided packages)."""
     cmd = [sys.executable, "-m", "uv"] if _has_module(sys.executable, "uv") else ["python3", "-m", "uv"]
     cmd += ["export", "--frozen", "--no-default-groups", "--no-hashes", "--no-emit-project", "--no-header"]
     cmd += ["--format", "requirements.txt"]
-    for name in CLI_ONLY:
+    for name in (*CLI_ONLY, *RUNTIME_PROVIDED):
         cmd += ["--prune", name]
     done = subprocess.run(cmd, cwd=repo_root, check=True, capture_output=True, text=True)
     return done.stdout

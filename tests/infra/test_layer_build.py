@@ -26,12 +26,14 @@ def _names(requirements: str) -> set[str]:
     return {line.split("==")[0].strip().lower() for line in requirements.splitlines() if "==" in line}
 
 
-def test_requirements_are_the_runtime_group_without_cdk_or_cli_only_packages() -> None:
+def test_requirements_are_the_runtime_group_without_cdk_cli_only_or_runtime_provided_packages() -> None:
     names = _names(export_requirements())
-    assert {"pydantic", "pygithub", "anthropic", "openai", "fastapi", "mangum", "boto3"} <= names
+    assert {"pydantic", "pygithub", "anthropic", "openai", "fastapi", "mangum"} <= names
     assert {"aws-lambda-powertools", "itsdangerous", "tzdata"} <= names
     assert not names & {"aws-cdk-lib", "constructs", "jsii", "moto", "pytest", "playwright", "mypy"}
     assert not names & {"uvicorn", "typer", "rich", "uvloop", "watchfiles"}
+    # Lambda's Python runtime has boto3 and botocore already.
+    assert not names & {"boto3", "botocore", "s3transfer"}
 
 
 def test_the_layer_builds_for_arm64_and_stays_under_budget() -> None:
@@ -41,8 +43,9 @@ def test_the_layer_builds_for_arm64_and_stays_under_budget() -> None:
     assert problems(report, DEFAULT_BUDGET_MB) == []
     assert report.total_bytes < LAMBDA_UNZIPPED_LIMIT * 0.6
     site = DEFAULT_OUT / "python"
-    for package in ("pydantic_core", "github", "anthropic", "mangum", "aws_lambda_powertools", "boto3"):
+    for package in ("pydantic_core", "github", "anthropic", "mangum", "aws_lambda_powertools"):
         assert (site / package).is_dir(), package
+    assert not (site / "botocore").exists()
     native = list((site / "pydantic_core").glob("*.so"))
     assert native and all("cpython-313-aarch64-linux-gnu" in p.name for p in native)
     manifest = json.loads((DEFAULT_OUT / "manifest.json").read_text(encoding="utf-8"))
