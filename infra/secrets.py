@@ -1,8 +1,8 @@
 """Secrets: one Secrets Manager secret holding the GitHub token, model keys and the access-key hash.
 
-The stack creates it with empty values and a generated session secret; `previously aws secrets`
+The stack creates it with empty values and a generated session secret; `previously aws-secrets`
 (or `aws secretsmanager put-secret-value`) fills it in. Functions get its ARN and read access
-through a grant, and read it at cold start with caching (functions/aws/secrets.py).
+through a grant, and read it at cold start with caching (functions/aws/config.py).
 """
 
 from __future__ import annotations

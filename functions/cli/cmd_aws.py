@@ -22,6 +22,7 @@ from functions.cli.app import JsonOpt, app, emit_json, fail
 FIELDS = (
     ("GITHUB_TOKEN", "GitHub token (fine-grained, contents read/write on the memory repository)"),
     ("ANTHROPIC_API_KEY", "Anthropic API key"),
+    ("ANTHROPIC_BASE_URL", "Anthropic-compatible base URL (empty for Anthropic itself)"),
     ("OPENAI_API_KEY", "OpenAI (or OpenAI-compatible) API key"),
     ("OPENAI_BASE_URL", "OpenAI-compatible base URL (empty for OpenAI itself)"),
     ("DEEPSEEK_API_KEY", "DeepSeek API key"),

@@ -51,7 +51,7 @@ def test_asking_keeps_what_is_left_empty_and_generates_a_key(sm: Any) -> None:
     sm.put_secret_value(
         SecretId=NAME, SecretString=json.dumps({"GITHUB_TOKEN": "kept", "PREVIOUSLY_SESSION_SECRET": "s"})
     )
-    answers = "\n" + "sk-ant-1\n" + "\n\n\n" + "\n"  # token kept, Anthropic set, rest empty, key generated
+    answers = "\n" + "sk-ant-1\n" + "\n\n\n\n" + "\n"  # token kept, Anthropic set, rest empty, key generated
     result = CliRunner().invoke(app, ["aws-secrets"], input=answers)
     assert result.exit_code == 0, result.output
     values = stored(sm)
