@@ -1,8 +1,8 @@
 """The WebSocket API: browsers start and follow turns; step functions push events back.
 
 Routes (selected by the message's `action`): `$connect` (authenticated by the session cookie),
-`$disconnect`, `turn.start`, `turn.follow`, `turn.cancel`, and `$default` for anything else. One function serves
-them all (functions/handlers/ws.py).
+`$disconnect`, `turn.start`, `turn.follow`, `turn.cancel`, and `$default` for anything else.
+One function serves them all (functions/handlers/ws.py).
 """
 
 from __future__ import annotations

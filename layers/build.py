@@ -55,7 +55,7 @@ class LayerReport:
 
 
 def export_requirements(repo_root: Path = REPO_ROOT) -> str:
-    """The pinned runtime requirements from uv.lock (no dev/infra groups, CLI-only or runtime-provided packages)."""
+    """The pinned runtime requirements from uv.lock, without dev, infra, CLI-only or runtime-provided ones."""
     cmd = [sys.executable, "-m", "uv"] if _has_module(sys.executable, "uv") else ["python3", "-m", "uv"]
     cmd += ["export", "--frozen", "--no-default-groups", "--no-hashes", "--no-emit-project", "--no-header"]
     cmd += ["--format", "requirements.txt"]

@@ -5,8 +5,8 @@ refuses everyone else before the socket opens. A message's `action` picks the ro
 `turn.start` starts an execution with this connection id in its input, so the step functions
 push the turn's events straight back; `turn.follow` replays what the run store holds after a seq
 and registers the connection so the running steps push to it too (a client may see a seq twice
-around that moment, never miss one); `turn.cancel` is the stop button. Replies are the local server's messages:
-`{"type": "turn.accepted", "turn_id"}` and `{"type": "error", "error", "message"}`.
+around that moment, never miss one); `turn.cancel` is the stop button. Replies are the local
+server's messages: `{"type": "turn.accepted", "turn_id"}` and `{"type": "error", "error", "message"}`.
 """
 
 from __future__ import annotations
