@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import InvalidInput
-from functions.settings import Settings, load_settings
 
 SECRET_ENV = "PREVIOUSLY_SECRET_ARN"
 SECRET_MAX_AGE_SECONDS = 300
@@ -50,8 +49,3 @@ def secret_values(secret_id: str | None = None, max_age: int = SECRET_MAX_AGE_SE
     if not isinstance(raw, dict):
         raise InvalidInput(f"Secret {secret_id} must hold a JSON object of NAME: value pairs.")
     return {str(k): str(v) for k, v in raw.items() if isinstance(v, str) and v.strip()}
-
-
-def load_aws_settings(secret_id: str | None = None) -> Settings:
-    """Settings from the environment with the secret's values on top, validated once."""
-    return load_settings(**secret_values(secret_id))

@@ -11,7 +11,8 @@ import pytest
 from moto import mock_aws
 
 from core.errors import InvalidInput
-from functions.aws.config import AwsResources, load_aws_settings, secret_values
+from functions.aws import compose
+from functions.aws.config import AwsResources, secret_values
 
 pytestmark = pytest.mark.functional
 
@@ -21,8 +22,10 @@ def sm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     for name in ("GITHUB_TOKEN", "STORAGE", "PREVIOUSLY_SECRET_ARN", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    compose.reset()
     with mock_aws():
         yield boto3.client("secretsmanager", region_name="us-east-1")
+    compose.reset()
 
 
 def test_secret_values_override_the_environment_and_empty_ones_are_ignored(
@@ -38,7 +41,7 @@ def test_secret_values_override_the_environment_and_empty_ones_are_ignored(
     monkeypatch.setenv("GITHUB_REPO", "me/memory")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "from-env")
     assert secret_values() == {"GITHUB_TOKEN": "ghp_x", "PREVIOUSLY_SESSION_SECRET": "s"}
-    settings = load_aws_settings()
+    settings = compose.settings_for(compose.secret_key())
     assert settings.storage == "github" and settings.github_repo == "me/memory"
     assert settings.github_token is not None and settings.github_token.get_secret_value() == "ghp_x"
     assert (

@@ -29,6 +29,22 @@ Handler = Callable[[dict[str, Any]], Any]
 MOTO_CONFIG: Any = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
 
 
+def pushed_messages(connection_id: str) -> list[dict[str, Any]]:
+    """The messages moto recorded as posted to a WebSocket connection (it concatenates their bytes)."""
+    from urllib.parse import quote
+
+    from moto.apigatewaymanagementapi.models import apigatewaymanagementapi_backends
+
+    # moto keys connections by their URL-encoded id.
+    connections = apigatewaymanagementapi_backends[ACCOUNT][REGION].connections
+    data = connections[quote(connection_id, safe="")].data.decode()
+    decoder, pos, found = json.JSONDecoder(), 0, []
+    while pos < len(data):
+        obj, pos = decoder.raw_decode(data, pos)
+        found.append(obj)
+    return found
+
+
 def function_arn(name: str) -> str:
     return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
 

@@ -8,13 +8,11 @@ is started and read through the Step Functions turn service, as the API and WebS
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import boto3
 import pytest
@@ -31,7 +29,7 @@ from infra.turn_workflow import function_id
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.infra.conftest import FULL, Synth
-from tests.infra.sfn_harness import REGION, moto_state_machine
+from tests.infra.sfn_harness import REGION, moto_state_machine, pushed_messages
 
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
 CALLBACK = "https://abc123.execute-api.us-east-1.amazonaws.com/live"
@@ -58,19 +56,7 @@ class AwsTurn:
         return str(self.turns.client.describe_execution(executionArn=arn)["status"])
 
     def pushed(self) -> list[dict[str, Any]]:
-        from moto.apigatewaymanagementapi.models import apigatewaymanagementapi_backends
-
-        connections = apigatewaymanagementapi_backends["123456789012"][REGION].connections
-        data, decoder, pos, found = (
-            connections[quote(CONNECTION, safe="")].data.decode(),
-            json.JSONDecoder(),
-            0,
-            [],
-        )
-        while pos < len(data):
-            obj, pos = decoder.raw_decode(data, pos)
-            found.append(obj)
-        return found
+        return pushed_messages(CONNECTION)
 
 
 @pytest.fixture

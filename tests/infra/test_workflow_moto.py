@@ -7,11 +7,9 @@ are pushed through the API Gateway management API — all of it moto.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 import boto3
 import pytest
@@ -22,7 +20,7 @@ from functions.aws.runstore import S3RunStore
 from functions.aws.steps import run_task
 from infra.turn_workflow import function_id
 from tests.infra.conftest import WORKFLOW, Synth
-from tests.infra.sfn_harness import REGION, Execution, MotoStateMachine, moto_state_machine
+from tests.infra.sfn_harness import REGION, Execution, MotoStateMachine, moto_state_machine, pushed_messages
 from tests.infra.synthetic import CAP, STEPS, TABLE, Deps, Script
 
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
@@ -40,17 +38,7 @@ class Run:
         return self.machine.run({"turn_id": turn_id, "connection_id": CONNECTION}, name=turn_id)
 
     def pushed(self) -> list[dict[str, Any]]:
-        """Messages moto recorded for the connection (it concatenates their bytes)."""
-        from moto.apigatewaymanagementapi.models import apigatewaymanagementapi_backends
-
-        # moto keys connections by their URL-encoded id.
-        connections = apigatewaymanagementapi_backends["123456789012"][REGION].connections
-        data = connections[quote(CONNECTION, safe="")].data.decode()
-        decoder, pos, found = json.JSONDecoder(), 0, []
-        while pos < len(data):
-            obj, pos = decoder.raw_decode(data, pos)
-            found.append(obj)
-        return found
+        return pushed_messages(CONNECTION)
 
 
 @pytest.fixture
