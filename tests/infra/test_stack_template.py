@@ -13,6 +13,9 @@ from tests.infra.conftest import FULL, Synth
 from tests.infra.sfn_harness import state_machine_definition
 
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
+# CloudFront's managed policies (fixed ids, the same in every account).
+CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+ALL_VIEWER_EXCEPT_HOST = "b689b0a8-53d0-40ab-baf2-68738e2966ac"
 
 
 @pytest.fixture(scope="module")
@@ -195,6 +198,10 @@ def test_one_origin_for_site_api_and_websocket(resources: dict[str, Any]) -> Non
     assert [b["PathPattern"] for b in config["CacheBehaviors"]] == ["/api/ws", "/api/*", "/sign-in"]
     for behavior in config["CacheBehaviors"]:
         assert behavior["ViewerProtocolPolicy"] == "https-only"
+        # Never cached; cookies, query strings and every viewer header (x-forwarded-host included)
+        # reach the APIs, all but Host, on which API Gateway routes.
+        assert behavior["CachePolicyId"] == CACHING_DISABLED
+        assert behavior["OriginRequestPolicyId"] == ALL_VIEWER_EXCEPT_HOST
         assert len(behavior["FunctionAssociations"]) == 1
         assert "POST" in behavior["AllowedMethods"]
     assert len(of_type(resources, "AWS::CloudFront::OriginAccessControl")) == 1
