@@ -177,6 +177,32 @@ def test_cancel_through_the_api_sets_the_flag_the_steps_poll(aws_env: Path) -> N
     assert missing["statusCode"] == 404
 
 
+def test_a_browser_signs_in_through_cloudfront_and_its_cookie_opens_the_data_routes(aws_env: Path) -> None:
+    from functions.handlers.api import handler
+
+    # As CloudFront forwards it: the viewer's host in x-forwarded-host, API Gateway's own Host.
+    browser = {
+        "origin": f"https://{SITE}",
+        "x-forwarded-host": SITE,
+        "x-forwarded-proto": "https",
+        "content-type": "application/json",
+    }
+    wrong = handler(http_event("POST", "/api/auth/sign-in", browser, json.dumps({"key": "nope"})), None)
+    assert wrong["statusCode"] == 401
+    cross = {**browser, "origin": "https://evil.example"}
+    assert handler(http_event("POST", "/api/auth/sign-in", cross, '{"key": "open sesame"}'), None)[
+        "statusCode"
+    ] in (401, 403)
+    signed = handler(http_event("POST", "/api/auth/sign-in", browser, '{"key": "open sesame"}'), None)
+    assert signed["statusCode"] == 200, signed
+    (cookie,) = signed["cookies"]
+    assert "HttpOnly" in cookie and "Secure" in cookie and "SameSite=strict" in cookie
+    # Payload 2.0 carries the browser's cookies in their own field.
+    event = {**http_event("GET", "/api/timeline", browser), "cookies": [cookie.split(";")[0]]}
+    assert handler(event, None)["statusCode"] == 200
+    assert handler(http_event("GET", "/api/timeline", browser), None)["statusCode"] == 401
+
+
 def ws_connect(headers: dict[str, str]) -> int:
     from functions.handlers.ws import handler
 
