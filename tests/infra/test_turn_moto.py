@@ -9,7 +9,7 @@ is started and read through the Step Functions turn service, as the API and WebS
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ class AwsTurn:
     turns: StepFunctionsTurns
     brain: Brain
     memory: Path
+    handlers: dict[str, Callable[[dict[str, Any]], Any]]
 
     def run(self, message: str, timeout: float = 120) -> TurnState:
         turn_id = self.turns.start(TurnInput(message, timezone="Europe/Berlin", connection_id=CONNECTION))
@@ -83,7 +84,7 @@ def aws_turn(
         with moto_state_machine(synth.templates[FULL], handlers, monkeypatch, "Workflow") as machine:
             boto3.client("s3", region_name=REGION).create_bucket(Bucket="runs")
             monkeypatch.setenv("STATE_MACHINE_ARN", machine.arn)
-            yield AwsTurn(compose.turns(), Brain.install(fake_models), memory)
+            yield AwsTurn(compose.turns(), Brain.install(fake_models), memory, handlers)
     finally:
         compose.reset()
 
@@ -172,3 +173,17 @@ def test_a_browser_that_went_away_never_fails_a_step(
         "Hello? (closing the tab now)",
         "Still here, and saved.",
     ]
+
+
+def test_a_crashing_after_step_is_caught_and_the_turn_stays_done(aws_turn: AwsTurn) -> None:
+    def crash(event: dict[str, Any]) -> Any:
+        raise RuntimeError("the after Lambda ran out of memory")
+
+    aws_turn.handlers[f"Workflow{function_id('after')}"] = crash
+    aws_turn.brain.main(Reply(text="Noted."))
+    state = aws_turn.run("Remember that I like figs.")
+    assert state.status == "done", _types(state)
+    assert state.reply == "Noted."
+    assert not [e for e in state.events if e["type"] == "turn.error"]
+    execution = aws_turn.execution(state.turn_id)
+    assert execution == "SUCCEEDED"
