@@ -64,10 +64,19 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
         "GITHUB_TOKEN",
     ):
         monkeypatch.delenv(name, raising=False)
-    compose.reset()
+    reset_entries()
     with mock_aws():
         yield memory
+    reset_entries()
+
+
+def reset_entries() -> None:
+    """Forget what the Lambda entries built (each container builds it once; each test is a new one)."""
+    from functions.handlers import api, ws
+
     compose.reset()
+    api._adapter.cache_clear()
+    ws._routes.cache_clear()
 
 
 def test_the_api_and_websocket_cold_start_loads_no_model_sdk_and_no_cdk(aws_env: Path) -> None:
@@ -117,7 +126,7 @@ def state_machine() -> tuple[Any, str]:
     )["stateMachineArn"]
     os.environ["STATE_MACHINE_ARN"] = arn
     boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="runs")
-    compose.reset()
+    reset_entries()
     return sfn, arn
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from moto import mock_aws
 
 pytestmark = pytest.mark.functional
 KEY = "a-long-random-access-key-for-tests"
@@ -37,12 +38,22 @@ class _Context:
 def handler_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
     for name in ("GITHUB_TOKEN", "PREVIOUSLY_ACCESS_KEY_SHA256", "PREVIOUSLY_SESSION_SECRET"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PREVIOUSLY_SECRET_ARN", raising=False)
     monkeypatch.setenv("STORAGE", "local")
     monkeypatch.setenv("PREVIOUSLY_MEMORY", str(tmp_path))
     monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", KEY)
+    # What the stack sets for the API function (the run store and state machine are moto's here).
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("RUN_BUCKET", "runs")
+    monkeypatch.setenv("STATE_MACHINE_ARN", "arn:aws:states:us-east-1:123456789012:stateMachine:turn")
+    from functions.aws import compose
+
+    compose.reset()
     import functions.handlers.api as module
 
-    return importlib.reload(module)
+    with mock_aws():
+        yield importlib.reload(module)
+    compose.reset()
 
 
 def test_health_is_open_and_data_needs_the_key(handler_module) -> None:  # type: ignore[no-untyped-def]
