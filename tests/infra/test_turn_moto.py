@@ -187,3 +187,18 @@ def test_a_crashing_after_step_is_caught_and_the_turn_stays_done(aws_turn: AwsTu
     assert not [e for e in state.events if e["type"] == "turn.error"]
     execution = aws_turn.execution(state.turn_id)
     assert execution == "SUCCEEDED"
+
+
+def test_stop_pressed_while_preparing_ends_the_turn_interrupted(aws_turn: AwsTurn) -> None:
+    def prepare_then_stop(event: dict[str, Any]) -> Any:
+        out = _task(event)
+        aws_turn.turns.cancel(event["state"]["turn_id"])  # the stop button, through the S3 flag
+        return out
+
+    aws_turn.handlers[f"Workflow{function_id('prepare')}"] = prepare_then_stop
+    aws_turn.brain.main(Reply(text="This should never be asked for."))
+    state = aws_turn.run("Tell me a long story.")
+    assert state.status == "interrupted", _types(state)
+    assert aws_turn.brain.requests.get("main", []) == []
+    text = LocalStorage(aws_turn.memory).snapshot().read(core_md(str(state.slice_id))) or ""
+    assert [t.content for t in parse_core_md(text).turns if t.role == "user"] == ["Tell me a long story."]
