@@ -1,4 +1,5 @@
 // JSON over fetch for the API: one error type, and a 401 sends the browser to the sign-in page.
+import { signInUrl } from "./lib/urls.js";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -8,11 +9,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The sign-in page URL that comes back to where the user was. */
-export function signInUrl(loc = globalThis.location) {
-  const next = `${loc.pathname}${loc.search}${loc.hash}`;
-  return `sign-in.html?next=${encodeURIComponent(next)}`;
-}
 
 /** Call the API; resolves to the parsed JSON body (or null for an empty body). */
 export async function apiFetch(method, path, body = undefined) {
@@ -28,7 +24,7 @@ export async function apiFetch(method, path, body = undefined) {
     throw new ApiError(0, "network", err && err.message);
   }
   if (res.status === 401 && !path.startsWith("/api/auth/")) {
-    globalThis.location.assign(signInUrl());
+    globalThis.location.assign(signInUrl(globalThis.location));
     throw new ApiError(401, "unauthorized", "Sign-in required");
   }
   const text = await res.text();

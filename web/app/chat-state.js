@@ -87,8 +87,11 @@ export function useChat({ options, onSliceOpened, onFinished }) {
   }
 
   function stop() {
+    const turnId = ctl.current && ctl.current.turnId;
     if (ctl.current) ctl.current.stop();
     ctl.current = null;
+    // Ask the server to stop too (it keeps the partial reply); the view stops following at once.
+    if (turnId) apiFetch("POST", `/api/turns/${encodeURIComponent(turnId)}/cancel`, {}).catch(() => {});
     const store = storage();
     if (store) clearResume(store);
     setMessages((ms) => ms.map((m) => (m.role === "assistant" ? { ...m, turn: stopTurn(m.turn) } : m)));

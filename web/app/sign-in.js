@@ -1,11 +1,6 @@
 // The sign-in page: trade the access key for a session cookie, then go back where the user was.
 import { makeT, normalizeLocale } from "./lib/i18n.js";
-
-/** Only same-site paths may be returned to (never another origin). */
-export function safeNext(raw) {
-  const next = String(raw || "");
-  return next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : "./";
-}
+import { safeNext } from "./lib/urls.js";
 
 const t = makeT(normalizeLocale(document.documentElement.lang));
 for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);

@@ -89,7 +89,8 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
   } else if (loading || !data) {
     body = html`<div class="skeleton" aria-busy="true"><span></span><span></span><span></span></div>`;
   } else {
-    body = html`<${PreviouslyBar} data=${data} t=${t} />
+    body = html`${data.problem && html`<div class="banner" role="note"><${Icon} name="circle-alert" /><p>${data.problem}</p></div>`}
+      <${PreviouslyBar} data=${data} t=${t} />
       <${Header} data=${data} t=${t} onFilterStrand=${onFilterStrand} />
       ${data.turns.length === 0
         ? html`<p class="empty-state">${t("slice.noTurns")}</p>`

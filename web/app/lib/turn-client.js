@@ -152,7 +152,8 @@ export function followTurn(opts) {
       } catch {
         return;
       }
-      if (data && data.type) return handle(data);
+      if (data && data.type === "turn.accepted") return learnId(data.turn_id);
+      if (data && data.type && data.type !== "error") return handle(data);
       if (data && data.error) {
         const err = new Error(data.message || data.error);
         err.code = data.error;
