@@ -19,7 +19,11 @@ function urlLocale() {
 }
 
 function initialLocale() {
-  return urlLocale() || (prefs.loadLocale(store()) && normalizeLocale(prefs.loadLocale(store()))) || normalizeLocale(navigator.language);
+  const fromUrl = urlLocale();
+  // A language asked for in the URL sticks (the pseudo-locale of the tests does not).
+  if (fromUrl && fromUrl !== PSEUDO) prefs.saveLocale(store(), fromUrl);
+  const stored = prefs.loadLocale(store());
+  return fromUrl || (stored && normalizeLocale(stored)) || normalizeLocale(navigator.language);
 }
 
 function applyTheme(theme) {
