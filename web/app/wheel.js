@@ -150,12 +150,23 @@ export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label
 
   const shape = useMemo(() => entries.map((e) => e.id).join(","), [entries]);
 
+  const cursorRef = useRef(cursor);
+  cursorRef.current = cursor;
+
   // Centre the lit row (else NOW) when the list appears or changes shape, without animation…
   useLayoutEffect(() => {
     if (!viewport || !n) return;
     scrollToIndex(litIndex >= 0 ? litIndex : n - 1, false);
     placed.current = true;
-  }, [viewport, shape, rowH]);
+  }, [shape, rowH, viewport > 0]);
+
+  // …keep the row under the cursor centred when the wheel is resized…
+  const lastViewport = useRef(0);
+  useLayoutEffect(() => {
+    const resized = lastViewport.current > 0 && viewport > 0;
+    lastViewport.current = viewport;
+    if (resized && placed.current && cursorRef.current >= 0) scrollToIndex(cursorRef.current, false);
+  }, [viewport]);
 
   // …and glide to it when the lit row changes (a click, a search result, the previous/next keys).
   useEffect(() => {
