@@ -16,6 +16,7 @@ import { SearchDialog } from "./search.js";
 import { ShortcutsDialog } from "./shortcuts.js";
 import { shortcutFor } from "./lib/keys.js";
 import { Icon } from "./icons.js";
+import { markdownToText } from "./markdown.js";
 import { api } from "./api.js";
 import { lastReply, useChat } from "./chat-state.js";
 import { dropSliceCache, fetchSlice, useAppData, useMedia, useNow, useRoute, useSlice, useStickToBottom } from "./app-data.js";
@@ -105,7 +106,8 @@ export function App() {
   });
   const stick = useStickToBottom(pane, [chat.messages, shown.view], shown.view === "live");
   const reply = lastReply(chat.messages);
-  useEffect(() => reply && setAnnounce(reply.slice(0, 600)), [reply]);
+  // The finished reply is announced once (never token by token).
+  useEffect(() => reply && setAnnounce(markdownToText(reply).slice(0, 600)), [reply]);
 
   const entries = useMemo(() => buildEntries(data.catalog, data.strands, strand, nowMs), [data.catalog, data.strands, strand, nowMs]);
   const litId = travel ? travel.target.id || "now" : shown.view === "slice" ? shown.id : "now";

@@ -53,6 +53,14 @@ export function renderMarkdown(text, labels) {
   return DOMPurify.sanitize(raw, { FORBID_TAGS: ["style", "form", "img", "picture", "video", "audio", "source", "iframe"], FORBID_ATTR: ["style"] });
 }
 
+/** Markdown → the plain text a screen reader should hear. */
+export function markdownToText(text) {
+  const box = document.createElement("div");
+  box.innerHTML = renderMarkdown(text, { copy: "", copied: "", copyFailed: "", code: "", showAll: "" });
+  box.querySelectorAll(".code-head, .code-more").forEach((el) => el.remove());
+  return box.textContent.replace(/\s+/g, " ").trim();
+}
+
 async function copyCode(button, labels) {
   const code = button.closest(".code-block")?.querySelector("code");
   if (!code) return;
