@@ -12,8 +12,9 @@ import pytest
 from core.clock import FixedClock, SequentialIds
 from core.storage.memory import InMemoryStorage
 
-# Fixtures of the fakes, available to every test (fake_github: a running fake GitHub server).
-pytest_plugins = ["tests.fakes.fake_github"]
+# Fixtures of the fakes, available to every test (fake_github: a running fake GitHub server;
+# fake_models: a running fake model server).
+pytest_plugins = ["tests.fakes.fake_github", "tests.fakes.fixtures"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_ROOT = REPO_ROOT / "sample"

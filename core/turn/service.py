@@ -60,3 +60,8 @@ class TurnService(Protocol):
     def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
         """Like `state`, but block up to `timeout` seconds for new events or the end."""
         ...
+
+    def cancel(self, turn_id: str) -> None:
+        """Ask a running turn to stop: the reply so far is kept as `[partial] …`, running tools end
+        `interrupted`, the turn ends with `turn.done` status `interrupted`. No-op once it ended."""
+        ...

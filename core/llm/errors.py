@@ -1,0 +1,122 @@
+"""How provider failures become the domain's error vocabulary (shared by both adapters).
+
+Transient (rate limits, overload, 5xx, timeouts, dropped connections) → `ModelUnavailable`, a
+`ModelTransientError` that may carry the server's suggested wait; bad credentials → a
+`ModelError` naming the environment variable to fix; a refused request → a `ModelError`
+carrying the provider's own message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from core.errors import ModelError, ModelTransientError
+
+TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
+_MAX_DETAIL = 500
+
+
+class ModelUnavailable(ModelTransientError):
+    """A transient model failure; `retry_after` is the wait the provider asked for, if any."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelTimeout(ModelUnavailable):
+    """The provider did not answer within the request's timeout."""
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """The provider's suggested wait from `retry-after-ms` / `retry-after` (seconds), if readable."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = lowered.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(raw) * scale
+        except ValueError:
+            continue  # an HTTP date: rare from model APIs; fall back to our own backoff
+        if value >= 0:
+            return value
+    return None
+
+
+def from_status(
+    status: int,
+    detail: str,
+    *,
+    provider: str,
+    env_var: str,
+    model: str,
+    headers: Mapping[str, str] | None = None,
+) -> ModelError | ModelUnavailable:
+    """Classify an HTTP error answer from a provider."""
+    detail = " ".join(detail.split())[:_MAX_DETAIL] or "no details given"
+    if status in TRANSIENT_STATUSES or status >= 500:
+        return ModelUnavailable(
+            f"{provider} is busy or unavailable (HTTP {status}): {detail}", retry_after_seconds(headers)
+        )
+    if status in (401, 403):
+        return ModelError(
+            f"{provider} rejected the credentials (HTTP {status}): {detail}. "
+            f"Check {env_var} — it must be a valid key for this endpoint."
+        )
+    if status == 404:
+        return ModelError(
+            f"{provider} does not know the model or endpoint (HTTP 404) for {model!r}: {detail}. "
+            "Pick another model (`previously models` lists them) or check the base URL."
+        )
+    return ModelError(f"{provider} refused the request (HTTP {status}) for {model!r}: {detail}")
+
+
+# Error types providers report inside a stream (after an HTTP 200), as the status they stand for.
+_STREAM_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+}
+
+
+def status_of_stream_error(kind: object, code: object = None) -> int:
+    """The HTTP status an in-stream error stands for; an unknown one counts as a server fault."""
+    if isinstance(code, int | str) and str(code).isdigit() and 400 <= int(code) < 600:
+        return int(code)
+    return _STREAM_ERROR_STATUS.get(str(kind), 500)
+
+
+def timed_out(provider: str, timeout: float) -> ModelTimeout:
+    """A request that got no answer within its timeout."""
+    return ModelTimeout(f"{provider} did not answer within {timeout:g} s")
+
+
+def connection_lost(provider: str, detail: str) -> ModelUnavailable:
+    """A connection that failed or dropped (before or during the answer)."""
+    return ModelUnavailable(f"lost the connection to {provider}: {' '.join(detail.split())[:_MAX_DETAIL]}")
+
+
+def malformed(provider: str, detail: str) -> ModelError:
+    """An answer that is not what the provider's API promises."""
+    return ModelError(
+        f"{provider} sent a malformed response ({' '.join(detail.split())[:_MAX_DETAIL]}). "
+        "If this is a local or proxy endpoint, check that it speaks the provider's API."
+    )
+
+
+def is_transport_failure(exc: BaseException) -> bool:
+    """A network-level failure surfacing raw from an SDK's stream (socket, HTTP client or protocol)."""
+    if isinstance(exc, OSError | EOFError):
+        return True
+    module = type(exc).__module__ or ""
+    return module.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11", "h2")

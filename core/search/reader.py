@@ -1,0 +1,95 @@
+"""Read slices for indexing: find every core.md in a snapshot and pull out the searchable text.
+
+`read_slice` never raises on a damaged file: broken YAML leaves the frontmatter fields empty
+and the turns are still indexed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.errors import SliceFormatError
+from core.memory import matter
+from core.memory.paths import SLICES, MemoryPath
+from core.memory.slice import Turn, body_turns, parse_core_md
+
+_CORE_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})/timeline/core\.md$")
+_LEGACY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")
+
+
+class Readable(Protocol):
+    """What indexing needs from storage: a Snapshot or a WriteBatch (read-your-writes)."""
+
+    def read(self, path: MemoryPath) -> str | None: ...
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]: ...
+
+
+@dataclass
+class TurnText:
+    """One turn's role, timestamp and text."""
+
+    role: str
+    timestamp: str
+    content: str
+
+
+@dataclass
+class SliceText:
+    """The parts of a slice the index reads."""
+
+    slice_id: str
+    start: str = ""
+    timezone: str = "UTC"
+    status: str = "active"
+    focus: str = ""
+    summary: str = ""
+    tags: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    turns: list[TurnText] = field(default_factory=list)
+
+    @property
+    def head(self) -> str:
+        """Focus, summary, tags, open loops and decisions: what the slice says about itself."""
+        return "\n".join(p for p in (self.focus, self.summary, *self.tags, *self.notes) if p)
+
+
+def slice_paths(snapshot: Readable) -> dict[str, MemoryPath]:
+    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice in the snapshot."""
+    found: dict[str, MemoryPath] = {}
+    legacy: dict[str, MemoryPath] = {}
+    for path in snapshot.list(SLICES):
+        m = _CORE_RE.match(path.value)
+        if m:
+            found["-".join(m.groups())] = path
+        elif m := _LEGACY_RE.match(path.value):
+            legacy["-".join(m.groups())] = path
+    for sid, path in legacy.items():
+        found.setdefault(sid, path)
+    return found
+
+
+def read_slice(slice_id: str, text: str) -> SliceText:
+    """The searchable parts of one core.md (read with the slice format's own parser)."""
+    try:
+        parsed = parse_core_md(text)
+    except SliceFormatError:
+        # Broken YAML: keep the turns searchable, leave the frontmatter fields empty.
+        return SliceText(slice_id, turns=_turns(body_turns(matter.split(text).body)))
+    return SliceText(
+        slice_id=slice_id,
+        start=parsed.start,
+        timezone=parsed.timezone or "UTC",
+        status=parsed.status or "active",
+        focus=parsed.focus,
+        summary=parsed.summary,
+        tags=[t for t in parsed.tags if t],
+        notes=[n for n in (*parsed.open_loops, *parsed.decisions) if n],
+        turns=_turns(parsed.turns),
+    )
+
+
+def _turns(turns: list[Turn]) -> list[TurnText]:
+    return [TurnText(t.role, t.timestamp, t.content) for t in turns]

@@ -1,0 +1,272 @@
+"""The recall floor's entry points: search a memory, index one slice, refresh or rebuild the index.
+
+Queries never fail because of the index: a missing or damaged index is rebuilt in memory, and
+slices the stored index does not know yet (new, still active, or changed) are indexed on the
+fly; `notes` says when that happened. Slice files are the truth: a stored entry whose slice
+is gone is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from core.clock import Clock, iso
+from core.errors import InvalidInput
+from core.memory.paths import SLICES, MemoryPath, core_md, parse_slice_id
+from core.search.corpus import Corpus, slice_instant, zone
+from core.search.engine import Engine, Hit
+from core.search.reader import Readable, read_slice, slice_paths
+from core.search.segment import DocTerms, Segment, analyze, fingerprint
+from core.search.store import (
+    MANIFEST,
+    SegmentInfo,
+    StoredIndex,
+    apply_changes,
+    fits,
+    layout,
+    load_manifest,
+    load_stored,
+    manifest_text,
+    route,
+    segment_path,
+)
+from core.storage.base import WriteBatch
+
+# Building the index inside a turn is fine for a young memory; a large one waits for `maintain`.
+INLINE_BUILD_LIMIT = 200
+
+
+@dataclass
+class RecallResult:
+    """Hits, best first, and notes about how the index was obtained."""
+
+    hits: list[Hit]
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"hits": [h.to_dict() for h in self.hits]}
+
+
+@dataclass
+class OpenIndex:
+    """A queryable index over one snapshot (reuse it for many questions)."""
+
+    engine: Engine
+    default_tz: ZoneInfo
+    notes: list[str]
+
+    def search(self, question: str, k: int, now: datetime, tz: str | None = None) -> RecallResult:
+        """Recall the `k` slices that best answer `question`, dates read against `now`."""
+        zone_info = zone(tz) if tz else self.default_tz
+        hits = self.engine.search(question, max(0, k), now, zone_info)
+        return RecallResult(hits, list(self.notes))
+
+
+def _analyze(snapshot: Readable, slice_id: str, path: MemoryPath) -> DocTerms | None:
+    text = snapshot.read(path)
+    if text is None:
+        return None
+    return analyze(read_slice(slice_id, text), fingerprint(text))
+
+
+def open_index(snapshot: Readable) -> OpenIndex:
+    """Load the stored index and patch it with whatever the slice files say it is missing."""
+    listed = slice_paths(snapshot)
+    stored = load_stored(snapshot)
+    notes = list(stored.problems)
+    skip: set[tuple[int, int]] = set()
+    known: set[str] = set()
+    for s, seg in enumerate(stored.segments):
+        for pos, meta in enumerate(seg.docs):
+            stale = meta.slice_id not in listed or meta.slice_id in known or meta.status != "closed"
+            if stale:
+                skip.add((s, pos))
+            else:
+                known.add(meta.slice_id)
+    fresh = [d for sid in sorted(set(listed) - known) if (d := _analyze(snapshot, sid, listed[sid]))]
+    if not stored.present:
+        notes.append(f"no search index yet: built in memory from {len(fresh)} slices")
+    elif fresh:
+        notes.append(
+            f"{len(fresh)} slices not in the stored index (new, active or changed): indexed in memory"
+        )
+    segments = [*stored.segments, Segment.build("overlay", fresh)]
+    corpus = Corpus(segments, skip)
+    return OpenIndex(Engine(corpus), _latest_zone(corpus), notes)
+
+
+def _latest_zone(corpus: Corpus) -> ZoneInfo:
+    """The user's zone as the newest slice recorded it (UTC when there is none)."""
+    live = corpus.live_docs()
+    if not live:
+        return zone(None)
+    newest = max(live, key=lambda d: slice_instant(corpus.docs[d]))
+    return zone(corpus.docs[newest].timezone)
+
+
+def recall(snapshot: Readable, question: str, k: int, clock: Clock, tz: str | None = None) -> RecallResult:
+    """One question against one snapshot (open the index once with `open_index` for many)."""
+    return open_index(snapshot).search(question, k, clock.now(), tz)
+
+
+@dataclass
+class RefreshReport:
+    """What a refresh changed in the stored index."""
+
+    rebuilt: bool
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    slices: int = 0
+    segments: int = 0
+    bytes: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+def _write(
+    batch: WriteBatch, segments: list[Segment], changed: set[str], old_names: list[str], clock: Clock
+) -> int:
+    for seg in segments:
+        if seg.name in changed:
+            batch.put(segment_path(seg.name), seg.encode())
+    live = {s.name for s in segments}
+    for name in old_names:
+        if name not in live:
+            # Storage has no delete: an orphaned segment is emptied so it costs nothing.
+            batch.put(segment_path(name), Segment(name).encode())
+    size = sum(len(s.encode()) for s in segments)
+    batch.put(MANIFEST, manifest_text([SegmentInfo.of(s) for s in segments], clock.now(), size))
+    return size
+
+
+def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
+    """Bring the stored index in line with the slice files (queued on `batch`, not committed).
+
+    Every slice is read and compared by content hash, so marks or merges made after a slice was
+    indexed are picked up. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
+    """
+    listed = slice_paths(batch)
+    stored = load_stored(batch)
+    if full or not stored.present or stored.problems:
+        docs = [d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid]))]
+        segments = layout(docs)
+        size = _write(batch, segments, {s.name for s in segments}, stored.names, clock)
+        reasons = stored.problems or ([] if stored.present else ["no index yet"])
+        return RefreshReport(
+            True, len(docs), 0, 0, len(docs), len(segments), size, reasons if not full else ["--full"]
+        )
+    return _incremental(batch, stored, listed, clock)
+
+
+def _incremental(
+    batch: WriteBatch, stored: StoredIndex, listed: dict[str, MemoryPath], clock: Clock
+) -> RefreshReport:
+    indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
+    upserts: list[DocTerms] = []
+    added = 0
+    for sid in sorted(listed):
+        text = batch.read(listed[sid])
+        if text is None:
+            continue
+        meta = indexed.get(sid)
+        if meta is not None and meta.fingerprint == fingerprint(text):
+            continue
+        added += int(meta is None)
+        upserts.append(analyze(read_slice(sid, text), fingerprint(text)))
+    removals = set(indexed) - set(listed)
+    segments, changed = apply_changes(stored.segments, upserts, removals)
+    report = RefreshReport(False, added, len(upserts) - added, len(removals))
+    report.slices, report.segments = sum(len(s.docs) for s in segments), len(segments)
+    if changed:
+        report.bytes = _write(batch, segments, changed, stored.names, clock)
+    else:
+        report.bytes = sum(len(s.encode()) for s in segments)
+    return report
+
+
+def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
+    """Add or replace one slice in the stored index (call when a slice closes or is re-marked).
+
+    Reads the manifest and the one segment that owns the slice, and queues that segment and
+    the manifest as updates of their current text, so two slices closing at once both land.
+    Returns False when nothing was queued: the slice is already indexed as it is, or there is
+    no usable index and the memory is too large to build one inside a turn (`maintain` will).
+    """
+    doc = _analyze_one(batch, slice_id)
+    manifest = load_manifest(batch)
+    if not manifest.present or manifest.problems:
+        if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
+            return False
+        return refresh_index(batch, clock, full=True).slices > 0
+    if doc is None:
+        return False
+    name = route(manifest.infos, slice_id)
+    text = batch.read(segment_path(name)) if name else None
+    try:
+        seg = Segment.decode(text) if text else None
+    except InvalidInput:
+        seg = None
+    if name and seg is None:
+        return _slow_index(batch, doc, clock)
+    if seg is not None and any(
+        m.slice_id == slice_id and m.fingerprint == doc.meta.fingerprint for m in seg.docs
+    ):
+        return False
+    new = seg.upsert(doc) if seg else Segment.build(_next_name(manifest.infos), [doc])
+    if not fits(new):
+        return _slow_index(batch, doc, clock)
+    batch.update(segment_path(new.name), _merge_doc(new.name, doc))
+    batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), clock))
+    return True
+
+
+def _analyze_one(batch: WriteBatch, slice_id: str) -> DocTerms | None:
+    """One slice by id, without listing the whole archive (legacy flat files too)."""
+    path = core_md(slice_id)
+    if batch.read(path) is None:
+        y, mo, d, hm = parse_slice_id(slice_id)
+        path = SLICES / f"{y}/{mo}/{d}/{hm}.md"
+    return _analyze(batch, slice_id, path)
+
+
+def _next_name(infos: list[SegmentInfo]) -> str:
+    return f"{max((int(i.name) for i in infos if i.name.isdigit()), default=0) + 1:04d}"
+
+
+def _merge_doc(name: str, doc: DocTerms) -> Callable[[str | None], str | None]:
+    def apply(current: str | None) -> str | None:
+        try:
+            seg = Segment.decode(current) if current else None
+        except InvalidInput:
+            return None  # leave a damaged file for the next refresh to rebuild
+        return (seg.upsert(doc) if seg else Segment.build(name, [doc])).encode()
+
+    return apply
+
+
+def _merge_manifest(info: SegmentInfo, clock: Clock) -> Callable[[str | None], str | None]:
+    def apply(current: str | None) -> str | None:
+        try:
+            data = json.loads(current or "")
+        except ValueError:
+            return None
+        rows = [r for r in data.get("segments", []) if isinstance(r, dict) and r.get("name") != info.name]
+        rows = sorted([*rows, info.row()], key=lambda r: str(r.get("first") or ""))
+        data.update(
+            segments=rows, slices=sum(int(r.get("slices") or 0) for r in rows), updated_at=iso(clock.now())
+        )
+        return json.dumps(data, indent=2) + "\n"
+
+    return apply
+
+
+def _slow_index(batch: WriteBatch, doc: DocTerms, clock: Clock) -> bool:
+    """Load every segment, place the slice, split what outgrew its limits, write it all."""
+    stored = load_stored(batch)
+    segments, changed = apply_changes(stored.segments, [doc], set())
+    _write(batch, segments, changed, stored.names, clock)
+    return True

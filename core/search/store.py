@@ -1,0 +1,213 @@
+"""Where the index lives: `memory/episodic/search/manifest.json` plus `seg-NNNN.json` segments.
+
+The manifest names the live segments and the tokenizer that built them; each segment holds a
+chronological run of slices (at most `MAX_SEGMENT_SLICES`, and under `MAX_SEGMENT_BYTES` so
+it stays inside the 1 MB file cap): a 10,000-slice memory is about ten files. New slices go to
+the newest segment, so closing a slice rewrites one file; older segments keep their bytes and
+stay cached by blob id.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.clock import iso
+from core.errors import InvalidInput
+from core.memory.paths import SEARCH_DIR, MemoryPath
+from core.search.corpus import WINDOW_TURNS
+from core.search.reader import Readable
+from core.search.segment import DocTerms, Segment
+from core.search.tokenize import TOKENIZER_VERSION
+
+MANIFEST = SEARCH_DIR / "manifest.json"
+MANIFEST_KIND = "previously.search.manifest"
+MANIFEST_SCHEMA = 1
+MAX_SEGMENT_SLICES = 1000
+MAX_SEGMENT_BYTES = 900_000
+
+
+def segment_path(name: str) -> MemoryPath:
+    return SEARCH_DIR / f"seg-{name}.json"
+
+
+@dataclass(frozen=True)
+class SegmentInfo:
+    """A manifest entry: which slice ids a segment covers."""
+
+    name: str
+    first: str
+    last: str
+    slices: int
+
+    @classmethod
+    def of(cls, seg: Segment) -> SegmentInfo:
+        ids = seg.ids()
+        return cls(seg.name, min(ids, default=""), max(ids, default=""), len(ids))
+
+    def row(self) -> dict[str, object]:
+        return {"name": self.name, "first": self.first, "last": self.last, "slices": self.slices}
+
+
+@dataclass
+class StoredIndex:
+    """The index as found in storage: usable segments and what was wrong with the rest."""
+
+    present: bool = False
+    segments: list[Segment] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    infos: list[SegmentInfo] = field(default_factory=list)
+
+
+def _manifest(snapshot: Readable) -> tuple[dict[str, object] | None, str | None]:
+    text = snapshot.read(MANIFEST)
+    if text is None:
+        return None, None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None, "the search manifest is not valid JSON"
+    if not isinstance(data, dict) or data.get("kind") != MANIFEST_KIND:
+        return None, "the search manifest is not one this version wrote"
+    if data.get("_schema") != MANIFEST_SCHEMA or data.get("tokenizer") != TOKENIZER_VERSION:
+        return None, f"the search index was built by another version ({data.get('tokenizer')})"
+    return data, None
+
+
+def _infos(data: dict[str, object]) -> list[SegmentInfo]:
+    rows = data.get("segments")
+    out = []
+    for row in rows if isinstance(rows, list) else []:
+        if isinstance(row, dict) and isinstance(row.get("name"), str):
+            first, last, count = row.get("first"), row.get("last"), row.get("slices")
+            out.append(SegmentInfo(row["name"], str(first or ""), str(last or ""), int(count or 0)))
+    return out
+
+
+def load_manifest(snapshot: Readable) -> StoredIndex:
+    """Read only the manifest: which segments exist and what they cover."""
+    data, problem = _manifest(snapshot)
+    if data is None:
+        return StoredIndex(present=problem is not None, problems=[problem] if problem else [])
+    infos = _infos(data)
+    rows = data.get("segments")
+    if not isinstance(rows, list) or len(infos) != len(rows):
+        return StoredIndex(present=True, problems=["the search manifest's segment list is unreadable"])
+    return StoredIndex(present=True, names=[i.name for i in infos], infos=infos)
+
+
+def load_stored(snapshot: Readable) -> StoredIndex:
+    """Read the manifest and all its segments; a damaged part is reported, never raised."""
+    out = load_manifest(snapshot)
+    for name in out.names:
+        text = snapshot.read(segment_path(name))
+        if text is None:
+            out.problems.append(f"segment {name} is missing")
+            continue
+        try:
+            out.segments.append(Segment.decode(text))
+        except InvalidInput as exc:
+            out.problems.append(f"segment {name}: {exc}")
+    return out
+
+
+def manifest_text(infos: list[SegmentInfo], now: datetime, size: int) -> str:
+    """The manifest for this set of segments (`size`: their total bytes)."""
+    data = {
+        "_schema": MANIFEST_SCHEMA,
+        "kind": MANIFEST_KIND,
+        "tokenizer": TOKENIZER_VERSION,
+        "window_turns": WINDOW_TURNS,
+        "updated_at": iso(now),
+        "slices": sum(i.slices for i in infos),
+        "bytes": size,
+        "segments": [i.row() for i in infos],
+        "note": "Derived from the slice files; safe to delete (it is rebuilt).",
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+class _Names:
+    """Hands out fresh sequential segment names."""
+
+    def __init__(self, start: int) -> None:
+        self.next = start
+
+    def __call__(self) -> str:
+        self.next += 1
+        return f"{self.next - 1:04d}"
+
+
+def fits(seg: Segment) -> bool:
+    """Whether a segment is within both the slice-count and the byte limits."""
+    return len(seg.docs) <= MAX_SEGMENT_SLICES and len(seg.encode()) <= MAX_SEGMENT_BYTES
+
+
+def _split(seg: Segment, fresh: _Names) -> list[Segment]:
+    """Split a segment that outgrew its limits into chronological halves, recursively."""
+    if len(seg.docs) <= 1 or fits(seg):
+        return [seg]
+    docs = sorted(seg.explode(), key=lambda d: d.meta.slice_id)
+    half = len(docs) // 2
+    left = Segment.build(seg.name, docs[:half])
+    right = Segment.build(fresh(), docs[half:])
+    return _split(left, fresh) + _split(right, fresh)
+
+
+def layout(docs: list[DocTerms]) -> list[Segment]:
+    """A fresh set of segments for `docs`, in slice-id order."""
+    ordered = sorted(docs, key=lambda d: d.meta.slice_id)
+    fresh = _Names(1)
+    out: list[Segment] = []
+    for i in range(0, len(ordered), MAX_SEGMENT_SLICES):
+        out.extend(_split(Segment.build(fresh(), ordered[i : i + MAX_SEGMENT_SLICES]), fresh))
+    return out
+
+
+def route(infos: list[SegmentInfo], slice_id: str) -> str | None:
+    """Name of the segment that owns `slice_id` (None: start a new newest segment).
+
+    Segments cover consecutive id ranges in order of their first id; the first one also takes
+    anything older, and a full newest segment hands newer ids to a fresh one.
+    """
+    live = sorted((i for i in infos if i.slices), key=lambda i: i.first)
+    if not live:
+        return infos[0].name if infos else None
+    owner = live[0]
+    for info in live:
+        if info.first <= slice_id:
+            owner = info
+    newest = live[-1]
+    if owner is newest and newest.slices >= MAX_SEGMENT_SLICES and slice_id > newest.last:
+        return None
+    return owner.name
+
+
+def apply_changes(
+    segments: list[Segment], upserts: list[DocTerms], removals: set[str]
+) -> tuple[list[Segment], set[str]]:
+    """The segment list after the changes, and the names of segments whose bytes changed."""
+    current = [s.without(removals) for s in segments]
+    changed = {s.name for s, old in zip(current, segments, strict=True) if s is not old}
+    numbers = [int(s.name) for s in segments if s.name.isdigit()]
+    fresh = _Names(max(numbers, default=0) + 1)
+    for doc in upserts:
+        name = route([SegmentInfo.of(seg) for seg in current], doc.meta.slice_id)
+        at = next((i for i, seg in enumerate(current) if seg.name == name), None)
+        if at is None:
+            current.append(Segment.build(fresh(), [doc]))
+            changed.add(current[-1].name)
+            continue
+        current[at] = current[at].upsert(doc)
+        changed.add(current[at].name)
+    result: list[Segment] = []
+    for seg in current:
+        if seg.name in changed:
+            parts = _split(seg, fresh)
+            changed.update(p.name for p in parts)
+            result.extend(parts)
+        else:
+            result.append(seg)
+    return result, changed

@@ -1,0 +1,29 @@
+"""Which memory a command works on: `--memory DIR`, else the backend the environment selects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.errors import InvalidInput
+from core.storage.base import Storage
+from core.storage.local import LocalStorage
+from functions.cli.app import fail
+from functions.deps import build_storage
+from functions.settings import load_settings
+
+
+def open_storage(option: Path | None, must_exist: bool = True) -> Storage:
+    """`--memory DIR` (a folder holding memory/), else STORAGE / GITHUB_* / $PREVIOUSLY_MEMORY.
+
+    A local folder that does not hold a memory yet is a clear error when `must_exist`.
+    """
+    try:
+        storage = build_storage(load_settings(), option)
+    except InvalidInput as exc:
+        raise fail(str(exc)) from exc
+    if must_exist and isinstance(storage, LocalStorage) and not (storage.root / "memory").is_dir():
+        raise fail(
+            f"no memory at {storage.root} (expected {storage.root / 'memory'}/); "
+            "pass --memory DIR, the folder that holds memory/"
+        )
+    return storage

@@ -1,0 +1,111 @@
+"""`previously recall` and `previously maintain` in-process, on a memory folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from core.memory.paths import core_md
+from functions.cli import _load_commands, app
+from tests.fakes.slices import SAMPLE, slice_text
+
+pytestmark = pytest.mark.functional
+
+_load_commands()
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    for sid, text in SAMPLE.items():
+        file = tmp_path / core_md(sid).value
+        file.parent.mkdir(parents=True)
+        file.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_recall_prints_hits(memory: Path) -> None:
+    code, out, err = run("recall", "beagle chewing shoes", "--memory", str(memory), "--k", "2", "--no-model")
+    assert code == 0, err
+    data = json.loads(out)
+    assert list(data) == ["hits"]
+    assert data["hits"][0]["slice_id"] == "2026-03-14-0900"
+    assert set(data["hits"][0]) == {"slice_id", "relevance", "reason"}
+    assert len(data["hits"]) <= 2
+    assert "no search index yet" in err  # built in memory, said on stderr
+
+
+def test_now_sets_the_clock_for_relative_dates(memory: Path) -> None:
+    code, out, _ = run(
+        "recall", "what did we talk about yesterday", "--memory", str(memory), "--now", "2026-05-03T09:00:00Z"
+    )
+    assert code == 0
+    assert json.loads(out)["hits"][0]["slice_id"] == "2026-05-02-1830"
+    code, out, _ = run(
+        "recall", "what did we talk about yesterday", "--memory", str(memory), "--now", "2026-08-11T09:00:00Z"
+    )
+    assert json.loads(out)["hits"][0]["slice_id"] == "2026-08-10-1200"
+
+
+def test_batch_answers_one_line_per_request(memory: Path) -> None:
+    lines = [
+        {"qid": "a", "question": "wedding in Lisbon", "k": 1, "memory_root": "ignored"},
+        {"qid": "b", "question": "what happened yesterday", "now": "2026-03-15T10:00:00Z"},
+        {"qid": "c", "question": "quarterly report"},
+    ]
+    stdin = "\n".join(json.dumps(x) for x in lines) + "\n\n"
+    code, out, err = run("recall", "--batch", "--memory", str(memory), "--no-model", stdin=stdin)
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["qid"] for r in rows] == ["a", "b", "c"]
+    assert [h["slice_id"] for h in rows[0]["hits"]] == ["2026-05-02-1830"]
+    assert rows[1]["hits"][0]["slice_id"] == "2026-03-14-0900"
+    assert rows[2]["hits"][0]["slice_id"] == "2026-07-28-0658"
+
+
+def test_batch_keeps_going_past_a_bad_line(memory: Path) -> None:
+    stdin = 'not json\n{"qid": "x", "question": 5}\n{"qid": "y", "question": "pixel"}\n'
+    code, out, err = run("recall", "--batch", "--memory", str(memory), stdin=stdin)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1
+    assert [r["qid"] for r in rows] == [None, "x", "y"]
+    assert rows[0]["hits"] == [] and "error" in rows[0]
+    assert rows[2]["hits"]
+    assert "line 1" in err and "line 2" in err
+
+
+def test_bad_arguments_are_clear_errors(memory: Path, tmp_path: Path) -> None:
+    code, _, err = run("recall", "x", "--memory", str(memory), "--now", "yesterday-ish")
+    assert code == 1 and "ISO-8601" in err
+    code, _, err = run("recall", "--memory", str(memory))
+    assert code == 1 and "--batch" in err
+    code, _, err = run("recall", "x", "--memory", str(tmp_path / "nowhere"))
+    assert code == 1 and "no memory at" in err
+
+
+def test_maintain_builds_the_index_then_recall_uses_it(memory: Path) -> None:
+    code, out, err = run("maintain", "--memory", str(memory), "--no-model", "--json")
+    assert code == 0, err
+    report = json.loads(out)["search_index"]
+    assert report["rebuilt"] and report["slices"] == 5
+    assert (memory / "memory/episodic/search/manifest.json").is_file()
+    code, out, err = run("recall", "Lisbon", "--memory", str(memory))
+    assert code == 0 and err == ""
+    assert json.loads(out)["hits"][0]["slice_id"] == "2026-05-02-1830"
+    # A slice that closes later is indexed by the next pass, and only it is re-read into the index.
+    sid = "2026-08-11-0900"
+    file = memory / core_md(sid).value
+    file.parent.mkdir(parents=True)
+    file.write_text(slice_text(sid, [("user", "kayak lesson on the lake")]), encoding="utf-8")
+    code, out, _ = run("maintain", "--memory", str(memory), "--json")
+    report = json.loads(out)["search_index"]
+    assert (report["rebuilt"], report["added"], report["slices"]) == (False, 1, 6)
+    code, out, _ = run("maintain", "--memory", str(memory))
+    assert code == 0 and "0 files written" in out
