@@ -60,8 +60,14 @@ export function normalizeStrands(strands) {
   return out;
 }
 
+/** The user's zone and language, for routes that phrase dates and labels for them. */
+export function localQuery(locale) {
+  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  return `tz=${encodeURIComponent(tz)}&locale=${locale === "zh" ? "zh" : "en"}`;
+}
+
 /** Everything the app reads at start: catalog, briefing state, config, models, strands. */
-export function useAppData() {
+export function useAppData(locale) {
   const [catalog, setCatalog] = useState(null);
   const [catalogError, setCatalogError] = useState(null);
   const [state, setState] = useState(null);
@@ -80,7 +86,7 @@ export function useAppData() {
       .catch(setCatalogError);
   const refreshState = () =>
     api
-      .get("/api/state")
+      .get(`/api/state?${localQuery(locale)}`)
       .then((s) => {
         setState(s);
         setStateError(null);
@@ -92,9 +98,13 @@ export function useAppData() {
       .then((res) => setStrands(normalizeStrands(res && res.strands)))
       .catch(() => setStrands({}));
 
+  // The briefing is phrased in the UI's language: read it again when that changes.
+  useEffect(() => {
+    refreshState();
+  }, [locale]);
+
   useEffect(() => {
     refreshCatalog();
-    refreshState();
     refreshStrands();
     api.get("/api/config").then(setConfig).catch(() => setConfig({}));
     api.get("/api/models").then(setModels).catch(() => setModels({ providers: [], models: [], main: null, worker: null }));

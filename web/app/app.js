@@ -79,7 +79,7 @@ export function App() {
   const phone = useMedia("(max-width: 767.98px)");
   const reduced = useMedia("(prefers-reduced-motion: reduce)");
   const route = useRoute();
-  const data = useAppData();
+  const data = useAppData(p.locale);
   const nowMs = useNow();
   const [strand, setStrand] = useState(null);
   const [searchOpen, setSearchOpen] = useState(false);

@@ -4,6 +4,7 @@ import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { api } from "./api.js";
+import { localQuery } from "./app-data.js";
 
 const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
 
@@ -65,7 +66,7 @@ export function CardPage({ t, onOpenSlice }) {
   const [raw, setRaw] = useState(false);
 
   useEffect(() => {
-    api.get("/api/card").then(setCard).catch(setError);
+    api.get(`/api/card?${localQuery(t.locale)}`).then(setCard).catch(setError);
   }, []);
 
   const run = async (request, done) => {

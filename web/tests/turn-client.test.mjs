@@ -91,7 +91,7 @@ test("follows an existing turn from a seq; a dropped socket falls back to pollin
   sockets[0].emit(ev(5, "text.delta", { text: "a" }));
   sockets[0].onclose({});
   await timers.flush();
-  assert.deepEqual(calls, ["GET /api/turns/t9?after=5"]);
+  assert.deepEqual(calls, ["GET /api/turns/t9?after=5&wait=20"]);
   assert.deepEqual(r.events.map((e) => e.seq), [5, 6, 7]);
   assert.deepEqual(r.ends, ["done"]);
 });
@@ -115,7 +115,7 @@ test("no WebSocket at all: POST then poll until the turn is over", async () => {
   await tick();
   await timers.flush();
   assert.deepEqual(calls[0], ["POST", "/api/turns", { message: "hi" }]);
-  assert.deepEqual(calls.slice(1).map((c) => c[1]), ["/api/turns/t9?after=0", "/api/turns/t9?after=1", "/api/turns/t9?after=1"]);
+  assert.deepEqual(calls.slice(1).map((c) => c[1]), ["/api/turns/t9?after=0&wait=20", "/api/turns/t9?after=1&wait=20", "/api/turns/t9?after=1&wait=20"]);
   assert.deepEqual(r.ends, ["error"]);
 });
 

@@ -51,7 +51,8 @@ export function followTurn(opts) {
     WebSocketImpl = globalThis.WebSocket,
     wsUrl = null,
     fetchJson,
-    pollMs = 700,
+    pollMs = 300,
+    waitSeconds = 20,
     timers = globalThis,
     onEvent = () => {},
     onTurnId = () => {},
@@ -102,7 +103,8 @@ export function followTurn(opts) {
     timer = null;
     if (finished) return;
     try {
-      const view = await fetchJson("GET", `/api/turns/${encodeURIComponent(turnId)}?after=${lastSeq}`);
+      // Long-poll: the server answers as soon as there is something new (or after `waitSeconds`).
+      const view = await fetchJson("GET", `/api/turns/${encodeURIComponent(turnId)}?after=${lastSeq}&wait=${waitSeconds}`);
       failures = 0;
       for (const event of view.events || []) handle(event);
       if (!finished && view.status && view.status !== "running") finish(view.status);
