@@ -38,7 +38,12 @@ CHROMIUM_ARGS = [
 # The demo's "today": the sample memory's newest slice is four days earlier.
 DEMO_NOW = "2026-11-30T12:00:00Z"
 SIZES = {
-    "phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "device_scale_factor": 3,
+        "is_mobile": True,
+        "has_touch": True,
+    },
     "desktop": {"viewport": {"width": 1440, "height": 900}},
 }
 SCREENSHOTS = REPO / "docs" / "screenshots"
@@ -71,8 +76,8 @@ class Server:
             return json.loads(res.read())
 
 
-def start_server(args: list[str], log: Path, env: dict[str, str] | None = None) -> Server:
-    """Start `previously serve` on a free port and wait until /api/health answers."""
+def launch_server(args: list[str], log: Path, env: dict[str, str] | None = None) -> Server:
+    """Start `previously serve` on a free port (without waiting for it)."""
     port = free_port()
     out = log.open("wb")
     proc = subprocess.Popen(
@@ -82,19 +87,25 @@ def start_server(args: list[str], log: Path, env: dict[str, str] | None = None) 
         cwd=log.parent,
         env={**os.environ, **(env or {})},
     )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    return Server(f"http://127.0.0.1:{port}", proc, log)
+
+
+def wait_ready(server: Server, timeout: float = 90) -> Server:
+    """Wait until /api/health answers (or fail with the server's log)."""
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"previously serve exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
+        if server.proc.poll() is not None:
+            raise RuntimeError(
+                f"previously serve exited ({server.proc.returncode}):\n{server.log.read_text()[-3000:]}"
+            )
         try:
-            with urllib.request.urlopen(url + "/api/health", timeout=2) as res:
+            with urllib.request.urlopen(server.url + "/api/health", timeout=2) as res:
                 if res.status == 200:
-                    return Server(url, proc, log)
+                    return server
         except OSError:
             time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError(f"previously serve did not answer on {url}:\n{log.read_text()[-3000:]}")
+    server.proc.kill()
+    raise RuntimeError(f"previously serve did not answer on {server.url}:\n{server.log.read_text()[-3000:]}")
 
 
 def stop_server(server: Server) -> None:
@@ -106,30 +117,38 @@ def stop_server(server: Server) -> None:
 
 
 @pytest.fixture(scope="session")
-def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The bundled sample persona, read-only (F1)."""
-    server = start_server(["--demo"], tmp_path_factory.mktemp("demo") / "serve.log")
-    yield server
-    stop_server(server)
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server]]:
+    """The three servers, started together: the sample persona read-only (F1), an empty memory
+    (F2), and a writable copy of the sample (settings and card edits persist there)."""
+    demo = tmp_path_factory.mktemp("demo")
+    empty = tmp_path_factory.mktemp("empty")
+    own = tmp_path_factory.mktemp("own")
+    shutil.copytree(SAMPLE / "memory", own / "memory-root" / "memory")
+    started = {
+        "demo": launch_server(["--demo"], demo / "serve.log"),
+        "empty": launch_server(["--memory", str(empty / "memory-root")], empty / "serve.log"),
+        "own": launch_server(["--memory", str(own / "memory-root")], own / "serve.log"),
+    }
+    try:
+        yield {name: wait_ready(server) for name, server in started.items()}
+    finally:
+        for server in started.values():
+            stop_server(server)
 
 
 @pytest.fixture(scope="session")
-def empty_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A memory with nothing in it yet (F2)."""
-    root = tmp_path_factory.mktemp("empty")
-    server = start_server(["--memory", str(root / "memory-root")], root / "serve.log")
-    yield server
-    stop_server(server)
+def demo_server(servers: dict[str, Server]) -> Server:
+    return servers["demo"]
 
 
 @pytest.fixture(scope="session")
-def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A writable copy of the sample memory (settings and card edits persist here)."""
-    root = tmp_path_factory.mktemp("own")
-    shutil.copytree(SAMPLE / "memory", root / "memory-root" / "memory")
-    server = start_server(["--memory", str(root / "memory-root")], root / "serve.log")
-    yield server
-    stop_server(server)
+def empty_server(servers: dict[str, Server]) -> Server:
+    return servers["empty"]
+
+
+@pytest.fixture(scope="session")
+def own_server(servers: dict[str, Server]) -> Server:
+    return servers["own"]
 
 
 @pytest.fixture(scope="session")
@@ -141,7 +160,9 @@ def playwright_session() -> Iterator[Playwright]:
 @pytest.fixture(scope="session")
 def browser(playwright_session: Playwright) -> Iterator[Browser]:
     """Debian's chromium (never a downloaded browser), headless, with a fresh profile."""
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} not found: install Debian's chromium (scripts/install-system-deps)"
+    assert Path(CHROMIUM).exists(), (
+        f"{CHROMIUM} not found: install Debian's chromium (scripts/install-system-deps)"
+    )
     b = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
     yield b
     b.close()
@@ -193,7 +214,7 @@ class App:
 
 @pytest.fixture
 def make_app(browser: Browser) -> Iterator[Callable[..., App]]:
-    """Open app pages: `make_app(server, size="desktop", scheme="light", reduced=False, **context_options)`."""
+    """Open app pages: `make_app(server, size=…, scheme=…, reduced=…, now=…, **context_options)`."""
     opened: list[App] = []
 
     def make(

@@ -28,7 +28,7 @@ REPLY = (
     "Use `fares.csv` for the budget:\n\n"
     "```python\nprint('£1,000 per ticket')\n```\n\n"
     "See [the embassy](https://example.org/visa). "
-    "<script>window.__xss = 1</script><img src=x onerror=\"window.__xss = 2\">"
+    '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">'
 )
 
 
@@ -39,32 +39,141 @@ def _event(seq: int, type_: str, step: str = "agent", attempt: int = 1, **fields
 def full_script(paused: bool = False) -> list[Any]:
     """Every event type, every tool state, a recall with hits and a reply in Markdown."""
     rows: list[tuple[str, str, dict[str, Any]]] = [
-        ("turn.started", "prepare", {"slice_id": SLICE_ID, "slice_opened": True, "slice_closed": None, "user_turn_id": "u1"}),
+        (
+            "turn.started",
+            "prepare",
+            {"slice_id": SLICE_ID, "slice_opened": True, "slice_closed": None, "user_turn_id": "u1"},
+        ),
         ("step.started", "prepare", {"label": "Opening the slice"}),
         ("step.done", "prepare", {"label": "Slice ready"}),
         ("step.started", "context", {"label": "Reading the timeline"}),
         ("step.done", "context", {"label": "Timeline read"}),
-        ("card.evolved", "evolve", {"summary": "Flights moved from Horizon to Now.", "diff": "@@ -1 +1 @@\n-- Book the flights\n+- Flights booked for 9 January\n"}),
+        (
+            "card.evolved",
+            "evolve",
+            {
+                "summary": "Flights moved from Horizon to Now.",
+                "diff": "@@ -1 +1 @@\n-- Book the flights\n+- Flights booked for 9 January\n",
+            },
+        ),
         ("reasoning.delta", "agent", {"text": "She is asking about the flights.\n"}),
         ("reasoning.delta", "agent", {"text": "Look back at the budget slice first."}),
-        ("tool.call", "agent", {"call_id": "r1", "tool": "recall", "label": "", "state": "running", "input": {"query": "flights"}}),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "r1",
+                "tool": "recall",
+                "label": "",
+                "state": "running",
+                "input": {"query": "flights"},
+            },
+        ),
         ("recall.progress", "agent", {"call_id": "r1", "label": "Tracing strand: chengdu-trip"}),
-        ("recall.hits", "agent", {
-            "call_id": "r1", "query": "flights",
-            "hits": [
-                {"slice_id": "2026-11-21-1040", "relevance": 0.92, "reason": "The fare ceiling was set here"},
-                {"slice_id": "2026-07-30-1920", "relevance": 0.71, "reason": "The trip dates were agreed"},
-            ],
-            "recommended": [{"slice_id": "2026-11-21-1040", "priority": "high", "why": "the budget"}],
-            "confidence": 0.88,
-        }),
-        ("tool.call", "agent", {"call_id": "r1", "tool": "recall", "label": "", "state": "completed", "input": {"query": "flights"}, "output": "2 hits"}),
-        ("tool.call", "agent", {"call_id": "t1", "tool": "readSlice", "label": "", "state": "running", "input": {"sliceId": "2026-07-25-1330", "range": {"type": "last"}}}),
-        ("tool.call", "agent", {"call_id": "t1", "tool": "readSlice", "label": "", "state": "completed", "input": {"sliceId": "2026-07-25-1330", "range": {"type": "last"}}, "output": "focus: the trip"}),
-        ("tool.call", "agent", {"call_id": "t2", "tool": "readTimelineWindow", "label": "", "state": "completed", "input": {"from": "2026-07-01", "to": "2026-07-31"}, "output": "3 slices"}),
-        ("tool.call", "agent", {"call_id": "t3", "tool": "webFetch", "label": "", "state": "error", "input": {"url": "https://example.org/fares"}, "output": "ERROR: HTTP 500 Internal Server Error"}),
-        ("tool.call", "agent", {"call_id": "t4", "tool": "webSearch", "label": "", "state": "denied", "input": {"query": "cheap flights"}, "output": "web search is off in this deployment"}),
-        ("tool.call", "agent", {"call_id": "t5", "tool": "readSliceSummary", "label": "", "state": "running", "input": {"sliceId": "2026-11-26-2010"}}),
+        (
+            "recall.hits",
+            "agent",
+            {
+                "call_id": "r1",
+                "query": "flights",
+                "hits": [
+                    {
+                        "slice_id": "2026-11-21-1040",
+                        "relevance": 0.92,
+                        "reason": "The fare ceiling was set here",
+                    },
+                    {
+                        "slice_id": "2026-07-30-1920",
+                        "relevance": 0.71,
+                        "reason": "The trip dates were agreed",
+                    },
+                ],
+                "recommended": [{"slice_id": "2026-11-21-1040", "priority": "high", "why": "the budget"}],
+                "confidence": 0.88,
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "r1",
+                "tool": "recall",
+                "label": "",
+                "state": "completed",
+                "input": {"query": "flights"},
+                "output": "2 hits",
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "t1",
+                "tool": "readSlice",
+                "label": "",
+                "state": "running",
+                "input": {"sliceId": "2026-07-25-1330", "range": {"type": "last"}},
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "t1",
+                "tool": "readSlice",
+                "label": "",
+                "state": "completed",
+                "input": {"sliceId": "2026-07-25-1330", "range": {"type": "last"}},
+                "output": "focus: the trip",
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "t2",
+                "tool": "readTimelineWindow",
+                "label": "",
+                "state": "completed",
+                "input": {"from": "2026-07-01", "to": "2026-07-31"},
+                "output": "3 slices",
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "t3",
+                "tool": "webFetch",
+                "label": "",
+                "state": "error",
+                "input": {"url": "https://example.org/fares"},
+                "output": "ERROR: HTTP 500 Internal Server Error",
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "t4",
+                "tool": "webSearch",
+                "label": "",
+                "state": "denied",
+                "input": {"query": "cheap flights"},
+                "output": "web search is off in this deployment",
+            },
+        ),
+        (
+            "tool.call",
+            "agent",
+            {
+                "call_id": "t5",
+                "tool": "readSliceSummary",
+                "label": "",
+                "state": "running",
+                "input": {"sliceId": "2026-11-26-2010"},
+            },
+        ),
     ]
     events: list[Any] = [_event(i + 1, t, step, **f) for i, (t, step, f) in enumerate(rows)]
     if paused:
@@ -73,15 +182,38 @@ def full_script(paused: bool = False) -> list[Any]:
     for i in range(0, len(REPLY), 40):
         seq += 1
         events.append(_event(seq, "text.delta", text=REPLY[i : i + 40]))
-    events.append(_event(seq + 1, "turn.done", "finish", status="done", agent_turn_id="a1", usage={"input": 10, "output": 20}))
+    events.append(
+        _event(
+            seq + 1,
+            "turn.done",
+            "finish",
+            status="done",
+            agent_turn_id="a1",
+            usage={"input": 10, "output": 20},
+        )
+    )
     return events
 
 
 def error_script() -> list[Any]:
     """A turn the server gives up on."""
     return [
-        _event(1, "turn.started", "prepare", slice_id=SLICE_ID, slice_opened=False, slice_closed=None, user_turn_id="u1"),
-        _event(2, "turn.error", "agent", code="model_error", message="The model provider refused the request.\nHTTP 429: slow down."),
+        _event(
+            1,
+            "turn.started",
+            "prepare",
+            slice_id=SLICE_ID,
+            slice_opened=False,
+            slice_closed=None,
+            user_turn_id="u1",
+        ),
+        _event(
+            2,
+            "turn.error",
+            "agent",
+            code="model_error",
+            message="The model provider refused the request.\nHTTP 429: slow down.",
+        ),
     ]
 
 
@@ -140,7 +272,9 @@ class ScriptedTurns:
         elif request.method == "POST" and path.startswith("api/turns"):
             self.sent.append({"action": "POST", **(request.post_data_json or {})})
             if self.http_status:
-                route.fulfill(status=self.http_status, json={"error": "internal", "message": "The server broke."})
+                route.fulfill(
+                    status=self.http_status, json={"error": "internal", "message": "The server broke."}
+                )
             else:
                 route.fulfill(status=202, json={"turn_id": TURN_ID})
         else:

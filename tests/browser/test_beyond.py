@@ -30,7 +30,9 @@ def test_jump_to_a_date_opens_the_last_slice_of_that_day(make_app, demo_server: 
     page.get_by_test_id("open-search").click()
     page.get_by_test_id("jump-date").fill("2025-06-20")
     page.get_by_role("button", name="Go", exact=True).click()
-    page.locator("[data-testid=slice-view][data-slice-id='2025-06-14-0720'] [data-testid=turn]").first.wait_for()
+    page.locator(
+        "[data-testid=slice-view][data-slice-id='2025-06-14-0720'] [data-testid=turn]"
+    ).first.wait_for()
 
 
 def test_the_strand_filter_narrows_the_wheel(make_app, demo_server: Server) -> None:
@@ -46,7 +48,11 @@ def test_the_strand_filter_narrows_the_wheel(make_app, demo_server: Server) -> N
     page.keyboard.press("Home")
     seen = set()
     for _ in range(len(members)):
-        seen.add(page.evaluate("document.getElementById(document.querySelector('[data-testid=wheel]').getAttribute('aria-activedescendant')).dataset.sliceId"))
+        seen.add(
+            page.evaluate(
+                "document.getElementById(document.querySelector('[data-testid=wheel]').getAttribute('aria-activedescendant')).dataset.sliceId"
+            )
+        )
         page.keyboard.press("ArrowDown")
     assert seen == members
     page.get_by_test_id("strand-filter").click()
@@ -66,11 +72,19 @@ def test_the_card_can_be_edited_deleted_and_restored(make_app, own_server: Serve
     box.fill("Flights booked for 9 January, £940 each")
     page.locator("[data-testid=card-entry].editing").get_by_role("button", name="Save").click()
     page.get_by_text("Flights booked for 9 January, £940 each").wait_for()
-    assert any(e["text"] == "Flights booked for 9 January, £940 each" for e in own_server.get("/api/card")["entries"])
+    assert any(
+        e["text"] == "Flights booked for 9 January, £940 each" for e in own_server.get("/api/card")["entries"]
+    )
     save_screenshot(page, f"card-{app.size}-light")
     now_items.first.get_by_role("button", name="Delete").click()
-    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=card-entry][data-section=now]').length === {count - 1}")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=card-entry][data-section=now]').length === n",
+        arg=count - 1,
+    )
     page.get_by_test_id("card-undo").click()
-    page.wait_for_function(f"() => document.querySelectorAll('[data-testid=card-entry][data-section=now]').length === {count}")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=card-entry][data-section=now]').length === n",
+        arg=count,
+    )
     page.get_by_test_id("card-undo").click()
     page.get_by_text(original).first.wait_for()

@@ -26,7 +26,9 @@ def _chat(make_app, server: Server, script: list, **kw) -> tuple[App, ScriptedTu
     return app, turns
 
 
-def test_enter_sends_shift_enter_breaks_the_line_and_the_request_is_complete(make_app, demo_server: Server) -> None:
+def test_enter_sends_shift_enter_breaks_the_line_and_the_request_is_complete(
+    make_app, demo_server: Server
+) -> None:
     app, turns = _chat(make_app, demo_server, full_script())
     page = app.page
     send = page.get_by_test_id("send")
@@ -52,7 +54,9 @@ def test_enter_sends_shift_enter_breaks_the_line_and_the_request_is_complete(mak
     if models["models"]:
         assert start.get("model") in [m["id"] for m in models["models"]] or "model" not in start
     _send(page, "And the visa?")
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=msg-assistant][data-status=done]').length === 2")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=msg-assistant][data-status=done]').length === 2"
+    )
     second = turns.starts()[1]
     assert second["client"] == {"slice_id": "2026-11-30-1200", "agent_turns_seen": 1}
 
@@ -71,7 +75,9 @@ def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_serve
     assert msg.get_by_test_id("evolution").inner_text().startswith("Card updated: Flights moved")
     assert msg.get_by_test_id("reasoning").inner_text().startswith("Thought")
     cards = msg.get_by_test_id("tool-card")
-    states = cards.evaluate_all("els => els.map(e => [e.dataset.tool, e.dataset.state, e.querySelector('.card-label').innerText])")
+    states = cards.evaluate_all(
+        "els => els.map(e => [e.dataset.tool, e.dataset.state, e.querySelector('.card-label').innerText])"
+    )
     assert states == [
         ["recall", "completed", 'Found 2 conversations about "flights"'],
         ["readSlice", "completed", "Viewed Jul 25 14:30"],
@@ -89,20 +95,29 @@ def test_every_card_opens_by_click_enter_and_space_and_hides_when_shut(make_app,
     page = app.page
     _send(page, "When are the flights?")
     page.wait_for_selector(DONE)
-    heads = page.locator(f"{DONE} .card-head[role=button]")
-    assert heads.count() >= 8
-    for i in range(heads.count()):
-        head = heads.nth(i)
-        panel = head.locator("xpath=..").locator(".card-panel")
-        assert head.get_attribute("aria-expanded") == "false"
-        assert panel.evaluate("el => el.inert") is True
-        head.click()
-        assert head.get_attribute("aria-expanded") == "true"
-        assert panel.evaluate("el => el.inert") is False
-        head.press("Enter")
-        assert head.get_attribute("aria-expanded") == "false"
-        head.press(" ")
-        assert head.get_attribute("aria-expanded") == "true"
+    # Every card, in the page (fast): click, Enter and Space each toggle it; shut panels are inert.
+    report = page.evaluate(
+        """async (sel) => {
+          const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+          const key = (el, k) => el.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+          const out = [];
+          for (const head of document.querySelectorAll(sel)) {
+            const panel = head.parentElement.querySelector('.card-panel');
+            const row = [head.getAttribute('aria-expanded'), panel.inert];
+            head.click(); await frame(); row.push(head.getAttribute('aria-expanded'), panel.inert);
+            key(head, 'Enter'); await frame(); row.push(head.getAttribute('aria-expanded'));
+            key(head, ' '); await frame(); row.push(head.getAttribute('aria-expanded'));
+            out.push(row);
+          }
+          return out;
+        }""",
+        f"{DONE} .card-head[role=button]",
+    )
+    assert len(report) >= 8
+    assert all(row == ["false", True, "true", False, "false", "true"] for row in report), report
+    head = page.locator(f"{DONE} .card-head[role=button]").first
+    head.press("Enter")
+    assert head.get_attribute("aria-expanded") == "false"
     evolution = page.get_by_test_id("evolution")
     assert evolution.locator(".diff .add").inner_text().startswith("+")
     assert evolution.locator(".diff .del").inner_text().startswith("-")
@@ -119,12 +134,17 @@ def test_the_recall_card_lists_hits_that_open_their_slices(make_app, demo_server
     recall = page.locator("[data-tool=recall]")
     recall.locator(".card-head").click()
     hits = recall.get_by_test_id("recall-hit")
-    assert hits.evaluate_all("els => els.map(e => e.dataset.sliceId)") == ["2026-11-21-1040", "2026-07-30-1920"]
+    assert hits.evaluate_all("els => els.map(e => e.dataset.sliceId)") == [
+        "2026-11-21-1040",
+        "2026-07-30-1920",
+    ]
     assert "92%" in hits.first.inner_text() and "The fare ceiling was set here" in hits.first.inner_text()
     assert "High" in recall.inner_text() and "Confidence: 88%" in recall.inner_text()
     save_screenshot(page, "recall-desktop-light")
     hits.first.locator(".slice-link").click()
-    page.locator("[data-testid=slice-view][data-slice-id='2026-11-21-1040'] [data-testid=turn]").first.wait_for()
+    page.locator(
+        "[data-testid=slice-view][data-slice-id='2026-11-21-1040'] [data-testid=turn]"
+    ).first.wait_for()
 
 
 def test_markdown_is_rich_but_inert(make_app, demo_server: Server) -> None:
@@ -225,7 +245,8 @@ def test_the_view_follows_the_stream_unless_the_user_scrolls_up(make_app, demo_s
     page.set_viewport_size({"width": 390, "height": 560})
     _send(page, "When are the flights?")
     page.locator("[data-tool=readSliceSummary][data-state=running]").wait_for()
-    at_bottom = "() => { const p = document.querySelector('.pane-scroll'); return p.scrollHeight - p.scrollTop - p.clientHeight < 80; }"
+    at_bottom = """() => { const p = document.querySelector('.pane-scroll');
+      return p.scrollHeight - p.scrollTop - p.clientHeight < 80; }"""
     page.wait_for_function(at_bottom)
     page.locator(".pane-scroll").evaluate("el => el.scrollTo(0, 0)")
     page.wait_for_timeout(100)

@@ -20,7 +20,9 @@ def test_the_model_picker_groups_models_saves_the_choice_and_sends_it(make_app, 
     page = app.open(wait="[data-testid=briefing]")
     page.get_by_test_id("model-selector").click()
     groups = page.locator(".model-group legend").all_inner_texts()
-    assert [g.lower() for g in groups] == sorted({m["provider"].lower() for m in models}, key=[m["provider"].lower() for m in models].index)
+    assert [g.lower() for g in groups] == sorted(
+        {m["provider"].lower() for m in models}, key=[m["provider"].lower() for m in models].index
+    )
     assert page.locator(".model-option input[name=model]").count() == len(models)
     current = page.locator(".model-option input[name=model]:checked").get_attribute("value")
     target = next(m for m in models if m["id"] != current)
@@ -71,7 +73,9 @@ def test_settings_show_bounds_reject_bad_values_and_save(make_app, own_server: S
     assert save.is_enabled()
     save_screenshot(page, f"settings-{app.size}-light")
     save.click()
-    page.wait_for_function("() => document.querySelector('[data-testid=settings-save]').innerText.includes('Saved')")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=settings-save]').innerText.includes('Saved')"
+    )
     assert own_server.get("/api/config")["slicing"]["maxSliceMinutes"] == 45
 
 

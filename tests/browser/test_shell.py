@@ -29,7 +29,7 @@ def test_loads_clean_and_fits_on_every_screen(make_app, demo_server: Server, siz
     page.wait_for_selector("[data-testid=briefing]")
     _assert_fits(app)
     save_screenshot(page, f"briefing-{size}-light")
-    page.locator(f"[role=option][data-slice-id='2026-11-18-2045']").click()
+    page.locator("[role=option][data-slice-id='2026-11-18-2045']").click()
     page.wait_for_selector("[data-testid=slice-view] [data-testid=turn]")
     _assert_fits(app)
     page.goto(demo_server.url + "/#/settings")
@@ -56,7 +56,8 @@ def test_header_stays_and_phone_shows_named_icons(make_app, demo_server: Server)
 
 def test_theme_follows_the_system_cycles_and_persists_without_a_flash(make_app, demo_server: Server) -> None:
     app = make_app(demo_server, scheme="dark")
-    probe = "document.addEventListener('DOMContentLoaded', () => { window.__darkAtStart = document.documentElement.classList.contains('dark'); });"
+    probe = """document.addEventListener('DOMContentLoaded', () => {
+      window.__darkAtStart = document.documentElement.classList.contains('dark'); });"""
     app.page.add_init_script(probe)
     page = app.open()
     assert page.evaluate("window.__darkAtStart") is True
@@ -106,7 +107,12 @@ def test_every_visible_ui_string_comes_from_the_dictionaries(make_app, demo_serv
     app = make_app(demo_server)
     turns = ScriptedTurns(full_script()).install(app.page)
     page = app.open("/?lang=qps", wait="[data-testid=briefing]")
-    assert _untranslated(app, [".brief-heading", ".brief-more", ".eyebrow", "[data-testid=app-header] .nav-label"]) == []
+    assert (
+        _untranslated(
+            app, [".brief-heading", ".brief-more", ".eyebrow", "[data-testid=app-header] .nav-label"]
+        )
+        == []
+    )
     page.goto(demo_server.url + "/?lang=qps#/slice/2025-06-14-0720")
     page.wait_for_selector("[data-testid=turn]")
     assert _untranslated(app, [".prev-bar", ".slice-nav button", ".thoughts", ".pill-title"]) == []
@@ -119,4 +125,7 @@ def test_every_visible_ui_string_comes_from_the_dictionaries(make_app, demo_serv
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-testid=msg-assistant][data-status=done]")
     assert turns.starts()
-    assert _untranslated(app, [".card-label", ".card-meta:not(.mono)", ".card-sub:not(.mono)", ".code-copy"]) == []
+    assert (
+        _untranslated(app, [".card-label", ".card-meta:not(.mono)", ".card-sub:not(.mono)", ".code-copy"])
+        == []
+    )

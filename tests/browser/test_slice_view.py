@@ -31,8 +31,16 @@ def test_travel_rolls_the_clock_to_the_slice_then_lands(make_app, demo_server: S
     overlay = page.get_by_test_id("time-travel")
     overlay.wait_for()
     assert (overlay.locator(".eyebrow").text_content() or "").lower() == "previously on nell marchetti"
-    assert page.get_by_test_id("relative-time").inner_text() in ("3 days ago", "0 days ago", "1 days ago", "2 days ago")
-    page.wait_for_function("() => document.querySelector('.travel-clock')?.innerText.replace(/\\s/g, '') === '2026/11/2620:10'", timeout=3000)
+    assert page.get_by_test_id("relative-time").inner_text() in (
+        "3 days ago",
+        "0 days ago",
+        "1 days ago",
+        "2 days ago",
+    )
+    page.wait_for_function(
+        "() => document.querySelector('.travel-clock')?.innerText.replace(/\\s/g, '') === '2026/11/2620:10'",
+        timeout=3000,
+    )
     assert page.get_by_test_id("relative-time").inner_text() == "3 days ago"
     save_screenshot(page, "travel-desktop-light")
     page.get_by_test_id("slice-view").locator("[data-testid=turn]").first.wait_for()
@@ -45,7 +53,8 @@ def test_reduced_motion_skips_the_travel(make_app, demo_server: Server) -> None:
     page = app.open(wait="[data-testid=briefing]")
     seen = page.evaluate_handle(
         """() => { const s = {overlay: false};
-          new MutationObserver(() => { if (document.querySelector('[data-testid=time-travel]')) s.overlay = true; })
+          new MutationObserver(() => {
+              if (document.querySelector('[data-testid=time-travel]')) s.overlay = true; })
             .observe(document.body, {childList: true, subtree: true});
           return s; }"""
     )
@@ -65,7 +74,9 @@ def test_turns_in_order_with_times_sides_and_pills(make_app, demo_server: Server
     page = app.open(f"/#/slice/{NEWEST}", wait="[data-testid=turn]")
     turns = page.get_by_test_id("turn")
     assert turns.count() == len(data["turns"])
-    assert [turns.nth(i).get_attribute("data-role") for i in range(turns.count())] == [t["role"] for t in data["turns"]]
+    assert [turns.nth(i).get_attribute("data-role") for i in range(turns.count())] == [
+        t["role"] for t in data["turns"]
+    ]
     for i, turn in enumerate(data["turns"]):
         stamp = turns.nth(i).locator("time").inner_text()
         assert len(stamp) == 5 and stamp[2] == ":", stamp
@@ -76,8 +87,12 @@ def test_turns_in_order_with_times_sides_and_pills(make_app, demo_server: Server
     assert column and user and agent
     assert abs((user["x"] + user["width"]) - (column["x"] + column["width"])) < 40
     assert abs(agent["x"] - column["x"]) < 40
-    assert page.get_by_test_id("slice-loops").locator("li").all_inner_texts() == [f"↗ {x}" for x in data["open_loops"]]
-    assert page.get_by_test_id("slice-decisions").locator("li").all_inner_texts() == [f"✓ {x}" for x in data["decisions"]]
+    assert page.get_by_test_id("slice-loops").locator("li").all_inner_texts() == [
+        f"↗ {x}" for x in data["open_loops"]
+    ]
+    assert page.get_by_test_id("slice-decisions").locator("li").all_inner_texts() == [
+        f"✓ {x}" for x in data["decisions"]
+    ]
     assert page.get_by_test_id("slice-summary").inner_text() == data["summary"]
 
 
@@ -109,7 +124,9 @@ def test_the_snapshot_bar_opens_or_stays_inert(make_app, demo_server: Server) ->
     assert "Identity" in dialog.locator(".md h2").all_inner_texts()
     page.keyboard.press("Escape")
     page.goto(f"{demo_server.url}/#/slice/{NO_SNAPSHOT}")
-    bar = page.locator(f"[data-testid=slice-view][data-slice-id='{NO_SNAPSHOT}'] [data-testid=previously-bar]")
+    bar = page.locator(
+        f"[data-testid=slice-view][data-slice-id='{NO_SNAPSHOT}'] [data-testid=previously-bar]"
+    )
     bar.wait_for()
     assert bar.evaluate("el => el.tagName") == "DIV"
     assert bar.get_attribute("aria-disabled") == "true"

@@ -76,14 +76,18 @@ def test_scrolling_and_dragging_preview_without_requests(make_app, demo_server: 
     x, y = wheel["x"] + wheel["width"] / 2, wheel["y"] + wheel["height"] / 2
     page.mouse.move(x, y)
     page.mouse.wheel(0, -400)
-    page.wait_for_function("(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=before)
+    page.wait_for_function(
+        "(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=before
+    )
     after_scroll = readout.inner_text()
     page.mouse.move(x, y - 100)
     page.mouse.down()
     page.mouse.move(x, y + 60, steps=6)
     page.mouse.move(x, y + 200, steps=6)
     page.mouse.up()
-    page.wait_for_function("(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=after_scroll)
+    page.wait_for_function(
+        "(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=after_scroll
+    )
     page.wait_for_timeout(300)
     assert page.locator("[role=option][aria-selected=true]").get_attribute("data-slice-id") == "now"
     assert page.get_by_test_id("briefing").count() == 1
@@ -104,7 +108,10 @@ def test_desktop_rows_and_readout_use_local_time(make_app, demo_server: Server) 
     page.get_by_test_id("wheel").focus()
     page.keyboard.press("ArrowUp")
     readout = page.get_by_test_id("wheel-readout")
-    page.wait_for_function("(t) => document.querySelector('[data-testid=wheel-readout]').innerText.includes(t)", arg=local.strftime("%H"))
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-testid=wheel-readout]').innerText.includes(t)",
+        arg=local.strftime("%H"),
+    )
     page.wait_for_timeout(400)
     text = readout.inner_text().replace("\n", "")
     assert local.strftime("%H:%M") in text.replace(" ", "")

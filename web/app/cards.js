@@ -31,7 +31,7 @@ export function Expandable({ header, children, canOpen = true, tone = "", testid
     </div>
     ${subtitle}
     <div class="card-panel" inert=${!open}>
-      <div class="card-panel-inner">${children}</div>
+      <div class="card-panel-inner" tabindex=${open ? 0 : -1}>${children}</div>
     </div>
   </div>`;
 }
