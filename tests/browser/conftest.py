@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
 
+from tests.fakes.fake_model_server import FakeModelServer, echo_responder
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample"
 CHROMIUM = os.environ.get("PREVIOUSLY_CHROMIUM", "/usr/bin/chromium")
@@ -117,17 +119,41 @@ def stop_server(server: Server) -> None:
 
 
 @pytest.fixture(scope="session")
-def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Server]]:
+def fake_model() -> Iterator[FakeModelServer]:
+    """The fake model provider (OpenAI and Anthropic wire formats) that answers every request."""
+    server = FakeModelServer(responder=echo_responder).start()
+    yield server
+    server.stop()
+
+
+def model_env(fake: FakeModelServer) -> dict[str, str]:
+    """Point both providers at the fake (never a real one)."""
+    return {
+        "OPENAI_API_KEY": "sk-test-fake",
+        "OPENAI_BASE_URL": fake.openai_base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-fake",
+        "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
+    }
+
+
+@pytest.fixture(scope="session")
+def servers(
+    tmp_path_factory: pytest.TempPathFactory, fake_model: FakeModelServer
+) -> Iterator[dict[str, Server]]:
     """The three servers, started together: the sample persona read-only (F1), an empty memory
-    (F2), and a writable copy of the sample (settings and card edits persist there)."""
+    (F2), and a writable copy of the sample with the fake model provider (chat, settings and card
+    edits persist there)."""
     demo = tmp_path_factory.mktemp("demo")
     empty = tmp_path_factory.mktemp("empty")
     own = tmp_path_factory.mktemp("own")
     shutil.copytree(SAMPLE / "memory", own / "memory-root" / "memory")
+    no_model = {k: "" for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL")}
     started = {
-        "demo": launch_server(["--demo"], demo / "serve.log"),
-        "empty": launch_server(["--memory", str(empty / "memory-root")], empty / "serve.log"),
-        "own": launch_server(["--memory", str(own / "memory-root")], own / "serve.log"),
+        "demo": launch_server(["--demo"], demo / "serve.log", no_model),
+        "empty": launch_server(["--memory", str(empty / "memory-root")], empty / "serve.log", no_model),
+        "own": launch_server(
+            ["--memory", str(own / "memory-root")], own / "serve.log", model_env(fake_model)
+        ),
     }
     try:
         yield {name: wait_ready(server) for name, server in started.items()}
@@ -149,6 +175,20 @@ def empty_server(servers: dict[str, Server]) -> Server:
 @pytest.fixture(scope="session")
 def own_server(servers: dict[str, Server]) -> Server:
     return servers["own"]
+
+
+ACCESS_KEY = "browser-test-key-4f2a"
+
+
+@pytest.fixture(scope="session")
+def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The demo behind sign-in (`--require-auth` with an access key)."""
+    root = tmp_path_factory.mktemp("auth")
+    server = wait_ready(
+        launch_server(["--demo", "--require-auth"], root / "serve.log", {"PREVIOUSLY_ACCESS_KEY": ACCESS_KEY})
+    )
+    yield server
+    stop_server(server)
 
 
 @pytest.fixture(scope="session")

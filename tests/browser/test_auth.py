@@ -1,0 +1,27 @@
+"""The sign-in page: shown when the API answers 401, refuses a wrong key, comes back after the right one."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import ACCESS_KEY, Server
+
+pytestmark = pytest.mark.browser
+
+
+def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server) -> None:
+    app = make_app(auth_server)
+    app.problems.allow("401")
+    app.problems.allow("net::ERR_ABORTED")  # requests in flight when the page moves to sign-in
+    page = app.page
+    page.goto(auth_server.url + "/#/slice/2026-11-21-1040")
+    page.wait_for_url("**/sign-in.html?next=*")
+    page.locator("#key").fill("not-the-key")
+    page.locator("#sign-in-form button").click()
+    assert page.get_by_role("alert").inner_text() == "That key is not right."
+    page.locator("#key").fill(ACCESS_KEY)
+    page.locator("#sign-in-form button").click()
+    page.locator(
+        "[data-testid=slice-view][data-slice-id='2026-11-21-1040'] [data-testid=turn]"
+    ).first.wait_for()
+    assert page.evaluate("location.hash") == "#/slice/2026-11-21-1040"
