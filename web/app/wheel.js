@@ -124,18 +124,23 @@ function Readout({ entry, t }) {
   </div>`;
 }
 
-/** The wheel. `entries` end with the NOW entry; `litId` is the loaded (or just clicked) row. */
-export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label, toolbar, listRef }) {
+/**
+ * The scroll state of the wheel: the scroller, its height, the scroll position, and the effects that
+ * keep the right row centred. `scrollToIndex(i, smooth)` centres row i.
+ */
+function useWheelScroll({ entries, litId, rowH, reducedMotion }) {
   const scroller = useRef(null);
   const viewport = useViewport(scroller);
   const [scrollTop, setScrollTop] = useState(0);
   const frame = useRef(0);
   const placed = useRef(false);
-  const rowH = phone ? g.ROW_PHONE : g.ROW_DESKTOP;
+  const lastViewport = useRef(0);
   const n = entries.length;
   const litIndex = entries.findIndex((e) => e.id === litId);
   const cursor = g.centerIndex(scrollTop, rowH, n);
-  const drag = useDrag(scroller);
+  const cursorRef = useRef(cursor);
+  cursorRef.current = cursor;
+  const shape = useMemo(() => entries.map((e) => e.id).join(","), [entries]);
 
   const scrollToIndex = (i, smooth) => {
     const el = scroller.current;
@@ -147,27 +152,18 @@ export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label
       setScrollTop(el.scrollTop);
     }
   };
-
-  const shape = useMemo(() => entries.map((e) => e.id).join(","), [entries]);
-
-  const cursorRef = useRef(cursor);
-  cursorRef.current = cursor;
-
   // Centre the lit row (else NOW) when the list appears or changes shape, without animation…
   useLayoutEffect(() => {
     if (!viewport || !n) return;
     scrollToIndex(litIndex >= 0 ? litIndex : n - 1, false);
     placed.current = true;
   }, [shape, rowH, viewport > 0]);
-
   // …keep the row under the cursor centred when the wheel is resized…
-  const lastViewport = useRef(0);
   useLayoutEffect(() => {
     const resized = lastViewport.current > 0 && viewport > 0;
     lastViewport.current = viewport;
     if (resized && placed.current && cursorRef.current >= 0) scrollToIndex(cursorRef.current, false);
   }, [viewport]);
-
   // …and glide to it when the lit row changes (a click, a search result, the previous/next keys).
   useEffect(() => {
     if (placed.current && litIndex >= 0) scrollToIndex(litIndex, true);
@@ -180,13 +176,12 @@ export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label
       if (scroller.current) setScrollTop(scroller.current.scrollTop);
     });
   };
+  return { scroller, viewport, scrollTop, cursor, litIndex, scrollToIndex, onScroll };
+}
 
-  const pick = (i) => {
-    scrollToIndex(i, true);
-    onSelect(entries[i]);
-  };
-
-  const onKeyDown = (e) => {
+/** Listbox keys: arrows, pages, Home/End move the cursor; Enter and Space travel to it. */
+function wheelKeyHandler({ entries, cursor, viewport, rowH, scrollToIndex, onSelect }) {
+  return (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     if ((e.key === "Enter" || e.key === " ") && cursor >= 0) {
       e.preventDefault();
@@ -194,56 +189,56 @@ export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label
       return;
     }
     const page = Math.max(1, Math.floor(viewport / rowH) - 1);
-    const target = g.keyTarget(e.key, cursor, n, page);
+    const target = g.keyTarget(e.key, cursor, entries.length, page);
     if (target === null) return;
     e.preventDefault();
     scrollToIndex(target, false);
   };
+}
 
-  const [first, last] = g.visibleRange(scrollTop, viewport, rowH, n);
-  const pad = g.padFor(viewport, rowH);
-  const litFraction = litIndex >= 0 && viewport ? (pad + litIndex * rowH + rowH / 2 - scrollTop) / viewport : null;
-  const inView = litFraction !== null && litFraction >= 0 && litFraction <= 1;
+/** The wheel. `entries` end with the NOW entry; `litId` is the loaded (or just clicked) row. */
+export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label, toolbar, listRef }) {
+  const rowH = phone ? g.ROW_PHONE : g.ROW_DESKTOP;
+  const w = useWheelScroll({ entries, litId, rowH, reducedMotion });
+  const drag = useDrag(w.scroller);
+  const n = entries.length;
+  const pick = (i) => {
+    w.scrollToIndex(i, true);
+    onSelect(entries[i]);
+  };
+  const [first, last] = g.visibleRange(w.scrollTop, w.viewport, rowH, n);
+  const pad = g.padFor(w.viewport, rowH);
+  const litY = w.litIndex >= 0 && w.viewport ? (pad + w.litIndex * rowH + rowH / 2 - w.scrollTop) / w.viewport : null;
+  const beam = beamStyle(g.beamStops(litY !== null && litY >= 0 && litY <= 1 ? litY : null));
   const rows = [];
   for (let i = first; i <= last && n; i++) {
-    rows.push(html`<${Row}
-      key=${entries[i].id}
-      entry=${entries[i]}
-      index=${i}
-      total=${n}
-      rowH=${rowH}
-      scrollTop=${scrollTop}
-      lit=${i === litIndex}
-      cursor=${i === cursor}
-      phone=${phone}
-      t=${t}
-      onPick=${pick}
-    />`);
+    const props = { entry: entries[i], index: i, total: n, rowH, scrollTop: w.scrollTop, phone, t, onPick: pick };
+    rows.push(html`<${Row} key=${entries[i].id} ...${props} lit=${i === w.litIndex} cursor=${i === w.cursor} />`);
   }
-
+  const setRef = (el) => {
+    w.scroller.current = el;
+    if (listRef) listRef.current = el;
+  };
   return html`<div class=${`wheel ${phone ? "phone" : "desktop"}`}>
     ${toolbar}
-    ${!phone && html`<${Readout} entry=${entries[cursor]} t=${t} />`}
+    ${!phone && html`<${Readout} entry=${entries[w.cursor]} t=${t} />`}
     <div class="wheel-stage">
-      <div class="wheel-spine" aria-hidden="true" style=${`background:${beamStyle(g.beamStops(inView ? litFraction : null))}`}></div>
+      <div class="wheel-spine" aria-hidden="true" style=${`background:${beam}`}></div>
       ${!phone && html`<div class="wheel-band" aria-hidden="true" style=${`height:${rowH}px`}></div>`}
       <div
-        ref=${(el) => {
-          scroller.current = el;
-          if (listRef) listRef.current = el;
-        }}
+        ref=${setRef}
         class="wheel-scroller"
         role="listbox"
         tabindex="0"
         aria-label=${label}
-        aria-activedescendant=${cursor >= 0 ? optionId(entries[cursor]) : undefined}
+        aria-activedescendant=${w.cursor >= 0 ? optionId(entries[w.cursor]) : undefined}
         data-testid="wheel"
-        onScroll=${onScroll}
-        onKeyDown=${onKeyDown}
+        onScroll=${w.onScroll}
+        onKeyDown=${wheelKeyHandler({ entries, cursor: w.cursor, viewport: w.viewport, rowH, scrollToIndex: w.scrollToIndex, onSelect })}
         onMouseDown=${drag.onMouseDown}
         onClickCapture=${drag.onClickCapture}
       >
-        <div class="wheel-track" style=${`height:${g.contentHeight(n, viewport, rowH)}px;--pad:${pad}px`}>
+        <div class="wheel-track" style=${`height:${g.contentHeight(n, w.viewport, rowH)}px`}>
           <div class="wheel-rows" style=${`top:${pad}px`}>${rows}</div>
         </div>
       </div>
