@@ -17,8 +17,9 @@ setup: uv  ## everything: runtime, dev, infra groups, the test browser
 	$(UV) sync --frozen --all-groups
 	./scripts/install-system-deps
 
-run: setup-runtime  ## the main job: the local server on ./memory-data
-	$(VENV)/bin/previously serve
+run: setup-runtime  ## the main job (until the server lands: the CLI on the sample memory)
+	$(VENV)/bin/previously check --memory sample
+	$(VENV)/bin/previously recall --memory sample "What did I decide about the stairs?"
 
 demo: setup-runtime  ## the local server on the bundled sample persona (read-only)
 	$(VENV)/bin/previously serve --demo
@@ -33,6 +34,7 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check core functions tests bench infra
 	$(VENV)/bin/mypy
+	$(VENV)/bin/python scripts/build_sample.py --check
 
 bench: setup
 	$(VENV)/bin/python -m bench

@@ -117,6 +117,9 @@ def run_subagent(
             messages.append(finish.message)
             found = _report_from(finish.message, report, result)
             if found is not None or step == max_steps:
+                # Calls sent alongside the report still run: their effects (a card edit) must not
+                # vanish just because the model reported in the same breath.
+                _answer_calls(_besides(finish.message.tool_calls, report), by_name, report, None)
                 return _finish(result, found, finish)
             messages += _answer_calls(finish.message.tool_calls, by_name, report, result.error)
             if not finish.message.tool_calls:
@@ -178,6 +181,10 @@ def _finish(result: RunResult[R], found: R | None, finish: Finish) -> RunResult[
     elif result.error is None:
         result.error = finish.error or "the model finished without a report"
     return result
+
+
+def _besides(calls: Sequence[ToolCall], report: ReportSpec[Any]) -> list[ToolCall]:
+    return [c for c in calls if c.name != report.name]
 
 
 def _answer_calls(

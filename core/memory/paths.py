@@ -16,12 +16,19 @@ from core.errors import InvalidInput, PathDenied, TooLarge
 
 ALLOWED_ROOTS = ("memory", "tasks", "sessions")
 MAX_FILE_BYTES = 1_000_000
+MAX_INDEX_BYTES = 50_000_000
+_INDEX_FILES = frozenset(
+    {"memory/episodic/timeline/index.json", "memory/episodic/timeline.md", "memory/episodic/strands.json"}
+)
 
 _PROTECTED = (
     re.compile(r"^memory/episodic/"),
     re.compile(r"(^|/)_index\.json$"),
     re.compile(r"(^|/)strands\.json$"),
 )
+# An allowed root, then non-empty segments that are not `.` or `..` (%, \\ and NUL are refused
+# before this is tried): exactly the paths that normalise to themselves and are allowed.
+_CANONICAL_RE = re.compile(r"(?:memory|tasks|sessions)(?:/(?!\.\.?(?:/|\Z))[^/]+)*")
 _SLICE_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{4})$")
 
 
@@ -101,6 +108,8 @@ def _reject_reason(raw: str) -> str | None:
         return "use forward slashes"
     if raw.startswith("/"):
         return "paths are relative to the memory repository root"
+    if _CANONICAL_RE.fullmatch(raw):  # the common case, without normalising twice
+        return None
     if normalize(raw) != raw:
         return "it contains '.', '..' or empty segments"
     if not original_allows(raw):
@@ -124,19 +133,28 @@ def writable_path(raw: str) -> MemoryPath:
     return path
 
 
+def size_limit(path: MemoryPath) -> int:
+    """The cap on one file: 1 MB, but more for the indexes that grow with the whole archive.
+
+    index.json holds ~450 bytes per slice, so a 10,000-slice memory needs ~5 MB; those files
+    are written only by their own code (never by a tool or a model) and rebuilt from the slices.
+    """
+    return MAX_INDEX_BYTES if path.value in _INDEX_FILES else MAX_FILE_BYTES
+
+
 def check_size(path: MemoryPath, text: str) -> None:
-    """Enforce the 1 MB cap on one file's UTF-8 payload."""
+    """Enforce the size cap (`size_limit`) on one file's UTF-8 payload."""
     size = len(text.encode("utf-8"))
-    if size > MAX_FILE_BYTES:
+    if size > size_limit(path):
         raise FileTooLarge(path, size)
 
 
 class FileTooLarge(TooLarge):
-    """A file over the 1 MB cap."""
+    """A file over its size cap."""
 
     def __init__(self, path: MemoryPath, size: int) -> None:
         super().__init__(
-            f'File "{path}" is too large ({size} bytes; the limit is {MAX_FILE_BYTES} bytes). '
+            f'File "{path}" is too large ({size} bytes; the limit is {size_limit(path)} bytes). '
             "Split it or shorten it."
         )
 

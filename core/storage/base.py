@@ -85,6 +85,14 @@ class Snapshot(Protocol):
         ...
 
 
+class Reader(Protocol):
+    """Anything that reads memory files: a Snapshot, or a WriteBatch (which sees its own writes)."""
+
+    def read(self, path: MemoryPath) -> str | None: ...
+
+    def list(self, prefix: MemoryPath) -> builtins.list[MemoryPath]: ...
+
+
 class Storage(Protocol):
     """A memory repository: local folder, GitHub repository, or the demo persona."""
 
@@ -168,9 +176,12 @@ class WriteBatch:
         return text
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
-        paths = set(self.snapshot.list(prefix))
-        paths.update(c.path for c in self.changes if c.path.is_under(prefix))
-        return sorted(p for p in paths if self.read(p) is not None)
+        listed = self.snapshot.list(prefix)
+        # Only a pending change can add a file; reading every listed file would cost one read
+        # per file (10,000 slices → 10,000 reads) just to list them.
+        pending = {c.path for c in self.changes if c.path.is_under(prefix)} - set(listed)
+        created = [p for p in pending if self.read(p) is not None]
+        return sorted([*listed, *created]) if created else list(listed)
 
     def put(self, path: MemoryPath, text: str) -> None:
         self.changes.append(Put(path, text))

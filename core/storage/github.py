@@ -27,7 +27,7 @@ import github.GitTree
 from github import Auth, Github, InputGitTreeElement
 
 from core.errors import ConflictError, InvalidInput, PathDenied, StorageError
-from core.memory.paths import MAX_FILE_BYTES, FileTooLarge, MemoryPath, check_size
+from core.memory.paths import FileTooLarge, MemoryPath, check_size, size_limit
 from core.storage.base import (
     Change,
     CommitResult,
@@ -99,7 +99,7 @@ class GitHubSnapshot:
         entry = self.listing.entries.get(require_memory_path(path).value)
         if entry is None:
             return None
-        if entry.size > MAX_FILE_BYTES:
+        if entry.size > size_limit(path):
             raise FileTooLarge(path, entry.size)
         return self.owner.blob_text(entry, path)
 

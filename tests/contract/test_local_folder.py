@@ -65,6 +65,26 @@ def test_a_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     assert outside.read_text() == "secret\n"
 
 
+def test_a_linked_folder_out_of_the_root_is_refused_and_one_inside_allowed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("secret\n")
+    root = tmp_path / "root"
+    (root / "memory" / "real").mkdir(parents=True)
+    (root / "memory" / "real" / "y.md").write_text("inside\n")
+    (root / "memory" / "away").symlink_to(outside)
+    (root / "memory" / "alias").symlink_to(root / "memory" / "real")
+    (root / "memory" / "evil.md").symlink_to(outside / "x.md")
+    snap = LocalStorage(root).snapshot()
+    assert MemoryPath("memory/evil.md") in snap.list(MemoryPath("memory"))  # listing remembers plain files
+    with pytest.raises(PathDenied, match="outside the memory folder"):
+        snap.read(MemoryPath("memory/evil.md"))
+    assert snap.read(MemoryPath("memory/real/y.md")) == "inside\n"
+    with pytest.raises(PathDenied, match="outside the memory folder"):
+        snap.read(MemoryPath("memory/away/x.md"))
+    assert snap.read(MemoryPath("memory/alias/y.md")) == "inside\n"
+
+
 def test_non_utf8_files_are_refused_not_mangled(tmp_path: Path) -> None:
     write_raw(tmp_path, {A.value: b"caf\xe9\n"})
     storage = LocalStorage(tmp_path)

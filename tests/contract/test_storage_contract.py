@@ -98,25 +98,35 @@ def test_unchanged_batch_makes_no_commit(backend: Backend) -> None:
     assert backend.stored() == {A.value: "same\n"}
 
 
+# The 1 MB cap; the archive-wide indexes (index.json, timeline.md, strands.json) have a larger one.
+CAPPED = MemoryPath("memory/episodic/slices/2026/08/11/1115/timeline/agent.md")
+
+
 def test_oversized_write_is_refused_and_nothing_is_written(backend: Backend) -> None:
     before = backend.history()
     with pytest.raises(TooLarge, match="too large"):
-        backend.storage.commit([Put(A, "small\n"), Put(B, "x" * 1_000_001)], "too big")
+        backend.storage.commit([Put(A, "small\n"), Put(CAPPED, "x" * 1_000_001)], "too big")
     assert backend.stored() == {}
     assert backend.history() == before
 
 
 def test_exactly_one_megabyte_is_accepted(backend: Backend) -> None:
-    backend.storage.commit([Put(B, "é" * 500_000)], "1 MB of text")
-    assert backend.storage.snapshot().read(B) == "é" * 500_000
+    backend.storage.commit([Put(CAPPED, "é" * 500_000)], "1 MB of text")
+    assert backend.storage.snapshot().read(CAPPED) == "é" * 500_000
 
 
 def test_oversized_file_is_refused_on_read(backend: Backend) -> None:
-    backend.seed({B.value: "x" * 1_000_001})
+    backend.seed({CAPPED.value: "x" * 1_000_001})
     snap = backend.storage.snapshot()
-    assert snap.list(MEMORY) == [B]
+    assert snap.list(MEMORY) == [CAPPED]
     with pytest.raises(TooLarge):
-        snap.read(B)
+        snap.read(CAPPED)
+
+
+def test_the_catalog_may_outgrow_one_megabyte(backend: Backend) -> None:
+    big = "x" * 5_000_000  # a 10,000-slice catalog is about this size
+    backend.storage.commit([Put(B, big)], "a large catalog")
+    assert backend.storage.snapshot().read(B) == big
 
 
 def test_disallowed_paths_are_rejected_and_nothing_is_written(backend: Backend) -> None:

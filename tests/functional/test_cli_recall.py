@@ -17,6 +17,13 @@ pytestmark = pytest.mark.functional
 _load_commands()
 
 
+@pytest.fixture(autouse=True)
+def no_model_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --no-model a configured provider would be asked: keep these tests on the floor."""
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture
 def memory(tmp_path: Path) -> Path:
     for sid, text in SAMPLE.items():

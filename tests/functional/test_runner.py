@@ -140,6 +140,26 @@ def test_events_reach_the_callback_in_order(fake_models: FakeModelServer, model:
     assert "".join(texts) == '{"slice_ids": ["x"]}' and len(texts) > 1
 
 
+def test_calls_sent_with_the_report_still_run(fake_models: FakeModelServer, model: BoundModel) -> None:
+    seen: list[str] = []
+
+    def note(text: str) -> str:
+        """Write something down."""
+        seen.append(text)
+        return "noted"
+
+    fake_models.enqueue(
+        Reply(
+            tool_calls=[ToolCall("note", {"text": "keep me"}), ToolCall("report_findings", {"slice_ids": []})]
+        )
+    )
+    result = run_subagent(
+        model, system="S", prompt="P", report=REPORT, tools=[Tool.from_function(note)], max_steps=3
+    )
+    assert result.ok and result.steps == 1
+    assert seen == ["keep me"], "an edit made in the reporting message is not lost"
+
+
 def _tool_results(body: dict) -> list[str]:
     """Tool results in a recorded request, either wire format."""
     out = []

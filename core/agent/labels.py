@@ -1,0 +1,223 @@
+"""Human labels for tool calls ("Viewing Jul 25 14:30", "Recalled 2 conversations about …").
+
+The UI shows these instead of tool names. Slice ids are UTC minutes; given the user's zone
+the label shows their local time. Every tool the agent has, in every state, in en and zh.
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from typing import Any
+
+from core.reltime import normalize_locale, zone
+from core.text import utf16_len, utf16_slice
+
+QUERY_CHARS = 40
+_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})$")
+_DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+# tool → locale → (running, completed, error); `{x}` is the subject of the call.
+_PHRASES: dict[str, dict[str, tuple[str, str, str]]] = {
+    "recall": {
+        "en": ('Recalling "{x}"', 'Recalled "{x}"', 'Could not recall "{x}"'),
+        "zh": ("正在回忆“{x}”", "已回忆“{x}”", "未能回忆“{x}”"),
+    },
+    "readSlice": {
+        "en": ("Viewing {x}", "Viewed {x}", "Could not open {x}"),
+        "zh": ("正在查看 {x}", "已查看 {x}", "无法打开 {x}"),
+    },
+    "readSliceSummary": {
+        "en": ("Skimming {x}", "Skimmed {x}", "Could not skim {x}"),
+        "zh": ("正在浏览 {x} 的摘要", "已浏览 {x} 的摘要", "无法读取 {x} 的摘要"),
+    },
+    "readTimelineWindow": {
+        "en": ("Viewing {x}", "Viewed {x}", "Could not view {x}"),
+        "zh": ("正在查看{x}", "已查看{x}", "无法查看{x}"),
+    },
+    "readPreviously": {
+        "en": ("Reading {x}", "Read {x}", "Could not read {x}"),
+        "zh": ("正在读取{x}", "已读取{x}", "无法读取{x}"),
+    },
+    "readAgentTimeline": {
+        "en": ("Viewing notes from {x}", "Viewed notes from {x}", "Could not open notes from {x}"),
+        "zh": ("正在查看 {x} 的思考记录", "已查看 {x} 的思考记录", "无法打开 {x} 的思考记录"),
+    },
+    "currentTime": {
+        "en": ("Checking the time", "Checked the time", "Could not check the time"),
+        "zh": ("正在查看时间", "已查看时间", "无法查看时间"),
+    },
+    "thinkDeep": {
+        "en": ('Thinking about "{x}"', 'Thought about "{x}"', 'Could not finish thinking about "{x}"'),
+        "zh": ("正在深入思考“{x}”", "已深入思考“{x}”", "未能完成思考“{x}”"),
+    },
+    "readMemoryFile": {
+        "en": ("Reading {x}", "Read {x}", "Could not read {x}"),
+        "zh": ("正在读取 {x}", "已读取 {x}", "无法读取 {x}"),
+    },
+    "writeMemoryFile": {
+        "en": ("Saving {x}", "Saved {x}", "Could not save {x}"),
+        "zh": ("正在保存 {x}", "已保存 {x}", "无法保存 {x}"),
+    },
+    "listMemoryFiles": {
+        "en": ("Browsing {x}", "Browsed {x}", "Could not browse {x}"),
+        "zh": ("正在浏览 {x}", "已浏览 {x}", "无法浏览 {x}"),
+    },
+}
+_OTHER = {
+    "en": ("Using {x}", "Used {x}", "{x} failed"),
+    "zh": ("正在使用 {x}", "已使用 {x}", "{x} 失败"),
+}
+_SUFFIX = {
+    "interrupted": {"en": " — stopped", "zh": "（已中断）"},
+    "denied": {"en": " — not allowed", "zh": "（未获允许）"},
+}
+_WORDS = {
+    "en": {"a_slice": "a slice", "card": "the user card", "card_of": "the card from {x}",
+           "timeline": "the timeline", "since": "since {x}", "until": "up to {x}"},
+    "zh": {"a_slice": "一个时间片", "card": "用户卡片", "card_of": " {x} 的卡片",
+           "timeline": "时间线", "since": " {x} 以来", "until": " {x} 以前"},
+}  # fmt: skip
+
+
+def tool_label(
+    name: str,
+    args: Mapping[str, Any] | None,
+    state: str,
+    locale: str = "en",
+    *,
+    timezone: str | None = None,
+    output: str | None = None,
+) -> str:
+    """The label of one tool call in one state (running/completed/error/interrupted/denied).
+
+    `output` (the tool's text, when completed) lets recall say how many conversations it found.
+    """
+    loc = normalize_locale(locale)
+    args = args if isinstance(args, Mapping) else {}
+    running, done, failed = _PHRASES.get(name, {}).get(loc) or _OTHER[loc]
+    subject = _subject(name, args, loc, timezone)
+    if name == "recall" and state == "completed":
+        counted = _recall_done(subject, output, loc)
+        if counted:
+            return counted
+    if state == "completed":
+        return done.format(x=subject)
+    if state == "error":
+        return failed.format(x=subject)
+    return running.format(x=subject) + _SUFFIX.get(state, {}).get(loc, "")
+
+
+def _subject(name: str, args: Mapping[str, Any], loc: str, tz: str | None) -> str:
+    words = _WORDS[loc]
+    if name in ("recall", "thinkDeep"):
+        return short_text(args.get("query") or args.get("question") or "")
+    if name in ("readSlice", "readSliceSummary", "readAgentTimeline"):
+        return slice_when(args.get("sliceId"), loc, tz) or words["a_slice"]
+    if name == "readPreviously":
+        when = slice_when(args.get("sliceId"), loc, tz)
+        return words["card_of"].format(x=when) if when else words["card"]
+    if name == "readTimelineWindow":
+        return period(args.get("from"), args.get("to"), loc)
+    if name in ("readMemoryFile", "writeMemoryFile"):
+        return str(args.get("path") or "")
+    if name == "listMemoryFiles":
+        return str(args.get("prefix") or "memory/")
+    return name
+
+
+def _recall_done(query: str, output: str | None, loc: str) -> str | None:
+    count = hit_count(output)
+    if count is None:
+        return None
+    if loc == "zh":
+        return f"没有找到关于“{query}”的对话" if count == 0 else f"回忆起 {count} 段关于“{query}”的对话"
+    if count == 0:
+        return f'Found nothing about "{query}"'
+    noun = "conversation" if count == 1 else "conversations"
+    return f'Recalled {count} {noun} about "{query}"'
+
+
+def hit_count(output: str | None) -> int | None:
+    """How many hits a recall tool result holds (None when it is not one)."""
+    try:
+        data = json.loads(output or "")
+    except ValueError:
+        return None
+    hits = data.get("hits") if isinstance(data, dict) else None
+    return len(hits) if isinstance(hits, list) else None
+
+
+def short_text(value: Any) -> str:
+    """A query or question cut to a label's length, on one line."""
+    text = " ".join(str(value).split())
+    return text if utf16_len(text) <= QUERY_CHARS else utf16_slice(text, 0, QUERY_CHARS - 1) + "…"
+
+
+def slice_when(slice_id: Any, locale: str = "en", tz: str | None = None) -> str:
+    """`Jul 25 14:30` / `7月25日 14:30` for a slice id, in `tz` when given; "" for a bad id."""
+    m = _ID_RE.match(str(slice_id or ""))
+    if not m:
+        return ""
+    y, mo, d, hh, mm = (int(g) for g in m.groups())
+    try:
+        moment = datetime(y, mo, d, hh, mm, tzinfo=UTC)
+    except ValueError:
+        return ""
+    if tz:
+        moment = moment.astimezone(zone(tz) or UTC)
+    if normalize_locale(locale) == "zh":
+        return f"{moment.month}月{moment.day}日 {moment:%H:%M}"
+    return f"{_MONTHS[moment.month - 1]} {moment.day} {moment:%H:%M}"
+
+
+def _day(value: Any) -> date | None:
+    m = _DAY_RE.match(str(value or "").strip())
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def period(start: Any, end: Any, locale: str = "en") -> str:
+    """A date window as words: `Jul 2026`, `Jul 3–20, 2026`, `since Jul 3, 2026`, `the timeline`."""
+    loc = normalize_locale(locale)
+    a, b = _day(start), _day(end)
+    words = _WORDS[loc]
+    if a and b:
+        return _span(a, b, loc) if a <= b else _span(b, a, loc)
+    if a:
+        return words["since"].format(x=_full(a, loc))
+    if b:
+        return words["until"].format(x=_full(b, loc))
+    return words["timeline"]
+
+
+def _full(d: date, loc: str) -> str:
+    return f"{d.year}年{d.month}月{d.day}日" if loc == "zh" else f"{_MONTHS[d.month - 1]} {d.day}, {d.year}"
+
+
+def _span(a: date, b: date, loc: str) -> str:
+    zh = loc == "zh"
+    whole_month = a.day == 1 and b.day == calendar.monthrange(b.year, b.month)[1]
+    if (a.year, a.month) == (b.year, b.month):
+        if whole_month:
+            return f" {a.year}年{a.month}月" if zh else f"{_MONTHS[a.month - 1]} {a.year}"
+        if a == b:
+            return f" {_full(a, loc)}" if zh else _full(a, loc)
+        return (
+            f" {a.year}年{a.month}月{a.day}日–{b.day}日"
+            if zh
+            else f"{_MONTHS[a.month - 1]} {a.day}–{b.day}, {a.year}"
+        )
+    if zh:
+        return f" {_full(a, loc)}–{_full(b, loc)}"
+    if a.year == b.year:
+        return f"{_MONTHS[a.month - 1]} {a.day} – {_MONTHS[b.month - 1]} {b.day}, {a.year}"
+    return f"{_full(a, loc)} – {_full(b, loc)}"

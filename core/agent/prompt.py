@@ -1,0 +1,118 @@
+"""The main agent's system prompt, frozen for the life of a slice (REFERENCE §13).
+
+Layers, joined by blank lines (empty ones left out):
+  L0  identity: character, who the agent assists (the card's Identity), standing rules
+  L1  the user card, dates made relative to the slice start, under a dated header
+  L2  how to treat the card; L2b Horizon items already overdue at the slice start
+  L3  the slice head: start time, date anchors, continuity with the previous slice
+  L4  the timeline brief: the newest slices closed before this one, as pointers
+  L5  the topic (strand) menu; the demo notice
+Every time in it is anchored to the slice start and every list stops at the slices before the
+current one, so each turn of a slice gets the same bytes (and the provider's prompt cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from core.agent import prompt_blocks as blocks
+from core.agent.catalog_view import read_catalog, settle_before
+from core.agent.timeline_brief import newest, timeline_brief
+from core.clock import try_parse_iso
+from core.errors import InvalidInput
+from core.memory import paths
+from core.memory.card_time import overdue_block
+from core.memory.config import UserConfig
+from core.memory.slice import Slice
+from core.memory.strands import load_strands
+from core.reltime_blocks import PrevSlice, continuity, slice_head_block, slice_start_iso
+from core.storage.base import Reader
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def build_system_prompt(
+    view: Reader,
+    current: Slice,
+    *,
+    card_text: str | None,
+    config: UserConfig,
+    timezone: str,
+    demo: bool,
+    closed_slice: Slice | None = None,
+) -> str:
+    """The system prompt for every turn of `current`.
+
+    `card_text` is the live card (None: read it from `view`). The zone is the one the slice
+    recorded when it opened (`timezone` only when it recorded none). `closed_slice` is the
+    slice closed by this very turn, if any (otherwise the catalog says which came before).
+    To keep the prompt unchanged after a mid-slice card evolution, pass the card as it was
+    when the slice opened.
+    """
+    tz = current.timezone or timezone or "UTC"
+    start = current.start or slice_start_iso(current.slice_id) or ""
+    locale = config.locale
+    card = _card(view, card_text)
+    anchor = try_parse_iso(start) or _EPOCH
+    index = settle_before(view, read_catalog(view, anchor), current.slice_id)
+    prev = _previous(index, current.slice_id, closed_slice)
+    head = slice_head_block(
+        start, tz, continuity(start, prev), locale=locale, evolution_summary=current.evolution_summary
+    )
+    brief = timeline_brief(index, as_of=current.slice_id, timezone=tz, locale=locale)
+    menu = blocks.strands_menu(
+        load_strands(_read(view, paths.STRANDS_JSON)),
+        before=paths.slice_rel(current.slice_id),
+        anchor=start,
+        timezone=tz,
+        locale=locale,
+    )
+    layers = [
+        blocks.identity_layer(card),
+        *_card_layers(card, start, tz, locale),
+        head,
+        f"{brief}\n{blocks.POINTER_RULE}",
+        blocks.strands_layer(menu),
+        blocks.DEMO_NOTICE if demo else "",
+    ]
+    return "\n\n".join(layer for layer in layers if layer)
+
+
+def _card_layers(card: str, start: str, tz: str, locale: str) -> list[str]:
+    if not card.strip():
+        return []
+    return [
+        blocks.card_header(blocks.date_anchor(start, tz)),
+        blocks.card_layer(card, start, tz, locale),
+        blocks.CARD_RULES,
+        overdue_block(card, blocks.date_anchor(start, tz), locale),
+    ]
+
+
+def _card(view: Reader, card_text: str | None) -> str:
+    return card_text if card_text is not None else (_read(view, paths.CARD) or "")
+
+
+def _read(view: Reader, path: paths.MemoryPath) -> str | None:
+    try:
+        return view.read(path)
+    except InvalidInput:  # unreadable (too large, not UTF-8): the prompt goes without it
+        return None
+
+
+def _previous(index: Mapping[str, Any] | None, current_id: str, closed: Slice | None) -> PrevSlice | None:
+    """The slice before the current one: the one closed this turn, else the newest closed before it."""
+    if closed is not None and closed.slice_id < current_id:
+        return PrevSlice(closed.slice_id, closed.focus, closed.start, closed.end)
+    earlier = [
+        e
+        for e in (index or {}).get("slices") or []
+        if e.get("status") == "closed" and str(e.get("id", "")) < current_id
+    ]
+    if not earlier:
+        return None
+    e = newest(earlier, 1)[0]
+    text = {k: str(e.get(k) or "") for k in ("focus", "start", "end")}
+    return PrevSlice(str(e["id"]), **text)

@@ -1,0 +1,78 @@
+"""What the main agent's tools run against: one read view, an optional write batch, the clock,
+the models, where the conversation is, and callbacks for live progress.
+
+Tools read through `ctx.reader` (the batch when there is one, so a tool sees what an earlier
+tool of the same turn queued) and never commit: the caller commits `ctx.batch`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.clock import Clock
+from core.llm.registry import Resolution
+from core.llm.tools import Tool
+from core.llm.types import ToolCall, ToolResult
+from core.memory.config import UserConfig
+from core.search import OpenIndex
+from core.storage.base import Reader, WriteBatch
+
+ProgressFn = Callable[[str, str], None]
+HitsFn = Callable[[str, dict[str, Any]], None]
+_CALL_ID: ContextVar[str] = ContextVar("tool_call_id", default="")
+
+
+def _ignore(*_: Any) -> None:
+    return None
+
+
+@dataclass(kw_only=True)
+class ToolContext:
+    """Everything a main-agent tool may use.
+
+    `progress(call_id, label)` becomes a `recall.progress` event and `hits(call_id, payload)` a
+    `recall.hits` event (payload: query, hits, recommended, confidence). `system_prompt` is the
+    turn's frozen prompt (thinkDeep reasons inside it); `slice_id` None outside a conversation;
+    `search_index` an already opened full-text index to reuse (else recall opens one).
+    """
+
+    view: Reader
+    clock: Clock
+    batch: WriteBatch | None = None
+    models: Resolution | None = None
+    slice_id: str | None = None
+    timezone: str | None = None
+    locale: str = "en"
+    config: UserConfig = field(default_factory=UserConfig)
+    progress: ProgressFn = _ignore
+    hits: HitsFn = _ignore
+    system_prompt: str = ""
+    search_index: OpenIndex | None = None
+    monotonic: Callable[[], float] = time.monotonic
+
+    @property
+    def reader(self) -> Reader:
+        """Where tools read: the batch (read-your-writes) when there is one, else the view."""
+        return self.batch if self.batch is not None else self.view
+
+
+def current_call_id() -> str:
+    """The id of the tool call being run (for progress events); "" outside `CallTool.run`."""
+    return _CALL_ID.get()
+
+
+@dataclass(frozen=True)
+class CallTool(Tool):
+    """A tool whose function can ask which call it is serving (`current_call_id()`)."""
+
+    def run(self, call: ToolCall) -> ToolResult:
+        """Run one call with its id visible to the function."""
+        token = _CALL_ID.set(call.id)
+        try:
+            return super().run(call)
+        finally:
+            _CALL_ID.reset(token)

@@ -1,0 +1,312 @@
+"""`previously check`: read every memory file and report what is wrong, with file and line.
+
+Read-only. An *error* is something the product cannot read or will not see (a YAML error, a
+badly named folder, an oversized file, an unreadable index); a *warning* is something it
+tolerates (a phantom catalog entry, lines a rewrite would move to appendix.md, a legacy file).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from core.clock import try_parse_iso
+from core.errors import InvalidInput, SliceFormatError
+from core.memory import paths
+from core.memory.appendix import explain_unplaceable
+from core.memory.card import is_card, parse_card
+from core.memory.catalog import parse_index, read_or_none
+from core.memory.config import parse_config
+from core.memory.monthly_index import parse_monthly
+from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_frontmatter
+from core.memory.strands import parse_strands
+from core.storage.base import Reader
+
+Severity = Literal["error", "warning"]
+FileCheck = Callable[[str, str], list["Finding"]]
+
+_SLICES = paths.SLICES.value + "/"
+_SLICE_FILE_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/(.+)$")
+_SLICE_FILES = ("timeline/core.md", "timeline/agent.md", "timeline/appendix.md", "previously.md")
+_MONTHLY_RE = re.compile(r"^\d{4}/\d{2}/_index\.json$")
+_FLAT_RE = re.compile(r"^\d{4}/\d{2}/\d{2}/\d{4}\.md$")
+_LINE_RE = re.compile(r" at line (\d+)")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: the file, the line when known (1-based), how bad, and what to do."""
+
+    path: str
+    severity: Severity
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.severity}: {self.message}"
+
+
+@dataclass
+class CheckReport:
+    """Every finding of one check run."""
+
+    files: int = 0
+    slices: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ok": not self.errors,
+            "files": self.files,
+            "slices": self.slices,
+            "errors": [asdict(f) for f in self.errors],
+            "warnings": [asdict(f) for f in self.warnings],
+        }
+
+
+def json_error_line(text: str) -> int | None:
+    """The line of a JSON syntax error, if any."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.lineno
+    return None
+
+
+def _json_findings(path: str, text: str, problems: list[str], severity: Severity = "error") -> list[Finding]:
+    line = json_error_line(text) if problems else None
+    return [Finding(path, severity, p, line) for p in problems]
+
+
+def check_strands(path: str, text: str) -> list[Finding]:
+    """strands.json: readable, an object of lists of slice paths."""
+    _, problems = parse_strands(text)
+    advice = "; the product ignores what it cannot read and `previously weave` rebuilds it"
+    return _json_findings(path, text, [p + advice for p in problems])
+
+
+def check_catalog(path: str, text: str) -> list[Finding]:
+    """timeline/index.json: readable and well formed."""
+    return _json_findings(path, text, parse_index(text)[1])
+
+
+def check_monthly(path: str, text: str) -> list[Finding]:
+    """A monthly `_index.json`."""
+    problems = parse_monthly(text)[1]
+    return _json_findings(path, text, [f"{p}; `previously weave` rebuilds it" for p in problems])
+
+
+def check_config(path: str, text: str) -> list[Finding]:
+    """config.json: readable, every value in range."""
+    _, problems = parse_config(text)
+    line = json_error_line(text)
+    return [Finding(path, "error", f"{p.field}: {p.message}", line) for p in problems]
+
+
+def check_core_md(path: str, text: str, folder_id: str) -> list[Finding]:
+    """A slice's core.md: YAML that parses, sensible fields, nothing a rewrite would have to move."""
+    try:
+        blocks = explain_unplaceable(text)
+        raw = parse_frontmatter(text)
+    except SliceFormatError as exc:
+        m = _LINE_RE.search(str(exc))
+        return [Finding(path, "error", str(exc), int(m.group(1)) if m else None)]
+    found = [
+        Finding(path, "warning", f"{b.reason}; a rewrite moves it to appendix.md", b.first_line)
+        for b in blocks
+    ]
+    if not text.startswith(("---", "\ufeff---")):
+        found.append(
+            Finding(path, "warning", "no YAML frontmatter: it reads as an active slice without a start", 1)
+        )
+    found.extend(Finding(path, "warning", message) for message in _frontmatter_notes(raw, folder_id))
+    return found
+
+
+def _frontmatter_notes(raw: dict[str, Any], folder_id: str) -> list[str]:
+    notes = []
+    sid = as_text(raw.get("slice_id"))
+    if sid and sid != folder_id:
+        notes.append(f"slice_id {sid!r} differs from its folder ({folder_id}); the folder wins")
+    status = as_text(raw.get("status"))
+    if status not in ("", "active", "closed"):
+        notes.append(f"status {status!r} is neither active nor closed; it reads as active")
+    closed_by = as_text(raw.get("closed_by"))
+    if status == "closed" and closed_by and closed_by not in CLOSED_BY_VALUES:
+        notes.append(f"closed_by {closed_by!r} is unknown; it reads as user_explicit")
+    start = as_text(raw.get("start"))
+    if start and try_parse_iso(start) is None:
+        notes.append(f"start {start!r} is not an ISO time: the time cap never closes this slice")
+    return notes
+
+
+def check_card(path: str, text: str, now: datetime) -> list[Finding]:
+    """The user card (live or a slice's snapshot): lines no section takes are kept, but flagged."""
+    if not text.strip():
+        return []
+    if not is_card(text):
+        return [Finding(path, "warning", "does not look like a user card (no stamp, no Identity or Past)")]
+    lines = text.split("\n")
+    note = "a line in no card section; a rewrite keeps it under ## Unsorted"
+    return [
+        Finding(
+            path, "warning", note, next((i + 1 for i, raw in enumerate(lines) if raw.strip() == entry), None)
+        )
+        for entry in parse_card(text, now).unplaced
+    ]
+
+
+def check_memory(
+    reader: Reader,
+    now: datetime,
+    tick: Callable[[], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> CheckReport:
+    """Check every file under `memory/` and the shape of the slice tree (`tick` once per file)."""
+    report = CheckReport()
+    listing = reader.list(paths.MEMORY)
+    report.files = len(listing)
+    if on_total:
+        on_total(len(listing))
+    folders: dict[str, set[str]] = {}
+    flats: set[str] = set()
+    for path in listing:
+        rel = path.value[len(_SLICES) :] if path.value.startswith(_SLICES) else None
+        if rel is not None and _FLAT_RE.match(rel):
+            flats.add(rel[:-3])
+        elif rel is not None:
+            m = _SLICE_FILE_RE.match(rel)
+            if m:
+                folders.setdefault("-".join(m.groups()[:4]), set()).add(m.group(5))
+        report.findings.extend(_check_file(reader, path, rel, now))
+        if tick:
+            tick()
+    report.slices = len(folders)
+    report.findings.extend(_check_folders(folders))
+    report.findings.extend(_check_catalog_against(reader, folders))
+    report.findings.extend(_check_strands_against(reader, folders, flats))
+    return report
+
+
+def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding | None]:
+    try:
+        text = reader.read(path)
+    except InvalidInput as exc:  # over the size cap, not UTF-8
+        return None, Finding(path.value, "error", f"{exc} The product skips this file.")
+    if text is not None and len(text.encode("utf-8")) > paths.size_limit(path):
+        size, limit = len(text.encode("utf-8")), paths.size_limit(path)
+        message = f"{size} bytes, over the {limit}-byte limit: the product skips it; split or shorten it"
+        return None, Finding(path.value, "error", message)
+    return text, None
+
+
+def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, now: datetime) -> list[Finding]:
+    text, problem = _read(reader, path)
+    if problem or text is None:
+        return [problem] if problem else []
+    value = path.value
+    if rel is not None:
+        return _check_slice_tree_file(value, rel, text, now)
+    if value == paths.CARD.value:
+        return check_card(value, text, now)
+    fixed: dict[str, FileCheck] = {
+        paths.STRANDS_JSON.value: check_strands,
+        paths.CATALOG_JSON.value: check_catalog,
+        paths.CONFIG_JSON.value: check_config,
+    }
+    check = fixed.get(value)
+    return check(value, text) if check else []
+
+
+def _check_slice_tree_file(value: str, rel: str, text: str, now: datetime) -> list[Finding]:
+    if _MONTHLY_RE.match(rel):
+        return check_monthly(value, text)
+    if _FLAT_RE.match(rel):
+        note = "legacy flat slice file: read only to recover an active slice, not in the catalog"
+        return [Finding(value, "warning", note), *check_core_md(value, text, rel[:-3].replace("/", "-"))]
+    m = _SLICE_FILE_RE.match(rel)
+    if not m:
+        note = "not in a slice folder (expected YYYY/MM/DD/HHMM/…): the product never reads this file"
+        return [Finding(value, "error", note)]
+    inner = m.group(5)
+    if inner == "timeline/core.md":
+        return check_core_md(value, text, "-".join(m.groups()[:4]))
+    if inner == "previously.md":
+        return check_card(value, text, now)
+    if inner not in _SLICE_FILES:
+        return [Finding(value, "warning", "unexpected file in a slice folder; the product ignores it")]
+    return []
+
+
+def _check_folders(folders: dict[str, set[str]]) -> list[Finding]:
+    found: list[Finding] = []
+    for sid, files in sorted(folders.items()):
+        folder = paths.slice_dir(sid).value
+        if "timeline/core.md" not in files:
+            found.append(
+                Finding(
+                    folder, "error", "slice folder without timeline/core.md: it is left out of the catalog"
+                )
+            )
+        _, mo, d, hm = sid.split("-")
+        if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31 and int(hm[:2]) < 24 and int(hm[2:]) < 60):
+            found.append(Finding(folder, "warning", "the folder name is not a real UTC date and time"))
+    return found
+
+
+def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list[Finding]:
+    """Catalog entries without a slice (phantoms) and slices the catalog lacks."""
+    index, _ = parse_index(read_or_none(reader, paths.CATALOG_JSON))
+    if index is None:
+        return []
+    listed = {str(e["id"]) for e in index["slices"]}
+    real = {sid for sid, files in folders.items() if "timeline/core.md" in files}
+    found = []
+    phantoms, missing = sorted(listed - real), sorted(real - listed)
+    where = paths.CATALOG_JSON.value
+    if phantoms:
+        found.append(
+            Finding(
+                where,
+                "warning",
+                f"{len(phantoms)} entries have no slice (first: {phantoms[0]}); "
+                "`previously weave` drops them",
+            )
+        )
+    if missing:
+        found.append(
+            Finding(
+                where,
+                "warning",
+                f"{len(missing)} slices are not catalogued (first: {missing[0]}); "
+                "`previously weave` adds them",
+            )
+        )
+    return found
+
+
+def _check_strands_against(reader: Reader, folders: dict[str, set[str]], flats: set[str]) -> list[Finding]:
+    """Strand paths that point at no slice folder."""
+    strands, _ = parse_strands(read_or_none(reader, paths.STRANDS_JSON))
+    real = {paths.slice_rel(sid) for sid in folders} | flats
+    dangling = sorted({p for ps in strands.values() for p in ps if p not in real})
+    if not dangling:
+        return []
+    message = (
+        f"{len(dangling)} slice paths point at no slice folder (first: {dangling[0]}); "
+        "`previously weave` drops them"
+    )
+    return [Finding(paths.STRANDS_JSON.value, "warning", message)]

@@ -1,0 +1,65 @@
+"""`previously weave`: rebuild the catalog, monthly indexes and strands from the slice files."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from core.clock import SystemClock
+from core.memory.rebuild import RebuildReport, rebuild_indexes
+from core.storage.base import WriteBatch
+from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
+from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail, user_config
+
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")]
+
+
+def pending_changes(batch: WriteBatch) -> list[dict[str, str]]:
+    """The files a batch would change: `{"path", "change": "new"|"modified"}`."""
+    out = []
+    for path in batch.pending_paths:
+        before, after = batch.snapshot.read(path), batch.read(path)
+        if after is not None and after != before:
+            out.append({"path": str(path), "change": "new" if before is None else "modified"})
+    return out
+
+
+@app.command()
+def weave(memory: MemoryOpt = None, dry_run: DryRunOpt = False, json_out: JsonOpt = False) -> None:
+    """Rebuild the timeline catalog, monthly indexes and strands from the slices (no model, no marks)."""
+    storage, label = open_memory(memory, must_exist=True)
+
+    def run() -> tuple[RebuildReport, list[dict[str, str]]]:
+        batch = WriteBatch.open(storage)
+        locale = user_config(batch).locale
+        with progress_bar("Reading slices", enabled=not json_out) as (set_total, tick):
+            report = rebuild_indexes(batch, SystemClock().now(), locale, tick, set_total)
+        changes = pending_changes(batch)
+        if changes and not dry_run:
+            batch.commit(f"weave: rebuild indexes from {report.slices} slices")
+        return report, changes
+
+    report, changes = run_or_fail(run)
+    if json_out:
+        emit_json({"memory": label, "dry_run": dry_run, **report.as_dict(), "changes": changes})
+        return
+    _print(report, changes, label, dry_run)
+
+
+def _print(report: RebuildReport, changes: list[dict[str, Any]], label: str, dry_run: bool) -> None:
+    c = report.catalog
+    typer.echo(f"{report.slices} slices in {label}")
+    typer.echo(
+        f"catalog: {c.total} entries ({c.added} added, {c.removed} dropped), {c.needs_marking} need marking"
+    )
+    typer.echo(
+        f"strands: {report.strand_paths_added} slice paths added, "
+        f"{report.strand_phantoms_dropped} pointing at missing slices dropped"
+    )
+    echo_list("Unreadable slices, skipped (see `previously check`)", report.unreadable)
+    verb = "Would change" if dry_run else "Changed"
+    if changes:
+        echo_list(verb, [f"{c['path']} ({c['change']})" for c in changes], limit=20)
+    else:
+        typer.echo("Nothing to change: the indexes match the slices.")

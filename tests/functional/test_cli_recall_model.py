@@ -1,0 +1,93 @@
+"""`previously recall` with a model configured: the worker scan answers, the floor backs it up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from core.agent.recall import REPORT_TOOL
+from core.memory.paths import core_md
+from functions.cli import _load_commands, app
+from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
+from tests.fakes.slices import SAMPLE
+
+pytestmark = pytest.mark.functional
+PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY", "GITHUB_TOKEN")
+
+_load_commands()
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Path:
+    for sid, text in SAMPLE.items():
+        file = tmp_path / core_md(sid).value
+        file.parent.mkdir(parents=True)
+        file.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def model_env(monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer) -> FakeModelServer:
+    for var in (*PROVIDER_VARS, "STORAGE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
+    return fake_models
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def report(*hits: tuple[str, float]) -> Reply:
+    found = [{"slice_id": sid, "relevance": rel, "reason": "worker"} for sid, rel in hits]
+    return Reply(tool_calls=[ToolCall(REPORT_TOOL, {"hits": found, "confidence": 0.8})])
+
+
+def test_the_worker_answers(fake_models: FakeModelServer, memory: Path) -> None:
+    fake_models.enqueue(
+        Reply(tool_calls=[ToolCall("searchMemory", {"query": "wedding"})]),
+        report(("2026-05-02-1830", 0.9), ("2030-01-01-0000", 0.8), ("2026-03-14-0900", 0.2)),
+    )
+    code, out, err = run("recall", "my sister's wedding", "--memory", str(memory), "--k", "1")
+    assert code == 0, err
+    assert json.loads(out) == {
+        "hits": [{"slice_id": "2026-05-02-1830", "relevance": 0.9, "reason": "worker"}]
+    }
+    assert len(fake_models.model_requests()) == 2
+
+
+def test_no_model_flag_skips_the_worker(fake_models: FakeModelServer, memory: Path) -> None:
+    code, out, _ = run("recall", "beagle chewing shoes", "--memory", str(memory), "--no-model")
+    assert code == 0 and json.loads(out)["hits"][0]["slice_id"] == "2026-03-14-0900"
+    assert fake_models.model_requests() == []
+
+
+def test_a_failing_worker_falls_back_to_the_floor(fake_models: FakeModelServer, memory: Path) -> None:
+    fake_models.enqueue(Reply.error(401, "key revoked"))
+    code, out, err = run("recall", "beagle chewing shoes", "--memory", str(memory))
+    assert code == 0
+    assert json.loads(out)["hits"][0]["slice_id"] == "2026-03-14-0900"
+    assert "note: The memory scan did not finish" in err and "key revoked" in err
+
+
+def test_batch_runs_the_worker_per_question(fake_models: FakeModelServer, memory: Path) -> None:
+    fake_models.enqueue(report(("2026-05-02-1830", 0.9)), report())
+    lines = [
+        {"qid": "a", "question": "wedding"},
+        {"qid": "b", "question": "sailing", "now": "2026-09-01T00:00:00Z"},
+    ]
+    code, out, err = run(
+        "recall", "--batch", "--memory", str(memory), stdin="\n".join(map(json.dumps, lines))
+    )
+    assert code == 0, err
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first == {
+        "qid": "a",
+        "hits": [{"slice_id": "2026-05-02-1830", "relevance": 0.9, "reason": "worker"}],
+    }
+    assert second == {"qid": "b", "hits": []}
+    assert "do not call recall again" in err

@@ -1,0 +1,129 @@
+"""`check` over bad memories: every problem named with its file (and line where there is one)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.clock import parse_iso
+from core.memory import paths
+from core.memory.check import check_memory
+from core.storage.memory import InMemoryStorage
+from tests.unit.test_weave import _core
+
+pytestmark = pytest.mark.unit
+
+NOW = parse_iso("2026-08-11T12:00:00.000Z")
+GOOD = "2026-08-01-0900"
+
+
+def _check(files: dict[str, str]) -> dict:
+    storage = InMemoryStorage.from_texts({str(paths.core_md(GOOD)): _core(GOOD, "fine"), **files})
+    before = dict(storage.files)
+    report = check_memory(storage.snapshot(), NOW)
+    assert storage.files == before and storage.commits == []  # read-only
+    return report.as_dict()
+
+
+def _only(report: dict, kind: str) -> list[tuple[str, int | None, str]]:
+    return [(f["path"], f["line"], f["message"]) for f in report[kind]]
+
+
+def test_a_healthy_memory_is_ok() -> None:
+    report = _check({})
+    assert report["ok"] and report["errors"] == [] and report["warnings"] == []
+    assert (report["files"], report["slices"]) == (1, 1)
+
+
+def test_malformed_yaml_is_an_error_with_its_line() -> None:
+    bad = str(paths.core_md("2026-08-02-0900"))
+    report = _check({bad: "---\nslice_id: 2026-08-02-0900\nfocus: A: B\n---\n"})
+    [(path, line, message)] = _only(report, "errors")
+    assert (path, line) == (bad, 3) and "does not parse" in message
+    assert not report["ok"]
+
+
+def test_junk_lines_in_core_md_are_warned_as_appendix_material() -> None:
+    text = _core(GOOD, "fine").replace("---\n## Turn", "---\nstray note before the turns\n## Turn")
+    report = _check({str(paths.core_md(GOOD)): text})
+    assert report["ok"]
+    [(_, line, message)] = _only(report, "warnings")
+    assert line == 7 and "appendix.md" in message and "before the first turn" in message
+
+
+def test_badly_named_folder_and_folder_without_core_md() -> None:
+    report = _check(
+        {
+            "memory/episodic/slices/2026/08/01/9am/timeline/core.md": _core(GOOD),
+            str(paths.agent_md("2026-08-03-0900")): "cognition only",
+        }
+    )
+    errors = _only(report, "errors")
+    assert any("9am" in p and "not in a slice folder" in m for p, _, m in errors)
+    assert any(p.endswith("2026/08/03/0900") and "without timeline/core.md" in m for p, _, m in errors)
+
+
+def test_oversized_file_is_an_error() -> None:
+    big = str(paths.agent_md(GOOD))
+    report = _check({big: "x" * 2_000_000})
+    [(path, _, message)] = _only(report, "errors")
+    assert path == big and "too large" in message and "1000000" in message
+
+
+def test_broken_json_files_and_out_of_range_config() -> None:
+    report = _check(
+        {
+            str(paths.STRANDS_JSON): '{\n  "a": [\n}',
+            str(paths.CATALOG_JSON): "[]",
+            str(paths.CONFIG_JSON): json.dumps({"slicing": {"maxSliceMinutes": 500}}, indent=2),
+            "memory/episodic/slices/2026/08/_index.json": "{oops",
+        }
+    )
+    errors = {p: (line, m) for p, line, m in _only(report, "errors")}
+    assert errors[str(paths.STRANDS_JSON)][0] == 3
+    assert "slicing.maxSliceMinutes: must be from 5 to 120 (got 500)" in errors[str(paths.CONFIG_JSON)][1]
+    assert "weave" in errors[str(paths.CATALOG_JSON)][1]
+    assert "memory/episodic/slices/2026/08/_index.json" in errors
+
+
+def test_phantoms_in_catalog_and_strands_are_warnings() -> None:
+    index = {
+        "_schema": 1,
+        "updated_at": "x",
+        "slice_count": 1,
+        "needs_marking": 0,
+        "slices": [{"id": "2026-07-01-0000"}],
+    }
+    report = _check(
+        {
+            str(paths.CATALOG_JSON): json.dumps(index),
+            str(paths.STRANDS_JSON): json.dumps({"a": ["2026/08/01/0900", "2020/01/01/0000"]}),
+        }
+    )
+    assert report["ok"]
+    messages = [m for _, _, m in _only(report, "warnings")]
+    assert any("1 entries have no slice (first: 2026-07-01-0000)" in m for m in messages)
+    assert any("1 slices are not catalogued (first: 2026-08-01-0900)" in m for m in messages)
+    assert any("1 slice paths point at no slice folder (first: 2020/01/01/0000)" in m for m in messages)
+
+
+def test_odd_frontmatter_values_and_legacy_files_are_warnings() -> None:
+    odd = "---\nslice_id: 2026-08-02-0800\nstatus: paused\nstart: soon\n---\n"
+    report = _check(
+        {
+            str(paths.core_md("2026-08-02-0900")): odd,
+            "memory/episodic/slices/2026/08/02/0700.md": _core("2026-08-02-0700"),
+            str(paths.CARD): "just some notes\n",
+        }
+    )
+    assert report["ok"]
+    messages = " | ".join(m for _, _, m in _only(report, "warnings"))
+    for needle in (
+        "differs from its folder",
+        "neither active nor closed",
+        "not an ISO time",
+        "legacy flat",
+        "user card",
+    ):
+        assert needle in messages

@@ -1,0 +1,194 @@
+"""Catalog weave and upserts: phantoms, bad files, rebuilds, conflict-safe updates."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.clock import parse_iso
+from core.memory import paths
+from core.memory.catalog import parse_index
+from core.memory.monthly_index import monthly_entry, render_monthly, upsert_monthly
+from core.memory.slice import Slice, Turn
+from core.memory.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
+from core.storage.base import WriteBatch
+from core.storage.memory import InMemoryStorage
+from tests.conftest import load_vectors
+
+pytestmark = pytest.mark.unit
+
+NOW = parse_iso("2026-08-11T12:00:00.000Z")
+
+
+def _core(sid: str, focus: str = "", tags: tuple[str, ...] = (), status: str = "closed") -> str:
+    fm = f"slice_id: {sid}\nstatus: {status}\nstart: '{sid[:10]}T{sid[11:13]}:{sid[13:]}:00.000Z'\n"
+    if focus:
+        fm += f"focus: {focus}\n"
+    if tags:
+        fm += "tags:\n" + "".join(f"  - {t}\n" for t in tags)
+    return f"---\n{fm}---\n## Turn a — {sid[:10]}T00:00:00.000Z (user)\n\nhi\n"
+
+
+def _storage(files: dict[str, str]) -> InMemoryStorage:
+    return InMemoryStorage.from_texts(
+        {str(paths.core_md(k)) if "/" not in k else k: v for k, v in files.items()}
+    )
+
+
+def _weave(storage: InMemoryStorage, **kw: object) -> dict:
+    batch = WriteBatch.open(storage)
+    result = weave_timeline(batch, NOW, force=True, **kw)  # type: ignore[arg-type]
+    batch.commit("weave")
+    return result.as_dict()
+
+
+def _ids(storage: InMemoryStorage) -> list[str]:
+    index, _ = parse_index(storage.files[paths.CATALOG_JSON])
+    assert index is not None
+    return [e["id"] for e in index["slices"]]
+
+
+def test_only_well_named_slice_folders_count() -> None:
+    storage = _storage(
+        {
+            "2026-08-01-0900": _core("2026-08-01-0900", "ok"),
+            "memory/episodic/slices/2026/08/01/9am/timeline/core.md": _core("2026-08-01-0900"),
+            "memory/episodic/slices/2026/8/01/0900/timeline/core.md": _core("2026-08-01-0900"),
+            "memory/episodic/slices/2026/08/01/0930.md": _core("2026-08-01-0930"),
+            "memory/episodic/slices/2026/08/_index.json": "{}",
+        }
+    )
+    assert list_slice_ids(storage.snapshot()) == ["2026-08-01-0900"]
+
+
+def test_phantom_entries_are_dropped_and_unreadable_slices_skipped() -> None:
+    storage = _storage(
+        {"2026-08-01-0900": _core("2026-08-01-0900", "a"), "2026-08-02-0900": _core("2026-08-02-0900", "b")}
+    )
+    _weave(storage)
+    del storage.files[paths.core_md("2026-08-02-0900")]
+    storage.files[paths.core_md("2026-08-03-0900")] = "---\nfocus: [unclosed\n---\n"
+    storage.files[paths.agent_md("2026-08-04-0900")] = "cognition without a core.md"
+    result = _weave(storage)
+    assert result["removed"] == 1 and result["added"] == 0 and result["total"] == 1
+    assert _ids(storage) == ["2026-08-01-0900"]
+    # nothing under slices/ was touched
+    assert storage.files[paths.core_md("2026-08-03-0900")] == "---\nfocus: [unclosed\n---\n"
+
+
+def test_malformed_catalog_is_rebuilt_from_the_slices() -> None:
+    storage = _storage({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
+    storage.files[paths.CATALOG_JSON] = "{not json"
+    assert _weave(storage)["added"] == 1
+    assert _ids(storage) == ["2026-08-01-0900"]
+
+
+def test_reused_entries_are_not_reread_unless_asked() -> None:
+    storage = _storage({"2026-08-01-0900": _core("2026-08-01-0900", "old focus")})
+    _weave(storage)
+    storage.files[paths.core_md("2026-08-01-0900")] = _core("2026-08-01-0900", "edited by hand")
+    _weave(storage)
+    assert "old focus" in storage.files[paths.CATALOG_JSON]
+    _weave(storage, reread_all=True)
+    assert "edited by hand" in storage.files[paths.CATALOG_JSON]
+
+
+def test_an_entry_that_becomes_dry_is_counted() -> None:
+    storage = _storage({"2026-08-11-0900": _core("2026-08-11-0900", "focus")})
+    _weave(storage)
+    storage.files[paths.core_md("2026-08-11-0900")] = _core("2026-08-11-0900")  # dated today → re-read
+    result = _weave(storage)
+    assert (result["newly_dry"], result["needs_marking"]) == (1, 1)
+
+
+def test_index_slice_writes_monthly_strands_and_catalog() -> None:
+    storage = _storage({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
+    _weave(storage)
+    s = Slice(
+        slice_id="2026-08-11-1200",
+        start="2026-08-11T12:00:00.000Z",
+        tags=["Garden"],
+        turns=[Turn("t1", "2026-08-11T12:00:00.000Z", "user", "hello")],
+    )
+    batch = WriteBatch.open(storage)
+    index_slice(batch, s, NOW, created=True)
+    assert "2026-08-11-1200" in (batch.read(paths.TIMELINE_MD) or "")
+    batch.commit("turn")
+    assert _ids(storage) == ["2026-08-01-0900", "2026-08-11-1200"]
+    assert json.loads(storage.files[paths.STRANDS_JSON]) == {"garden": ["2026/08/11/1200"]}
+    monthly = json.loads(storage.files[paths.monthly_index("2026", "08")])
+    assert [e["id"] for e in monthly["slices"]] == ["2026-08-11-1200"]
+    assert "- **2026-08-11-1200** *(no summary)* · 1 turn [Garden]" in storage.files[paths.TIMELINE_MD]
+
+
+def test_catalog_upsert_merges_into_a_concurrent_writers_catalog() -> None:
+    storage = _storage({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
+    _weave(storage)
+    batch = WriteBatch.open(storage)
+    upsert_catalog_entry(batch, Slice(slice_id="2026-08-11-1200", start="x", focus="mine"), NOW)
+    # Another writer adds an entry after our snapshot was taken.
+    other = WriteBatch.open(storage)
+    upsert_catalog_entry(other, Slice(slice_id="2026-08-10-1000", start="y", focus="theirs"), NOW)
+    other.commit("other")
+    batch.commit("ours")  # the Update is re-evaluated on the newest text
+    assert _ids(storage) == ["2026-08-01-0900", "2026-08-10-1000", "2026-08-11-1200"]
+    md = storage.files[paths.TIMELINE_MD]
+    assert "theirs" in md and "mine" in md
+
+
+def test_catalog_upsert_is_a_no_op_without_a_catalog() -> None:
+    storage = InMemoryStorage()
+    batch = WriteBatch.open(storage)
+    upsert_catalog_entry(batch, Slice(slice_id="2026-08-11-1200", start="x"), NOW)
+    assert not batch.commit("noop").changed
+
+
+def test_monthly_index_vector() -> None:
+    case = load_vectors("slice_format.json")["monthly_index"]
+    entry = case["entry"]
+    s = Slice(
+        slice_id=entry["id"],
+        focus=entry["focus"],
+        summary=entry["summary"],
+        tags=entry["tags"],
+        status=entry["status"],
+        start=entry["start"],
+        open_loops=entry["open_loops"],
+        decisions=entry["decisions"],
+    )
+    assert monthly_entry(s) == entry
+    assert upsert_monthly(None, monthly_entry(s)) == case["serialized"]
+    assert str(paths.monthly_index("2026", "8")) == case["path_2026_8"]
+
+
+def test_monthly_upsert_replaces_by_id_and_survives_a_broken_file() -> None:
+    first = {"id": "2026-08-02-0900", "focus": "a"}
+    text = upsert_monthly(render_monthly("2026-08", [first]), {"id": "2026-08-01-0900", "focus": "b"})
+    text = upsert_monthly(text, {"id": "2026-08-02-0900", "focus": "c"})
+    assert [e["focus"] for e in json.loads(text)["slices"]] == ["b", "c"]
+    assert json.loads(upsert_monthly("{oops", first))["slices"] == [first]
+
+
+def test_format_doc_catalog_examples_match() -> None:
+    from pathlib import Path
+
+    from core.memory.timeline_md import render_timeline_md
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    section = doc.split("\n## The timeline catalog", 1)[1]
+    index = json.loads(section.split("```json\n", 1)[1].split("\n```\n", 1)[0])
+    markdown = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0] + "\n"
+    assert render_timeline_md(index, "en") == markdown
+    assert index["slice_count"] == len(index["slices"])
+    assert index["needs_marking"] == sum(e["needs_marking"] for e in index["slices"])
+
+
+def test_format_doc_strands_example_is_what_we_write() -> None:
+    from pathlib import Path
+
+    from core.memory.strands import load_strands, render_strands
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]
+    assert render_strands(load_strands(example)) == example
