@@ -78,16 +78,42 @@ class Server:
             return json.loads(res.read())
 
 
-def launch_server(args: list[str], log: Path, env: dict[str, str] | None = None) -> Server:
-    """Start `previously serve` on a free port (without waiting for it)."""
+# A developer's own settings must not leak into the test servers (a GITHUB_TOKEN would send them
+# to GitHub; a real model key would reach a real provider).
+ISOLATE: dict[str, str | None] = dict.fromkeys(
+    (
+        "STORAGE",
+        "GITHUB_TOKEN",
+        "GITHUB_REPO",
+        "PREVIOUSLY_MEMORY",
+        "PREVIOUSLY_ACCESS_KEY",
+        "PREVIOUSLY_ACCESS_KEY_SHA256",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "DEEPSEEK_API_KEY",
+    )
+)
+
+
+def launch_server(args: list[str], log: Path, env: dict[str, str | None] | None = None) -> Server:
+    """Start `previously serve` on a free port (without waiting for it); `env` adds variables
+    (None removes one)."""
     port = free_port()
     out = log.open("wb")
+    merged = {**os.environ}
+    for key, value in {**ISOLATE, **(env or {})}.items():
+        if value is None:
+            merged.pop(key, None)
+        else:
+            merged[key] = value
     proc = subprocess.Popen(
         [previously_bin(), "serve", "--host", "127.0.0.1", "--port", str(port), *args],
         stdout=out,
         stderr=subprocess.STDOUT,
         cwd=log.parent,
-        env={**os.environ, **(env or {})},
+        env=merged,
     )
     return Server(f"http://127.0.0.1:{port}", proc, log)
 
@@ -126,7 +152,7 @@ def fake_model() -> Iterator[FakeModelServer]:
     server.stop()
 
 
-def model_env(fake: FakeModelServer) -> dict[str, str]:
+def model_env(fake: FakeModelServer) -> dict[str, str | None]:
     """Point both providers at the fake (never a real one)."""
     return {
         "OPENAI_API_KEY": "sk-test-fake",
@@ -147,10 +173,17 @@ def servers(
     empty = tmp_path_factory.mktemp("empty")
     own = tmp_path_factory.mktemp("own")
     shutil.copytree(SAMPLE / "memory", own / "memory-root" / "memory")
-    no_model = {k: "" for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL")}
+    providers = (
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_BASE_URL",
+    )
+    no_model: dict[str, str | None] = dict.fromkeys(providers)
     started = {
-        "demo": launch_server(["--demo"], demo / "serve.log", no_model),
-        "empty": launch_server(["--memory", str(empty / "memory-root")], empty / "serve.log", no_model),
+        "demo": launch_server(["--demo"], demo / "serve.log"),
+        "empty": launch_server(["--memory", str(empty / "memory-root")], empty / "serve.log"),
         "own": launch_server(
             ["--memory", str(own / "memory-root")], own / "serve.log", model_env(fake_model)
         ),
