@@ -173,14 +173,6 @@ def servers(
     empty = tmp_path_factory.mktemp("empty")
     own = tmp_path_factory.mktemp("own")
     shutil.copytree(SAMPLE / "memory", own / "memory-root" / "memory")
-    providers = (
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "OPENAI_BASE_URL",
-        "ANTHROPIC_BASE_URL",
-    )
-    no_model: dict[str, str | None] = dict.fromkeys(providers)
     started = {
         "demo": launch_server(["--demo"], demo / "serve.log"),
         "empty": launch_server(["--memory", str(empty / "memory-root")], empty / "serve.log"),
