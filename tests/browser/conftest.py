@@ -257,7 +257,14 @@ def _watch(page: Page, problems: Problems) -> None:
 
     page.on("console", on_console)
     page.on("pageerror", lambda err: problems.add(f"page error: {err}"))
-    page.on("requestfailed", lambda req: problems.add(f"request failed: {req.url} {req.failure}"))
+    # A request cut off because the test navigated away (reload, goto) is not the app's fault;
+    # the app itself never aborts requests.
+    page.on(
+        "requestfailed",
+        lambda req: (
+            req.failure != "net::ERR_ABORTED" and problems.add(f"request failed: {req.url} {req.failure}")
+        ),
+    )
     page.on("response", lambda res: res.status >= 400 and problems.add(f"HTTP {res.status}: {res.url}"))
 
 

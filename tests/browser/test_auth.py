@@ -12,7 +12,6 @@ pytestmark = pytest.mark.browser
 def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server) -> None:
     app = make_app(auth_server)
     app.problems.allow("401")
-    app.problems.allow("net::ERR_ABORTED")  # requests in flight when the page moves to sign-in
     page = app.page
     page.goto(auth_server.url + "/#/slice/2026-11-21-1040")
     page.wait_for_url("**/sign-in.html?next=*")

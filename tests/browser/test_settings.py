@@ -46,7 +46,8 @@ def test_effort_cycles_and_is_remembered(make_app, own_server: Server) -> None:
         seen.append(effort.get_attribute("data-effort"))
     assert set(seen) >= {"low", "high"}
     assert seen[0] == seen[3] or seen[1] == seen[3]
-    effort.click()
+    with page.expect_response(lambda r: r.url.endswith("/api/config") and r.request.method == "PATCH"):
+        effort.click()
     chosen = effort.get_attribute("data-effort")
     page.reload()
     page.wait_for_selector("[data-testid=effort]")
