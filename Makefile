@@ -35,6 +35,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check core functions tests bench infra
 	$(VENV)/bin/mypy
 	$(VENV)/bin/python scripts/build_sample.py --check
+	$(VENV)/bin/python scripts/build_identity.py --check
 
 bench: setup
 	$(VENV)/bin/python -m bench

@@ -7,18 +7,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import yaml
 
+from core.clock import iso, parse_iso, try_parse_iso
+from core.memory.agent_md import STATUS_ERROR, STATUS_OK, STATUS_UNKNOWN, ToolCall
 from core.text import utf16_len
-
-from .formats import ToolCall
 
 SLICE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}-\d{4}$")
 TONES = ("positive", "neutral", "negative", "mixed")
 CLOSED_BY = ("time_cap", "capacity", "context_lost")
 SUMMARY_MAX = 100
 _HEADER_LIKE = re.compile(r"## Turn |^## Cognition ", re.MULTILINE)
+# libyaml's loader when PyYAML was built with it: the same results, several times faster.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SourceError(ValueError):
@@ -32,6 +35,11 @@ class Settings:
     timezone: str
     generated_at: str
     locale: str
+
+    @property
+    def woven_at(self) -> dt.datetime:
+        """`generated_at` as an instant: the clock of the weave that built the indexes."""
+        return parse_iso(self.generated_at)
 
 
 @dataclass
@@ -85,21 +93,43 @@ def _turns(raw: Any, where: str) -> list[tuple[str, str]]:
     return turns
 
 
+def _tool_call(call: Any, where: str) -> ToolCall:
+    """`{name: {param: value, …}}`; an optional `status` param (ok, error, ?) is the call's outcome."""
+    if not isinstance(call, dict) or len(call) != 1:
+        raise SourceError(f"{where}: a tool call is a single `name: {{params}}` entry, got {call!r}")
+    ((name, raw_params),) = call.items()
+    if raw_params is not None and not isinstance(raw_params, dict):
+        raise SourceError(f"{where}: the parameters of `{name}` must be a mapping, got {raw_params!r}")
+    params = dict(raw_params or {})
+    status = str(params.pop("status", STATUS_OK))
+    if status not in (STATUS_OK, STATUS_ERROR, STATUS_UNKNOWN):
+        raise SourceError(f"{where}: `{name}` status must be ok, error or ?, got {status!r}")
+    return ToolCall(str(name), params, status)
+
+
 def _cognition(raw: Any, rounds: int, where: str) -> list[Round]:
     if not raw:
         return []
-    if len(raw) != rounds:
-        raise SourceError(f"{where}: cognition needs one entry per exchange ({rounds}), got {len(raw)}")
+    if not isinstance(raw, list) or len(raw) != rounds:
+        raise SourceError(f"{where}: cognition needs a list with one entry per exchange ({rounds})")
     out = []
-    for entry in raw:
-        tools = []
-        for call in entry.get("tools") or []:
-            ((name, raw_params),) = call.items()
-            params = dict(raw_params or {})
-            status = str(params.pop("status", "ok"))
-            tools.append(ToolCall(name, params, status))
-        out.append(Round(_str_list(entry.get("thinking"), where), tools))
+    for i, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict):
+            raise SourceError(f"{where}: cognition entry {i} must be a mapping (thinking, tools)")
+        tools = [_tool_call(call, f"{where} cognition {i}") for call in entry.get("tools") or []]
+        out.append(Round(_str_list(entry.get("thinking"), f"{where} cognition {i}"), tools))
     return out
+
+
+def _evolution(raw: Any, where: str) -> dict[str, Any] | None:
+    """`evolution: {summary, ops}`: what changed on the card when this slice closed."""
+    if raw is None:
+        return None
+    ops = raw.get("ops") if isinstance(raw, dict) else None
+    summary = raw.get("summary") if isinstance(raw, dict) else None
+    if not isinstance(summary, str) or not summary.strip() or not isinstance(ops, list) or not ops:
+        raise SourceError(f"{where}: `evolution` needs a `summary` line and a non-empty list of `ops`")
+    return {"summary": " ".join(summary.split()), "ops": ops}
 
 
 def _check(s: SliceSource, where: str) -> None:
@@ -116,17 +146,28 @@ def _check(s: SliceSource, where: str) -> None:
         raise SourceError(f"{where}: context_lost needs at least one agent turn (REFERENCE §7.1)")
     if not s.turns and not s.end:
         raise SourceError(f"{where}: a slice without turns needs an explicit `end`")
+    stamp = try_parse_iso(s.end)
+    if s.end and (stamp is None or iso(stamp) != s.end):
+        raise SourceError(f"{where}: `end` must be a quoted UTC instant like '2026-01-01T10:20:30.000Z'")
+
+
+def _read_mapping(path: Path) -> dict[str, Any]:
+    """A source file's top-level YAML mapping."""
+    try:
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+    except OSError as exc:
+        raise SourceError(f"{path}: cannot read it ({exc.strerror})") from exc
+    except yaml.YAMLError as exc:
+        raise SourceError(f"{path}: not valid YAML ({exc})") from exc
+    if not isinstance(raw, dict):
+        raise SourceError(f"{path}: expected a YAML mapping at the top level")
+    return raw
 
 
 def load_slice(path: Path) -> SliceSource:
     """Parse and check one slice file."""
     where = str(path)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise SourceError(f"{where}: not valid YAML ({exc})") from exc
-    if not isinstance(raw, dict):
-        raise SourceError(f"{where}: expected a mapping")
+    raw = _read_mapping(path)
     slice_id = str(raw.get("id", ""))
     if not SLICE_ID_RE.match(slice_id) or path.stem != slice_id:
         raise SourceError(f"{where}: `id` must be YYYY-MM-DD-HHMM and match the file name")
@@ -142,7 +183,7 @@ def load_slice(path: Path) -> SliceSource:
         decisions=_str_list(raw.get("decisions"), f"{where} decisions"),
         turns=turns,
         cognition=_cognition(raw.get("cognition"), (len(turns) + 1) // 2, where),
-        evolution=raw.get("evolution"),
+        evolution=_evolution(raw.get("evolution"), where),
         snapshot=bool(raw.get("snapshot", True)),
         end=str(raw.get("end", "")),
     )
@@ -152,11 +193,17 @@ def load_slice(path: Path) -> SliceSource:
 
 def load_settings(path: Path) -> Settings:
     """Parse `sample.yaml`."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    generated = raw["generated_at"]
-    if isinstance(generated, dt.datetime):
-        raise SourceError(f"{path}: quote `generated_at` so it stays an exact ISO string")
-    return Settings(timezone=raw["timezone"], generated_at=str(generated), locale=raw.get("locale", "en"))
+    raw = _read_mapping(path)
+    generated = raw.get("generated_at")
+    stamp = try_parse_iso(generated) if isinstance(generated, str) else None
+    if stamp is None or iso(stamp) != generated:
+        raise SourceError(f"{path}: `generated_at` must be a quoted UTC instant (YYYY-MM-DDTHH:MM:SS.mmmZ)")
+    timezone = str(raw.get("timezone", ""))
+    try:
+        ZoneInfo(timezone)
+    except (ValueError, ZoneInfoNotFoundError) as exc:
+        raise SourceError(f"{path}: `timezone` must be an IANA zone such as Europe/London") from exc
+    return Settings(timezone=timezone, generated_at=generated, locale=str(raw.get("locale", "en")))
 
 
 def load_source(root: Path) -> tuple[Settings, list[SliceSource]]:
