@@ -84,7 +84,7 @@ export function usePreferences() {
       ...c,
       thinking: explicit || stored.thinking === undefined ? model.thinking ?? c.thinking : c.thinking,
       effort: explicit || stored.effort === undefined ? model.effort || model.reasoningEffort || c.effort : c.effort,
-      model: explicit || stored.model === undefined ? model.main || c.model : c.model,
+      model: explicit || stored.model === undefined ? (model.main && model.main !== "auto" ? model.main : c.model) : c.model,
     }));
     if (config.locale && (explicit || (!urlLocale() && !prefs.loadLocale(store())))) {
       if (explicit) prefs.saveLocale(store(), normalizeLocale(config.locale));

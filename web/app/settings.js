@@ -26,7 +26,7 @@ function fromConfig(config) {
   return {
     maxSliceMinutes: String(slicing.maxSliceMinutes ?? LIMITS.maxSliceMinutes.fallback),
     maxTurnsPerSlice: String(slicing.maxTurnsPerSlice ?? LIMITS.maxTurnsPerSlice.fallback),
-    main: model.main || model.provider || "",
+    main: model.main && model.main !== "auto" ? model.main : "",
     worker: model.worker || (worker.mode === "manual" ? worker.provider : "") || "auto",
     thinking: model.thinking !== false,
     effort: model.effort || model.reasoningEffort || "medium",
@@ -83,7 +83,7 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
     saver.setStatus("saving");
     const patch = {
       slicing: { maxSliceMinutes: Number(form.maxSliceMinutes), maxTurnsPerSlice: Number(form.maxTurnsPerSlice) },
-      model: { thinking: form.thinking, effort: form.effort, worker: form.worker, ...(form.main ? { main: form.main } : {}) },
+      model: { main: form.main || "auto", worker: form.worker, thinking: form.thinking, effort: form.effort },
       locale: form.locale,
     };
     try {
