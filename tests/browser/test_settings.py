@@ -12,6 +12,12 @@ from tests.browser.scripted_turns import ScriptedTurns, full_script
 pytestmark = pytest.mark.browser
 
 
+def _config(server: Server) -> dict:
+    """The stored preferences (`GET /api/config` answers `{config, problems}`)."""
+    body = server.get("/api/config")
+    return dict(body.get("config", body))
+
+
 def test_the_model_picker_groups_models_saves_the_choice_and_sends_it(make_app, own_server: Server) -> None:
     models = own_server.get("/api/models")["models"]
     assert len(models) >= 2, "the writable server is started with a fake model provider"
@@ -57,7 +63,7 @@ def test_effort_cycles_and_is_remembered(make_app, own_server: Server) -> None:
 def test_settings_show_bounds_reject_bad_values_and_save(make_app, own_server: Server) -> None:
     app = make_app(own_server)
     page = app.open("/#/settings", wait="[data-testid=settings-form]")
-    config = own_server.get("/api/config")
+    config = _config(own_server)
     minutes = page.locator("#set-maxSliceMinutes")
     assert minutes.input_value() == str(config["slicing"]["maxSliceMinutes"])
     assert (minutes.get_attribute("min"), minutes.get_attribute("max")) == ("5", "120")
@@ -77,11 +83,18 @@ def test_settings_show_bounds_reject_bad_values_and_save(make_app, own_server: S
     page.wait_for_function(
         "() => document.querySelector('[data-testid=settings-save]').innerText.includes('Saved')"
     )
-    assert own_server.get("/api/config")["slicing"]["maxSliceMinutes"] == 45
+    assert _config(own_server)["slicing"]["maxSliceMinutes"] == 45
 
 
-def test_read_only_memory_cannot_be_saved(make_app, demo_server: Server) -> None:
+def test_the_demo_says_its_settings_are_not_kept(make_app, demo_server: Server) -> None:
+    flags = demo_server.get("/api/state")["flags"]
     app = make_app(demo_server)
     page = app.open("/#/settings", wait="[data-testid=settings-form]")
-    assert page.get_by_test_id("read-only-banner").is_visible()
-    assert page.get_by_test_id("settings-save").is_disabled()
+    banner = page.get_by_test_id("read-only-banner")
+    assert banner.is_visible()
+    if flags["read_only"]:
+        assert "read-only" in banner.inner_text()
+        assert page.get_by_test_id("settings-save").is_disabled()
+    else:
+        assert "Demo" in banner.inner_text()
+        assert page.get_by_test_id("settings-save").is_enabled()

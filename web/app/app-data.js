@@ -60,6 +60,12 @@ export function normalizeStrands(strands) {
   return out;
 }
 
+/** `GET/PATCH /api/config` answer `{config, problems}`; older servers sent the config itself. */
+export function unwrapConfig(res) {
+  if (res && typeof res.config === "object" && res.config !== null) return { ...res.config, problems: res.problems || [] };
+  return res || {};
+}
+
 /** The user's zone and language, for routes that phrase dates and labels for them. */
 export function localQuery(locale) {
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -106,7 +112,7 @@ export function useAppData(locale) {
   useEffect(() => {
     refreshCatalog();
     refreshStrands();
-    api.get("/api/config").then(setConfig).catch(() => setConfig({}));
+    api.get("/api/config").then((res) => setConfig(unwrapConfig(res))).catch(() => setConfig({}));
     api.get("/api/models").then(setModels).catch(() => setModels({ providers: [], models: [], main: null, worker: null }));
   }, []);
 

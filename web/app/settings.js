@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { api } from "./api.js";
+import { unwrapConfig } from "./app-data.js";
 
 export const LIMITS = {
   maxSliceMinutes: { min: 5, max: 120, fallback: 30 },
@@ -17,6 +18,11 @@ export function checkLimit(name, raw) {
   if (!/^\d+$/.test(text)) return "settings.errWhole";
   const v = Number(text);
   return v < min || v > max ? "settings.errRange" : null;
+}
+
+function problemText(problem) {
+  if (typeof problem === "string") return problem;
+  return [problem.field, problem.message].filter(Boolean).join(": ");
 }
 
 function fromConfig(config) {
@@ -87,9 +93,9 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
       locale: form.locale,
     };
     try {
-      const saved = await api.patch("/api/config", patch);
+      const saved = unwrapConfig(await api.patch("/api/config", patch));
       saver.setStatus("saved");
-      onConfigSaved(saved || patch);
+      onConfigSaved(saved.slicing ? saved : patch);
     } catch (err) {
       saver.setMessage(err.message || "");
       saver.setStatus("failed");
@@ -99,8 +105,15 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
   return html`<div class="settings column" data-testid="settings">
     <h1 class="page-title">${t("settings.title")}</h1>
     <p class="muted">${t("settings.subtitle")}</p>
-    ${readOnly &&
-    html`<div class="banner" role="note" data-testid="read-only-banner"><${Icon} name="circle-alert" /><p>${t("settings.readOnly")}</p></div>`}
+    ${(readOnly || (flags && flags.demo)) &&
+    html`<div class="banner" role="note" data-testid="read-only-banner">
+      <${Icon} name="circle-alert" /><p>${readOnly ? t("settings.readOnly") : t("settings.demo")}</p>
+    </div>`}
+    ${config && config.problems && config.problems.length > 0 &&
+    html`<div class="banner" role="note" data-testid="config-problems">
+      <${Icon} name="triangle-alert" />
+      <div><p>${t("settings.problems")}</p>${config.problems.map((p) => html`<p class="mono small">${problemText(p)}</p>`)}</div>
+    </div>`}
     <form class="settings-form" data-testid="settings-form" onSubmit=${save} novalidate>
       <fieldset class="panel">
         <legend>${t("settings.slicing")}</legend>

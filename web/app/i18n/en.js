@@ -218,6 +218,8 @@ export default {
   "settings.title": "Settings",
   "settings.subtitle": "How slices are cut, which models answer, and the language of your memory.",
   "settings.readOnly": "This memory is read-only (demo), so nothing here can be saved.",
+  "settings.demo": "Demo: what you save here lasts until the server stops; nothing is written to disk.",
+  "settings.problems": "Some saved values could not be used; the defaults stand in for them until you save:",
   "settings.slicing": "Slices",
   "settings.slicingHint": "A slice closes when it gets this old or this long; the next message starts a new one.",
   "settings.maxSliceMinutes": "Longest slice (minutes)",

@@ -203,6 +203,8 @@ export default {
   "settings.title": "设置",
   "settings.subtitle": "切片的划分方式、回答所用的模型，以及记忆的语言。",
   "settings.readOnly": "这份记忆是只读的（演示），这里的设置无法保存。",
+  "settings.demo": "演示模式：这里保存的设置只保留到服务器停止，不会写入磁盘。",
+  "settings.problems": "有些已保存的值无法使用；在你重新保存之前，暂用默认值：",
   "settings.slicing": "切片",
   "settings.slicingHint": "切片达到这个时长或轮数就会结束；下一条消息会开始新的切片。",
   "settings.maxSliceMinutes": "切片最长时长（分钟）",
