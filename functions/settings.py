@@ -22,6 +22,8 @@ class Settings(BaseSettings):
 
     storage: Literal["local", "github", "demo"] | None = Field(default=None, alias="STORAGE")
     memory_root: Path = Field(default=Path("memory-data"), alias="PREVIOUSLY_MEMORY")
+    # Where turn runs (events, model rounds) are kept locally; default: beside the memory folder.
+    runs_dir: Path | None = Field(default=None, alias="PREVIOUSLY_RUNS")
 
     github_token: SecretStr | None = Field(default=None, alias="GITHUB_TOKEN")
     github_repo: str | None = Field(default=None, alias="GITHUB_REPO")

@@ -9,12 +9,14 @@ tool.run(call)     # ToolResult; invalid arguments come back as an instructive e
 
 from __future__ import annotations
 
+import copy
+import functools
 import inspect
 import json
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -24,9 +26,15 @@ from core.llm.types import ToolCall, ToolResult, ToolSpec
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """A model's JSON schema made plain for providers: `$ref`s inlined, titles dropped."""
+    return copy.deepcopy(_plain_schema(model))
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_schema(model: type[BaseModel]) -> dict[str, Any]:
+    # Generating a schema costs ~0.1 s; a sub-agent's report schema is asked for on every call.
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
-    return _clean(schema, defs)
+    return cast(dict[str, Any], _clean(schema, defs))
 
 
 def _clean(node: Any, defs: dict[str, Any], in_properties: bool = False) -> Any:

@@ -1,57 +1,80 @@
-"""`previously maintain`: the scheduled pass over a memory (today: the search index)."""
+"""`previously maintain`: the scheduled pass over a memory (core/turn/maintain.py)."""
 
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
-from core.clock import SystemClock
-from core.search.recall import refresh_index
-from core.storage.base import WriteBatch
+from core.turn.maintain import MaintenanceReport, run_maintenance
+from core.turn.runstore import MemoryRunStore
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.memory_root import open_storage
+from functions.settings import load_settings
+from functions.turn_deps import build_turn_deps
 
 
 @app.command()
 def maintain(
     memory: MemoryOpt = None,
-    no_model: Annotated[bool, typer.Option("--no-model", help="Deterministic steps only.")] = False,
+    no_model: Annotated[
+        bool, typer.Option("--no-model", help="Deterministic marks only; no model is called.")
+    ] = False,
     full: Annotated[bool, typer.Option("--full", help="Rebuild the search index from scratch.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Bring derived files up to date: today the full-text search index (memory/episodic/search/).
+    """Close slices whose time cap passed, mark dry slices, tidy strands, refresh the indexes.
 
-    Re-indexes new and changed slices and drops deleted ones. Closing expired slices, marking
-    dry ones, strand consolidation and card checks join this pass as they are built.
+    Run it on a schedule (the local server does, every 15 minutes). Slices are closed with their
+    close-time work (marking, card evolution); without a model (or with --no-model) marks are
+    deterministic and say so (`marked_by: fallback`). Running it twice changes nothing the
+    second time. Stale card items are listed, never removed.
     """
     storage = open_storage(memory)
+    deps = build_turn_deps(load_settings(), storage, MemoryRunStore())
     started = time.perf_counter()
-    batch = WriteBatch.open(storage)
-    report = refresh_index(batch, SystemClock(), full=full)
-    result = batch.commit("maintain: refresh the search index")
-    data = {
-        "search_index": {
-            "rebuilt": report.rebuilt,
-            "reasons": report.reasons,
-            "added": report.added,
-            "updated": report.updated,
-            "removed": report.removed,
-            "slices": report.slices,
-            "segments": report.segments,
-            "bytes": report.bytes,
-            "files_written": len(result.written),
-            "seconds": round(time.perf_counter() - started, 3),
-        }
-    }
+    console = Console(stderr=True)
+    if json_out:
+        report = run_maintenance(deps, use_model=not no_model, rebuild_search=full)
+    else:
+        with console.status("Maintaining the memory…") as status:
+            report = run_maintenance(
+                deps, use_model=not no_model, rebuild_search=full, progress=lambda s: status.update(s + "…")
+            )
+    data = report.to_dict()
+    data["seconds"] = round(time.perf_counter() - started, 3)
     if json_out:
         emit_json(data)
         return
-    s = data["search_index"]
-    how = "rebuilt" if report.rebuilt else "updated"
-    typer.echo(
-        f"search index {how}: {s['slices']} slices in {s['segments']} segments, {s['bytes']:,} bytes "
-        f"(+{s['added']} new, {s['updated']} changed, -{s['removed']} removed; "
-        f"{s['files_written']} files written, {s['seconds']} s)"
+    for line in summary_lines(report, data["seconds"]):
+        typer.echo(line)
+
+
+def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
+    """The human report."""
+    lines = [f"model: {report.model or 'none (deterministic marks)'}"]
+    for closed in report.closed:
+        lines.append(f"closed {closed.slice_id} (marked by {closed.marked_by}; card {closed.card})")
+    if not report.closed:
+        lines.append("no slice past its time cap")
+    if report.merges or report.pruned_strands:
+        lines.append(f"strands: {report.merges} merged, {len(report.pruned_strands)} pruned")
+    marked = report.marked + report.marked_by_fallback
+    if marked:
+        lines.append(f"marked {len(marked)} dry slices ({len(report.marked_by_fallback)} deterministically)")
+    lines.append(_index_line(report.search_index))
+    for what, items in (("Now items a week old", "aged_now"), ("overdue Horizon items", "overdue_horizon")):
+        for item in report.stale_card.get(items, []):
+            lines.append(f"card — {what}: {item}")
+    lines.append(f"{len(report.commits)} commits, {report.files_written} files written, {seconds} s")
+    return lines
+
+
+def _index_line(s: dict[str, Any]) -> str:
+    how = "rebuilt" if s.get("rebuilt") else "updated"
+    return (
+        f"search index {how}: {s.get('slices', 0)} slices in {s.get('segments', 0)} segments "
+        f"(+{s.get('added', 0)} new, {s.get('updated', 0)} changed, -{s.get('removed', 0)} removed)"
     )

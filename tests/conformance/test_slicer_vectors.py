@@ -43,16 +43,6 @@ def test_deterministic_mark_zh(case: dict) -> None:
     assert {"focus": mark.focus, "summary": mark.summary} == case["mark"]
 
 
-@pytest.mark.skip(reason="history window: the turn work (prompt assembly, issue 6)")
-def test_history_window() -> None:
-    assert V["history_window"]
-
-
-@pytest.mark.skip(reason="terminal turn status: the turn work (finalize step, issue 6)")
-def test_turn_status() -> None:
-    assert V["turn_status"]
-
-
 def test_create_slice_matches_vector() -> None:
     case = load_vectors("slice_create.json")
     expected = case["result"]

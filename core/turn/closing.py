@@ -1,0 +1,159 @@
+"""Closing a slice (REFERENCE §7.4): mark it, close it, and queue its indexes — for prepare and maintain.
+
+The close is a storage Update evaluated on the slice's current text, so a slice another writer
+already closed is left alone and a retried step changes nothing twice. A slice that gets no
+model marking gets the deterministic one, recorded as `marked_by: fallback`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.agent.analyzer import CloseMarking
+from core.clock import Clock, iso
+from core.errors import NotFound
+from core.memory.catalog import build_index, entry_from_slice, parse_index, read_or_none, render_files
+from core.memory.merge import SliceEdit, edit_slice
+from core.memory.paths import CATALOG_JSON, STRANDS_JSON, TIMELINE_MD, MemoryPath, core_md
+from core.memory.slice import Slice, parse_core_md
+from core.memory.slicer import (
+    ActiveSlice,
+    apply_close_marking,
+    apply_fallback_mark,
+    close_slice,
+    find_active_slice,
+)
+from core.memory.strands import load_strands, prune, render_strands
+from core.memory.weave import (
+    WeaveResult,
+    meta_loader,
+    upsert_monthly_entry,
+    weave_catalog,
+    weave_slice_strands,
+)
+from core.search import index_slice as index_for_search
+from core.storage.base import Reader, WriteBatch
+
+CATALOG_DIR = MemoryPath(CATALOG_JSON.parent)
+
+
+def read_slice(reader: Reader, slice_id: str) -> Slice:
+    """A slice as the reader sees it now; NotFound when it has no core.md."""
+    text = reader.read(core_md(slice_id))
+    if text is None:
+        raise NotFound(f"Slice {slice_id} has no core.md.")
+    return parse_core_md(text)
+
+
+def recover_active(reader: Reader, now: datetime) -> ActiveSlice | None:
+    """The active slice (REFERENCE §7.2); a legacy flat file already closed into the folder layout
+    does not count (its closed copy wins)."""
+    active = find_active_slice(reader, now)
+    if active is not None and active.legacy and reader.read(core_md(active.slice.slice_id)) is not None:
+        return None
+    return active
+
+
+def close_edit(signal: str, now: datetime, locale: str, marking: CloseMarking | None) -> SliceEdit:
+    """The close as an edit of the slice's current state (None: it is already closed)."""
+
+    def edit(s: Slice) -> Slice | None:
+        if s.closed:
+            return None
+        if marking is not None:
+            s = apply_close_marking(s, marking.focus, marking.summary, marking.tags, marking.tone)
+        return close_slice(apply_fallback_mark(s, locale), signal, now)
+
+    return edit
+
+
+@dataclass(frozen=True)
+class Closed:
+    """A slice closed in this batch, as it now reads."""
+
+    slice: Slice
+    signal: str
+
+
+def queue_close(
+    batch: WriteBatch,
+    active: ActiveSlice,
+    signal: str,
+    *,
+    clock: Clock,
+    locale: str,
+    marking: CloseMarking | None = None,
+) -> Closed:
+    """Queue the close of `active` and its monthly entry, strands and search index (the catalog
+    entry is the caller's: `upsert_catalog`, once for every slice the batch touches)."""
+    now = clock.now()
+    sid = active.slice.slice_id
+    # A legacy flat file is closed into the folder layout (the flat file itself is never rewritten).
+    create = active.slice if active.legacy else None
+    edit_slice(close_edit(signal, now, locale, marking), iso(now), create=create).queue(batch, sid)
+    closed = read_slice(batch, sid)
+    upsert_monthly_entry(batch, closed)
+    weave_slice_strands(batch, closed)
+    index_for_search(batch, sid, clock)
+    return Closed(closed, signal)
+
+
+def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, locale: str) -> None:
+    """Queue the catalog entries of these slices and the re-rendered timeline.md as one Update each.
+
+    One rewrite for a close and the slice opening after it (a 10,000-slice catalog is ~5 MB);
+    on a conflict the entries are upserted into the other writer's catalog. No-op without one.
+    """
+    rendered: dict[str, str | None] = {}
+
+    def index_fn(text: str | None) -> str | None:
+        rendered["md"] = None
+        index, _ = parse_index(text)
+        if index is None:
+            return None
+        by_id = {str(e["id"]): e for e in index["slices"]}
+        for s in slices:
+            prior = by_id.get(s.slice_id)
+            by_id[s.slice_id] = entry_from_slice(s, prior.get("strands", []) if prior else [])
+        index_text, rendered["md"] = render_files(build_index(list(by_id.values()), now), locale)
+        return index_text
+
+    def md_fn(_: str | None) -> str | None:
+        if "md" not in rendered:  # read before the commit: evaluate the catalog change first
+            batch.read(CATALOG_JSON)
+        return rendered.get("md")
+
+    batch.update(CATALOG_JSON, index_fn)
+    batch.update(TIMELINE_MD, md_fn)
+
+
+def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:
+    """Reconcile the catalog with the slice folders now (after a close)."""
+    return weave_catalog(batch, now, meta_loader(batch), force=True, locale=locale)[1]
+
+
+def ensure_catalog(batch: WriteBatch, now: datetime, locale: str) -> bool:
+    """Build the catalog when the memory has none yet (first turn, imported slices); True if built.
+
+    A turn never reconciles an existing catalog (that costs a listing of the whole archive):
+    slices are upserted as they are created and closed, and maintenance reconciles the rest.
+    """
+    if batch.list(CATALOG_DIR):
+        return False
+    forced_weave(batch, now, locale)
+    return True
+
+
+def prune_strands(batch: WriteBatch, now: datetime) -> list[str]:
+    """Queue the deterministic strand prune (REFERENCE §10.4 step 1); the keys it drops."""
+    _, dropped = prune(load_strands(read_or_none(batch, STRANDS_JSON)), now)
+    if dropped:
+
+        def apply(text: str | None) -> str | None:
+            kept, gone = prune(load_strands(text), now)
+            return render_strands(kept) if gone else None
+
+        batch.update(STRANDS_JSON, apply)
+    return dropped

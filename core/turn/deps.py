@@ -1,0 +1,43 @@
+"""What a turn step may use: storage, time, ids, the run store, the models, where events go.
+
+Built once per process by the composition root (`functions/turn_deps.py`) or from fakes in
+tests. Steps share nothing else: every step re-reads what it needs from storage and the run
+store, so the same step runs unchanged in this process or in a Lambda.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.clock import Clock, IdSource
+from core.llm.registry import ModelRegistry
+from core.storage.base import Storage
+from core.turn.events import EventSink
+from core.turn.runstore import RunStore
+
+SinkFactory = Callable[[str, str, int], EventSink]  # (turn_id, step, attempt) → sink
+DEFAULT_MODEL_TIMEOUT = 120.0
+
+
+@dataclass
+class TurnDeps:
+    """The injected dependencies of every step.
+
+    `models` is None when no provider is configured: the memory pipeline still runs and the
+    turn ends with a `no_model` error after the user's message is stored. `demo` marks the
+    read-only persona: card evolution, backfill and the consolidation model pass never run.
+    """
+
+    storage: Storage
+    clock: Clock
+    ids: IdSource
+    run_store: RunStore
+    models: ModelRegistry | None
+    sink_for: SinkFactory
+    demo: bool = False
+    model_timeout: float = DEFAULT_MODEL_TIMEOUT
+    monotonic: Callable[[], float] = time.monotonic
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("previously.turn"))

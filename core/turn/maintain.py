@@ -1,0 +1,189 @@
+"""The scheduled pass (`previously maintain`, EventBridge, the local server's timer).
+
+1. Close every active slice whose time cap passed with no next message, with its close-time
+   work: marking (the worker, else the deterministic mark), indexes, card evolution — one
+   commit per closed slice, so a failure later loses none of them.
+2. When something closed: strand prune and the consolidation merge pass; always: the dry-slice
+   backfill (the worker marks up to 3; without a model every dry slice gets the deterministic
+   mark); a catalog reconcile and the search index refresh — one commit.
+3. Flag stale card items (Now items a week old, Horizon items past their date) in the report;
+   they are never removed here (the evolution pass decides).
+Running it twice in a row changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from core.agent.marker import mark_slice
+from core.clock import iso
+from core.errors import InvalidInput
+from core.llm.registry import Resolution
+from core.memory.card import aged_now_items, is_card, overdue_horizon, parse_card
+from core.memory.catalog import read_index
+from core.memory.config import UserConfig
+from core.memory.paths import CARD, core_md
+from core.memory.slice import Slice, parse_core_md
+from core.memory.slicer import ActiveSlice, slice_age_exceeded
+from core.memory.weave import meta_loader, weave_catalog
+from core.search import refresh_index
+from core.storage.base import WriteBatch
+from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
+from core.turn.deps import TurnDeps
+from core.turn.evolution import at_maintenance
+from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
+from core.turn.service import TurnInput
+from core.turn.steps.common import resolve_models, user_config
+
+Progress = Callable[[str], None]
+FALLBACK_BACKFILL_LIMIT = 200
+
+
+@dataclass
+class ClosedSlice:
+    """One slice this pass closed."""
+
+    slice_id: str
+    marked_by: str  # "model" | "fallback"
+    card: str  # what card evolution did
+
+
+@dataclass
+class MaintenanceReport:
+    """What a maintenance pass did (the CLI prints it; `--json` dumps it)."""
+
+    model: str | None = None
+    closed: list[ClosedSlice] = field(default_factory=list)
+    merges: int = 0
+    pruned_strands: list[str] = field(default_factory=list)
+    marked: list[str] = field(default_factory=list)
+    marked_by_fallback: list[str] = field(default_factory=list)
+    catalog: dict[str, Any] = field(default_factory=dict)
+    search_index: dict[str, Any] = field(default_factory=dict)
+    stale_card: dict[str, list[str]] = field(default_factory=dict)
+    commits: list[str] = field(default_factory=list)
+    files_written: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_maintenance(
+    deps: TurnDeps,
+    *,
+    use_model: bool = True,
+    progress: Progress | None = None,
+    rebuild_search: bool = False,
+) -> MaintenanceReport:
+    """One maintenance pass over the memory."""
+    say = progress or (lambda _: None)
+    batch = WriteBatch.open(deps.storage)
+    config = user_config(batch)
+    models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
+    report = MaintenanceReport(model=models.worker.info.id if models else None)
+    say("Reading the timeline")
+    reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
+    for active in expired_slices(batch, deps.clock.now(), config):
+        say(f"Closing slice {active.slice.slice_id}")
+        report.closed.append(_close(batch, deps, active, config.locale, models))
+        _commit(batch, report, f"Maintenance — close slice {active.slice.slice_id}")
+    _tidy(batch, deps, report, config, models, say)
+    say("Refreshing the search index")
+    search = refresh_index(batch, deps.clock, full=rebuild_search)
+    report.search_index = asdict(search)
+    report.stale_card = stale_card_items(batch.read(CARD), deps.clock.now())
+    _commit(batch, report, "Maintenance — indexes")
+    return report
+
+
+def _tidy(
+    batch: WriteBatch,
+    deps: TurnDeps,
+    report: MaintenanceReport,
+    config: UserConfig,
+    models: Resolution | None,
+    say: Progress,
+) -> None:
+    """Strands after a close, the catalog, and the dry-slice marks (queued, not committed)."""
+    now = deps.clock.now()
+    worker = models.worker if models is not None and not deps.demo else None
+    if report.closed:
+        say("Tidying strands")
+        report.pruned_strands = prune_strands(batch, now)
+        if worker is not None:
+            report.merges = consolidate(batch, worker)
+    say("Reconciling the catalog")
+    report.catalog = reconcile_catalog(batch, now, config.locale)
+    say("Marking dry slices")
+    limit = BACKFILL_LIMIT if worker is not None else FALLBACK_BACKFILL_LIMIT
+    marks = backfill(batch, worker, now_iso=iso(now), locale=config.locale, limit=limit)
+    report.marked, report.marked_by_fallback = marks.marked, marks.marked_by_fallback
+    if marks.changed:
+        report.catalog = reconcile_catalog(batch, now, config.locale)
+
+
+def expired_slices(batch: WriteBatch, now: datetime, config: UserConfig) -> list[ActiveSlice]:
+    """Active slices past their time cap: the recovered one and any the catalog still lists as active."""
+    found: dict[str, ActiveSlice] = {}
+    active = recover_active(batch, now)
+    if active is not None:
+        found[active.slice.slice_id] = active
+    index = read_index(batch)
+    for entry in index["slices"] if index else []:
+        sid = str(entry["id"])
+        if entry.get("status") != "active" or sid in found:
+            continue
+        loaded = _load(batch, sid)
+        if loaded is not None and loaded.status == "active":
+            found[sid] = ActiveSlice(loaded, core_md(sid))
+    cap_ms = config.max_slice_minutes * 60_000
+    return [a for a in found.values() if slice_age_exceeded(a.slice.start, now, cap_ms)]
+
+
+def _load(batch: WriteBatch, slice_id: str) -> Slice | None:
+    try:
+        text = batch.read(core_md(slice_id))
+        return parse_core_md(text) if text is not None else None
+    except InvalidInput:  # broken YAML, too large: `check` names it; never rewritten here
+        return None
+
+
+def _close(
+    batch: WriteBatch, deps: TurnDeps, active: ActiveSlice, locale: str, models: Resolution | None
+) -> ClosedSlice:
+    worker = models.worker if models is not None else None
+    marking = mark_slice(worker, active.slice, monotonic=deps.monotonic) if worker is not None else None
+    closed = queue_close(batch, active, "time_cap", clock=deps.clock, locale=locale, marking=marking)
+    upsert_catalog(batch, [closed.slice], deps.clock.now(), locale)
+    marked_by = "fallback" if closed.slice.marked_by == "fallback" else ("model" if marking else "existing")
+    return ClosedSlice(closed.slice.slice_id, marked_by, at_maintenance(batch, deps, closed.slice, models))
+
+
+def _commit(batch: WriteBatch, report: MaintenanceReport, message: str) -> None:
+    result = batch.commit(message)
+    if result.changed:
+        report.commits.append(message)
+        report.files_written += len(result.written)
+
+
+def reconcile_catalog(batch: WriteBatch, now: datetime, locale: str) -> dict[str, Any]:
+    """A forced weave that writes nothing when the catalog already matches the slices."""
+    _, result = weave_catalog(
+        batch, now, meta_loader(batch), force=True, locale=locale, keep_time_if_unchanged=True
+    )
+    return result.as_dict()
+
+
+def stale_card_items(card_text: str | None, now: datetime) -> dict[str, list[str]]:
+    """Now items a week old and Horizon items past their date (for review; never removed here)."""
+    if not card_text or not is_card(card_text):
+        return {"aged_now": [], "overdue_horizon": []}
+    card = parse_card(card_text, now)
+    today = iso(now)[:10]
+    return {
+        "aged_now": [f"{n.text} (since {n.since})" for n in aged_now_items(card, today)],
+        "overdue_horizon": [f"{h.text} (by {h.by})" for h in overdue_horizon(card.horizon, today)],
+    }

@@ -1,0 +1,97 @@
+"""The in-process runner: the step table executed in order, with the table's retries.
+
+Used by the CLI, the local server and the tests; Step Functions runs the same table on AWS.
+Each attempt of a step is framed by `step.started` / `step.done`; an error the step's retry
+rule covers is retried after the declared backoff (the injected `sleep`), and a failure that
+exhausts its retries ends the turn with `turn.error` — except in a best-effort step, whose
+failure is logged and skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from core.turn.deps import TurnDeps
+from core.turn.events import TERMINAL_TYPES
+from core.turn.failures import failure_code, failure_message
+from core.turn.table import StepOutput, StepSpec
+
+Sleep = Callable[[float], None]
+END = "end"
+
+
+def backoff(spec: StepSpec, exc: BaseException, attempt: int) -> float | None:
+    """Seconds to wait before retrying after failed attempt `attempt`, or None: no retry."""
+    rule = spec.retry_for(exc)
+    if rule is None or attempt >= rule.max_attempts:
+        return None
+    return rule.interval_seconds * rule.backoff_rate ** (attempt - 1)
+
+
+def run_step(
+    spec: StepSpec,
+    state: Mapping[str, Any],
+    deps: TurnDeps,
+    *,
+    successor: str = END,
+    sleep: Sleep = time.sleep,
+) -> StepOutput:
+    """Run one step until it succeeds, its retries run out, or it fails for good."""
+    turn_id = str(state["turn_id"])
+    attempt = 1
+    while True:
+        sink = deps.sink_for(turn_id, spec.name, attempt)
+        sink.emit("step.started", label=spec.label)
+        try:
+            out = spec.run({**state, "attempt": attempt}, deps)
+        except Exception as exc:  # the outermost frame of a turn: every failure becomes an event
+            wait = backoff(spec, exc, attempt)
+            if wait is not None:
+                deps.log.warning(
+                    "turn %s: %s attempt %d failed (%s); retrying", turn_id, spec.name, attempt, exc
+                )
+                sleep(wait)
+                attempt += 1
+                continue
+            return _failed(spec, state, deps, sink, exc, successor)
+        sink.emit("step.done", label=spec.label)
+        out = dict(out)
+        out.pop("attempt", None)
+        return out
+
+
+def _failed(
+    spec: StepSpec, state: Mapping[str, Any], deps: TurnDeps, sink: Any, exc: BaseException, successor: str
+) -> StepOutput:
+    turn_id = str(state["turn_id"])
+    if spec.best_effort:
+        deps.log.warning("turn %s: best-effort step %s skipped: %s", turn_id, spec.name, exc, exc_info=exc)
+        return {**state, "next": successor, f"skipped_{spec.name}": True}
+    deps.log.error("turn %s: step %s failed", turn_id, spec.name, exc_info=exc)
+    seen = {e["type"] for e in deps.run_store.events(turn_id)}
+    if not seen & TERMINAL_TYPES:
+        # `turn.started` is announced only once the user's message is committed.
+        saved = "turn.started" in seen
+        sink.emit("turn.error", code=failure_code(exc), message=failure_message(spec.name, exc, saved))
+    return {**state, "next": END, "failed": spec.name}
+
+
+def run_turn(
+    turn_id: str,
+    deps: TurnDeps,
+    table: Mapping[str, StepSpec],
+    flow: Mapping[str, tuple[str, ...]],
+    *,
+    first: str,
+    sleep: Sleep = time.sleep,
+) -> StepOutput:
+    """Run a turn from `first` until a step says `end`; returns the final state."""
+    state: StepOutput = {"turn_id": turn_id, "round": 0, "next": first}
+    while state.get("next") in table:
+        name = str(state["next"])
+        state = run_step(table[name], state, deps, successor=flow[name][0], sleep=sleep)
+        if state.get("next") not in (*flow[name], END):
+            raise ValueError(f"step {name} asked for {state.get('next')!r}; the flow allows {flow[name]}")
+    return state

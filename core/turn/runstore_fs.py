@@ -1,0 +1,132 @@
+"""A RunStore in a folder beside the memory (docs/FORMAT.md, "Runs").
+
+    <runs>/<turn_id>/events.jsonl      one event per line, in seq order (append-only)
+    <runs>/<turn_id>/<key>.json        one JSON value per key (request, rounds, tool results …)
+
+Never inside the memory repository: runs are scratch data, git history holds only memory.
+Appends are single line writes; values are written to a temporary file and renamed, so a
+reader never sees half a value. Followers in this process are woken at once; a follower in
+another process (a second `previously` command) notices new lines by polling.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.errors import InvalidInput
+from core.turn.events import Event
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
+EVENTS_FILE = "events.jsonl"
+POLL_SECONDS = 0.1
+
+
+def _checked(name: str, what: str) -> str:
+    if not _NAME_RE.match(name or "") or ".." in name:
+        raise InvalidInput(f"Invalid {what} {name!r}: use letters, digits, '-', '_' and '.' only.")
+    return name
+
+
+class FolderRunStore:
+    """Runs as files under `root` (created on first write)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._cond = threading.Condition()
+        self._cache: dict[str, tuple[int, list[Event]]] = {}
+
+    def _dir(self, turn_id: str) -> Path:
+        return self.root / _checked(turn_id, "turn id")
+
+    def append(self, turn_id: str, events: list[Event]) -> None:
+        """Append events as JSON lines."""
+        folder = self._dir(turn_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+        with self._cond:
+            with (folder / EVENTS_FILE).open("a", encoding="utf-8") as fh:
+                fh.write(data)
+            self._cond.notify_all()
+
+    def events(self, turn_id: str, after: int = 0) -> list[Event]:
+        """The turn's events with seq > after."""
+        with self._cond:
+            return [e for e in self._load(turn_id) if e["seq"] > after]
+
+    def wait(self, turn_id: str, after: int, timeout: float) -> list[Event]:
+        """Block up to `timeout` seconds for events with seq > after."""
+        with self._cond:
+            remaining = timeout
+            while True:
+                found = [e for e in self._load(turn_id) if e["seq"] > after]
+                if found or remaining <= 0:
+                    return found
+                step = min(remaining, POLL_SECONDS)
+                self._cond.wait(step)
+                remaining -= step
+
+    def _load(self, turn_id: str) -> list[Event]:
+        """Parse only the bytes appended since the last read (callers hold the lock)."""
+        path = self._dir(turn_id) / EVENTS_FILE
+        offset, cached = self._cache.get(turn_id, (0, []))
+        try:
+            with path.open("rb") as fh:
+                fh.seek(offset)
+                chunk = fh.read()
+        except FileNotFoundError:
+            return []
+        complete = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written waits for the next read
+        if complete:
+            cached = cached + [json.loads(line) for line in complete.splitlines() if line.strip()]
+            self._cache[turn_id] = (offset + len(complete), cached)
+        return cached
+
+    def put(self, turn_id: str, key: str, value: Any) -> None:
+        """Store one JSON value, replacing the previous one atomically."""
+        folder = self._dir(turn_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{_checked(key, 'run key')}.json"
+        tmp = folder / f".{key}.{threading.get_ident()}.tmp"
+        tmp.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, target)
+
+    def get(self, turn_id: str, key: str) -> Any | None:
+        """The stored value, or None."""
+        path = self._dir(turn_id) / f"{_checked(key, 'run key')}.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+
+    def exists(self, turn_id: str) -> bool:
+        """Whether anything was stored for the turn."""
+        return self._dir(turn_id).is_dir()
+
+    def prune(self, before: datetime) -> int:
+        """Delete runs last touched before `before`; returns how many went."""
+        if not self.root.is_dir():
+            return 0
+        cutoff = before.timestamp()
+        removed = 0
+        for folder in self.root.iterdir():
+            if folder.is_dir() and _NAME_RE.match(folder.name) and _touched(folder) < cutoff:
+                with contextlib.suppress(OSError):
+                    shutil.rmtree(folder)
+                    removed += 1
+                    self._cache.pop(folder.name, None)
+        return removed
+
+
+def _touched(folder: Path) -> float:
+    """When a run last changed: the newest mtime of its folder and files."""
+    times = [folder.stat().st_mtime]
+    times += [p.stat().st_mtime for p in folder.iterdir() if p.is_file()]
+    return max(times)

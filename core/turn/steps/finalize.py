@@ -1,0 +1,150 @@
+"""Step 4, finalize (REFERENCE §9, §3): the reply and the cognition log are saved — **commit #2**.
+
+The agent turn is all assistant text of this turn (`[partial] …` when it was interrupted or
+failed midway; nothing when there is no text to keep); agent.md gets the turn's reasoning, tool
+calls with ok/error and thinkDeep reports. Both are storage Updates keyed by the turn id, so a
+conflict re-applies them on the other writer's text and a re-run adds nothing. Then the
+terminal event: `turn.done` {status, agent_turn_id, usage}, or `turn.error` after a model error.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.clock import iso
+from core.llm.types import AssistantMessage, ToolResult, Usage
+from core.memory import agent_md as cognition
+from core.memory.merge import append_turn
+from core.memory.paths import agent_md
+from core.memory.slice import Turn
+from core.storage.base import WriteBatch
+from core.turn.deps import TurnDeps
+from core.turn.events import TERMINAL_TYPES, turn_done
+from core.turn.steps.common import PREPARED_KEY, output, results_key, round_key, sink_of, skip
+from core.turn.table import StepInput, StepOutput
+from core.turn.wire import messages_from_json
+
+DEEP_TOOL = "thinkDeep"
+MODEL_ERROR_ADVICE = (
+    "Your message is saved. Check the model settings (`previously models`), then send it again."
+)
+
+
+@dataclass
+class Rounds:
+    """This turn's model rounds as the run store holds them."""
+
+    assistant: list[AssistantMessage] = field(default_factory=list)
+    results: dict[str, ToolResult] = field(default_factory=dict)
+    finish: str = ""
+    usage: Usage = field(default_factory=Usage)
+    error: dict[str, str] | None = None
+    count: int = 0
+
+
+def load_rounds(deps: TurnDeps, turn_id: str) -> Rounds:
+    """Every stored round of the turn, in order."""
+    out = Rounds()
+    while isinstance(record := deps.run_store.get(turn_id, round_key(out.count)), dict):
+        out.assistant += [
+            m for m in messages_from_json(record.get("messages")) if isinstance(m, AssistantMessage)
+        ]
+        for result in messages_from_json(deps.run_store.get(turn_id, results_key(out.count))):
+            if isinstance(result, ToolResult):
+                out.results[result.call_id] = result
+        out.finish = str(record.get("finish", ""))
+        out.usage = out.usage + Usage(**record.get("usage", {}))
+        out.error = record.get("error")
+        out.count += 1
+    return out
+
+
+def build_cognition(rounds: Rounds) -> cognition.Cognition:
+    """agent.md's record of the turn: one step per model call, then the thinkDeep reports."""
+    steps = []
+    reports = []
+    for message in rounds.assistant:
+        calls = []
+        for call in message.tool_calls:
+            result = rounds.results.get(call.id)
+            status = (
+                cognition.STATUS_UNKNOWN
+                if result is None
+                else (cognition.STATUS_ERROR if result.is_error else cognition.STATUS_OK)
+            )
+            shown = call.arguments if not call.error else call.raw_arguments
+            calls.append(cognition.ToolCall(call.name, shown, status, result.content if result else None))
+            if call.name == DEEP_TOOL and result is not None and not result.is_error:
+                reports.append(_deep_report(call.arguments, result.content))
+        steps.append(cognition.Step([r.text for r in message.reasoning], calls))
+    invocations = [cognition.Invocation(steps)] if rounds.assistant else []
+    return cognition.Cognition(invocations, reports)
+
+
+def _deep_report(arguments: dict[str, Any], content: str) -> cognition.DeepReport:
+    try:
+        data = json.loads(content)
+    except ValueError:
+        data = {"answer": content}
+    data = data if isinstance(data, dict) else {"answer": content}
+    question = str(data.get("question") or arguments.get("question") or "")
+    return cognition.DeepReport(question, str(data.get("answer") or ""), str(data.get("reasoning") or ""))
+
+
+def content_reason(rounds: Rounds) -> str:
+    """The finish reason that decides how the agent turn is stored (stop, or anything partial)."""
+    return "stop" if rounds.finish == "stop" and rounds.error is None else rounds.finish or "error"
+
+
+def finalize(state: StepInput, deps: TurnDeps) -> StepOutput:
+    """Save the reply and the cognition entry; announce the end of the turn."""
+    if skip(state, "finalize"):
+        return dict(state)
+    turn_id = str(state["turn_id"])
+    prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
+    slice_id = str(prepared.get("slice_id") or state["slice_id"])
+    rounds = load_rounds(deps, turn_id)
+    text = cognition.join_assistant_texts(m.text for m in rounds.assistant)
+    content = cognition.agent_turn_content(content_reason(rounds), text) if rounds.count else None
+    _save(deps, turn_id, slice_id, content, rounds)
+    _announce(state, deps, turn_id, rounds, text, content is not None)
+    return output(state, next="after")
+
+
+def _save(deps: TurnDeps, turn_id: str, slice_id: str, content: str | None, rounds: Rounds) -> None:
+    now_iso = iso(deps.clock.now())
+    batch = WriteBatch.open(deps.storage)
+    if content is not None:
+        append_turn(Turn(turn_id, now_iso, "agent", content), now_iso).queue(batch, slice_id)
+    body = cognition.render_cognition(build_cognition(rounds)) if rounds.assistant else ""
+    batch.update(agent_md(slice_id), cognition.cognition_update(turn_id, now_iso, body))
+    # The agent turn changes none of the indexes (monthly entry, strands, catalog): nothing else to write.
+    batch.commit(f"Turn {turn_id} — agent response")
+
+
+def turn_status(finish_reason: str, text: str) -> str:
+    """How the turn ended (REFERENCE §9): done on a normal stop, interrupted when it was cut short
+    but said something (or the user stopped it), else error."""
+    if finish_reason == "stop":
+        return "done"
+    return "interrupted" if finish_reason == "interrupted" or text else "error"
+
+
+def _announce(
+    state: StepInput, deps: TurnDeps, turn_id: str, rounds: Rounds, text: str, stored: bool
+) -> None:
+    if any(e["type"] in TERMINAL_TYPES for e in deps.run_store.events(turn_id)):
+        return
+    sink = sink_of(deps, state, "finalize")
+    status = turn_status(rounds.finish, text)
+    if rounds.error is not None or status == "error":
+        error = rounds.error or {"code": "model_error", "message": "The model gave no answer."}
+        message = error.get("message") or "The model failed."
+        sink.emit(
+            "turn.error", code=error.get("code", "model_error"), message=f"{message} {MODEL_ERROR_ADVICE}"
+        )
+        return
+    usage = rounds.usage.as_dict()
+    sink.emit("turn.done", **turn_done(status, turn_id if stored else None, usage))  # type: ignore[arg-type]

@@ -1,0 +1,162 @@
+"""Step 3, tools: run the tool calls of one respond round, then hand back to respond.
+
+Calls run in parallel threads, each announced as `tool.call` running and ended completed or
+error (a malformed or unknown call becomes an error result the model can act on). Recall
+progress and hits stream through the tool context. Guarded file writes made by the tools are
+committed by this step, only when something changed. Results go to the run store; a retried
+step whose results are already stored does not run the tools again.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.agent.labels import tool_label
+from core.agent.main_tools import ToolContext, main_tools
+from core.llm.tools import Tool
+from core.llm.types import ToolCall, ToolResult
+from core.memory.paths import MemoryPath
+from core.storage.base import UpdateFn, WriteBatch
+from core.turn.deps import TurnDeps
+from core.turn.events import EventSink, EventType, ToolState, tool_call
+from core.turn.steps.common import (
+    CANCEL_KEY,
+    PREPARED_KEY,
+    PROMPT_KEY,
+    load_request,
+    output,
+    resolve_models,
+    results_key,
+    round_key,
+    sink_of,
+    skip,
+    user_config,
+)
+from core.turn.table import StepInput, StepOutput
+from core.turn.wire import message_from_json, message_to_json
+
+MAX_PARALLEL = 4
+DISPLAY_CHARS = 2000
+INTERRUPTED = "Interrupted: the user stopped the turn before this tool ran."
+
+
+@dataclass
+class SharedBatch(WriteBatch):
+    """A write batch several tool threads may use at once."""
+
+    _guard: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)
+
+    def read(self, path: MemoryPath) -> str | None:
+        with self._guard:
+            return super().read(path)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        with self._guard:
+            return super().list(prefix)
+
+    def put(self, path: MemoryPath, text: str) -> None:
+        with self._guard:
+            super().put(path, text)
+
+    def update(self, path: MemoryPath, fn: UpdateFn) -> None:
+        with self._guard:
+            super().update(path, fn)
+
+
+def tools(state: StepInput, deps: TurnDeps) -> StepOutput:
+    """Run the calls of round `state["round"]`; the next round follows."""
+    if skip(state, "tools"):
+        return dict(state)
+    turn_id, rnd = str(state["turn_id"]), int(state.get("round", 0))
+    if deps.run_store.get(turn_id, results_key(rnd)) is None:
+        calls = _calls_of(deps.run_store.get(turn_id, round_key(rnd)))
+        results = _run_calls(state, deps, turn_id, calls)
+        deps.run_store.put(turn_id, results_key(rnd), [message_to_json(r) for r in results])
+    return output(state, next="respond", round=rnd + 1)
+
+
+def _calls_of(record: Any) -> list[ToolCall]:
+    messages = record.get("messages") if isinstance(record, dict) else None
+    if not messages:
+        return []
+    last = message_from_json(messages[-1])
+    return list(getattr(last, "tool_calls", ()))
+
+
+def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolCall]) -> list[ToolResult]:
+    sink = sink_of(deps, state, "tools")
+    request = load_request(deps, turn_id)
+    prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
+    batch = SharedBatch(deps.storage, deps.storage.snapshot())
+    config = user_config(batch)
+    announce = _Announcer(sink, str(prepared.get("locale") or config.locale), request.timezone or "UTC")
+    if deps.run_store.get(turn_id, CANCEL_KEY):
+        return [announce.interrupted(call) for call in calls]
+    ctx = ToolContext(
+        view=batch,
+        batch=batch,
+        clock=deps.clock,
+        models=resolve_models(deps, request, config),
+        slice_id=str(prepared.get("slice_id") or state.get("slice_id")),
+        timezone=announce.timezone,
+        locale=announce.locale,
+        config=config,
+        progress=lambda call_id, label: _emit(sink, "recall.progress", call_id=call_id, label=label),
+        hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
+        system_prompt=str(deps.run_store.get(turn_id, PROMPT_KEY) or ""),
+        monotonic=deps.monotonic,
+    )
+    by_name = {t.spec.name: t for t in main_tools(ctx)}
+    for call in calls:
+        announce.running(call)
+    with ThreadPoolExecutor(max_workers=MAX_PARALLEL, thread_name_prefix=f"tools-{turn_id}") as pool:
+        results = list(pool.map(lambda c: announce.ended(c, _run_one(by_name, c)), calls))
+    if batch.changes:
+        batch.commit(f"Turn {turn_id} — tool writes")
+    return results
+
+
+def _emit(sink: EventSink, type: EventType, **fields: Any) -> None:
+    sink.emit(type, **fields)
+
+
+def _run_one(by_name: dict[str, Tool], call: ToolCall) -> ToolResult:
+    tool = by_name.get(call.name)
+    if tool is None:
+        known = ", ".join(sorted(by_name)) or "none"
+        return ToolResult(call.id, f"ERROR: there is no tool {call.name!r} (tools: {known}).", is_error=True)
+    try:
+        return tool.run(call)
+    except Exception as exc:  # one broken tool must not cost the turn: the model hears what failed
+        return ToolResult(call.id, f"ERROR: {call.name} failed ({type(exc).__name__}: {exc}).", True)
+
+
+@dataclass(frozen=True)
+class _Announcer:
+    """The `tool.call` events of one step, labelled in the user's language and time zone."""
+
+    sink: EventSink
+    locale: str
+    timezone: str
+
+    def _emit(self, call: ToolCall, state: ToolState, output: str | None = None) -> None:
+        label = tool_label(
+            call.name, call.arguments, state, self.locale, timezone=self.timezone, output=output
+        )
+        shown = output[:DISPLAY_CHARS] if output is not None else None
+        given = call.arguments if not call.error else call.raw_arguments
+        self.sink.emit("tool.call", **tool_call(call.id, call.name, label, state, given, shown))
+
+    def running(self, call: ToolCall) -> None:
+        self._emit(call, "running")
+
+    def ended(self, call: ToolCall, result: ToolResult) -> ToolResult:
+        self._emit(call, "error" if result.is_error else "completed", result.content)
+        return result
+
+    def interrupted(self, call: ToolCall) -> ToolResult:
+        self._emit(call, "interrupted")
+        return ToolResult(call.id, INTERRUPTED, is_error=True)

@@ -1,0 +1,151 @@
+"""`previously chat "MSG"`: one turn in this process, streamed to the terminal.
+
+Reasoning is shown dimmed, tool calls as one-line labels, then the reply. Exit codes: 0 the
+turn finished (or was interrupted with Ctrl-C: the partial reply is kept), 1 it failed, 3 the
+message was saved but no model is configured (the output says which variables to set).
+`--url URL --key KEY` talks to a running server instead (client mode, `functions/cli/chat_remote.py`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from core.errors import InvalidInput
+from core.turn.events import Event
+from core.turn.local_service import LocalTurnService
+from core.turn.service import TurnInput
+from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
+from functions.cli.memory_root import open_storage
+from functions.settings import load_settings
+from functions.turn_deps import build_local_turns, build_run_store
+
+EXIT_NO_MODEL = 3
+_POLL_SECONDS = 0.5
+
+
+def local_timezone() -> str:
+    """This machine's IANA zone: $TZ, else /etc/localtime's target, else UTC."""
+    tz = os.environ.get("TZ", "").lstrip(":")
+    if tz and "/" in tz:
+        return tz
+    try:
+        target = str(Path("/etc/localtime").resolve())
+    except OSError:
+        return "UTC"
+    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
+
+
+class Printer:
+    """Renders a turn's events as they arrive."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.mode = ""  # "reasoning" | "text" | "" — what the current line holds
+        self.attempts: dict[str, int] = {}
+
+    def _break(self) -> None:
+        if self.mode:
+            self.console.print()
+            self.mode = ""
+
+    def show(self, event: Event) -> None:
+        """Print one event."""
+        kind, step = event["type"], event["step"]
+        attempt = int(event.get("attempt", 1))
+        if self.attempts.get(step, attempt) < attempt:
+            self._break()
+            self.console.print(f"[yellow](retrying {step}, attempt {attempt})[/yellow]")
+        self.attempts[step] = attempt
+        if kind in ("reasoning.delta", "text.delta"):
+            mode = "reasoning" if kind == "reasoning.delta" else "text"
+            if self.mode != mode:
+                self._break()
+                self.mode = mode
+            style = "dim" if mode == "reasoning" else None
+            self.console.print(event["text"], end="", style=style, markup=False, highlight=False)
+        elif kind == "tool.call" and event["state"] != "running":
+            self._break()
+            mark = "✓" if event["state"] == "completed" else "✗"
+            self.console.print(f"  {mark} {event['label']}", style="cyan", markup=False)
+        elif kind in ("card.evolved", "card.skipped"):
+            self._break()
+            note = event.get("summary") or event.get("reason") or ""
+            self.console.print(f"  (user card: {note})", style="dim", markup=False)
+        elif kind == "turn.error":
+            self._break()
+            self.console.print(f"error: {event['message']}", style="red", markup=False)
+        elif kind == "turn.done":
+            self._break()
+
+
+def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) -> None:
+    after = 0
+    while True:
+        try:
+            state = service.wait(turn_id, after, _POLL_SECONDS)
+        except KeyboardInterrupt:
+            service.cancel(turn_id)  # Ctrl-C stops the reply; what was said is kept as [partial]
+            continue
+        for event in state.events:
+            after = max(after, int(event["seq"]))
+            if printer is not None:
+                printer.show(event)
+        if state.status != "running":
+            break
+    service.join(turn_id)  # the best-effort after step finishes its commit before we exit
+
+
+def _remote(url: str, key: str | None, message: str, json_out: bool) -> None:
+    try:
+        remote: Any = importlib.import_module("functions.cli.chat_remote")
+    except ModuleNotFoundError as exc:
+        raise fail("client mode (--url) is not available in this installation") from exc
+    remote.run_remote(url, key, message, json_out)
+
+
+@app.command()
+def chat(
+    message: Annotated[str, typer.Argument(help="What to say.")],
+    memory: MemoryOpt = None,
+    timezone: Annotated[
+        str | None, typer.Option("--timezone", help="Your IANA time zone (default: this machine's).")
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="The model to answer with.")] = None,
+    url: Annotated[str | None, typer.Option("--url", help="Talk to a running server instead.")] = None,
+    key: Annotated[str | None, typer.Option("--key", help="The server's access key (with --url).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Say something and stream the reply; the turn is saved in the memory like any other."""
+    if not message.strip():
+        raise fail("the message is empty")
+    if url:
+        _remote(url, key, message, json_out)
+        return
+    storage = open_storage(memory, must_exist=False)
+    settings = load_settings()
+    try:
+        service = build_local_turns(settings, storage, build_run_store(settings, storage))
+        turn_id = service.start(TurnInput(message, timezone=timezone or local_timezone(), model=model))
+    except InvalidInput as exc:
+        raise fail(str(exc)) from exc
+    _follow(service, turn_id, None if json_out else Printer(Console()))
+    state = service.state(turn_id)
+    error = next((e for e in reversed(state.events) if e["type"] == "turn.error"), None)
+    if json_out:
+        emit_json(
+            {
+                "turn_id": turn_id,
+                "status": state.status,
+                "slice_id": state.slice_id,
+                "reply": state.reply,
+                "error": {"code": error["code"], "message": error["message"]} if error else None,
+            }
+        )
+    if error is not None:
+        raise typer.Exit(EXIT_NO_MODEL if error["code"] == "no_model" else 1)
