@@ -70,7 +70,7 @@ def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_serve
     order = msg.locator(".item > *").evaluate_all("els => els.map(e => e.dataset.testid || e.className)")
     assert order[:4] == ["housekeeping", "evolution", "reasoning", "tool-card"]
     assert order[-1].startswith("md")
-    assert "Context ready" in msg.get_by_test_id("housekeeping").inner_text()
+    assert "All steps done" in msg.get_by_test_id("housekeeping").inner_text()
     assert "2/2" in msg.get_by_test_id("housekeeping").inner_text()
     assert msg.get_by_test_id("evolution").inner_text().startswith("Card updated: Flights moved")
     assert msg.get_by_test_id("reasoning").inner_text().startswith("Thought")

@@ -74,12 +74,17 @@ function useDrag(ref) {
   return { onMouseDown, onClickCapture };
 }
 
+/** What a row without a focus line says: the open slice is in progress, a closed one not described yet. */
+function untitled(entry, t) {
+  return entry.status === "active" ? t("wheel.inProgress") : t("wheel.untitled");
+}
+
 function Row({ entry, index, total, rowH, scrollTop, lit, cursor, phone, t, onPick }) {
   // Text fades by colour (never below the muted colour's contrast), not by opacity.
   const { t: far, scale } = g.focal(g.rowDistance(index, scrollTop, rowH), rowH);
   const top = index * rowH;
   const when = entry.isNow ? t("wheel.now") : hhmm(entry.ms);
-  const focus = entry.isNow ? t("wheel.nowFocus") : entry.focus || t("wheel.untitled");
+  const focus = entry.isNow ? t("wheel.nowFocus") : entry.focus || untitled(entry, t);
   const f = fields(entry.ms);
   const cls = `wheel-row${lit ? " lit" : ""}${cursor ? " cursor" : ""}${entry.isNow ? " now" : ""}${entry.focus || entry.isNow ? "" : " dry"}`;
   return html`<div
@@ -120,7 +125,7 @@ function Readout({ entry, t }) {
         : html`<${Rolling} value=${f.hour} /><span class="colon">:</span><${Rolling} value=${f.minute} />`}
       <span class="readout-date">${wheelDate(entry.ms)}</span>
     </div>
-    <div class="readout-focus">${entry.isNow ? t("wheel.nowFocus") : entry.focus || t("wheel.untitled")}</div>
+    <div class="readout-focus">${entry.isNow ? t("wheel.nowFocus") : entry.focus || untitled(entry, t)}</div>
   </div>`;
 }
 
