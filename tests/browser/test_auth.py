@@ -17,6 +17,7 @@ def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server)
     page.wait_for_url("**/sign-in.html?next=*")
     page.locator("#key").fill("not-the-key")
     page.locator("#sign-in-form button").click()
+    page.wait_for_function("() => document.getElementById('sign-in-error').textContent !== ''")
     assert page.get_by_role("alert").inner_text() == "That key is not right."
     page.locator("#key").fill(ACCESS_KEY)
     page.locator("#sign-in-form button").click()
