@@ -17,6 +17,13 @@ function storage() {
   }
 }
 
+/** The WebSocket path named by the page (`<meta name="previously-ws-path">`), else /api/ws. */
+function wsPath() {
+  const meta = document.querySelector('meta[name="previously-ws-path"]');
+  const path = meta && meta.getAttribute("content");
+  return path && path.startsWith("/") ? path : "/api/ws";
+}
+
 function sessionSlice(messages) {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
@@ -47,7 +54,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     const store = storage();
     ctl.current = followTurn({
       ...opts,
-      wsUrl: wsUrlFor(globalThis.location),
+      wsUrl: wsUrlFor(globalThis.location, wsPath()),
       fetchJson: apiFetch,
       onTurnId: (turnId) => {
         if (store) saveResume(store, { turn_id: turnId, after: 0, message: text });
