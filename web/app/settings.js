@@ -73,6 +73,34 @@ function useSaver(t) {
   return { status, setStatus, message, setMessage, label };
 }
 
+function ModelFields({ form, set, models, t }) {
+  const options = ((models && models.models) || []).map((m) => [m.id, `${m.name} · ${m.provider}`]);
+  return html`<fieldset class="panel">
+    <legend>${t("settings.models")}</legend>
+    <${Select} id="set-main" label=${t("settings.mainModel")} value=${form.main}
+      options=${[["", t("settings.auto")], ...options]} onChange=${(v) => set("main", v)} />
+    <${Select} id="set-worker" label=${t("settings.workerModel")} value=${form.worker}
+      options=${[["auto", t("settings.auto")], ...options]} onChange=${(v) => set("worker", v)} />
+    <label class="switch-row"><span>${t("settings.thinking")}</span>
+      <input type="checkbox" role="switch" checked=${form.thinking} onChange=${(e) => set("thinking", e.currentTarget.checked)} /></label>
+    <${Select} id="set-effort" label=${t("settings.effort")} value=${form.effort}
+      options=${["low", "medium", "high"].map((v) => [v, t(`input.effort.${v}`)])} onChange=${(v) => set("effort", v)} />
+  </fieldset>`;
+}
+
+/** Why saving is off (read-only) or temporary (demo), and stored values the server could not use. */
+function Notices({ readOnly, demo, problems, t }) {
+  return html`${(readOnly || demo) &&
+    html`<div class="banner" role="note" data-testid="read-only-banner">
+      <${Icon} name="circle-alert" /><p>${readOnly ? t("settings.readOnly") : t("settings.demo")}</p>
+    </div>`}
+    ${problems.length > 0 &&
+    html`<div class="banner" role="note" data-testid="config-problems">
+      <${Icon} name="triangle-alert" />
+      <div><p>${t("settings.problems")}</p>${problems.map((p) => html`<p class="mono small">${problemText(p)}</p>`)}</div>
+    </div>`}`;
+}
+
 /** The settings page. */
 export function Settings({ config, models, flags, t, theme, onTheme, onConfigSaved, onSignOut }) {
   const [form, setForm] = useState(() => fromConfig(config));
@@ -81,7 +109,6 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
   const readOnly = Boolean(flags && flags.read_only);
   const invalid = Boolean(checkLimit("maxSliceMinutes", form.maxSliceMinutes) || checkLimit("maxTurnsPerSlice", form.maxTurnsPerSlice));
   const set = (name, value) => setForm({ ...form, [name]: value });
-  const modelOptions = ((models && models.models) || []).map((m) => [m.id, `${m.name} · ${m.provider}`]);
 
   const save = async (e) => {
     e.preventDefault();
@@ -105,15 +132,7 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
   return html`<div class="settings column" data-testid="settings">
     <h1 class="page-title">${t("settings.title")}</h1>
     <p class="muted">${t("settings.subtitle")}</p>
-    ${(readOnly || (flags && flags.demo)) &&
-    html`<div class="banner" role="note" data-testid="read-only-banner">
-      <${Icon} name="circle-alert" /><p>${readOnly ? t("settings.readOnly") : t("settings.demo")}</p>
-    </div>`}
-    ${config && config.problems && config.problems.length > 0 &&
-    html`<div class="banner" role="note" data-testid="config-problems">
-      <${Icon} name="triangle-alert" />
-      <div><p>${t("settings.problems")}</p>${config.problems.map((p) => html`<p class="mono small">${problemText(p)}</p>`)}</div>
-    </div>`}
+    <${Notices} readOnly=${readOnly} demo=${Boolean(flags && flags.demo)} problems=${(config && config.problems) || []} t=${t} />
     <form class="settings-form" data-testid="settings-form" onSubmit=${save} novalidate>
       <fieldset class="panel">
         <legend>${t("settings.slicing")}</legend>
@@ -121,17 +140,7 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
         <${NumberField} name="maxSliceMinutes" value=${form.maxSliceMinutes} onInput=${set} t=${t} />
         <${NumberField} name="maxTurnsPerSlice" value=${form.maxTurnsPerSlice} onInput=${set} t=${t} />
       </fieldset>
-      <fieldset class="panel">
-        <legend>${t("settings.models")}</legend>
-        <${Select} id="set-main" label=${t("settings.mainModel")} value=${form.main}
-          options=${[["", t("settings.auto")], ...modelOptions]} onChange=${(v) => set("main", v)} />
-        <${Select} id="set-worker" label=${t("settings.workerModel")} value=${form.worker}
-          options=${[["auto", t("settings.auto")], ...modelOptions]} onChange=${(v) => set("worker", v)} />
-        <label class="switch-row"><span>${t("settings.thinking")}</span>
-          <input type="checkbox" role="switch" checked=${form.thinking} onChange=${(e) => set("thinking", e.currentTarget.checked)} /></label>
-        <${Select} id="set-effort" label=${t("settings.effort")} value=${form.effort}
-          options=${["low", "medium", "high"].map((v) => [v, t(`input.effort.${v}`)])} onChange=${(v) => set("effort", v)} />
-      </fieldset>
+      <${ModelFields} form=${form} set=${set} models=${models} t=${t} />
       <fieldset class="panel">
         <legend>${t("settings.language")}</legend>
         <${Select} id="set-locale" label=${t("settings.memoryLanguage")} value=${form.locale}
