@@ -2,17 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import Any, Protocol
 
-from core.storage.base import Storage
-from core.storage.demo import DemoStorage
-from core.storage.github import GitHubStorage
-from core.storage.local import LocalStorage
+from core.clock import Clock, IdSource, SystemClock
+from core.errors import TransientError
+from core.storage.base import Snapshot, Storage
+from core.turn.deps import TurnDeps
+from core.turn.local_service import LocalTurnService
+from core.turn.runstore import MemoryRunStore, RunStore
+from core.turn.service import TurnInput, TurnService, TurnState
+from functions.api.security import Security
 from functions.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The bundled sample persona (a memory root: it holds memory/).
 SAMPLE_ROOT = REPO_ROOT / "sample"
+
+
+class ModelDirectory(Protocol):
+    """What the API needs of the model registry."""
+
+    @property
+    def configured(self) -> bool: ...
+
+    def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]: ...
+
+
+class Searcher(Protocol):
+    """The full-text recall floor: hits `{slice_id, relevance, reason}`, best first."""
+
+    def __call__(self, view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class Deps:
+    """Everything a request handler may use; built by `build_deps`, or from fakes in tests."""
+
+    storage: Storage
+    clock: Clock
+    ids: IdSource
+    runs: RunStore
+    turns: TurnService
+    security: Security
+    models: ModelDirectory
+    search: Searcher
+    storage_kind: str = "local"
+    # The scheduled maintenance pass (serve runs it on a timer); None where a scheduler does it.
+    maintenance: Callable[[], object] | None = None
 
 
 def build_storage(settings: Settings, memory_override: Path | None = None) -> Storage:
@@ -21,14 +61,104 @@ def build_storage(settings: Settings, memory_override: Path | None = None) -> St
     With an override, `demo` runs the read-only overlay on that folder and every other setting
     uses it as a local folder, so `previously check --memory DIR` reads exactly DIR.
     """
+    # Backends are imported on use: PyGithub alone costs a cold start a good second.
     if settings.storage == "demo":
+        from core.storage.demo import DemoStorage
+
         return DemoStorage(memory_override or SAMPLE_ROOT)
     if memory_override is not None or settings.storage == "local":
+        from core.storage.local import LocalStorage
+
         return LocalStorage(memory_override or settings.memory_root)
+    from core.storage.github import GitHubStorage
+
     token = settings.github_token.get_secret_value() if settings.github_token else ""
     return GitHubStorage(
         settings.github_repo or "",
         token,
         branch=settings.github_branch,
         api_url=settings.github_api_url,
+    )
+
+
+def build_security(settings: Settings, required: bool) -> Security:
+    """The access policy from the configured key (plain or hashed) and whether auth is required."""
+    plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
+    secret = settings.session_secret.get_secret_value() if settings.session_secret else ""
+    return Security.build(
+        plain or None, settings.access_key_sha256, secret or None, required, settings.cors_origin_list
+    )
+
+
+NO_RUNNER = "Chat is not wired on this deployment: no turn runner is configured for the API."
+
+
+class TurnsUnavailable:
+    """Where no turn runner is wired (a Lambda before the deployment supplies one): refuse clearly."""
+
+    def start(self, request: TurnInput) -> str:
+        raise TransientError(NO_RUNNER)
+
+    def state(self, turn_id: str, after: int = 0) -> TurnState:
+        raise TransientError(NO_RUNNER)
+
+    def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
+        return self.state(turn_id, after)
+
+    def cancel(self, turn_id: str) -> None:
+        self.state(turn_id)
+
+
+def full_text_search(view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
+    """The recall floor over `view` (imported on first use: it is heavy for a cold start)."""
+    from core.search.recall import open_index
+
+    return [hit.to_dict() for hit in open_index(view).search(query, k, now).hits]
+
+
+def scheduled_maintenance(turn_deps: TurnDeps) -> Callable[[], object]:
+    """The pass the local server runs on its timer (`previously maintain`, on a schedule)."""
+
+    def run() -> object:
+        from core.turn.maintain import run_maintenance
+
+        models = turn_deps.models
+        return run_maintenance(turn_deps, use_model=bool(models and models.configured))
+
+    return run
+
+
+def build_deps(
+    settings: Settings,
+    *,
+    memory_override: Path | None = None,
+    require_auth: bool = True,
+    clock: Clock | None = None,
+    in_process_turns: bool = True,
+) -> Deps:
+    """Wire every backend the settings name (the local server, the Lambda handler).
+
+    `in_process_turns` runs turns on threads of this process (the local server); where a turn
+    must outlive the request (Lambda), the deployment supplies its own TurnService.
+    """
+    from functions.llm import build_registry
+    from functions.turn_deps import build_run_store, build_turn_deps
+
+    clock = clock or SystemClock()
+    storage = build_storage(settings, memory_override)
+    registry = build_registry(settings, clock)
+    # The demo saves nothing, runs included; elsewhere runs live in a folder beside the memory.
+    runs: RunStore = MemoryRunStore() if storage.demo else build_run_store(settings, storage, clock)
+    turn_deps = build_turn_deps(settings, storage, runs, clock=clock, registry=registry)
+    return Deps(
+        storage=storage,
+        clock=clock,
+        ids=turn_deps.ids,
+        runs=runs,
+        turns=LocalTurnService(turn_deps) if in_process_turns else TurnsUnavailable(),
+        security=build_security(settings, require_auth),
+        models=registry,
+        search=full_text_search,
+        storage_kind=str(settings.storage),
+        maintenance=scheduled_maintenance(turn_deps),
     )

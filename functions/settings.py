@@ -15,6 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from core.errors import InvalidInput
 
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
 
 
 class Settings(BaseSettings):
@@ -39,6 +40,8 @@ class Settings(BaseSettings):
     access_key: SecretStr | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY")
     access_key_sha256: str | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY_SHA256")
     session_secret: SecretStr | None = Field(default=None, alias="PREVIOUSLY_SESSION_SECRET")
+    # Comma-separated origins allowed to call the API from a browser on another site (default: none).
+    cors_origins: str | None = Field(default=None, alias="PREVIOUSLY_CORS_ORIGINS")
 
     model_config = SettingsConfigDict(populate_by_name=True, case_sensitive=False, extra="ignore")
 
@@ -60,6 +63,21 @@ class Settings(BaseSettings):
         if v and not re.fullmatch(r"[0-9a-fA-F]{64}", v):
             raise ValueError("PREVIOUSLY_ACCESS_KEY_SHA256 must be 64 hex digits")
         return v.lower() if v else None
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins_shape(cls, v: str | None) -> str | None:
+        for origin in (o.strip() for o in (v or "").split(",") if o.strip()):
+            if not _ORIGIN_RE.match(origin):
+                raise ValueError(
+                    f"PREVIOUSLY_CORS_ORIGINS: {origin!r} is not an origin like https://app.example.com"
+                )
+        return v or None
+
+    @property
+    def cors_origin_list(self) -> tuple[str, ...]:
+        """The configured CORS origins, trimmed."""
+        return tuple(o.strip() for o in (self.cors_origins or "").split(",") if o.strip())
 
     @model_validator(mode="after")
     def _resolve_storage(self) -> Settings:

@@ -41,7 +41,7 @@ from core.llm.types import StreamEvent, ToolCall
 from core.memory.card import is_card, render_card
 from core.memory.card_diff import summarize_card_changes, summary_line, unified_card_diff
 from core.memory.card_snapshot import ensure_snapshot
-from core.memory.card_store_shim import write_card
+from core.memory.card_store import write_card
 from core.memory.card_time import time_flags
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from core.clock import Clock, iso
 from core.memory.card import is_card, new_card, parse_card, render_card
 from core.memory.card_migrate import is_legacy, migrate_to_card
-from core.memory.card_store_shim import write_card
+from core.memory.card_store import write_card
 from core.memory.paths import CARD, card_snapshot, day_dir
 from core.storage.base import WriteBatch
 

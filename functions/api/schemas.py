@@ -65,6 +65,13 @@ class WsFollow(Strict):
     after: int = Field(default=0, ge=0)
 
 
+class WsCancel(Strict):
+    """The stop button: ask a running turn to end (`turn.done` with status `interrupted`)."""
+
+    action: Literal["turn.cancel"]
+    turn_id: str = Field(min_length=1, max_length=64)
+
+
 # ------------------------------------------------------------------ reads
 
 
@@ -96,6 +103,14 @@ class Flags(BaseModel):
     read_only: bool
 
 
+class TurnOut(BaseModel):
+    turn_id: str | None
+    timestamp: str
+    role: str
+    content: str
+    cognition: str | None = Field(default=None, description="This turn's block of agent.md (agent turns)")
+
+
 class StateView(BaseModel):
     """`GET /api/state`: the arrival briefing, the active slice, flags and what to set up."""
 
@@ -106,6 +121,7 @@ class StateView(BaseModel):
     suggestions: list[Suggestion] = []
     card_excerpt: str | None = None
     active: SliceSummary | None = None
+    active_turns: list[TurnOut] = Field(default=[], description="The open slice's turns, oldest first")
     recent: list[SliceSummary] = []
     flags: Flags
     setup: list[str] = Field(default=[], description="Plain sentences saying what to configure, if anything")
@@ -136,14 +152,6 @@ class TimelineView(BaseModel):
     total: int
 
 
-class TurnOut(BaseModel):
-    turn_id: str | None
-    timestamp: str
-    role: str
-    content: str
-    cognition: str | None = Field(default=None, description="This turn's block of agent.md (agent turns)")
-
-
 class SliceView(BaseModel):
     """`GET /api/slices/{slice_id}`."""
 
@@ -163,6 +171,9 @@ class SliceView(BaseModel):
     turns: list[TurnOut]
     previously: str | None = Field(default=None, description="The slice's previously.md snapshot, Markdown")
     appendix: str | None = None
+    problem: str | None = Field(
+        default=None, description="Why the frontmatter could not be read (turns still shown); null when fine"
+    )
 
 
 class SearchHit(BaseModel):
@@ -222,6 +233,14 @@ class ModelsView(BaseModel):
     models: list[ModelInfo]
     main: str | None
     worker: str | None
+    configured: bool = False
+    provider_details: list[dict[str, Any]] = Field(default=[], description="id, name, base_url, env, models")
+    main_model: dict[str, Any] | None = Field(
+        default=None, description="The resolved main model, with thinking/effort"
+    )
+    worker_model: dict[str, Any] | None = None
+    notes: list[str] = []
+    setup: str | None = Field(default=None, description="What to configure when no provider is set")
 
 
 class FlushTurn(Strict):
@@ -235,6 +254,45 @@ class FlushRequest(Strict):
 
     sliceId: str = Field(pattern=SLICE_ID_PATTERN)  # the original's field name
     turns: list[FlushTurn] = Field(min_length=1, max_length=50)
+
+
+class SlicingPatch(Strict):
+    maxSliceMinutes: int | None = Field(
+        default=None, description="5–120: a slice closes this long after it began"
+    )
+    maxTurnsPerSlice: int | None = Field(default=None, description="5–100 turns per slice")
+
+
+class ModelPatch(Strict):
+    provider: str | None = Field(default=None, max_length=128, description="The original's main model id")
+    thinking: bool | None = None
+    reasoningEffort: Effort | None = None
+    main: str | None = Field(default=None, max_length=128, description="Main model id, or auto")
+    worker: str | None = Field(default=None, max_length=128, description="Worker model id, or auto")
+    effort: Effort | None = None
+
+
+class WorkerPatch(Strict):
+    mode: Literal["auto", "manual"] | None = None
+    provider: str | None = Field(default=None, max_length=128)
+
+
+class ConfigPatch(Strict):
+    """`PATCH /api/config`: only the fields sent change (groups merge key by key)."""
+
+    slicing: SlicingPatch | None = None
+    model: ModelPatch | None = None
+    worker: WorkerPatch | None = None
+    onboarded: bool | None = None
+    datasource: Literal["demo", "own"] | None = None
+    locale: Locale | None = None
+
+
+class ConfigView(BaseModel):
+    """`GET /api/config`: the preferences as merged with the defaults, and what was wrong with the file."""
+
+    config: dict[str, Any]
+    problems: list[str] = Field(default=[], description="Stored values that were replaced by defaults")
 
 
 class SignIn(Strict):

@@ -1,0 +1,202 @@
+"""The arrival briefing ("Previously on…"): who the user is, where they left off, what is open.
+
+Pure: it gets the newest slices (newest first) and the live card's text and returns only what
+those hold — never a placeholder. An empty memory gives an empty briefing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from core.errors import NotFound
+from core.memory.card import Card, overdue_horizon, render_card
+from core.memory.card_store import read_card
+from core.memory.identity import parse_identity
+from core.memory.recent import Lister, SliceInfo, recent_slices
+from core.memory.slice import Turn
+from core.memory.slice_view import read_slice_detail
+from core.reltime import local_date_key, normalize_locale
+from core.text import js_trim, utf16_len, utf16_slice
+
+MAX_LOOPS = 4
+LABEL_MAX = 30
+LOOP_SLICES = 3  # open loops come from this many newest slices
+RECENT_SLICES = 8
+
+_WORDS = {
+    "en": {
+        "continue_label": "Continue: {focus}",
+        "continue_prompt": "Let's continue where we left off: {focus}",
+        "threads_label": "Show my open threads",
+        "threads_prompt": "Show my open threads and where each one stands.",
+        "talk_label": "Talk about {focus}",
+        "talk_prompt": "Let's talk about this again: {focus}",
+        "overdue": "{text} (was due {by})",
+    },
+    "zh": {
+        "continue_label": "继续：{focus}",
+        "continue_prompt": "接着上次聊：{focus}",
+        "threads_label": "看看还欠着的事",
+        "threads_prompt": "列出我还没了结的事，以及每件事现在的进展。",
+        "talk_label": "聊聊：{focus}",
+        "talk_prompt": "我们再聊聊这个：{focus}",
+        "overdue": "{text}（原定 {by} 前）",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A chip: a label of at most 30 characters and the full message it sends."""
+
+    label: str
+    prompt: str
+
+
+@dataclass(frozen=True)
+class Briefing:
+    """The briefing's parts; each is empty when memory holds nothing for it."""
+
+    name: str | None = None
+    last_topic: str | None = None
+    last_slice_id: str | None = None
+    open_loops: list[str] = field(default_factory=list)
+    suggestions: list[Suggestion] = field(default_factory=list)
+    card_excerpt: str | None = None
+
+
+def shorten(text: str, limit: int = LABEL_MAX) -> str:
+    """`text` cut to `limit` UTF-16 units, ending in an ellipsis when cut."""
+    text = js_trim(" ".join(text.split()))
+    if utf16_len(text) <= limit:
+        return text
+    return js_trim(utf16_slice(text, 0, limit - 1)) + "…"
+
+
+def _topic(s: SliceInfo) -> str:
+    return js_trim(s.focus) or js_trim(s.summary)
+
+
+def _last_topic(slices: Sequence[SliceInfo]) -> SliceInfo | None:
+    """The newest closed slice with a focus or summary, else the newest slice with either."""
+    closed = [s for s in slices if s.closed and _topic(s)]
+    return closed[0] if closed else next((s for s in slices if _topic(s)), None)
+
+
+def _dedupe_add(out: list[str], seen: set[str], item: str) -> None:
+    key = " ".join(item.lower().split())
+    if key and key not in seen and len(out) < MAX_LOOPS:
+        seen.add(key)
+        out.append(js_trim(item))
+
+
+def open_loops(slices: Sequence[SliceInfo], card: Card | None, today: str, locale: str = "en") -> list[str]:
+    """Up to four loops: the newest slice's, overdue Horizon items, then older slices' (deduplicated)."""
+    words = _WORDS[normalize_locale(locale)]
+    recent = list(slices[:LOOP_SLICES])
+    out: list[str] = []
+    seen: set[str] = set()
+    for loop in recent[0].open_loops if recent else []:
+        _dedupe_add(out, seen, loop)
+    for item in overdue_horizon(card.horizon, today) if card else []:
+        _dedupe_add(out, seen, words["overdue"].format(text=js_trim(item.text), by=item.by))
+    for s in recent[1:]:
+        for loop in s.open_loops:
+            _dedupe_add(out, seen, loop)
+    return out
+
+
+def suggestions(
+    slices: Sequence[SliceInfo], last: SliceInfo | None, has_loops: bool, locale: str = "en"
+) -> list[Suggestion]:
+    """The chips: continue the last topic, show open threads, talk about another recent topic."""
+    words = _WORDS[normalize_locale(locale)]
+    out: list[Suggestion] = []
+    if last is not None:
+        focus = _topic(last)
+        out.append(
+            Suggestion(
+                shorten(words["continue_label"].format(focus=focus)),
+                words["continue_prompt"].format(focus=focus),
+            )
+        )
+    if has_loops:
+        out.append(Suggestion(shorten(words["threads_label"]), words["threads_prompt"]))
+    last_topic = _topic(last).lower() if last else ""
+    other = next((s for s in slices if s is not last and _topic(s) and _topic(s).lower() != last_topic), None)
+    if other is not None:
+        focus = _topic(other)
+        out.append(
+            Suggestion(
+                shorten(words["talk_label"].format(focus=focus)), words["talk_prompt"].format(focus=focus)
+            )
+        )
+    return out
+
+
+def card_excerpt(card: Card | None) -> str | None:
+    """The card's Now and Horizon sections as Markdown (what is live for the user), or None."""
+    if card is None or not (card.now or card.horizon):
+        return None
+    part = Card(now=card.now, horizon=card.horizon)
+    text = render_card(part)
+    start = text.find("\n## ")
+    return text[start + 1 :] if start != -1 else None
+
+
+def build_briefing(
+    slices: Sequence[SliceInfo],
+    card_text: str | None,
+    card: Card | None,
+    now: datetime,
+    tz: str | None = None,
+    locale: str = "en",
+) -> Briefing:
+    """The briefing from the newest slices (newest first) and the live card (text and parsed)."""
+    profile = parse_identity(card_text) if card_text else None
+    today = local_date_key(now, tz) or now.date().isoformat()
+    last = _last_topic(slices)
+    loops = open_loops(slices, card, today, locale)
+    return Briefing(
+        name=(profile.name or profile.address_as or None) if profile else None,
+        last_topic=_topic(last) if last else None,
+        last_slice_id=last.slice_id if last else None,
+        open_loops=loops,
+        suggestions=suggestions(slices, last, bool(loops), locale),
+        card_excerpt=card_excerpt(card),
+    )
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """What a returning user sees: the briefing, the newest slices, the open slice with its turns."""
+
+    briefing: Briefing
+    recent: list[SliceInfo]
+    active: SliceInfo | None
+    active_turns: list[Turn]
+    empty: bool
+
+
+def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "en") -> Arrival:
+    """Read the newest slices and the card through `view` and build the arrival state."""
+    slices = recent_slices(view, RECENT_SLICES)
+    stored = read_card(view)
+    card = stored.card(now) if stored.text else None
+    active = slices[0] if slices and not slices[0].closed else None
+    turns: list[Turn] = []
+    if active is not None:
+        try:
+            turns = read_slice_detail(view, active.slice_id).slice.turns
+            active = replace(active, turn_count=len(turns))  # the catalog counts only at creation
+        except NotFound:
+            active = None
+    return Arrival(
+        briefing=build_briefing(slices, stored.text, card, now, tz, locale),
+        recent=[s for s in slices if active is None or s.slice_id != active.slice_id][:3],
+        active=active,
+        active_turns=turns,
+        empty=not slices and not stored.text,
+    )

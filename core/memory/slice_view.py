@@ -1,0 +1,84 @@
+"""One slice as a reader sees it: turns, frontmatter, cognition per agent turn, snapshot, appendix.
+
+`GET /api/slices/{id}` and the slice view of the UI read through here. A slice whose YAML is
+broken is still shown: its turns come from the body and `problem` says which line to fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.errors import NotFound, SliceFormatError
+from core.memory import matter
+from core.memory.agent_md import cognition_for
+from core.memory.paths import (
+    MemoryPath,
+    agent_md,
+    appendix_md,
+    card_snapshot,
+    core_md,
+    legacy_flat_md,
+    parse_slice_id,
+)
+from core.memory.recent import Lister
+from core.memory.slice import Slice, Turn, body_turns, parse_core_md
+
+
+@dataclass(frozen=True)
+class SliceDetail:
+    """A slice plus its side files; `cognition` maps round (turn) ids to their agent.md block."""
+
+    slice: Slice
+    path: MemoryPath
+    cognition: dict[str, str]
+    previously: str | None
+    appendix: str | None
+    problem: str | None = None
+
+    def cognition_of(self, turn: Turn) -> str | None:
+        """An agent turn's cognition block (user turns share the round's id but have none)."""
+        if turn.role == "user" or not turn.turn_id:
+            return None
+        return self.cognition.get(turn.turn_id)
+
+
+def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str]:
+    """The file holding a slice (core.md, else a legacy flat file) and its text; NotFound otherwise."""
+    parse_slice_id(slice_id)
+    for path in (core_md(slice_id), legacy_flat_md(slice_id)):
+        text = view.read(path)
+        if text is not None:
+            return path, text
+    raise NotFound(f"There is no slice {slice_id}; GET /api/timeline lists the slices that exist.")
+
+
+def _parse(slice_id: str, text: str) -> tuple[Slice, str | None]:
+    try:
+        s = parse_core_md(text)
+    except SliceFormatError as exc:
+        fallback = Slice(slice_id=slice_id, turns=body_turns(matter.split(text).body))
+        return fallback, str(exc)
+    if not s.slice_id:
+        s.slice_id = slice_id
+    return s, None
+
+
+def read_slice_detail(view: Lister, slice_id: str) -> SliceDetail:
+    """Everything the slice view shows; NotFound for an unknown id, InvalidInput for a malformed one."""
+    path, text = slice_file(view, slice_id)
+    s, problem = _parse(slice_id, text)
+    agent_text = view.read(agent_md(slice_id)) or ""
+    cognition = {}
+    for turn in s.turns:
+        if turn.role != "user" and turn.turn_id and agent_text:
+            block = cognition_for(agent_text, turn.turn_id)
+            if block:
+                cognition[turn.turn_id] = block
+    return SliceDetail(
+        slice=s,
+        path=path,
+        cognition=cognition,
+        previously=view.read(card_snapshot(slice_id)),
+        appendix=view.read(appendix_md(slice_id)),
+        problem=problem,
+    )

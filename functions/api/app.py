@@ -1,0 +1,66 @@
+"""The FastAPI application: `create_app(deps)` wires routers, auth, error mapping and limits.
+
+The same app runs under uvicorn (`previously serve`, with the web UI at `/`) and behind Mangum
+on Lambda (functions/handlers/api.py). Every route is described by the OpenAPI schema at
+`/openapi.json` (browsable at `/docs`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from functions.api import (
+    errors,
+    routes_auth,
+    routes_card,
+    routes_memory,
+    routes_settings,
+    routes_turns,
+    routes_ws,
+    site,
+)
+from functions.api.limits import BodyLimit, SecurityHeaders
+from functions.api.schemas import ErrorBody
+from functions.deps import Deps
+
+MAX_BODY_BYTES = 2 * 1024 * 1024
+
+
+def version() -> str:
+    """The installed package version."""
+    try:
+        return importlib.metadata.version("previously")
+    except importlib.metadata.PackageNotFoundError:
+        return "0.0.0"
+
+
+def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = None) -> FastAPI:
+    """The API over `deps`; `web_dir` serves the static UI at `/` (local server only)."""
+    app = FastAPI(
+        title="Previously",
+        version=version(),
+        description="A personal AI agent with episodic memory. See docs/API.md.",
+        responses={"4XX": {"model": ErrorBody, "description": "Refused; `message` says what to change"}},
+        lifespan=lifespan,  # type: ignore[arg-type]
+    )
+    app.state.deps = deps
+    errors.install(app)
+    for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings):
+        app.include_router(module.router)
+    app.include_router(routes_ws.router)
+    site.mount(app, web_dir)
+    app.add_middleware(SecurityHeaders)
+    if deps.security.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(deps.security.cors_origins),
+            allow_credentials=False,
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
+            allow_headers=["content-type", "x-access-key"],
+        )
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    return app

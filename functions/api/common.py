@@ -1,0 +1,44 @@
+"""What every router shares: the Deps of the app, authentication, the origin guard."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from core.errors import InvalidInput
+from core.reltime import zone
+from functions.deps import Deps
+
+
+def get_deps(request: Request) -> Deps:
+    """The Deps the app was created with."""
+    deps: Deps = request.app.state.deps
+    return deps
+
+
+DepsDep = Annotated[Deps, Depends(get_deps)]
+
+
+def authenticate(request: Request) -> None:
+    """Refuse the call unless auth is not required or the caller shows the key or a session."""
+    get_deps(request).security.require(request.headers, request.cookies)
+
+
+def same_origin(request: Request) -> None:
+    """The same-origin guard on a mutation (REFERENCE §17.3)."""
+    get_deps(request).security.guard(request.method, request.headers)
+
+
+AUTH = [Depends(authenticate)]
+MUTATION = [Depends(authenticate), Depends(same_origin)]
+
+
+def checked_timezone(tz: str | None) -> str | None:
+    """The canonical IANA name of `tz` (None stays None); InvalidInput for an unknown zone."""
+    if tz is None:
+        return None
+    found = zone(tz)
+    if found is None:
+        raise InvalidInput(f'Unknown timezone "{tz}". Send an IANA name such as Europe/Lisbon.')
+    return found.key

@@ -1,0 +1,202 @@
+"""Read the memory — state (arrival briefing), timeline, one slice, search, strands — and flush.
+
+Every read goes through a fresh storage snapshot, so a request sees one consistent version.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel
+
+from core.agent.briefing import Arrival, arrival
+from core.clock import iso
+from core.llm.registry import SETUP_HINT
+from core.memory.config_store import read_config
+from core.memory.flush import queue_flush
+from core.memory.recent import SliceInfo, catalog_slices, strand_slices, timeline
+from core.memory.slice_view import read_slice_detail
+from core.storage.base import WriteBatch
+from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
+from functions.api.schemas import (
+    SLICE_ID_PATTERN,
+    ErrorBody,
+    Flags,
+    FlushRequest,
+    SearchHit,
+    SearchView,
+    SliceSummary,
+    SliceView,
+    StateView,
+    StrandsView,
+    Suggestion,
+    TimelineEntry,
+    TimelineView,
+    TurnOut,
+)
+from functions.deps import Deps
+
+router = APIRouter(tags=["memory"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
+SliceId = Annotated[str, Path(pattern=SLICE_ID_PATTERN, description="YYYY-MM-DD-HHMM (UTC start minute)")]
+EMPTY_MEMORY_NOTE = "Your memory is empty: send a first message and it becomes your first slice."
+
+
+class FlushResult(BaseModel):
+    """The original's flush answer; `demo` is set when nothing was written."""
+
+    success: bool
+    demo: bool | None = None
+
+
+def _summary(s: SliceInfo) -> SliceSummary:
+    return SliceSummary(
+        slice_id=s.slice_id,
+        start=s.start,
+        end=s.end or None,
+        status=s.status,
+        focus=s.focus,
+        summary=s.summary,
+        open_loops=s.open_loops,
+        decisions=s.decisions,
+        turn_count=s.turn_count,
+        timezone=s.timezone or None,
+    )
+
+
+def _setup(deps: Deps, state: Arrival) -> list[str]:
+    notes = [] if deps.models.configured else [SETUP_HINT]
+    if state.empty and not deps.storage.demo:
+        notes.append(EMPTY_MEMORY_NOTE)
+    return notes
+
+
+def _flags(deps: Deps) -> Flags:
+    kind = deps.storage_kind if deps.storage_kind in ("local", "github", "demo") else "local"
+    return Flags(
+        demo=deps.storage.demo,
+        model_configured=deps.models.configured,
+        auth_required=deps.security.required,
+        storage=kind,  # type: ignore[arg-type]
+        read_only=deps.storage.read_only,
+    )
+
+
+@router.get("/api/state", response_model=StateView)
+def get_state(
+    deps: DepsDep,
+    tz: Annotated[str | None, Query(max_length=64, description="The user's IANA timezone")] = None,
+    locale: Annotated[str | None, Query(pattern="^(en|zh)$", description="Default: config.json's")] = None,
+) -> StateView:
+    """The arrival briefing, the open slice and its turns, the newest slices, flags and set-up notes."""
+    snapshot = deps.storage.snapshot()
+    lang = locale or read_config(snapshot)[0].locale
+    state = arrival(snapshot, deps.clock.now(), checked_timezone(tz), lang)
+    b = state.briefing
+    return StateView(
+        name=b.name,
+        last_topic=b.last_topic,
+        last_slice_id=b.last_slice_id,
+        open_loops=b.open_loops,
+        suggestions=[Suggestion(label=s.label, prompt=s.prompt) for s in b.suggestions],
+        card_excerpt=b.card_excerpt,
+        active=_summary(state.active) if state.active else None,
+        active_turns=[
+            TurnOut(turn_id=t.turn_id, timestamp=t.timestamp, role=t.role, content=t.content)
+            for t in state.active_turns
+        ],
+        recent=[_summary(s) for s in state.recent],
+        flags=_flags(deps),
+        setup=_setup(deps, state),
+    )
+
+
+@router.get("/api/timeline", response_model=TimelineView)
+def get_timeline(deps: DepsDep) -> TimelineView:
+    """Every slice's catalog entry, oldest → newest."""
+    entries = [TimelineEntry.model_validate(e) for e in timeline(deps.storage.snapshot())]
+    return TimelineView(slices=entries, total=len(entries))
+
+
+@router.get("/api/slices/{slice_id}", response_model=SliceView, responses={404: {"model": ErrorBody}})
+def get_slice(slice_id: SliceId, deps: DepsDep) -> SliceView:
+    """One slice: frontmatter, turns with their cognition, the card snapshot, the appendix."""
+    d = read_slice_detail(deps.storage.snapshot(), slice_id)
+    s = d.slice
+    turns = [
+        TurnOut(
+            turn_id=t.turn_id,
+            timestamp=t.timestamp,
+            role=t.role,
+            content=t.content,
+            cognition=d.cognition_of(t),
+        )
+        for t in s.turns
+    ]
+    return SliceView(
+        slice_id=s.slice_id,
+        start=s.start,
+        end=s.end or None,
+        status=s.status,
+        timezone=s.timezone,
+        focus=s.focus,
+        summary=s.summary,
+        tags=s.tags,
+        open_loops=s.open_loops,
+        decisions=s.decisions,
+        emotional_tone=s.emotional_tone or None,
+        closed_by=s.closed_by or None,
+        evolution_summary=s.evolution_summary or None,
+        turns=turns,
+        previously=d.previously,
+        appendix=d.appendix,
+        problem=d.problem,
+    )
+
+
+@router.get("/api/search", response_model=SearchView)
+def search(
+    deps: DepsDep,
+    q: Annotated[str, Query(min_length=1, max_length=1000, description="Words, names, dates")],
+    k: Annotated[int, Query(ge=1, le=50)] = 10,
+) -> SearchView:
+    """Full-text search across every slice (the deterministic recall floor), best first."""
+    snapshot = deps.storage.snapshot()
+    hits = deps.search(snapshot, q, k, deps.clock.now())
+    known = {s.slice_id: s for s in catalog_slices(snapshot) or []}
+    out = []
+    for h in hits:
+        info = known.get(h["slice_id"])
+        out.append(
+            SearchHit(
+                slice_id=h["slice_id"],
+                relevance=float(h.get("relevance", 0.0)),
+                reason=str(h.get("reason", "")),
+                focus=info.focus if info else "",
+                start=info.start if info else None,
+            )
+        )
+    return SearchView(query=q, hits=out)
+
+
+@router.get("/api/strands", response_model=StrandsView)
+def get_strands(deps: DepsDep) -> StrandsView:
+    """The keyword index: strand → slice ids."""
+    return StrandsView(strands=strand_slices(deps.storage.snapshot()))
+
+
+@router.post(
+    "/api/episodic/flush",
+    response_model=FlushResult,
+    response_model_exclude_none=True,
+    dependencies=MUTATION,
+    responses={400: {"model": ErrorBody}, 403: {"model": ErrorBody}},
+)
+def flush(body: FlushRequest, deps: DepsDep) -> FlushResult:
+    """Emergency save: append turns to a slice's core.md (creating it when missing)."""
+    if deps.storage.demo:
+        return FlushResult(success=True, demo=True)
+    batch = WriteBatch.open(deps.storage)
+    message = queue_flush(batch, body.model_dump(), iso(deps.clock.now()))
+    batch.commit(message)
+    return FlushResult(success=True)

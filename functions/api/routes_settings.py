@@ -1,0 +1,69 @@
+"""Settings and models: `GET/PATCH /api/config` (memory/user/config.json) and `GET /api/models`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
+
+from core.llm.registry import ModelPrefs
+from core.memory.config_store import SAVE_MESSAGE, queue_config_patch, read_config
+from core.storage.base import WriteBatch
+from functions.api.common import AUTH, MUTATION, DepsDep
+from functions.api.schemas import ConfigPatch, ConfigView, ErrorBody, ModelsView
+from functions.deps import Deps
+
+router = APIRouter(tags=["settings"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
+
+
+@router.get("/api/models", response_model=ModelsView)
+async def get_models(deps: DepsDep) -> ModelsView:
+    """Configured providers, their models, and the resolved main and worker models."""
+    prefs = ModelPrefs.from_config(read_config(deps.storage.snapshot())[0].data)
+    payload = await run_in_threadpool(deps.models.models_payload, prefs)
+    return models_view(payload)
+
+
+def models_view(payload: dict[str, Any]) -> ModelsView:
+    """The registry's payload in the API's shape (ids at the top, details alongside)."""
+    main, worker = payload.get("main"), payload.get("worker")
+    return ModelsView(
+        providers=[p["id"] for p in payload.get("providers", [])],
+        models=payload.get("models", []),
+        main=main["id"] if main else None,
+        worker=worker["id"] if worker else None,
+        configured=bool(payload.get("configured")),
+        provider_details=payload.get("providers", []),
+        main_model=main,
+        worker_model=worker,
+        notes=payload.get("notes", []),
+        setup=payload.get("setup"),
+    )
+
+
+def config_view(deps: Deps) -> ConfigView:
+    """The preferences as stored now."""
+    config, problems = read_config(deps.storage.snapshot())
+    return ConfigView(config=config.data, problems=[str(p) for p in problems])
+
+
+@router.get("/api/config", response_model=ConfigView)
+def get_config(deps: DepsDep) -> ConfigView:
+    """Preferences (memory/user/config.json) merged with the defaults."""
+    return config_view(deps)
+
+
+@router.patch(
+    "/api/config",
+    response_model=ConfigView,
+    dependencies=MUTATION,
+    responses={400: {"model": ErrorBody}, 403: {"model": ErrorBody}},
+)
+def patch_config(body: ConfigPatch, deps: DepsDep) -> ConfigView:
+    """Change some preferences: deep-merged into the file, ranges and choices checked."""
+    partial = body.model_dump(exclude_none=True)
+    batch = WriteBatch.open(deps.storage)
+    queue_config_patch(batch, partial)
+    batch.commit(SAVE_MESSAGE)
+    return config_view(deps)

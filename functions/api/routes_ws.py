@@ -1,0 +1,126 @@
+"""`WS /api/ws`: start a turn or follow one, and receive its events as they happen.
+
+Client → server (JSON text): `{"action": "turn.start", …the POST /api/turns body…}`,
+`{"action": "turn.follow", "turn_id": …, "after": SEQ}` (resume after a reconnect: exactly
+the events after SEQ), or `{"action": "turn.cancel", "turn_id": …}` (the stop button).
+Server → client: the turn's events (API.md §3), plus `{"type": "turn.accepted", "turn_id"}`
+after a start and `{"type": "error", "error", "message"}` for a refused message (the
+connection stays open). Authenticated at connect, like every route.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import Field, TypeAdapter, ValidationError
+from starlette.concurrency import run_in_threadpool
+
+from core.errors import PreviouslyError
+from functions.api.errors import ApiError
+from functions.api.schemas import WsCancel, WsFollow, WsStart
+from functions.api.security import origin_allowed
+from functions.api.turns import follow, to_input
+from functions.deps import Deps
+
+router = APIRouter()
+log = logging.getLogger("previously.api")
+MAX_MESSAGE_CHARS = 1_000_000
+FOLLOW_SECONDS = 3600.0
+_POLICY_VIOLATION = 1008
+
+Action = Annotated[WsStart | WsFollow | WsCancel, Field(discriminator="action")]
+_actions: TypeAdapter[WsStart | WsFollow | WsCancel] = TypeAdapter(Action)
+
+
+class _Connection:
+    """One socket: serialised sends and the follow tasks it started."""
+
+    def __init__(self, ws: WebSocket, deps: Deps) -> None:
+        self.ws = ws
+        self.deps = deps
+        self.lock = asyncio.Lock()
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    async def send(self, data: dict[str, Any]) -> None:
+        async with self.lock:
+            await self.ws.send_text(json.dumps(data, ensure_ascii=False))
+
+    async def error(self, code: str, message: str) -> None:
+        await self.send({"type": "error", "error": code, "message": message})
+
+    async def stream(self, turn_id: str, after: int) -> None:
+        try:
+            async for event in follow(self.deps.turns, turn_id, after, FOLLOW_SECONDS):
+                await self.send(event)
+        except PreviouslyError as exc:
+            await self.error(exc.code, str(exc))
+        except (WebSocketDisconnect, RuntimeError):
+            return
+
+    def spawn(self, turn_id: str, after: int) -> None:
+        task = asyncio.create_task(self.stream(turn_id, after))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def handle(self, text: str) -> None:
+        if len(text) > MAX_MESSAGE_CHARS:
+            await self.error("too_large", f"Messages are limited to {MAX_MESSAGE_CHARS} characters.")
+            return
+        try:
+            action = _actions.validate_json(text)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            await self.error("invalid_request", f"Invalid message: {where} {first['msg']}".strip() + ".")
+            return
+        try:
+            if isinstance(action, WsStart):
+                request = to_input(action)
+                turn_id = await run_in_threadpool(self.deps.turns.start, request)
+                await self.send({"type": "turn.accepted", "turn_id": turn_id})
+                self.spawn(turn_id, 0)
+            elif isinstance(action, WsFollow):
+                await run_in_threadpool(self.deps.turns.state, action.turn_id, action.after)
+                self.spawn(action.turn_id, action.after)
+            else:
+                await run_in_threadpool(self.deps.turns.cancel, action.turn_id)
+        except PreviouslyError as exc:
+            await self.error(exc.code, str(exc))
+
+    async def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        for task in list(self.tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def _admitted(ws: WebSocket, deps: Deps) -> bool:
+    try:
+        deps.security.require(ws.headers, ws.cookies)
+    except ApiError:
+        return False
+    return origin_allowed("POST", ws.headers, deps.security.key)
+
+
+@router.websocket("/api/ws")
+async def websocket(ws: WebSocket) -> None:
+    """The turn stream (see the module docstring for the messages)."""
+    deps: Deps = ws.app.state.deps
+    if not _admitted(ws, deps):
+        await ws.close(code=_POLICY_VIOLATION)
+        return
+    await ws.accept()
+    conn = _Connection(ws, deps)
+    try:
+        while True:
+            await conn.handle(await ws.receive_text())
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await conn.close()

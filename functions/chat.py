@@ -1,0 +1,137 @@
+"""The scripted client behind `previously chat --url`: send one message, print the reply as it streams.
+
+It posts the message (`POST /api/turns`) and long-polls `GET /api/turns/{id}?after=N&wait=…`,
+which works the same against the local server and on AWS. Step and tool labels go to stderr,
+the reply to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from core.reltime import zone
+
+POLL_WAIT = 20.0
+
+
+class ChatError(Exception):
+    """The turn could not be sent or followed; the message says why."""
+
+
+class TurnClient(Protocol):
+    """Start a turn and read it back (the API's `TurnView` shape)."""
+
+    def start(self, body: dict[str, Any]) -> str: ...
+
+    def poll(self, turn_id: str, after: int, wait: float) -> dict[str, Any]: ...
+
+
+def local_timezone() -> str:
+    """This machine's IANA zone ($TZ, else /etc/localtime's target), else UTC."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    link = Path("/etc/localtime")
+    if link.is_symlink():
+        target = str(link.resolve())
+        candidates.append(target.split("zoneinfo/", 1)[-1] if "zoneinfo/" in target else "")
+    for name in candidates:
+        found = zone(name) if name else None
+        if found is not None:
+            return found.key
+    return "UTC"
+
+
+class HttpTurnClient:
+    """The API over HTTP with the access key."""
+
+    def __init__(self, url: str, key: str | None, timeout: float = POLL_WAIT + 15) -> None:
+        import httpx
+
+        headers = {"x-access-key": key} if key else {}
+        self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
+        self._errors = (httpx.HTTPError,)
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            r = self._http.request(method, path, **kwargs)
+        except self._errors as exc:
+            raise ChatError(f"Could not reach {self._http.base_url}: {exc}") from exc
+        try:
+            data = r.json()
+        except ValueError:
+            data = {}
+        if r.status_code >= 400:
+            message = data.get("message") if isinstance(data, dict) else None
+            raise ChatError(f"{r.status_code}: {message or r.reason_phrase}")
+        return data if isinstance(data, dict) else {}
+
+    def start(self, body: dict[str, Any]) -> str:
+        return str(self._call("POST", "/api/turns", json=body)["turn_id"])
+
+    def poll(self, turn_id: str, after: int, wait: float) -> dict[str, Any]:
+        return self._call("GET", f"/api/turns/{turn_id}", params={"after": after, "wait": wait})
+
+
+@dataclass
+class Printer:
+    """Writes a turn's events for a person: reply text to `out`, progress and errors to `err`."""
+
+    out: TextIO
+    err: TextIO
+    attempts: dict[str, int] = field(default_factory=dict)
+    wrote_text: bool = False
+    failed: str | None = None
+
+    def event(self, e: dict[str, Any]) -> None:
+        kind, step, attempt = e.get("type"), str(e.get("step", "")), int(e.get("attempt", 1))
+        if attempt > self.attempts.get(step, attempt) and self.wrote_text:
+            self.err.write("\n(the step was retried; the reply starts again)\n")
+        self.attempts[step] = max(attempt, self.attempts.get(step, 0))
+        if kind == "text.delta":
+            self.out.write(str(e.get("text", "")))
+            self.out.flush()
+            self.wrote_text = True
+        elif kind == "step.started" and e.get("label"):
+            self.err.write(f"· {e['label']}\n")
+        elif kind == "tool.call" and e.get("state") == "running":
+            self.err.write(f"· {e.get('label') or e.get('tool')}\n")
+        elif kind == "turn.error":
+            self.failed = str(e.get("message") or e.get("code"))
+        elif kind == "turn.done" and e.get("status") == "interrupted":
+            self.err.write("\n(the reply was interrupted)\n")
+
+    def finish(self) -> None:
+        if self.wrote_text:
+            self.out.write("\n")
+        if self.failed:
+            self.err.write(f"error: {self.failed}\n")
+
+
+def follow(client: TurnClient, turn_id: str, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Poll until the turn ends, handing every event over once, in order; returns the last view."""
+    after = 0
+    while True:
+        view = client.poll(turn_id, after, POLL_WAIT)
+        for e in view.get("events", []):
+            if e["seq"] > after:
+                after = e["seq"]
+                on_event(e)
+        if view.get("status") != "running":
+            return view
+
+
+def chat(client: TurnClient, message: str, timezone: str, out: TextIO, err: TextIO, as_json: bool) -> int:
+    """Send `message`, stream (or, with `as_json`, collect) the reply; 0 when the turn ended well."""
+    turn_id = client.start({"message": message, "timezone": timezone})
+    printer = Printer(out, err)
+    final = follow(client, turn_id, (lambda e: None) if as_json else printer.event)
+    if as_json:
+        full = client.poll(turn_id, 0, 0)
+        out.write(json.dumps(full, ensure_ascii=False, indent=2) + "\n")
+    else:
+        printer.finish()
+    return 0 if final.get("status") in ("done", "interrupted") else 1

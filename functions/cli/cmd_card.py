@@ -1,0 +1,103 @@
+"""`previously card show|edit|rm|undo`: the user card, entry by entry, as `card show` numbers it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from core.clock import SystemClock
+from core.errors import PreviouslyError
+from core.memory.card_edit import format_numbered, numbered_entries
+from core.memory.card_store import delete_card_entry, edit_card_entry, read_card, undo_card
+from core.reltime import local_date_key
+from core.storage.base import WriteBatch
+from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
+from functions.cli.memory_root import open_storage
+
+card_app = typer.Typer(help="Read and correct the user card (memory/episodic/current-previously.md).")
+app.add_typer(card_app, name="card")
+
+SectionArg = Annotated[
+    str, typer.Argument(help="identity, past, anchor, now, horizon, self_model or unsorted")
+]
+PositionArg = Annotated[int, typer.Argument(min=1, help="The entry's number in `card show`.")]
+UNDO_HINT = "(undo with `previously card undo`)"
+T = TypeVar("T")
+
+
+@card_app.command("show")
+def show(memory: MemoryOpt = None, json_out: JsonOpt = False) -> None:
+    """List every entry, numbered per section, with stale/overdue flags."""
+    stored = read_card(open_storage(memory).snapshot())
+    now = SystemClock().now()
+    if stored.text is None:
+        if json_out:
+            emit_json({"entries": [], "can_undo": stored.can_undo})
+            return
+        typer.echo("There is no user card yet; it is written after your first conversations.")
+        return
+    card = stored.card(now)
+    today = local_date_key(now, None)
+    if json_out:
+        entries = [
+            {
+                "section": e.section,
+                "n": e.n,
+                "text": e.text,
+                "refs": e.refs,
+                "since": e.since,
+                "by": e.by,
+                "flag": e.flag,
+            }
+            for e in numbered_entries(card, today)
+        ]
+        emit_json({"entries": entries, "updated": card.updated, "can_undo": stored.can_undo})
+        return
+    typer.echo(format_numbered(card, today))
+
+
+def _commit(memory: Path | None, change: Callable[[WriteBatch], tuple[T, str]]) -> T:
+    storage = open_storage(memory)
+    batch = WriteBatch.open(storage)
+    try:
+        result, message = change(batch)
+        batch.commit(message)
+    except PreviouslyError as exc:
+        raise fail(str(exc)) from exc
+    return result
+
+
+@card_app.command("edit")
+def edit(
+    section: SectionArg,
+    n: PositionArg,
+    text: Annotated[str, typer.Argument(help="The new text.")],
+    memory: MemoryOpt = None,
+) -> None:
+    """Replace one entry's text; the rest of the card stays as it is."""
+    now = SystemClock().now()
+    entry = _commit(memory, lambda b: edit_card_entry(b, section, n, text, now))
+    typer.echo(f"{entry.address}  {entry.line}  {UNDO_HINT}")
+
+
+@card_app.command("rm")
+def rm(section: SectionArg, n: PositionArg, memory: MemoryOpt = None) -> None:
+    """Remove one entry; the rest of the card stays as it is."""
+    now = SystemClock().now()
+    gone = _commit(memory, lambda b: delete_card_entry(b, section, n, now))
+    typer.echo(f"removed {gone.address}: {gone.line}  {UNDO_HINT}")
+
+
+@card_app.command("undo")
+def undo(memory: MemoryOpt = None) -> None:
+    """Go back to the card before its last change (run it again to re-apply that change)."""
+
+    def swap(batch: WriteBatch) -> tuple[None, str]:
+        write = undo_card(batch)
+        return None, write.message
+
+    _commit(memory, swap)
+    typer.echo("The card is back to its previous version (run `previously card undo` again to redo).")

@@ -1,0 +1,153 @@
+"""The local server (`previously serve`): the API and the web UI under uvicorn, maintenance on a timer.
+
+Memory is a local folder by default (created on first run); `--demo` serves the bundled sample
+persona with nothing saved. Turns run in-process. The server refuses to listen beyond this
+machine unless an access key is set, and then asks for it on every data route.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+from fastapi import FastAPI
+
+from core.errors import InvalidInput
+from functions.api.app import create_app
+from functions.api.security import is_loopback
+from functions.deps import REPO_ROOT, Deps, build_deps
+from functions.settings import Settings
+
+log = logging.getLogger("previously.server")
+WEB_DIR = REPO_ROOT / "web"
+MAINTENANCE_MINUTES = 15.0
+WS_MAX_BYTES = 2 * 1024 * 1024
+WORKER_THREADS = 200
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What `previously serve` was asked for."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    memory: Path | None = None
+    demo: bool = False
+    require_auth: bool = False
+    maintenance_minutes: float = MAINTENANCE_MINUTES
+
+    @property
+    def auth_required(self) -> bool:
+        return self.require_auth or not is_loopback(self.host)
+
+
+class MaintenanceTimer:
+    """Calls `run` every `interval` seconds on a daemon thread; a failure is logged, never fatal."""
+
+    def __init__(self, run: Callable[[], object], interval: float, first_delay: float | None = None) -> None:
+        self._run = run
+        self.interval = interval
+        self.first_delay = interval if first_delay is None else first_delay
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="maintenance", daemon=True)
+        self.runs = 0
+        self.failures = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        delay = self.first_delay
+        while not self._stop.wait(delay):
+            delay = self.interval
+            try:
+                self._run()
+                self.runs += 1
+            except Exception:  # the next tick tries again; the server must keep serving
+                self.failures += 1
+                log.exception("maintenance pass failed; retrying at the next tick")
+
+
+def check_options(options: ServeOptions, settings: Settings) -> None:
+    """Refuse a configuration that would expose memory: a non-loopback host without an access key."""
+    has_key = bool(settings.access_key or settings.access_key_sha256)
+    if options.auth_required and not has_key:
+        where = f"host {options.host}" if not is_loopback(options.host) else "--require-auth"
+        raise InvalidInput(
+            f"Refusing to start: {where} needs an access key. Set PREVIOUSLY_ACCESS_KEY "
+            "(a long random secret) and start again."
+        )
+
+
+def prepare(options: ServeOptions, settings: Settings) -> Deps:
+    """Validate the options and build the dependencies (the memory folder is created if missing)."""
+    check_options(options, settings)
+    if options.demo:
+        settings = settings.model_copy(update={"storage": "demo"})
+        memory = options.memory
+    elif options.memory is not None or settings.storage == "local":
+        memory = options.memory or settings.memory_root
+        (memory / "memory").mkdir(parents=True, exist_ok=True)
+    else:
+        memory = None
+    return build_deps(settings, memory_override=memory, require_auth=options.auth_required)
+
+
+def build_app(deps: Deps, options: ServeOptions, web_dir: Path = WEB_DIR) -> FastAPI:
+    """The app with the maintenance timer tied to its lifespan."""
+    interval = options.maintenance_minutes * 60
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Followers of running turns block a worker thread for up to a second at a time.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        timer = None
+        if deps.maintenance is not None and interval > 0 and not deps.storage.demo:
+            timer = MaintenanceTimer(deps.maintenance, interval)
+            timer.start()
+        try:
+            yield
+        finally:
+            if timer is not None:
+                timer.stop()
+
+    return create_app(deps, web_dir=web_dir, lifespan=lifespan)
+
+
+def describe(deps: Deps, options: ServeOptions) -> list[str]:
+    """The start-up lines: where to browse, which memory, whether auth and a model are set."""
+    where = f"http://{options.host}:{options.port}/"
+    storage = getattr(deps.storage, "root", None) or getattr(deps.storage, "base", None)
+    memory = (
+        "the sample persona (demo: nothing is saved)"
+        if deps.storage.demo
+        else f"{deps.storage_kind} {storage or ''}"
+    )
+    lines = [f"Previously is running at {where}", f"memory: {memory.strip()}"]
+    lines.append(
+        "sign-in: required (access key)" if options.auth_required else "sign-in: off (this machine only)"
+    )
+    if not deps.models.configured:
+        lines.append("model: none configured — chat will explain how to set one up (see docs/MODELS.md)")
+    return lines
+
+
+def run(options: ServeOptions, settings: Settings) -> None:
+    """Start uvicorn and serve until interrupted."""
+    import uvicorn
+
+    deps = prepare(options, settings)
+    app = build_app(deps, options)
+    for line in describe(deps, options):
+        print(line, flush=True)
+    uvicorn.run(app, host=options.host, port=options.port, ws_max_size=WS_MAX_BYTES, log_level="info")

@@ -1,0 +1,114 @@
+"""Building the API over fakes for functional tests: `make_env(...)` → an `ApiEnv` with a TestClient."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from core.clock import FixedClock, SequentialIds
+from core.storage.base import Snapshot, Storage
+from core.storage.memory import InMemoryStorage
+from functions.api.app import create_app
+from functions.api.security import Security
+from functions.deps import Deps
+from tests.fakes.fake_turns import ScriptedTurns
+
+KEY = "correct horse battery staple"
+HOST = "testserver"
+
+
+@dataclass
+class FakeModels:
+    """A model directory with or without a provider."""
+
+    configured: bool = True
+
+    def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]:
+        if not self.configured:
+            return {
+                "configured": False,
+                "providers": [],
+                "models": [],
+                "main": None,
+                "worker": None,
+                "notes": [],
+                "setup": "No model provider is configured.",
+            }
+        model = {"id": "fake-main", "name": "Fake", "provider": "openai"}
+        return {
+            "configured": True,
+            "providers": [{"id": "openai", "name": "OpenAI"}],
+            "models": [model],
+            "main": model,
+            "worker": {**model, "id": "fake-worker"},
+            "notes": [],
+            "setup": None,
+        }
+
+
+@dataclass
+class FakeSearch:
+    """Answers every query with the hits it was given, recording the queries."""
+
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+    def __call__(self, view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
+        self.queries.append(query)
+        return self.hits[:k]
+
+
+@dataclass
+class ApiEnv:
+    client: TestClient
+    deps: Deps
+    storage: Storage
+    turns: ScriptedTurns
+    clock: FixedClock
+
+    def files(self) -> dict[str, str]:
+        """The memory's files (InMemoryStorage only)."""
+        assert isinstance(self.storage, InMemoryStorage)
+        return {str(k): v for k, v in self.storage.files.items()}
+
+
+def make_env(
+    *,
+    storage: Storage | None = None,
+    required: bool = False,
+    key: str | None = KEY,
+    models: FakeModels | None = None,
+    search: FakeSearch | None = None,
+    turns: ScriptedTurns | None = None,
+    clock: FixedClock | None = None,
+    **app_options: Any,
+) -> ApiEnv:
+    """The API over in-memory fakes; `required` turns authentication on for every data route."""
+    storage = storage if storage is not None else InMemoryStorage()
+    turns = turns or ScriptedTurns()
+    clock = clock or FixedClock.at("2026-08-11T11:15:00.000Z")
+    deps = Deps(
+        storage=storage,
+        clock=clock,
+        ids=SequentialIds(),
+        runs=turns.runs,
+        turns=turns,
+        security=Security.build(key, None, None, required),
+        models=models or FakeModels(),
+        search=search or FakeSearch(),
+        storage_kind="demo" if storage.demo else "local",
+    )
+    client = TestClient(create_app(deps, **app_options), base_url=f"http://{HOST}")
+    return ApiEnv(client, deps, storage, turns, clock)
+
+
+def same_origin() -> dict[str, str]:
+    """Headers a browser sends on a same-origin fetch."""
+    return {"origin": f"http://{HOST}"}
+
+
+def with_key(key: str = KEY) -> dict[str, str]:
+    return {"x-access-key": key}

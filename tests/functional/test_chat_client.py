@@ -1,0 +1,67 @@
+"""`previously chat --url`: the scripted client against a live server (HTTP long-poll)."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+
+import pytest
+
+from functions.chat import HttpTurnClient, Printer, chat, local_timezone
+from tests.fakes.fake_turns import ScriptedTurns
+from tests.fakes.live_server import live_server
+from tests.functional.api_env import KEY, make_env
+
+pytestmark = pytest.mark.functional
+
+
+def test_chat_streams_the_reply_from_a_live_server() -> None:
+    turns = ScriptedTurns(reply=None)
+    env = make_env(turns=turns, required=True)
+
+    def play() -> None:
+        turns.emit("turn00001", "step.started", label="Reading the timeline")
+        turns.finish("turn00001", "Hi Alex, welcome back.")
+
+    out, err = io.StringIO(), io.StringIO()
+    with live_server(env.client.app) as url:
+        threading.Timer(0.3, play).start()
+        code = chat(HttpTurnClient(url, KEY), "hello", "Europe/London", out, err, as_json=False)
+    assert code == 0
+    assert out.getvalue() == "Hi Alex, welcome back.\n"
+    assert "· Reading the timeline" in err.getvalue()
+    assert turns.started[0].timezone == "Europe/London"
+
+
+def test_chat_json_prints_the_finished_turn() -> None:
+    env = make_env(required=True)
+    out, err = io.StringIO(), io.StringIO()
+    with live_server(env.client.app) as url:
+        code = chat(HttpTurnClient(url, KEY), "hello", "UTC", out, err, as_json=True)
+    data = json.loads(out.getvalue())
+    assert code == 0 and data["status"] == "done" and data["reply"] == "Hello back."
+    assert [e["seq"] for e in data["events"]] == [1, 2, 3, 4]
+
+
+def test_chat_with_a_wrong_key_says_so() -> None:
+    from functions.chat import ChatError
+
+    env = make_env(required=True)
+    with live_server(env.client.app) as url, pytest.raises(ChatError, match="401"):
+        chat(HttpTurnClient(url, "wrong"), "hello", "UTC", io.StringIO(), io.StringIO(), as_json=False)
+    assert env.turns.started == []
+
+
+def test_printer_notes_a_retried_step() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    p = Printer(out, err)
+    p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hel"})
+    p.event({"type": "text.delta", "step": "respond", "attempt": 2, "text": "Hello"})
+    assert "retried" in err.getvalue()
+
+
+def test_local_timezone_is_a_known_zone() -> None:
+    from core.reltime import zone
+
+    assert zone(local_timezone()) is not None

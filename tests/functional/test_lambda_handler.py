@@ -1,0 +1,55 @@
+"""The Lambda handler answers API Gateway (HTTP API, payload 2.0) events, with auth always on."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.functional
+KEY = "a-long-random-access-key-for-tests"
+
+
+def _event(path: str, headers: dict[str, str] | None = None, method: str = "GET") -> dict[str, Any]:
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {"host": "example.cloudfront.net", **(headers or {})},
+        "requestContext": {
+            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9"},
+            "requestId": "r1",
+            "stage": "$default",
+        },
+        "isBase64Encoded": False,
+    }
+
+
+class _Context:
+    aws_request_id = "r1"
+
+
+@pytest.fixture
+def handler_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
+    for name in ("GITHUB_TOKEN", "PREVIOUSLY_ACCESS_KEY_SHA256", "PREVIOUSLY_SESSION_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("STORAGE", "local")
+    monkeypatch.setenv("PREVIOUSLY_MEMORY", str(tmp_path))
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", KEY)
+    import functions.handlers.api as module
+
+    return importlib.reload(module)
+
+
+def test_health_is_open_and_data_needs_the_key(handler_module) -> None:  # type: ignore[no-untyped-def]
+    health = handler_module.handler(_event("/api/health"), _Context())
+    assert health["statusCode"] == 200 and json.loads(health["body"])["ok"] is True
+    refused = handler_module.handler(_event("/api/state"), _Context())
+    assert refused["statusCode"] == 401
+    allowed = handler_module.handler(_event("/api/state", {"x-access-key": KEY}), _Context())
+    assert allowed["statusCode"] == 200
+    assert json.loads(allowed["body"])["flags"]["auth_required"] is True

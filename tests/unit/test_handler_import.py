@@ -1,0 +1,40 @@
+"""The Lambda API handler's cold import: it works from the environment and loads no model SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.unit
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = (
+    "import json, sys; import functions.handlers.api as h; "
+    "print(json.dumps({'sdks': sorted(m for m in ('anthropic', 'openai') if m in sys.modules), "
+    "'handler': callable(h.handler)}))"
+)
+
+
+def test_cold_import_loads_no_model_sdk(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREVIOUSLY_", "STORAGE", "GITHUB_"))}
+    env.update(
+        STORAGE="local",
+        PREVIOUSLY_MEMORY=str(tmp_path),
+        PREVIOUSLY_ACCESS_KEY="k" * 32,
+        OPENAI_API_KEY="sk-test",
+        ANTHROPIC_API_KEY="sk-ant-test",
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"sdks": [], "handler": True}
