@@ -17,9 +17,8 @@ setup: uv  ## everything: runtime, dev, infra groups, the test browser
 	$(UV) sync --frozen --all-groups
 	./scripts/install-system-deps
 
-run: setup-runtime  ## the main job (until the server lands: the CLI on the sample memory)
-	$(VENV)/bin/previously check --memory sample
-	$(VENV)/bin/previously recall --memory sample "What did I decide about the stairs?"
+run: setup-runtime  ## the main job: the local server on ./memory-data (http://127.0.0.1:8000)
+	$(VENV)/bin/previously serve
 
 demo: setup-runtime  ## the local server on the bundled sample persona (read-only)
 	$(VENV)/bin/previously serve --demo

@@ -10,11 +10,14 @@ point at. The weights were chosen on the LoCoMo dev conversations (docs/RECALL.m
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from itertools import islice
 from zoneinfo import ZoneInfo
 
-from core.search.corpus import WINDOW_TURNS, Corpus, Posting, window_starts
+from core.search.corpus import Corpus
+from core.search.postings import WINDOW_TURNS
 from core.search.timeparse import parse_time
 from core.search.tokenize import query_terms, tokenize, words
 from core.search.window import Anchor, TimeWindow
@@ -40,13 +43,28 @@ class Hit:
         return {"slice_id": self.slice_id, "relevance": self.relevance, "reason": self.reason}
 
 
+def _always(doc: int) -> bool:
+    return True
+
+
+# Slice ids are UTC minutes: a window's neighbourhood in ids, wide enough for any timezone and
+# for the slack `time_fit` gives after (two weeks) and before (three days) a window.
+_NEAR_BEFORE = timedelta(days=5)
+_NEAR_AFTER = timedelta(days=16)
+
+
+def _near(windows: list[TimeWindow]) -> tuple[str, str] | None:
+    """The slice-id range outside which no window can fit (None: some window is open-ended)."""
+    if any(w.start is None or w.end is None for w in windows):
+        return None
+    lo = min(w.start for w in windows if w.start) - _NEAR_BEFORE
+    hi = max(w.end for w in windows if w.end) + _NEAR_AFTER
+    return lo.isoformat(), hi.isoformat() + "~"
+
+
 def idf(n: int, df: int) -> float:
     """BM25 inverse document frequency (never negative)."""
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
-def _saturate(tf: float) -> float:
-    return tf * (K1 + 1) / (tf + K1) if tf > 0 else 0.0
 
 
 def time_fit(w: TimeWindow, day: date, today: date) -> float:
@@ -72,27 +90,29 @@ class Engine:
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
+        self._norm_cache: tuple[list[float], list[float]] | None = None
 
-    def search(self, question: str, k: int, now: datetime, tz: ZoneInfo) -> list[Hit]:
-        """The `k` best slices for `question`, best first."""
+    def search(
+        self, question: str, k: int, now: datetime, tz: ZoneInfo, keep: Callable[[int], bool] = _always
+    ) -> list[Hit]:
+        """The `k` best slices for `question` that `keep` accepts, best first."""
         tq = parse_time(question, now, tz)
-        terms = query_terms(tq.rest)
-        surface: dict[str, str] = {}
-        for w in words(tq.rest):
-            for t in tokenize(w):
-                surface.setdefault(t, w)
         windows = list(tq.windows) + self._anchor_windows(tq.anchors, tz)
         today = now.astimezone(tz).date()
         docs = self.corpus.live_docs()
         fits = self._fits(docs, windows, tz, today)
+        # No slice lies near the dates named: the date words may be a duration told in the
+        # text ("friends for 4 years"), so they count as words instead.
+        terms, surface = _question_terms(question if windows and not fits else tq.rest)
         slice_scores = self._slice_scores(terms)
         pool = sorted(slice_scores, key=lambda d: -slice_scores[d])[:CANDIDATES]
-        pool = list(dict.fromkeys(pool + [d for d in docs if fits.get(d, 0) > 0]))
+        pool = list(dict.fromkeys(pool + [d for d, fit in fits.items() if fit > 0]))
         if not terms and not windows:
             pool = docs
         passages = self._passage_scores(terms, pool)
         final = self._fuse(pool, slice_scores, passages, fits, tz, today)
-        ranked = sorted(final, key=lambda d: (-final[d], self.corpus.docs[d].slice_id))[:k]
+        ordered = sorted(final, key=lambda d: (-final[d], self.corpus.ids[d]))
+        ranked = list(islice((d for d in ordered if keep(d)), k))
         top = final[ranked[0]] if ranked and final[ranked[0]] > 0 else 1.0
         return [self._hit(d, final[d] / top, terms, surface, passages, windows, fits, tz) for d in ranked]
 
@@ -100,38 +120,40 @@ class Engine:
 
     def _slice_scores(self, terms: list[str]) -> dict[int, float]:
         c = self.corpus
+        head_norm, body_norm = self._norms()
         scores: dict[int, float] = {}
         for term in terms:
             post = c.postings(term)
             if not post:
                 continue
             weight = idf(c.n, len(post))
-            for doc, p in post.items():
-                meta = c.docs[doc]
-                head = p.head / (1 - B + B * meta.head_len / (c.avg_head or 1.0))
-                body = p.body / (1 - B + B * c.body_len[doc] / (c.avg_body or 1.0))
-                scores[doc] = scores.get(doc, 0.0) + weight * _saturate(HEAD_WEIGHT * head + body)
+            heads = post.heads
+            for doc, tf in post.bodies.items():
+                x = HEAD_WEIGHT * (heads[doc] / head_norm[doc]) + tf / body_norm[doc]
+                scores[doc] = scores.get(doc, 0.0) + weight * (x * (K1 + 1) / (x + K1) if x > 0 else 0.0)
         return scores
+
+    def _norms(self) -> tuple[list[float], list[float]]:
+        """BM25 length normalisation of every document's head and turns (computed once)."""
+        if self._norm_cache is None:
+            c = self.corpus
+            avg_head, avg_body = c.avg_head or 1.0, c.avg_body or 1.0
+            self._norm_cache = (
+                [1 - B + B * n / avg_head for n in c.head_len],
+                [1 - B + B * n / avg_body for n in c.body_len],
+            )
+        return self._norm_cache
 
     def _passage_scores(self, terms: list[str], pool: list[int]) -> dict[int, tuple[float, int]]:
         """Best passage score and its first turn (0-based) for each pooled slice."""
         c = self.corpus
-        weights = {t: idf(c.n_windows, _window_df(c.postings(t), c)) for t in terms if c.postings(t)}
+        weights = {t: idf(c.n_windows, max(1, c.postings(t).window_df)) for t in terms if c.postings(t)}
         best: dict[int, tuple[float, int]] = {}
         for doc in pool:
-            lens = c.docs[doc].turn_lens
-            rows = [(weights[t], c.postings(t).get(doc)) for t in weights]
-            hits = [(w, p) for w, p in rows if p is not None and p.turns]
-            if not hits:
-                continue
-            top = (0.0, 0)
-            for a in window_starts(len(lens)):
-                span = range(a, min(a + WINDOW_TURNS, len(lens)))
-                norm = 1 - B + B * sum(lens[j] for j in span) / (c.avg_window or 1.0)
-                s = sum(w * _saturate(sum(p.turns.get(j, 0) for j in span) / norm) for w, p in hits)
-                if s > top[0]:
-                    top = (s, a)
-            best[doc] = top
+            rows = [(weights[t], c.postings(t).turns(doc)) for t in weights]
+            hits = [(w, turns) for w, turns in rows if turns]
+            if hits:
+                best[doc] = _best_passage(c.turn_lens(doc), hits, c.avg_window or 1.0)
         return best
 
     def _fits(
@@ -140,9 +162,14 @@ class Engine:
         if not windows:
             return {}
         out = {}
+        near = _near(windows)
         for doc in docs:
+            if near is not None and not near[0] <= self.corpus.ids[doc] <= near[1]:
+                continue  # far from every window: its fit is 0 without a date computation
             day = self.corpus.local_date(doc, tz)
-            out[doc] = max(time_fit(w, day, today) for w in windows)
+            fit = max(time_fit(w, day, today) for w in windows)
+            if fit > 0:
+                out[doc] = fit
         return out
 
     def _fuse(
@@ -200,21 +227,49 @@ class Engine:
         mass = sum(idf(c.n, len(c.postings(t)) or c.n) for t in terms)
         coverage = sum(idf(c.n, len(c.postings(t))) for t in found) / mass if mass else fits.get(doc, 0.0)
         relevance = round(min(1.0, 0.5 * share + 0.5 * coverage), 3)
-        return Hit(
-            c.docs[doc].slice_id, relevance, _reason(doc, found, surface, passages, windows, fits, c, tz)
-        )
+        return Hit(c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz))
 
 
-def _window_df(post: dict[int, Posting], c: Corpus) -> int:
-    count = 0
-    for doc, p in post.items():
-        n = len(c.docs[doc].turn_lens)
-        last = max(0, n - WINDOW_TURNS)
-        starts: set[int] = set()
-        for j in p.turns:
-            starts.update(range(max(0, j - WINDOW_TURNS + 1), min(j, last) + 1))
-        count += len(starts)
-    return max(1, count)
+def _window_sums(values: list[int]) -> list[int]:
+    """The sum over each passage's turns, in passage order (one passage for a short slice)."""
+    if len(values) <= WINDOW_TURNS:
+        return [sum(values)]
+    total = sum(values[:WINDOW_TURNS])
+    sums = [total]
+    for a in range(1, len(values) - WINDOW_TURNS + 1):
+        total += values[a + WINDOW_TURNS - 1] - values[a - 1]
+        sums.append(total)
+    return sums
+
+
+def _best_passage(lens: list[int], hits: list[tuple[float, dict[int, int]]], avg: float) -> tuple[float, int]:
+    """The best passage's BM25 score and first turn, given each term's weight and turn counts."""
+    n = len(lens)
+    norms = [1 - B + B * x / avg for x in _window_sums(lens)]
+    scores = [0.0] * len(norms)
+    for w, turns in hits:
+        counts = [0] * n
+        for j, tf in turns.items():
+            if j < n:
+                counts[j] = tf
+        for a, tf in enumerate(_window_sums(counts)):
+            if tf:
+                x = tf / norms[a]
+                scores[a] += w * x * (K1 + 1) / (x + K1)
+    top = (0.0, 0)
+    for a, score in enumerate(scores):
+        if score > top[0]:
+            top = (score, a)
+    return top
+
+
+def _question_terms(text: str) -> tuple[list[str], dict[str, str]]:
+    """The question's search terms, and the word each was first written as (for reasons)."""
+    surface: dict[str, str] = {}
+    for w in words(text):
+        for t in tokenize(w):
+            surface.setdefault(t, w)
+    return query_terms(text), surface
 
 
 def _reason(
@@ -233,7 +288,7 @@ def _reason(
         where = ""
         if doc in passages:
             first = passages[doc][1] + 1
-            last = min(first + WINDOW_TURNS - 1, len(c.docs[doc].turn_lens))
+            last = min(first + WINDOW_TURNS - 1, c.n_turns(doc))
             where = f" (turns {first}–{last})" if last > first else f" (turn {first})"
         parts.append(f"matched {quoted}{where}")
     if windows and fits.get(doc, 0) > 0:

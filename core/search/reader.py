@@ -7,13 +7,15 @@ and the turns are still indexed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.errors import SliceFormatError
 from core.memory import matter
 from core.memory.paths import SLICES, MemoryPath
-from core.memory.slice import Turn, body_turns, parse_core_md
+from core.memory.slice import Slice, Turn, body_turns, parse_core_md
+from core.memory.slicer import FALLBACK_MARK, deterministic_mark
 
 _CORE_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})/timeline/core\.md$")
 _LEGACY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")
@@ -56,11 +58,11 @@ class SliceText:
         return "\n".join(p for p in (self.focus, self.summary, *self.tags, *self.notes) if p)
 
 
-def slice_paths(snapshot: Readable) -> dict[str, MemoryPath]:
-    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice in the snapshot."""
+def slice_paths(snapshot: Readable, prefixes: Sequence[MemoryPath] = (SLICES,)) -> dict[str, MemoryPath]:
+    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice under `prefixes`."""
     found: dict[str, MemoryPath] = {}
     legacy: dict[str, MemoryPath] = {}
-    for path in snapshot.list(SLICES):
+    for path in (p for prefix in prefixes for p in snapshot.list(prefix)):
         m = _CORE_RE.match(path.value)
         if m:
             found["-".join(m.groups())] = path
@@ -78,17 +80,33 @@ def read_slice(slice_id: str, text: str) -> SliceText:
     except SliceFormatError:
         # Broken YAML: keep the turns searchable, leave the frontmatter fields empty.
         return SliceText(slice_id, turns=_turns(body_turns(matter.split(text).body)))
+    focus, summary = _own_words(parsed)
     return SliceText(
         slice_id=slice_id,
         start=parsed.start,
         timezone=parsed.timezone or "UTC",
         status=parsed.status or "active",
-        focus=parsed.focus,
-        summary=parsed.summary,
+        focus=focus,
+        summary=summary,
         tags=[t for t in parsed.tags if t],
         notes=[n for n in (*parsed.open_loops, *parsed.decisions) if n],
         turns=_turns(parsed.turns),
     )
+
+
+def _own_words(parsed: Slice) -> tuple[str, str]:
+    """Focus and summary, minus what the deterministic mark wrote.
+
+    That mark is made from the turns ("Opened with: <the first line>", "18 turns; topics: …"):
+    as head text it would count the first line twice over and put the same boilerplate in
+    every slice. A focus or summary a model or the user wrote is kept.
+    """
+    if parsed.marked_by != FALLBACK_MARK:
+        return parsed.focus, parsed.summary
+    marks = [deterministic_mark(parsed.turns, parsed.tags, locale) for locale in ("en", "zh")]
+    focus = "" if parsed.focus in {m.focus for m in marks} else parsed.focus
+    summary = "" if parsed.summary in {m.summary for m in marks} else parsed.summary
+    return focus, summary
 
 
 def _turns(turns: list[Turn]) -> list[TurnText]:

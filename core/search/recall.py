@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput
-from core.memory.paths import SLICES, MemoryPath, core_md, parse_slice_id
-from core.search.corpus import Corpus, slice_instant, zone
+from core.memory.paths import SLICES, MemoryPath, core_md, day_dir, legacy_flat_md, parse_slice_id
+from core.search.corpus import Corpus, zone
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
-from core.search.segment import DocTerms, Segment, analyze, fingerprint
+from core.search.segment import DocTerms, Segment, SegmentView, analyze, fingerprint
 from core.search.store import (
     MANIFEST,
     SegmentInfo,
@@ -30,6 +30,7 @@ from core.search.store import (
     layout,
     load_manifest,
     load_stored,
+    load_views,
     manifest_text,
     route,
     segment_path,
@@ -58,11 +59,12 @@ class OpenIndex:
     engine: Engine
     default_tz: ZoneInfo
     notes: list[str]
+    keep: Callable[[int], bool] = lambda doc: True
 
     def search(self, question: str, k: int, now: datetime, tz: str | None = None) -> RecallResult:
         """Recall the `k` slices that best answer `question`, dates read against `now`."""
         zone_info = zone(tz) if tz else self.default_tz
-        hits = self.engine.search(question, max(0, k), now, zone_info)
+        hits = self.engine.search(question, max(0, k), now, zone_info, self.keep)
         return RecallResult(hits, list(self.notes))
 
 
@@ -74,29 +76,83 @@ def _analyze(snapshot: Readable, slice_id: str, path: MemoryPath) -> DocTerms | 
 
 
 def open_index(snapshot: Readable) -> OpenIndex:
-    """Load the stored index and patch it with whatever the slice files say it is missing."""
-    listed = slice_paths(snapshot)
-    stored = load_stored(snapshot)
-    notes = list(stored.problems)
-    skip: set[tuple[int, int]] = set()
-    known: set[str] = set()
-    for s, seg in enumerate(stored.segments):
-        for pos, meta in enumerate(seg.docs):
-            stale = meta.slice_id not in listed or meta.slice_id in known or meta.status != "closed"
-            if stale:
-                skip.add((s, pos))
-            else:
-                known.add(meta.slice_id)
+    """Load the stored index and patch it with whatever the slice files say it is missing.
+
+    A sound index lists only the slice folders from the month of its newest slice on (new
+    slices are newer), re-reads the slices it holds as still active, and checks that a hit's
+    slice still exists before returning it. Without a sound index every folder is listed.
+    """
+    stored = load_views(snapshot)
+    whole = not stored.present or bool(stored.problems) or not stored.newest
+    listed = slice_paths(snapshot) if whole else slice_paths(snapshot, tail_prefixes(stored.newest))
+    skip, known, reread = _stale(stored.views, listed if whole else None)
+    for sid in reread:
+        listed.setdefault(sid, _slice_path(snapshot, sid))
     fresh = [d for sid in sorted(set(listed) - known) if (d := _analyze(snapshot, sid, listed[sid]))]
+    notes = list(stored.problems)
     if not stored.present:
         notes.append(f"no search index yet: built in memory from {len(fresh)} slices")
     elif fresh:
         notes.append(
             f"{len(fresh)} slices not in the stored index (new, active or changed): indexed in memory"
         )
-    segments = [*stored.segments, Segment.build("overlay", fresh)]
-    corpus = Corpus(segments, skip)
-    return OpenIndex(Engine(corpus), _latest_zone(corpus), notes)
+    views = [*stored.views, SegmentView.of(Segment.build("overlay", fresh))]
+    corpus = Corpus(views, skip)
+    keep = (lambda doc: True) if whole else _Existing(snapshot, corpus, len(corpus.ids) - len(fresh))
+    return OpenIndex(Engine(corpus), _latest_zone(corpus), notes, keep)
+
+
+def _stale(
+    views: list[SegmentView], listed: dict[str, MemoryPath] | None
+) -> tuple[set[tuple[int, int]], set[str], list[str]]:
+    """Stored entries to hide, the slice ids kept, and those to read again (still active)."""
+    skip: set[tuple[int, int]] = set()
+    known: set[str] = set()
+    reread: list[str] = []
+    for s, view in enumerate(views):
+        for pos, (sid, status) in enumerate(zip(view.columns["ids"], view.columns["status"], strict=True)):
+            gone = listed is not None and sid not in listed
+            if gone or sid in known or status != "closed":
+                skip.add((s, pos))
+                if status != "closed" and not gone:
+                    reread.append(sid)
+            else:
+                known.add(sid)
+    return skip, known, [sid for sid in reread if sid not in known]
+
+
+def tail_prefixes(newest: str, years_ahead: int = 20) -> list[MemoryPath]:
+    """The folders that can hold slices newer than `newest`: from the month before it (slices
+    may close out of order) to the end of its year by month, then the following years (a
+    missing folder costs one lookup)."""
+    y, mo, _, _ = parse_slice_id(newest)
+    months = [SLICES / f"{y}/{m:02d}" for m in range(max(1, int(mo) - 1), 13)]
+    if mo == "01":
+        months.insert(0, SLICES / f"{int(y) - 1}/12")
+    return months + [SLICES / str(year) for year in range(int(y) + 1, int(y) + 1 + years_ahead)]
+
+
+def _slice_path(snapshot: Readable, slice_id: str) -> MemoryPath:
+    path = core_md(slice_id)
+    return path if snapshot.read(path) is not None else legacy_flat_md(slice_id)
+
+
+class _Existing:
+    """Whether a stored slice's file still exists (checked per day folder, only for hits)."""
+
+    def __init__(self, snapshot: Readable, corpus: Corpus, overlay_from: int) -> None:
+        self.snapshot, self.corpus, self.overlay_from = snapshot, corpus, overlay_from
+        self.days: dict[MemoryPath, set[str]] = {}
+
+    def __call__(self, doc: int) -> bool:
+        if doc >= self.overlay_from:
+            return True  # read from its file just now
+        sid = self.corpus.ids[doc]
+        day = day_dir(*parse_slice_id(sid)[:3])
+        files = self.days.get(day)
+        if files is None:
+            files = self.days[day] = {p.value for p in self.snapshot.list(day)}
+        return core_md(sid).value in files or legacy_flat_md(sid).value in files
 
 
 def _latest_zone(corpus: Corpus) -> ZoneInfo:
@@ -104,8 +160,8 @@ def _latest_zone(corpus: Corpus) -> ZoneInfo:
     live = corpus.live_docs()
     if not live:
         return zone(None)
-    newest = max(live, key=lambda d: slice_instant(corpus.docs[d]))
-    return zone(corpus.docs[newest].timezone)
+    newest = max(live, key=lambda d: corpus.ids[d])
+    return zone(corpus.zones[newest])
 
 
 def recall(snapshot: Readable, question: str, k: int, clock: Clock, tz: str | None = None) -> RecallResult:
@@ -199,9 +255,7 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     doc = _analyze_one(batch, slice_id)
     manifest = load_manifest(batch)
     if not manifest.present or manifest.problems:
-        if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
-            return False
-        return refresh_index(batch, clock, full=True).slices > 0
+        return _rebuild_if_small(batch, clock)
     if doc is None:
         return False
     name = route(manifest.infos, slice_id)
@@ -226,11 +280,7 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
 
 def _analyze_one(batch: WriteBatch, slice_id: str) -> DocTerms | None:
     """One slice by id, without listing the whole archive (legacy flat files too)."""
-    path = core_md(slice_id)
-    if batch.read(path) is None:
-        y, mo, d, hm = parse_slice_id(slice_id)
-        path = SLICES / f"{y}/{mo}/{d}/{hm}.md"
-    return _analyze(batch, slice_id, path)
+    return _analyze(batch, slice_id, _slice_path(batch, slice_id))
 
 
 def _next_name(infos: list[SegmentInfo]) -> str:
@@ -264,9 +314,22 @@ def _merge_manifest(info: SegmentInfo, clock: Clock) -> Callable[[str | None], s
     return apply
 
 
+def _rebuild_if_small(batch: WriteBatch, clock: Clock) -> bool:
+    """Rebuild a missing or damaged index when that fits in a turn; else leave it to `maintain`.
+
+    A damaged index is left as it is, not patched: readers see the damage and list every slice
+    folder, so no slice drops out of the answers before the rebuild.
+    """
+    if len(slice_paths(batch)) > INLINE_BUILD_LIMIT:
+        return False
+    return refresh_index(batch, clock, full=True).slices > 0
+
+
 def _slow_index(batch: WriteBatch, doc: DocTerms, clock: Clock) -> bool:
     """Load every segment, place the slice, split what outgrew its limits, write it all."""
     stored = load_stored(batch)
+    if stored.problems:
+        return _rebuild_if_small(batch, clock)
     segments, changed = apply_changes(stored.segments, [doc], set())
     _write(batch, segments, changed, stored.names, clock)
     return True

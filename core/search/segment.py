@@ -1,10 +1,11 @@
 """One index segment: a run of slices, their turn lengths, and turn-level term postings.
 
-A posting list is one string of comma-separated integers, three per posting: the slice's
-position in the segment, the turn number (0 = the slice's head: focus, summary, tags, loops,
-decisions; 1… = turns) and the term frequency there. Strings keep loading cheap: a query
-parses only the lists of its own terms. On disk a segment is a small JSON header plus the
-body as zlib-compressed, base64-encoded JSON (the index is derived data, rebuilt at will).
+A term's postings are one string (`core/search/postings.py`). `Segment` is the model the
+writers change; `encode` stores it as a small readable JSON header, a compressed column table of the
+slices, and the postings as `term<TAB>list` lines sorted by term and cut into compressed
+blocks. A reader (`SegmentView`) decompresses only the blocks that hold the terms a question
+asks for, and finds a term in a block by binary search, so opening an index costs a few
+JSON parses rather than decoding every list. The format is in docs/FORMAT.md.
 """
 
 from __future__ import annotations
@@ -13,15 +14,23 @@ import base64
 import hashlib
 import json
 import zlib
+from bisect import bisect_left, bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.errors import InvalidInput
+from core.search import postings as plist
+from core.search.postings import WINDOW_TURNS
 from core.search.reader import SliceText
 from core.search.tokenize import TOKENIZER_VERSION, tokenize
 
-SEGMENT_SCHEMA = 1
+SEGMENT_SCHEMA = 2
 SEGMENT_KIND = "previously.search.segment"
+BLOCK_CHARS = 48_000  # raw postings text per compressed block: a query inflates few of them
+_STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
+_COLUMNS = ("ids", "start", "tz", "status", "fp", "roles", "head", "body", "lens")
 
 
 @dataclass
@@ -36,23 +45,6 @@ class DocMeta:
     roles: str
     head_len: int
     turn_lens: list[int]
-
-    def row(self) -> list[object]:
-        return [
-            self.slice_id,
-            self.start,
-            self.timezone,
-            self.status,
-            self.fingerprint,
-            self.roles,
-            self.head_len,
-            self.turn_lens,
-        ]
-
-    @classmethod
-    def from_row(cls, row: list[object]) -> DocMeta:
-        sid, start, tz, status, fp, roles, head_len, lens = row
-        return cls(str(sid), str(start), str(tz), str(status), str(fp), str(roles), int(head_len), list(lens))  # type: ignore[call-overload]
 
 
 @dataclass
@@ -73,16 +65,63 @@ def analyze(st: SliceText, fp: str) -> DocTerms:
     terms: dict[str, list[tuple[int, int]]] = {}
     head = tokenize(st.head)
     for term, tf in Counter(head).items():
-        terms.setdefault(term, []).append((0, tf))
+        terms[term] = [(0, tf)]
     lens = []
     for n, turn in enumerate(st.turns, start=1):
         toks = tokenize(turn.content)
         lens.append(len(toks))
         for term, tf in Counter(toks).items():
-            terms.setdefault(term, []).append((n, tf))
+            hits = terms.get(term)
+            if hits is None:
+                terms[term] = [(n, tf)]
+            else:
+                hits.append((n, tf))
     roles = "".join((t.role[:1] or "?") for t in st.turns)
     meta = DocMeta(st.slice_id, st.start, st.timezone, st.status, fp, roles, len(head), lens)
     return DocTerms(meta, terms)
+
+
+def window_stats(turn_lens: list[int]) -> tuple[int, int]:
+    """(number of passages, their summed lengths) for a slice with these turn lengths."""
+    n = len(turn_lens)
+    if n <= WINDOW_TURNS:
+        return 1, sum(turn_lens)
+    windows = n - WINDOW_TURNS + 1
+    # Turn j lies in as many passages as there are window starts that cover it.
+    total = sum(x * min(j + 1, WINDOW_TURNS, n - j, windows) for j, x in enumerate(turn_lens))
+    return windows, total
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Length totals the ranking needs (integers, so every way of adding them up agrees)."""
+
+    docs: int = 0
+    head: int = 0
+    body: int = 0
+    windows: int = 0
+    window_len: int = 0
+
+    @classmethod
+    def of(cls, head_len: int, turn_lens: list[int]) -> Stats:
+        windows, window_len = window_stats(turn_lens)
+        return cls(1, head_len, sum(turn_lens), windows, window_len)
+
+    def __add__(self, other: Stats) -> Stats:
+        return Stats(*(a + b for a, b in zip(self.row(), other.row(), strict=True)))
+
+    def __sub__(self, other: Stats) -> Stats:
+        return Stats(*(a - b for a, b in zip(self.row(), other.row(), strict=True)))
+
+    def row(self) -> list[int]:
+        return [self.docs, self.head, self.body, self.windows, self.window_len]
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(zip(_STATS, self.row(), strict=True))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Stats:
+        return cls(*(int(data[name]) for name in _STATS))  # type: ignore[call-overload]
 
 
 @dataclass
@@ -102,18 +141,26 @@ class Segment:
         """Every document with its terms again (for removals and splits; reads every list)."""
         per_doc: list[dict[str, list[tuple[int, int]]]] = [{} for _ in self.docs]
         for term, raw in self.postings.items():
-            nums = [int(x) for x in raw.split(",")]
-            for i in range(0, len(nums), 3):
-                per_doc[nums[i]].setdefault(term, []).append((nums[i + 1], nums[i + 2]))
+            for pos, hits in plist.decode(raw):
+                per_doc[pos][term] = hits
         return [DocTerms(meta, terms) for meta, terms in zip(self.docs, per_doc, strict=True)]
 
     @classmethod
     def build(cls, name: str, docs: list[DocTerms]) -> Segment:
-        """A segment holding `docs` in the given order."""
-        seg = cls(name)
-        for doc in docs:
-            seg.append(doc)
-        return seg
+        """A segment holding `docs` in the given order (each list is joined once, not grown)."""
+        rows: dict[str, list[str]] = {}
+        pieces: dict[str, list[str]] = {}
+        for pos, doc in enumerate(docs):
+            n_turns = len(doc.meta.turn_lens)
+            for term, hits in doc.terms.items():
+                row, piece = plist.encode_doc(pos, hits, n_turns)
+                if term in rows:
+                    rows[term].append(row)
+                    pieces[term].append(piece)
+                else:
+                    rows[term], pieces[term] = [row], [piece]
+        postings = {term: plist.join(rows[term], pieces[term]) for term in rows}
+        return cls(name, [d.meta for d in docs], postings)
 
     def append(self, doc: DocTerms) -> None:
         """Add a document that is not in the segment yet."""
@@ -121,9 +168,8 @@ class Segment:
         self.text = None
         self.docs.append(doc.meta)
         for term, hits in doc.terms.items():
-            chunk = ",".join(f"{pos},{turn},{tf}" for turn, tf in hits)
-            old = self.postings.get(term)
-            self.postings[term] = f"{old},{chunk}" if old else chunk
+            row, piece = plist.encode_doc(pos, hits, len(doc.meta.turn_lens))
+            self.postings[term] = plist.append(self.postings.get(term), row, piece)
 
     def upsert(self, doc: DocTerms) -> Segment:
         """This segment with `doc` added, or replacing the document with the same slice id."""
@@ -140,20 +186,20 @@ class Segment:
             return self
         return Segment.build(self.name, [d for d in self.explode() if d.meta.slice_id not in slice_ids])
 
+    def stats(self) -> Stats:
+        """Length totals over every slice of the segment."""
+        total = Stats()
+        for d in self.docs:
+            total = total + Stats.of(d.head_len, d.turn_lens)
+        return total
+
     def encode(self) -> str:
-        """The file text: a readable header and the compressed body."""
+        """The file text: a readable header, the column table and the postings blocks."""
         if self.text is None:
             self.text = self._encode()
         return self.text
 
     def _encode(self) -> str:
-        body = json.dumps(
-            {"docs": [d.row() for d in self.docs], "postings": self.postings},
-            ensure_ascii=False,
-            separators=(",", ":"),
-            sort_keys=True,
-        )
-        data = base64.b64encode(zlib.compress(body.encode("utf-8"), 6)).decode("ascii")
         ids = sorted(self.ids())
         header = {
             "_schema": SEGMENT_SCHEMA,
@@ -163,23 +209,147 @@ class Segment:
             "slices": len(ids),
             "first": ids[0] if ids else None,
             "last": ids[-1] if ids else None,
+            "stats": self.stats().to_dict(),
             "encoding": "zlib+base64",
-            "data": data,
+            "docs": _pack(json.dumps(_columns(self.docs), ensure_ascii=False, separators=(",", ":"))),
+            "blocks": [[first, _pack(text)] for first, text in _blocks(self.postings)],
         }
-        return json.dumps(header, indent=1) + "\n"
+        return json.dumps(header, ensure_ascii=False, indent=1) + "\n"
 
     @classmethod
     def decode(cls, text: str) -> Segment:
-        """Parse a segment file; InvalidInput when it is not one this version can read."""
+        """Parse a whole segment file; InvalidInput when it is not one this version can read."""
+        view = SegmentView.decode(text)
+        try:
+            postings = dict(view.items())
+        except (ValueError, zlib.error) as exc:
+            raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
+        return cls(view.name, view.metas(), postings, text)
+
+
+def _pack(text: str) -> str:
+    return base64.b64encode(zlib.compress(text.encode("utf-8"), 6)).decode("ascii")
+
+
+def _unpack(data: str) -> str:
+    return zlib.decompress(base64.b64decode(data, validate=True)).decode("utf-8")
+
+
+def _columns(docs: list[DocMeta]) -> dict[str, list[object]]:
+    return {
+        "ids": [d.slice_id for d in docs],
+        "start": [d.start for d in docs],
+        "tz": [d.timezone for d in docs],
+        "status": [d.status for d in docs],
+        "fp": [d.fingerprint for d in docs],
+        "roles": [d.roles for d in docs],
+        "head": [d.head_len for d in docs],
+        "body": [sum(d.turn_lens) for d in docs],
+        "lens": [",".join(map(str, d.turn_lens)) for d in docs],
+    }
+
+
+def _blocks(postings: dict[str, str]) -> list[tuple[str, str]]:
+    """`term<TAB>list` lines in term order, cut into blocks of about BLOCK_CHARS."""
+    out: list[tuple[str, str]] = []
+    lines: list[str] = []
+    size = 0
+    for term in sorted(postings):
+        line = f"{term}\t{postings[term]}"
+        if lines and size + len(line) > BLOCK_CHARS:
+            out.append((lines[0].split("\t", 1)[0], "\n".join(lines)))
+            lines, size = [], 0
+        lines.append(line)
+        size += len(line) + 1
+    if lines:
+        out.append((lines[0].split("\t", 1)[0], "\n".join(lines)))
+    return out
+
+
+@dataclass
+class SegmentView:
+    """A segment as the query side reads it: column lists and postings looked up on demand."""
+
+    name: str
+    columns: dict[str, list[Any]]
+    stats: Stats
+    lookup: Callable[[str], str | None]
+    items: Callable[[], list[tuple[str, str]]]
+
+    def __len__(self) -> int:
+        return len(self.columns["ids"])
+
+    @classmethod
+    def of(cls, seg: Segment) -> SegmentView:
+        """A view of a segment held in memory (nothing to decompress)."""
+        postings = seg.postings
+        return cls(seg.name, _columns(seg.docs), seg.stats(), postings.get, lambda: list(postings.items()))
+
+    @classmethod
+    def decode(cls, text: str) -> SegmentView:
+        """Parse the header and the column table; postings blocks stay compressed until asked for."""
         try:
             header = json.loads(text)
-            if header.get("kind") != SEGMENT_KIND or header.get("_schema") != SEGMENT_SCHEMA:
-                raise ValueError("not a search segment of this schema")
+            if not isinstance(header, dict) or header.get("kind") != SEGMENT_KIND:
+                raise ValueError("not a search segment")
+            if header.get("_schema") != SEGMENT_SCHEMA:
+                raise ValueError(f"segment schema {header.get('_schema')!r}")
             if header.get("tokenizer") != TOKENIZER_VERSION:
                 raise ValueError(f"built by tokenizer {header.get('tokenizer')!r}")
-            body = json.loads(zlib.decompress(base64.b64decode(header["data"])).decode("utf-8"))
-            docs = [DocMeta.from_row(r) for r in body["docs"]]
-            postings = {str(k): str(v) for k, v in body["postings"].items()}
+            columns = json.loads(_unpack(header["docs"]))
+            if sorted(columns) != sorted(_COLUMNS) or len({len(columns[c]) for c in _COLUMNS}) != 1:
+                raise ValueError("the slice table is malformed")
+            blocks = _Blocks([(str(f), str(d)) for f, d in header["blocks"]])
+            stats = Stats.from_dict(header["stats"])
         except (ValueError, KeyError, TypeError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
-        return cls(str(header.get("name") or ""), docs, postings, text)
+        return cls(str(header.get("name") or ""), columns, stats, blocks.lookup, blocks.items)
+
+    def metas(self) -> list[DocMeta]:
+        """The slice table as DocMeta rows (for writers)."""
+        rows = zip(*(self.columns[name] for name in _COLUMNS), strict=True)
+        return [
+            DocMeta(sid, start, tz, status, fp, roles, int(head), _ints(lens))
+            for sid, start, tz, status, fp, roles, head, _body, lens in rows
+        ]
+
+
+def _ints(raw: str) -> list[int]:
+    return [int(x) for x in raw.split(",")] if raw else []
+
+
+class _Blocks:
+    """Sorted postings lines in compressed blocks, inflated on first use."""
+
+    def __init__(self, blocks: list[tuple[str, str]]) -> None:
+        self.firsts = [f for f, _ in blocks]
+        self.data = [d for _, d in blocks]
+        self.lines: dict[int, list[str]] = {}
+
+    def _block(self, i: int) -> list[str]:
+        lines = self.lines.get(i)
+        if lines is None:
+            lines = self.lines[i] = _unpack(self.data[i]).split("\n")
+        return lines
+
+    def lookup(self, term: str) -> str | None:
+        i = bisect_right(self.firsts, term) - 1
+        if i < 0:
+            return None
+        try:
+            lines = self._block(i)
+        except (ValueError, zlib.error):
+            return None  # a damaged block loses its terms, not the whole answer
+        key = term + "\t"
+        j = bisect_left(lines, key)
+        if j < len(lines) and lines[j].startswith(key):
+            return lines[j][len(key) :]
+        return None
+
+    def items(self) -> list[tuple[str, str]]:
+        out = []
+        for i in range(len(self.data)):
+            for line in self._block(i):
+                term, _, raw = line.partition("\t")
+                out.append((term, raw))
+        return out

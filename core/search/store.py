@@ -10,22 +10,23 @@ stay cached by blob id.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory.paths import SEARCH_DIR, MemoryPath
-from core.search.corpus import WINDOW_TURNS
 from core.search.reader import Readable
-from core.search.segment import DocTerms, Segment
+from core.search.segment import WINDOW_TURNS, DocTerms, Segment, SegmentView
 from core.search.tokenize import TOKENIZER_VERSION
 
 MANIFEST = SEARCH_DIR / "manifest.json"
 MANIFEST_KIND = "previously.search.manifest"
-MANIFEST_SCHEMA = 1
+MANIFEST_SCHEMA = 2
 MAX_SEGMENT_SLICES = 1000
 MAX_SEGMENT_BYTES = 900_000
+READ_THREADS = 8
 
 
 def segment_path(name: str) -> MemoryPath:
@@ -99,7 +100,7 @@ def load_manifest(snapshot: Readable) -> StoredIndex:
 
 
 def load_stored(snapshot: Readable) -> StoredIndex:
-    """Read the manifest and all its segments; a damaged part is reported, never raised."""
+    """Read the manifest and all its segments whole (for writers); damage is reported, not raised."""
     out = load_manifest(snapshot)
     for name in out.names:
         text = snapshot.read(segment_path(name))
@@ -111,6 +112,41 @@ def load_stored(snapshot: Readable) -> StoredIndex:
         except InvalidInput as exc:
             out.problems.append(f"segment {name}: {exc}")
     return out
+
+
+@dataclass
+class StoredViews:
+    """The index as a query reads it: segment views, the newest slice id they cover, problems."""
+
+    present: bool = False
+    views: list[SegmentView] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    newest: str = ""
+
+
+def load_views(snapshot: Readable) -> StoredViews:
+    """Read the manifest and every segment's header and slice table (postings stay packed)."""
+    manifest = load_manifest(snapshot)
+    out = StoredViews(manifest.present, problems=list(manifest.problems))
+    out.newest = max((i.last for i in manifest.infos), default="")
+    for name, text in zip(manifest.names, _read_all(snapshot, manifest.names), strict=True):
+        if text is None:
+            out.problems.append(f"segment {name} is missing")
+            continue
+        try:
+            out.views.append(SegmentView.decode(text))
+        except InvalidInput as exc:
+            out.problems.append(f"segment {name}: {exc}")
+    return out
+
+
+def _read_all(snapshot: Readable, names: list[str]) -> list[str | None]:
+    """Every segment's text, fetched side by side: on GitHub each is a request of its own."""
+    paths = [segment_path(name) for name in names]
+    if len(paths) <= 1:
+        return [snapshot.read(p) for p in paths]
+    with ThreadPoolExecutor(max_workers=min(READ_THREADS, len(paths))) as pool:
+        return list(pool.map(snapshot.read, paths))
 
 
 def manifest_text(infos: list[SegmentInfo], now: datetime, size: int) -> str:

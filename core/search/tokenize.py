@@ -10,10 +10,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import chain
 
 import Stemmer
 
-TOKENIZER_VERSION = "en-snowball-cjk2.v1"  # bump when terms change
+from core.search.irregular import base_word
+from core.search.spelling import american
+
+TOKENIZER_VERSION = "en-snowball-us-irregular-cjk2.v2"  # bump when terms change
 
 # Han, Hiragana, Katakana, Hangul (and their compatibility blocks): no spaces between words,
 # so runs of them are indexed as overlapping character pairs.
@@ -47,13 +51,15 @@ def stem(word: str) -> str:
     return str(_stemmer.stemWord(word))
 
 
-@lru_cache(maxsize=200_000)
 def _latin_term(word: str) -> str | None:
     if word.endswith(("n't", "n’t")):
         return None  # negated auxiliaries (don't, won't) carry no topic
     word = _CONTRACTION_RE.sub("", word).replace("'", "").replace("’", "")
     if not word or word in STOPWORDS:
         return None
+    word = base_word(american(word))
+    if word in STOPWORDS:
+        return None  # "done", "gotten": forms of words that carry no topic
     if word.isdigit():
         return word
     return stem(word)
@@ -65,20 +71,37 @@ def _cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def _word_terms(word: str) -> tuple[str, ...]:
+    if not word.isascii() and _CJK_RUN_RE.match(word):
+        return tuple(_cjk_terms(word))
+    term = _latin_term(word)
+    return (term,) if term else ()
+
+
+class _TermCache(dict[str, tuple[str, ...]]):
+    """Word → its index terms, computed once per distinct word (vocabularies are small)."""
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        if len(self) >= 500_000:
+            self.clear()  # a bound, not an eviction policy: hitting it is rare and only costs time
+        terms = self[word] = _word_terms(word)
+        return terms
+
+
+_TERMS = _TermCache()
+# The same words as _WORD_RE for text without non-ASCII letters, several times faster.
+_ASCII_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
+
+
 def tokenize(text: str) -> list[str]:
     """Index terms of `text` in reading order (stopwords dropped, stems kept)."""
     if not text:
         return []
-    norm = unicodedata.normalize("NFKC", text).casefold()
-    out: list[str] = []
-    for word in _WORD_RE.findall(norm):
-        if not word.isascii() and _CJK_RUN_RE.match(word):
-            out.extend(_cjk_terms(word))
-            continue
-        term = _latin_term(word)
-        if term:
-            out.append(term)
-    return out
+    if text.isascii():
+        found = _ASCII_WORD_RE.findall(text.lower())
+    else:
+        found = _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
+    return list(chain.from_iterable(map(_TERMS.__getitem__, found)))
 
 
 # Words that ask about the conversation itself ("what did we talk about…"), not its topic:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from core.errors import InvalidInput, NotFound, TransientError
 from core.reltime import zone
@@ -56,6 +58,10 @@ class LocalTurnService:
         self._sleep = sleep
         self._threads: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
+        # Turns arriving together would each find no active slice and race to open one; like the
+        # original's per-slice mutex, prepare runs one at a time in this process (other processes
+        # are kept honest by the storage's conflict handling).
+        self._table = _serialised(STEP_TABLE, "prepare", threading.Lock())
 
     def start(self, request: TurnInput) -> str:
         """Record the request, start the turn on a thread, return its id at once.
@@ -81,7 +87,7 @@ class LocalTurnService:
 
     def _run(self, turn_id: str) -> None:
         try:
-            run_turn(turn_id, self.deps, STEP_TABLE, FLOW, first=FIRST_STEP, sleep=self._sleep)
+            run_turn(turn_id, self.deps, self._table, FLOW, first=FIRST_STEP, sleep=self._sleep)
         except Exception as exc:  # a thread has no caller to raise to: record the failure as an event
             self.deps.log.error("turn %s crashed", turn_id, exc_info=exc)
             sink = self.deps.sink_for(turn_id, "runner", 1)
@@ -128,3 +134,14 @@ class LocalTurnService:
         turn_id = self.start(request)
         self.join(turn_id, timeout)
         return self.state(turn_id)
+
+
+def _serialised(table: dict[str, Any], step: str, lock: threading.Lock) -> dict[str, Any]:
+    """`table` with `step` running under `lock`."""
+    spec = table[step]
+
+    def run(state: Any, deps: TurnDeps) -> Any:
+        with lock:
+            return spec.run(state, deps)
+
+    return {**table, step: replace(spec, run=run)}

@@ -8,10 +8,7 @@ message was saved but no model is configured (the output says which variables to
 
 from __future__ import annotations
 
-import importlib
-import os
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -20,6 +17,7 @@ from core.errors import InvalidInput
 from core.turn.events import Event
 from core.turn.local_service import LocalTurnService
 from core.turn.service import TurnInput
+from functions.chat import local_timezone
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
 from functions.settings import load_settings
@@ -27,18 +25,6 @@ from functions.turn_deps import build_local_turns, build_run_store
 
 EXIT_NO_MODEL = 3
 _POLL_SECONDS = 0.5
-
-
-def local_timezone() -> str:
-    """This machine's IANA zone: $TZ, else /etc/localtime's target, else UTC."""
-    tz = os.environ.get("TZ", "").lstrip(":")
-    if tz and "/" in tz:
-        return tz
-    try:
-        target = str(Path("/etc/localtime").resolve())
-    except OSError:
-        return "UTC"
-    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else "UTC"
 
 
 class Printer:
@@ -101,12 +87,10 @@ def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) ->
     service.join(turn_id)  # the best-effort after step finishes its commit before we exit
 
 
-def _remote(url: str, key: str | None, message: str, json_out: bool) -> None:
-    try:
-        remote: Any = importlib.import_module("functions.cli.chat_remote")
-    except ModuleNotFoundError as exc:
-        raise fail("client mode (--url) is not available in this installation") from exc
-    remote.run_remote(url, key, message, json_out)
+def _remote(url: str, key: str | None, message: str, json_out: bool, timezone: str) -> None:
+    from functions.cli.chat_remote import run_remote
+
+    run_remote(url, key, message, json_out, timezone=timezone)
 
 
 @app.command()
@@ -125,7 +109,7 @@ def chat(
     if not message.strip():
         raise fail("the message is empty")
     if url:
-        _remote(url, key, message, json_out)
+        _remote(url, key, message, json_out, timezone or local_timezone())
         return
     storage = open_storage(memory, must_exist=False)
     settings = load_settings()

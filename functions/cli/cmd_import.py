@@ -12,6 +12,7 @@ from core.clock import SystemClock
 from core.errors import InvalidInput
 from core.memory.importer import ImportReport, import_slices
 from core.memory.locomo import conversation_slices, load_conversations, pick_conversation
+from core.search import refresh_index
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail, user_config
@@ -56,6 +57,8 @@ def import_(
             set_total(len(slices))
             report = import_slices(batch, slices, SystemClock().now(), user_config(batch).locale, tick)
         if report.imported:
+            # Imported sessions are usually dated in the past: index them now, not at the next maintain.
+            refresh_index(batch, SystemClock())
             batch.commit(f"import: LoCoMo {chosen.sample_id} ({len(report.imported)} slices)")
         return chosen.sample_id, report
 

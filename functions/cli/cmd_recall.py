@@ -11,23 +11,22 @@ import json
 import sys
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from core.agent.recall import run_recall
-from core.agent.tool_context import ToolContext
 from core.clock import FixedClock, SystemClock, parse_iso
 from core.errors import InvalidInput, NoModelConfigured
-from core.llm.registry import ModelPrefs, Resolution
 from core.memory import paths
 from core.memory.config import load_config
 from core.search.recall import OpenIndex, open_index
 from core.storage.base import Snapshot
 from functions.cli.app import MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
-from functions.llm import build_registry
 from functions.settings import load_settings
+
+if TYPE_CHECKING:  # the model stack loads only when a model answers (not with --no-model)
+    from core.llm.registry import Resolution
 
 
 @dataclass
@@ -42,6 +41,9 @@ class Asker:
     def ask(self, question: str, k: int, now: datetime, tz: str | None) -> dict[str, Any]:
         if self.models is None:
             return self.index.search(question, k, now, tz).to_dict()
+        from core.agent.recall import run_recall
+        from core.agent.tool_context import ToolContext
+
         ctx = ToolContext(
             view=self.snapshot,
             clock=FixedClock(now),
@@ -60,6 +62,9 @@ def _models(snapshot: Snapshot, no_model: bool) -> Resolution | None:
     """The configured models (None with --no-model, or when no provider is configured)."""
     if no_model:
         return None
+    from core.llm.registry import ModelPrefs
+    from functions.llm import build_registry
+
     try:
         registry = build_registry(load_settings())
         if not registry.configured:

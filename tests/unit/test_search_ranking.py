@@ -130,3 +130,30 @@ def test_legacy_flat_slice_files_are_searched() -> None:
         }
     )
     assert [h.slice_id for h in recall(legacy.snapshot(), "sourdough", 3, NOW).hits] == ["2025-01-02-0930"]
+
+
+def test_date_words_count_as_words_when_no_slice_is_near_those_dates() -> None:
+    # "4 years ago" is before every slice: the words may be a duration told in a turn.
+    slices = {
+        "2026-06-01-0900": slice_text("2026-06-01-0900", [("user", "friends, old friends, school friends")]),
+        "2026-06-02-0900": slice_text("2026-06-02-0900", [("user", "we have been friends for 4 years")]),
+    }
+    assert ids("friends 4 years ago", slices=slices)[0] == "2026-06-02-0900"
+
+
+def test_the_deterministic_marks_words_are_not_head_text() -> None:
+    from core.memory.slice import parse_core_md, render_core_md
+    from core.memory.slicer import apply_fallback_mark
+    from core.search.reader import read_slice
+
+    sid = "2026-06-01-0900"
+    plain = parse_core_md(slice_text(sid, [("user", "Booked the ferry to Naxos"), ("agent", "Nice!")]))
+    marked = apply_fallback_mark(plain)
+    assert marked.focus.startswith("Opened with") and marked.marked_by == "fallback"
+    st = read_slice(sid, render_core_md(marked))
+    assert (st.focus, st.summary) == ("", "")
+    assert "ferry" in st.turns[0].content
+    # A focus someone wrote stays when only the summary came from the mark.
+    plain.focus = "Island trip planning"
+    st = read_slice(sid, render_core_md(apply_fallback_mark(plain)))
+    assert (st.focus, st.summary) == ("Island trip planning", "")

@@ -1,0 +1,225 @@
+"""The segment file: round trips, blocks looked up on demand, damage, and what opening reads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.clock import FixedClock
+from core.errors import InvalidInput
+from core.memory.paths import SLICES, MemoryPath, core_md
+from core.search import segment as segment_mod
+from core.search.reader import read_slice
+from core.search.recall import open_index, refresh_index, tail_prefixes
+from core.search.segment import Segment, SegmentView, Stats, analyze, fingerprint, window_stats
+from core.storage.base import WriteBatch
+from core.storage.memory import InMemoryStorage
+from tests.fakes.slices import SAMPLE, slice_text, storage_with
+
+pytestmark = pytest.mark.unit
+
+CLOCK = FixedClock.at("2026-08-11T11:15:00Z")
+
+
+def sample_segment() -> Segment:
+    docs = [analyze(read_slice(sid, text), fingerprint(text)) for sid, text in sorted(SAMPLE.items())]
+    return Segment.build("0001", docs)
+
+
+def test_a_segment_round_trips_through_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(segment_mod, "BLOCK_CHARS", 200)  # many small blocks
+    seg = sample_segment()
+    text = seg.encode()
+    assert len(json.loads(text)["blocks"]) > 3
+    again = Segment.decode(text)
+    assert again.docs == seg.docs
+    assert again.postings == seg.postings
+    assert again.encode() == text
+
+
+def test_a_view_finds_every_term_and_only_those(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(segment_mod, "BLOCK_CHARS", 200)
+    seg = sample_segment()
+    view = SegmentView.decode(seg.encode())
+    for term, raw in seg.postings.items():
+        assert view.lookup(term) == raw
+    for absent in ("", "a", "zzzz", "pixe", "pixell", "~", "beagl\t"):
+        assert view.lookup(absent) is None
+    assert view.stats == seg.stats()
+
+
+def test_opening_a_view_inflates_no_postings_block() -> None:
+    view = SegmentView.decode(sample_segment().encode())
+    blocks = view.lookup.__self__  # type: ignore[attr-defined]
+    assert blocks.lines == {}
+    view.lookup("pixel")
+    assert len(blocks.lines) == 1
+
+
+def test_a_damaged_block_loses_its_terms_not_the_segment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(segment_mod, "BLOCK_CHARS", 200)
+    header = json.loads(sample_segment().encode())
+    first_term = header["blocks"][0][0]
+    header["blocks"][0][1] = "bm90IHpsaWI="  # valid base64, not zlib
+    view = SegmentView.decode(json.dumps(header))
+    assert view.lookup(first_term) is None
+    assert view.lookup(header["blocks"][-1][0]) is not None
+    with pytest.raises(InvalidInput):
+        Segment.decode(json.dumps(header))  # a writer needs every list: it rebuilds instead
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        '{"kind": "previously.search.segment", "_schema": 1, "data": "x"}',
+        '{"kind": "something else"}',
+        "[]",
+    ],
+)
+def test_foreign_or_old_files_are_unreadable_segments(text: str) -> None:
+    with pytest.raises(InvalidInput):
+        SegmentView.decode(text)
+
+
+def test_window_stats_count_every_passage() -> None:
+    for lens in ([], [4], [1, 2, 3], [1, 2, 3, 4], [5, 1, 7, 2, 9, 3]):
+        if len(lens) <= 3:
+            expected = (1, sum(lens))
+        else:
+            windows = [sum(lens[a : a + 3]) for a in range(len(lens) - 2)]
+            expected = (len(windows), sum(windows))
+        assert window_stats(lens) == expected
+    assert Stats.of(2, [1, 2, 3, 4]) + Stats.of(0, [5]) - Stats.of(0, [5]) == Stats.of(2, [1, 2, 3, 4])
+
+
+class Recording:
+    """A snapshot that records which folders were listed."""
+
+    def __init__(self, storage: InMemoryStorage) -> None:
+        self.snapshot = storage.snapshot()
+        self.listed: list[str] = []
+
+    def read(self, path: MemoryPath) -> str | None:
+        return self.snapshot.read(path)
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        self.listed.append(prefix.value)
+        return self.snapshot.list(prefix)
+
+
+def indexed_sample() -> InMemoryStorage:
+    storage = storage_with(SAMPLE)
+    batch = WriteBatch.open(storage)
+    refresh_index(batch, CLOCK)
+    batch.commit("index")
+    return storage
+
+
+def test_a_sound_index_lists_only_the_folders_newer_than_its_newest_slice() -> None:
+    storage = indexed_sample()
+    newest = max(SAMPLE)
+    snap = Recording(storage)
+    index = open_index(snap)
+    assert SLICES.value not in snap.listed
+    assert snap.listed == [p.value for p in tail_prefixes(newest)]
+    assert index.search("beagle shoes", 1, CLOCK.now()).hits[0].slice_id == "2026-03-14-0900"
+    # Checking that the hit still exists lists its day folder only.
+    assert snap.listed[-1] == "memory/episodic/slices/2026/03/14"
+
+
+def test_tail_prefixes_cover_the_rest_of_the_year_and_the_years_after() -> None:
+    prefixes = [p.value for p in tail_prefixes("2026-11-30-2300", years_ahead=2)]
+    assert prefixes == [
+        "memory/episodic/slices/2026/10",
+        "memory/episodic/slices/2026/11",
+        "memory/episodic/slices/2026/12",
+        "memory/episodic/slices/2027",
+        "memory/episodic/slices/2028",
+    ]
+    january = [p.value for p in tail_prefixes("2027-01-03-0800", years_ahead=1)]
+    assert january[:2] == ["memory/episodic/slices/2026/12", "memory/episodic/slices/2027/01"]
+    assert january[-1] == "memory/episodic/slices/2028"
+
+
+def test_a_slice_in_a_later_year_is_found_without_a_refresh() -> None:
+    storage = indexed_sample()
+    sid = "2027-01-02-0800"
+    storage.files[core_md(sid)] = slice_text(sid, [("user", "new year swim in the icy sea")])
+    index = open_index(storage.snapshot())
+    assert index.search("icy swim", 1, CLOCK.now()).hits[0].slice_id == sid
+
+
+def test_a_slice_written_into_the_past_waits_for_maintenance() -> None:
+    # Only slices newer than the index are looked for at query time; an old slice added by hand
+    # or an import is found once `maintain` (refresh_index) or `index_slice` has run.
+    storage = indexed_sample()
+    sid = "2026-01-05-0800"
+    storage.files[core_md(sid)] = slice_text(sid, [("user", "planted tulip bulbs in the garden")])
+    assert open_index(storage.snapshot()).search("tulip bulbs", 1, CLOCK.now()).hits == []
+    batch = WriteBatch.open(storage)
+    assert refresh_index(batch, CLOCK).added == 1
+    batch.commit("maintain")
+    assert open_index(storage.snapshot()).search("tulip bulbs", 1, CLOCK.now()).hits[0].slice_id == sid
+
+
+def test_segments_are_read_side_by_side_and_in_manifest_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.search import store
+
+    monkeypatch.setattr(store, "MAX_SEGMENT_SLICES", 2)
+    storage = indexed_sample()
+    views = store.load_views(storage.snapshot()).views
+    assert len(views) == 3
+    assert [v.columns["ids"] for v in views] == [sorted(SAMPLE)[i : i + 2] for i in (0, 2, 4)]
+
+
+def test_the_format_doc_shows_what_the_code_writes() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    section = doc.split("\n## The search index\n", 1)[1].split("\n## ", 1)[0]
+    seg = sample_segment()
+    header = json.loads(seg.encode())
+    assert json.dumps(header["stats"]) in section
+    assert f'"bytes": {len(seg.encode())},' in section
+    for term in ("pixel", "travel"):
+        assert f"`{term}→{seg.postings[term].replace(chr(9), '→')}`" in section
+
+
+def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib
+
+    from core.search import store
+    from core.search.recall import index_slice
+
+    recall_mod = importlib.import_module("core.search.recall")  # the package exports a `recall` function
+
+    monkeypatch.setattr(store, "MAX_SEGMENT_SLICES", 2)
+    monkeypatch.setattr(recall_mod, "INLINE_BUILD_LIMIT", 2)
+    storage = indexed_sample()
+    storage.files[store.segment_path("0003")] = "damaged"  # the newest: where a new slice goes
+    sid = "2026-08-11-0900"
+    storage.files[core_md(sid)] = slice_text(sid, [("user", "a kayak lesson on the lake")])
+    batch = WriteBatch.open(storage)
+    assert not index_slice(batch, sid, CLOCK)  # too large to rebuild in a turn: maintain will
+    assert batch.commit("close").written == ()
+    index = open_index(storage.snapshot())
+    assert any("segment 0003" in n for n in index.notes)
+    # The damaged segment's slices and the new one are all still answered.
+    assert index.search("hiking 爬山", 1, CLOCK.now()).hits[0].slice_id == "2026-08-10-1200"
+    assert index.search("kayak lesson", 1, CLOCK.now()).hits[0].slice_id == sid
+
+
+def test_a_posting_summary_counts_head_turns_and_passages() -> None:
+    from core.search.postings import decode, encode_doc, join, windows_with
+
+    assert encode_doc(4, [(0, 2)], 5) == ("4,2,0,0", "")
+    assert encode_doc(4, [(3, 1)], 5) == ("4,0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
+    assert encode_doc(4, [(0, 1), (1, 2), (5, 1)], 5) == ("4,1,3,2", "1,2,5,1")
+    for n in range(0, 8):
+        for j in range(n):
+            assert windows_with([j], n) == len({a for a in range(max(1, n - 2)) if a <= j < a + 3})
+    rows = [encode_doc(0, [(0, 1), (2, 2)], 4), encode_doc(1, [(1, 1)], 1)]
+    raw = join([r for r, _ in rows], [p for _, p in rows])
+    assert decode(raw) == [(0, [(0, 1), (2, 2)]), (1, [(1, 1)])]
