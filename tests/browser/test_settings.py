@@ -91,7 +91,8 @@ def test_the_demo_says_its_settings_are_not_kept(make_app, demo_server: Server) 
     app = make_app(demo_server)
     page = app.open("/#/settings", wait="[data-testid=settings-form]")
     banner = page.get_by_test_id("read-only-banner")
-    assert banner.is_visible()
+    # The flags come with /api/state, which may answer after the form (from /api/config) is drawn.
+    banner.wait_for(state="visible")
     if flags["read_only"]:
         assert "read-only" in banner.inner_text()
         assert page.get_by_test_id("settings-save").is_disabled()
