@@ -324,6 +324,20 @@ def make_app(browser: Browser) -> Iterator[Callable[..., App]]:
     assert not failures, "problems on the page:\n" + "\n---\n".join(failures)
 
 
+NO_OVERFLOW = """() => {
+  const d = document.documentElement;
+  return {wide: d.scrollWidth - d.clientWidth, tall: d.scrollHeight - d.clientHeight,
+          bodyTall: document.body.scrollHeight - window.innerHeight};
+}"""
+
+
+def assert_fits(app: App) -> None:
+    """No horizontal overflow, and the document itself does not scroll."""
+    sizes = app.page.evaluate(NO_OVERFLOW)
+    assert sizes["wide"] <= 1, sizes
+    assert sizes["tall"] <= 1 and sizes["bodyTall"] <= 1, sizes
+
+
 def save_screenshot(page: Page, name: str) -> None:
     """Save a screenshot to docs/screenshots/ when SAVE_SCREENSHOTS=1."""
     if os.environ.get("SAVE_SCREENSHOTS") == "1":

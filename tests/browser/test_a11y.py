@@ -30,9 +30,7 @@ def serious_violations(page: Page) -> list[dict[str, Any]]:
     return list(page.evaluate(RUN_AXE))
 
 
-def _scan_screens(
-    page: Page, server: Server, scheme: str, everything: bool
-) -> dict[str, list[dict[str, Any]]]:
+def _scan_screens(page: Page, server: Server, shot: str, everything: bool) -> dict[str, list[dict[str, Any]]]:
     found: dict[str, list[dict[str, Any]]] = {"briefing": serious_violations(page)}
     if everything:
         page.locator(".brief-more").click()
@@ -42,7 +40,7 @@ def _scan_screens(
     page.locator("[role=option][data-slice-id='2026-11-26-2010']").click()
     page.locator("[data-testid=slice-view] [data-testid=turn]").first.wait_for()
     found["slice view"] = serious_violations(page)
-    save_screenshot(page, f"slice-desktop-{scheme}")
+    save_screenshot(page, f"slice-{shot}")
     if everything:
         page.locator(".turn.agent .thoughts").first.click()
         page.get_by_test_id("cognition-dialog").locator(".md").wait_for()
@@ -54,7 +52,7 @@ def _scan_screens(
     for head in page.locator(".card-head[role=button]").all():
         head.click()
     found["live chat"] = serious_violations(page)
-    save_screenshot(page, f"chat-desktop-{scheme}")
+    save_screenshot(page, f"chat-{shot}")
     if everything:
         page.get_by_test_id("open-search").click()
         page.locator("#search-q").fill("flights")
@@ -70,13 +68,16 @@ def _scan_screens(
     return found
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_no_serious_violations_across_the_screens(make_app, demo_server: Server, scheme: str) -> None:
-    """Every screen and dialog in the light theme; the colour-dependent main screens in the dark."""
-    app = make_app(demo_server, scheme=scheme, reduced=True)
+@pytest.mark.parametrize(("size", "scheme"), [("desktop", "light"), ("desktop", "dark"), ("phone", "light")])
+def test_no_serious_violations_across_the_screens(
+    make_app, demo_server: Server, size: str, scheme: str
+) -> None:
+    """Every screen and dialog on a light desktop; the main screens in the dark and on a phone."""
+    app = make_app(demo_server, size=size, scheme=scheme, reduced=True)
     turns = ScriptedTurns(full_script()).install(app.page)
     page = app.open(wait="[data-testid=briefing]")
-    found = _scan_screens(page, demo_server, scheme, everything=scheme == "light")
+    everything = (size, scheme) == ("desktop", "light")
+    found = _scan_screens(page, demo_server, f"{size}-{scheme}", everything)
     assert turns.starts()
     assert {k: v for k, v in found.items() if v} == {}
 

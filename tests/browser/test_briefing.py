@@ -18,8 +18,9 @@ def _card_name(server: Server) -> str:
     raise AssertionError("the sample card has a Name")
 
 
-def test_briefing_shows_the_name_last_topic_loops_and_chips(make_app, demo_server: Server) -> None:
-    app = make_app(demo_server)
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_briefing_shows_the_name_last_topic_loops_and_chips(make_app, demo_server: Server, size: str) -> None:
+    app = make_app(demo_server, size=size)
     page = app.open(wait="[data-testid=briefing]")
     assert (page.locator("[data-testid=briefing] .eyebrow").text_content() or "").lower() == "previously on"
     assert page.get_by_test_id("briefing-name").inner_text() == _card_name(demo_server)

@@ -61,8 +61,9 @@ def test_enter_sends_shift_enter_breaks_the_line_and_the_request_is_complete(
     assert second["client"] == {"slice_id": "2026-11-30-1200", "agent_turns_seen": 1}
 
 
-def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_server: Server) -> None:
-    app, _ = _chat(make_app, demo_server, full_script())
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_server: Server, size: str) -> None:
+    app, _ = _chat(make_app, demo_server, full_script(), size=size)
     page = app.page
     _send(page, "When are the flights?")
     page.wait_for_selector(DONE)
@@ -87,7 +88,6 @@ def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_serve
         ["readSliceSummary", "interrupted", "Checked the summary of Nov 26 20:10"],
     ]
     assert "Denied: web search is off" in cards.nth(4).inner_text()
-    save_screenshot(page, f"chat-{app.size}-light")
 
 
 def test_every_card_opens_by_click_enter_and_space_and_hides_when_shut(make_app, demo_server: Server) -> None:

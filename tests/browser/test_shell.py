@@ -4,22 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import App, Server, save_screenshot
+from tests.browser.conftest import App, Server, assert_fits, save_screenshot
 from tests.browser.scripted_turns import ScriptedTurns, full_script
 
 pytestmark = pytest.mark.browser
-
-NO_OVERFLOW = """() => {
-  const d = document.documentElement;
-  return {wide: d.scrollWidth - d.clientWidth, tall: d.scrollHeight - d.clientHeight,
-          bodyTall: document.body.scrollHeight - window.innerHeight};
-}"""
-
-
-def _assert_fits(app: App) -> None:
-    sizes = app.page.evaluate(NO_OVERFLOW)
-    assert sizes["wide"] <= 1, sizes
-    assert sizes["tall"] <= 1 and sizes["bodyTall"] <= 1, sizes
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
@@ -27,14 +15,14 @@ def test_loads_clean_and_fits_on_every_screen(make_app, demo_server: Server, siz
     app = make_app(demo_server, size=size)
     page = app.open()
     page.wait_for_selector("[data-testid=briefing]")
-    _assert_fits(app)
+    assert_fits(app)
     save_screenshot(page, f"briefing-{size}-light")
     page.locator("[role=option][data-slice-id='2026-11-18-2045']").click()
     page.wait_for_selector("[data-testid=slice-view] [data-testid=turn]")
-    _assert_fits(app)
+    assert_fits(app)
     page.goto(demo_server.url + "/#/settings")
     page.wait_for_selector("[data-testid=settings-form]")
-    _assert_fits(app)
+    assert_fits(app)
 
 
 def test_header_stays_and_phone_shows_named_icons(make_app, demo_server: Server) -> None:

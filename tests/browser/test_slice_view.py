@@ -67,10 +67,11 @@ def _slice(server: Server, slice_id: str) -> dict[str, Any]:
     return dict(server.get(f"/api/slices/{slice_id}"))
 
 
-def test_turns_in_order_with_times_sides_and_pills(make_app, demo_server: Server) -> None:
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_turns_in_order_with_times_sides_and_pills(make_app, demo_server: Server, size: str) -> None:
     data = _slice(demo_server, NEWEST)
     # The slice's own evening is "today": its turns show the time only.
-    app = make_app(demo_server, now="2026-11-26T22:00:00Z")
+    app = make_app(demo_server, size=size, now="2026-11-26T22:00:00Z")
     page = app.open(f"/#/slice/{NEWEST}", wait="[data-testid=turn]")
     turns = page.get_by_test_id("turn")
     assert turns.count() == len(data["turns"])
