@@ -117,3 +117,24 @@ def test_every_visible_ui_string_comes_from_the_dictionaries(make_app, demo_serv
         _untranslated(app, [".card-label", ".card-meta:not(.mono)", ".card-sub:not(.mono)", ".code-copy"])
         == []
     )
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_demo_wears_a_badge_that_explains_itself(
+    make_app, demo_server: Server, empty_server: Server, size: str
+) -> None:
+    app = make_app(demo_server, size=size)
+    page = app.open(wait="[data-testid=briefing]")
+    badge = page.get_by_test_id("demo-badge")
+    badge.wait_for(state="visible")
+    assert badge.get_attribute("aria-expanded") == "false"
+    badge.click()
+    assert badge.get_attribute("aria-expanded") == "true"
+    popover = page.locator(".popover[role=dialog]")
+    assert popover.is_visible() and popover.inner_text().strip()
+    page.keyboard.press("Escape")
+    popover.wait_for(state="detached")
+    own = make_app(empty_server, size=size)
+    # The flags come with /api/state; its setup notice shows that it has answered.
+    own.open(wait="[data-testid=briefing] .notice")
+    assert own.page.get_by_test_id("demo-badge").count() == 0
