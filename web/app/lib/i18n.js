@@ -2,7 +2,6 @@
 import en from "../i18n/en.js";
 import zh from "../i18n/zh.js";
 
-export const LOCALES = ["en", "zh"];
 export const DICTS = { en, zh };
 
 /** The pseudo-locale used by tests: every UI string wrapped so untranslated text stands out. */

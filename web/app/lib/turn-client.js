@@ -2,6 +2,8 @@
 // (`POST /api/turns`, then `GET /api/turns/{id}?after=SEQ`), and a small record in localStorage so a
 // reload mid-turn can pick the same turn up again.
 
+import { isTerminal } from "./stream.js";
+
 export const RESUME_KEY = "previously:turn";
 
 /** Remember the running turn (id, last seq seen, the message) so a reload can resume it. */
@@ -37,8 +39,6 @@ export function wsUrlFor(location, path = "/api/ws") {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   return `${scheme}//${location.host}${path}`;
 }
-
-const TERMINAL = new Set(["turn.done", "turn.error"]);
 
 /**
  * Start (opts.start = request body) or follow (opts.turnId, opts.after) a turn.
@@ -96,7 +96,7 @@ export function followTurn(opts) {
     if (seq) lastSeq = seq;
     learnId(event.turn_id);
     onEvent(event);
-    if (TERMINAL.has(event.type)) finish(event.type === "turn.error" ? "error" : event.status || "done");
+    if (isTerminal(event)) finish(event.type === "turn.error" ? "error" : event.status || "done");
   }
 
   async function poll() {
