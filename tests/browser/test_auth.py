@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import ACCESS_KEY, Server
+from tests.browser.conftest import ACCESS_KEY, Server, assert_fits, save_screenshot
 
 pytestmark = pytest.mark.browser
 
 
-def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server) -> None:
-    app = make_app(auth_server)
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server, size: str) -> None:
+    app = make_app(auth_server, size=size)
     app.problems.allow("401")
     page = app.page
     page.goto(auth_server.url + "/#/slice/2026-11-21-1040")
     page.wait_for_url("**/sign-in.html?next=*")
+    assert_fits(app)
+    save_screenshot(page, f"sign-in-{size}-light")
     page.locator("#key").fill("not-the-key")
     page.locator("#sign-in-form button").click()
     page.wait_for_function("() => document.getElementById('sign-in-error').textContent !== ''")
