@@ -34,9 +34,10 @@ def _centre_offset(page: Page, selector: str) -> float:
     )
 
 
-def test_every_slice_then_now_in_order_by_keyboard(make_app, demo_server: Server) -> None:
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_every_slice_then_now_in_order_by_keyboard(make_app, demo_server: Server, size: str) -> None:
     ids = _catalog_ids(demo_server)
-    app = make_app(demo_server)
+    app = make_app(demo_server, size=size)
     page = app.open()
     now = page.locator("[role=option][data-slice-id=now]")
     assert now.get_attribute("aria-setsize") == str(len(ids) + 1)
