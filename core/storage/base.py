@@ -160,12 +160,19 @@ class WriteBatch:
     """A step's pending writes over one snapshot, with read-your-writes."""
 
     storage: Storage
-    snapshot: Snapshot
+    _snapshot: Snapshot | None
     changes: list[Change] = field(default_factory=list)
 
     @classmethod
     def open(cls, storage: Storage) -> WriteBatch:
         return cls(storage, storage.snapshot())
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The state the batch reads; after a commit it is taken again only when next read."""
+        if self._snapshot is None:
+            self._snapshot = self.storage.snapshot()
+        return self._snapshot
 
     def read(self, path: MemoryPath) -> str | None:
         text = self.snapshot.read(path)
@@ -199,5 +206,6 @@ class WriteBatch:
             return CommitResult(version=self.snapshot.version)
         result = self.storage.commit(list(self.changes), message, base=self.snapshot)
         self.changes.clear()
-        self.snapshot = self.storage.snapshot()
+        # Most batches end at their commit: a fresh snapshot (a ref read on GitHub) waits for a read.
+        self._snapshot = None
         return result

@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel
 
-from core.agent.briefing import Arrival, arrival
+from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT
 from core.memory.config_store import read_config
@@ -39,7 +39,6 @@ from functions.deps import Deps
 
 router = APIRouter(tags=["memory"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
 SliceId = Annotated[str, Path(pattern=SLICE_ID_PATTERN, description="YYYY-MM-DD-HHMM (UTC start minute)")]
-EMPTY_MEMORY_NOTE = "Your memory is empty: send a first message and it becomes your first slice."
 
 
 class FlushResult(BaseModel):
@@ -64,11 +63,9 @@ def _summary(s: SliceInfo) -> SliceSummary:
     )
 
 
-def _setup(deps: Deps, state: Arrival) -> list[str]:
-    notes = [] if deps.models.configured else [SETUP_HINT]
-    if state.empty and not deps.storage.demo:
-        notes.append(EMPTY_MEMORY_NOTE)
-    return notes
+def _setup(deps: Deps) -> list[str]:
+    # An empty memory needs no note here: the briefing itself invites the first message.
+    return [] if deps.models.configured else [SETUP_HINT]
 
 
 def _flags(deps: Deps) -> Flags:
@@ -107,7 +104,7 @@ def get_state(
         ],
         recent=[_summary(s) for s in state.recent],
         flags=_flags(deps),
-        setup=_setup(deps, state),
+        setup=_setup(deps),
     )
 
 

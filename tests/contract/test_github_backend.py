@@ -42,8 +42,10 @@ def test_a_commit_is_three_requests_on_top_of_its_snapshot(fake_github: FakeGitH
         "POST /git/trees": 1,
         "POST /git/commits": 1,
         "PATCH /git/refs/heads/{b}": 1,
-        "GET /git/refs/heads/{b}": 1,  # the batch's fresh snapshot; its listing is computed locally
     }
+    fake_github.reset_counts()
+    assert batch.read(B) == "[]\n"  # reading on takes a fresh snapshot; its listing is computed locally
+    assert dict(fake_github.counts) == {"GET /git/refs/heads/{b}": 1}
 
 
 def test_the_default_branch_is_looked_up_once(fake_github: FakeGitHub) -> None:

@@ -1,0 +1,122 @@
+"""The web UI's first load: every file the browser fetches before the page works, gzipped.
+
+Fonts are counted apart (the budget excludes them); modules loaded later with `import()` are not
+part of the first load. The budget is 150 KB gzipped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+WEB = Path(__file__).resolve().parent.parent / "web"
+BUDGET_BYTES = 150 * 1024
+
+_STATIC_IMPORT = re.compile(
+    r"""(?:^|[;\s])(?:import|export)\s[^"';]*?from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']""", re.M
+)
+_HTML_REF = re.compile(r"""<(?:script|link)\b[^>]*?(?:src|href)=["']([^"']+)["'][^>]*>""", re.I)
+_CSS_URL = re.compile(r"""url\(([^)]+)\)""")
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One fetched file: its path under web/, raw and gzipped bytes, and whether it is a font."""
+
+    path: str
+    raw: int
+    gz: int
+    font: bool
+
+
+def import_map(html: str) -> dict[str, str]:
+    """The page's import map (bare specifier → path relative to web/)."""
+    m = re.search(r'<script type="importmap">(.*?)</script>', html, re.S)
+    if not m:
+        return {}
+    imports = json.loads(m.group(1)).get("imports", {})
+    return {k: v.removeprefix("./") for k, v in imports.items()}
+
+
+def module_imports(path: Path) -> list[str]:
+    """The static import specifiers of one ES module (comments ignored, dynamic import() skipped)."""
+    text = re.sub(r"/\*.*?\*/", "", path.read_text(encoding="utf-8"), flags=re.S)
+    text = re.sub(r"(?m)^\s*//.*$", "", text)
+    return [a or b for a, b in _STATIC_IMPORT.findall(text)]
+
+
+def _resolve(spec: str, base: Path, imports: dict[str, str]) -> Path:
+    if spec in imports:
+        return WEB / imports[spec]
+    if spec.startswith("."):
+        return (base.parent / spec).resolve()
+    raise ValueError(f"{base}: bare import {spec!r} is not in the import map")
+
+
+def module_graph(entry: Path, imports: dict[str, str]) -> list[Path]:
+    """Every module reachable from `entry` through static imports."""
+    seen: dict[Path, None] = {}
+    todo = [entry.resolve()]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        if not path.is_file():
+            raise FileNotFoundError(f"imported but missing: {path}")
+        seen[path] = None
+        todo.extend(_resolve(spec, path, imports) for spec in module_imports(path))
+    return list(seen)
+
+
+def _local(ref: str) -> bool:
+    return not ref.startswith(("http:", "https:", "//", "data:"))
+
+
+def page_assets(page: str = "index.html") -> list[Path]:
+    """Everything a page loads up front: itself, its scripts, styles (and their url()s), modules."""
+    html_path = WEB / page
+    html = html_path.read_text(encoding="utf-8")
+    imports = import_map(html)
+    files: dict[Path, None] = {html_path.resolve(): None}
+    for ref in _HTML_REF.findall(html):
+        if not _local(ref):
+            raise ValueError(f"{page} loads {ref} from another origin")
+        target = (WEB / ref).resolve()
+        files[target] = None
+        if target.suffix == ".css":
+            for url in _CSS_URL.findall(target.read_text(encoding="utf-8")):
+                files[(target.parent / url.strip("'\"")).resolve()] = None
+        elif target.suffix == ".js" and 'type="module"' in html and ref.startswith("app/main"):
+            files.update(dict.fromkeys(module_graph(target, imports)))
+    return list(files)
+
+
+def measure(page: str = "index.html") -> list[Asset]:
+    """Raw and gzipped sizes of a page's first load."""
+    out = []
+    for path in page_assets(page):
+        data = path.read_bytes()
+        rel = str(path.relative_to(WEB.resolve()))
+        out.append(Asset(rel, len(data), len(gzip.compress(data, 9)), path.suffix == ".woff2"))
+    return out
+
+
+def main() -> None:
+    """Print the first load of the timeline page against the budget."""
+    assets = measure()
+    code = [a for a in assets if not a.font]
+    fonts = [a for a in assets if a.font]
+    for a in sorted(code, key=lambda a: -a.gz)[:12]:
+        print(f"  {a.gz / 1024:7.1f} KB gz  {a.raw / 1024:7.1f} KB  {a.path}")
+    total = sum(a.gz for a in code)
+    print(
+        f"first load (excluding fonts): {len(code)} files, {total / 1024:.1f} KB gzipped "
+        f"(budget {BUDGET_BYTES / 1024:.0f} KB); fonts: {sum(a.raw for a in fonts) / 1024:.1f} KB"
+    )
+
+
+if __name__ == "__main__":
+    main()

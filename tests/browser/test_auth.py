@@ -1,0 +1,30 @@
+"""The sign-in page: shown when the API answers 401, refuses a wrong key, comes back after the right one."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import ACCESS_KEY, Server, assert_fits, save_screenshot
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server, size: str) -> None:
+    app = make_app(auth_server, size=size)
+    app.problems.allow("401")
+    page = app.page
+    page.goto(auth_server.url + "/#/slice/2026-11-21-1040")
+    page.wait_for_url("**/sign-in.html?next=*")
+    assert_fits(app)
+    save_screenshot(page, f"sign-in-{size}-light")
+    page.locator("#key").fill("not-the-key")
+    page.locator("#sign-in-form button").click()
+    page.wait_for_function("() => document.getElementById('sign-in-error').textContent !== ''")
+    assert page.get_by_role("alert").inner_text() == "That key is not right."
+    page.locator("#key").fill(ACCESS_KEY)
+    page.locator("#sign-in-form button").click()
+    page.locator(
+        "[data-testid=slice-view][data-slice-id='2026-11-21-1040'] [data-testid=turn]"
+    ).first.wait_for()
+    assert page.evaluate("location.hash") == "#/slice/2026-11-21-1040"

@@ -1,0 +1,91 @@
+"""Beyond the original: search, jump to a date, the strand filter, the editable card, sign-in."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import Server, save_screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def test_search_finds_slices_and_opens_one(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, reduced=True)
+    page = app.open(wait="[data-testid=briefing]")
+    page.keyboard.press("/")
+    page.locator("#search-q").fill("half marathon")
+    results = page.get_by_test_id("search-result")
+    results.first.wait_for()
+    target = results.first.get_attribute("data-slice-id")
+    assert page.locator(".result mark").count() >= 1
+    save_screenshot(page, "search-desktop-light")
+    results.first.click()
+    page.locator(f"[data-testid=slice-view][data-slice-id='{target}'] [data-testid=turn]").first.wait_for()
+    assert page.locator("[role=option][aria-selected=true]").get_attribute("data-slice-id") == target
+
+
+def test_jump_to_a_date_opens_the_last_slice_of_that_day(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, reduced=True)
+    page = app.open(wait="[data-testid=briefing]")
+    page.get_by_test_id("open-search").click()
+    page.get_by_test_id("jump-date").fill("2025-06-20")
+    page.get_by_role("button", name="Go", exact=True).click()
+    page.locator(
+        "[data-testid=slice-view][data-slice-id='2025-06-14-0720'] [data-testid=turn]"
+    ).first.wait_for()
+
+
+def test_the_strand_filter_narrows_the_wheel(make_app, demo_server: Server) -> None:
+    strands = demo_server.get("/api/strands")["strands"]
+    members = {s.replace("/", "-", 2).replace("/", "-") for s in strands["mandarin"]}
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    page.get_by_test_id("strand-filter").click()
+    page.locator(".strand-menu label", has_text="#mandarin").click()
+    now = page.locator("[role=option][data-slice-id=now]")
+    assert now.get_attribute("aria-setsize") == str(len(members) + 1)
+    page.get_by_test_id("wheel").focus()
+    page.keyboard.press("Home")
+    seen = set()
+    for _ in range(len(members)):
+        seen.add(
+            page.evaluate(
+                "document.getElementById(document.querySelector('[data-testid=wheel]').getAttribute('aria-activedescendant')).dataset.sliceId"
+            )
+        )
+        page.keyboard.press("ArrowDown")
+    assert seen == members
+    page.get_by_test_id("strand-filter").click()
+    page.locator(".strand-menu label", has_text="All strands").click()
+    assert now.get_attribute("aria-setsize") == str(len(demo_server.get("/api/timeline")["slices"]) + 1)
+
+
+def test_the_card_can_be_edited_deleted_and_restored(make_app, own_server: Server) -> None:
+    app = make_app(own_server)
+    page = app.open("/#/card", wait="[data-testid=card-entry]")
+    now_items = page.locator("[data-testid=card-entry][data-section=now]")
+    count = now_items.count()
+    first = now_items.first
+    original = first.locator(".entry-text > span").first.inner_text()
+    first.get_by_role("button", name="Edit").click()
+    box = page.locator("[data-testid=card-entry].editing textarea")
+    box.fill("Flights booked for 9 January, £940 each")
+    page.locator("[data-testid=card-entry].editing").get_by_role("button", name="Save").click()
+    page.get_by_text("Flights booked for 9 January, £940 each").wait_for()
+    assert any(
+        e["text"] == "Flights booked for 9 January, £940 each" for e in own_server.get("/api/card")["entries"]
+    )
+    save_screenshot(page, f"card-{app.size}-light")
+    now_items.first.get_by_role("button", name="Delete").click()
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=card-entry][data-section=now]').length === n",
+        arg=count - 1,
+    )
+    # Undo brings back the card as it was before the last change: the edited entry returns.
+    page.get_by_test_id("card-undo").click()
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=card-entry][data-section=now]').length === n",
+        arg=count,
+    )
+    page.get_by_text("Flights booked for 9 January, £940 each").wait_for()
+    assert original not in [e["text"] for e in own_server.get("/api/card")["entries"]]

@@ -1,0 +1,256 @@
+"""Live chat from the event stream (UI.md §2 E), over a scripted turn transport."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.browser.conftest import App, Server, save_screenshot
+from tests.browser.scripted_turns import ScriptedTurns, error_script, full_script
+
+pytestmark = pytest.mark.browser
+
+DONE = "[data-testid=msg-assistant][data-status=done]"
+
+
+def _send(page: Page, text: str) -> None:
+    box = page.locator("#message-box")
+    box.fill(text)
+    box.press("Enter")
+
+
+def _chat(make_app, server: Server, script: list, **kw) -> tuple[App, ScriptedTurns]:
+    app = make_app(server, **kw)
+    turns = ScriptedTurns(script).install(app.page)
+    app.open(wait="[data-testid=briefing]")
+    return app, turns
+
+
+def test_enter_sends_shift_enter_breaks_the_line_and_the_request_is_complete(
+    make_app, demo_server: Server
+) -> None:
+    app, turns = _chat(make_app, demo_server, full_script())
+    page = app.page
+    send = page.get_by_test_id("send")
+    assert send.is_disabled()
+    box = page.locator("#message-box")
+    box.fill("When")
+    box.press("Shift+Enter")
+    box.type("are the flights?")
+    assert box.input_value() == "When\nare the flights?"
+    assert send.is_enabled()
+    box.press("Enter")
+    page.wait_for_selector(DONE)
+    assert box.input_value() == ""
+    start = turns.starts()[0]
+    assert start["action"] == "turn.start"
+    assert start["message"] == "When\nare the flights?"
+    assert start["timezone"] == "Europe/London"
+    assert start["locale"] == "en"
+    assert start["effort"] in ("low", "medium", "high")
+    assert isinstance(start["thinking"], bool)
+    assert start["client"] == {"slice_id": None, "agent_turns_seen": 0}
+    models = demo_server.get("/api/models")
+    if models["models"]:
+        assert start.get("model") in [m["id"] for m in models["models"]] or "model" not in start
+    _send(page, "And the visa?")
+    page.wait_for_function(
+        "() => document.querySelectorAll('[data-testid=msg-assistant][data-status=done]').length === 2"
+    )
+    second = turns.starts()[1]
+    assert second["client"] == {"slice_id": "2026-11-30-1200", "agent_turns_seen": 1}
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_server: Server, size: str) -> None:
+    app, _ = _chat(make_app, demo_server, full_script(), size=size)
+    page = app.page
+    _send(page, "When are the flights?")
+    page.wait_for_selector(DONE)
+    msg = page.locator(DONE)
+    order = msg.locator(".item > *").evaluate_all("els => els.map(e => e.dataset.testid || e.className)")
+    assert order[:4] == ["housekeeping", "evolution", "reasoning", "tool-card"]
+    assert order[-1].startswith("md")
+    assert "All steps done" in msg.get_by_test_id("housekeeping").inner_text()
+    assert "2/2" in msg.get_by_test_id("housekeeping").inner_text()
+    assert msg.get_by_test_id("evolution").inner_text().startswith("Card updated: Flights moved")
+    assert msg.get_by_test_id("reasoning").inner_text().startswith("Thought")
+    cards = msg.get_by_test_id("tool-card")
+    states = cards.evaluate_all(
+        "els => els.map(e => [e.dataset.tool, e.dataset.state, e.querySelector('.card-label').innerText])"
+    )
+    assert states == [
+        ["recall", "completed", 'Found 2 conversations about "flights"'],
+        ["readSlice", "completed", "Viewed Jul 25 14:30"],
+        ["readTimelineWindow", "completed", "Viewed Jul 1, 2026 – Jul 31, 2026"],
+        ["webFetch", "error", "Fetched example.org/fares"],
+        ["webSearch", "denied", 'Searched the web for "cheap flights"'],
+        ["readSliceSummary", "interrupted", "Checked the summary of Nov 26 20:10"],
+    ]
+    assert "Denied: web search is off" in cards.nth(4).inner_text()
+
+
+def test_every_card_opens_by_click_enter_and_space_and_hides_when_shut(make_app, demo_server: Server) -> None:
+    app, _ = _chat(make_app, demo_server, full_script())
+    page = app.page
+    _send(page, "When are the flights?")
+    page.wait_for_selector(DONE)
+    # Every card, in the page (fast): click, Enter and Space each toggle it; shut panels are inert.
+    report = page.evaluate(
+        """async (sel) => {
+          const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+          const key = (el, k) => el.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+          const out = [];
+          for (const head of document.querySelectorAll(sel)) {
+            const panel = head.parentElement.querySelector('.card-panel');
+            const row = [head.getAttribute('aria-expanded'), panel.inert];
+            head.click(); await frame(); row.push(head.getAttribute('aria-expanded'), panel.inert);
+            key(head, 'Enter'); await frame(); row.push(head.getAttribute('aria-expanded'));
+            key(head, ' '); await frame(); row.push(head.getAttribute('aria-expanded'));
+            out.push(row);
+          }
+          return out;
+        }""",
+        f"{DONE} .card-head[role=button]",
+    )
+    assert len(report) >= 8
+    assert all(row == ["false", True, "true", False, "false", "true"] for row in report), report
+    head = page.locator(f"{DONE} .card-head[role=button]").first
+    head.press("Enter")
+    assert head.get_attribute("aria-expanded") == "false"
+    evolution = page.get_by_test_id("evolution")
+    assert evolution.locator(".diff .add").inner_text().startswith("+")
+    assert evolution.locator(".diff .del").inner_text().startswith("-")
+    assert "She is asking about the flights." in page.get_by_test_id("reasoning").inner_text()
+    assert "ERROR: HTTP 500" in page.locator("[data-tool=webFetch]").inner_text()
+    assert "Stopped before it finished" in page.locator("[data-tool=readSliceSummary]").inner_text()
+
+
+def test_the_recall_card_lists_hits_that_open_their_slices(make_app, demo_server: Server) -> None:
+    app, _ = _chat(make_app, demo_server, full_script(), reduced=True)
+    page = app.page
+    _send(page, "When are the flights?")
+    page.wait_for_selector(DONE)
+    recall = page.locator("[data-tool=recall]")
+    recall.locator(".card-head").click()
+    hits = recall.get_by_test_id("recall-hit")
+    assert hits.evaluate_all("els => els.map(e => e.dataset.sliceId)") == [
+        "2026-11-21-1040",
+        "2026-07-30-1920",
+    ]
+    assert "92%" in hits.first.inner_text() and "The fare ceiling was set here" in hits.first.inner_text()
+    assert "High" in recall.inner_text() and "Confidence: 88%" in recall.inner_text()
+    save_screenshot(page, "recall-desktop-light")
+    hits.first.locator(".slice-link").click()
+    page.locator(
+        "[data-testid=slice-view][data-slice-id='2026-11-21-1040'] [data-testid=turn]"
+    ).first.wait_for()
+
+
+def test_markdown_is_rich_but_inert(make_app, demo_server: Server) -> None:
+    app, _ = _chat(make_app, demo_server, full_script())
+    app.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = app.page
+    _send(page, "Plan?")
+    page.wait_for_selector(DONE)
+    reply = page.locator(f"{DONE} .reply")
+    assert reply.locator("h2").inner_text() == "The plan"
+    assert reply.locator("ol li").count() == 2
+    assert reply.locator("table td").count() == 4
+    assert reply.locator("p code").inner_text() == "fares.csv"
+    assert reply.locator(".code-lang").inner_text() == "python"
+    link = reply.locator("a[href='https://example.org/visa']")
+    assert link.get_attribute("target") == "_blank"
+    assert "noopener" in (link.get_attribute("rel") or "")
+    assert reply.locator("script, img, [onerror]").count() == 0
+    assert page.evaluate("window.__xss") is None
+    reply.locator(".code-copy").click()
+    page.wait_for_function("() => document.querySelector('.code-copy').innerText === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == "print('£1,000 per ticket')"
+    announced = page.get_by_test_id("announcer").inner_text()
+    assert announced.startswith("The plan Two things") and "#" not in announced
+
+
+def test_stop_interrupts_running_tools_and_asks_the_server_to_stop(make_app, demo_server: Server) -> None:
+    app, turns = _chat(make_app, demo_server, full_script(paused=True))
+    page = app.page
+    _send(page, "When are the flights?")
+    running = page.locator("[data-tool=readSliceSummary][data-state=running]")
+    running.wait_for()
+    assert running.locator(".spin").count() == 1
+    assert page.get_by_test_id("send").count() == 0
+    with page.expect_request("**/api/turns/*/cancel"):
+        page.get_by_test_id("stop").click()
+    page.locator("[data-tool=readSliceSummary][data-state=interrupted]").wait_for()
+    assert page.get_by_test_id("send").count() == 1
+    assert page.locator("[data-testid=msg-assistant]").get_attribute("data-status") == "interrupted"
+    assert turns.cancels == ["turnscripted1"]
+
+
+def test_a_failed_turn_and_a_refused_request_both_say_what_happened(make_app, demo_server: Server) -> None:
+    app, _ = _chat(make_app, demo_server, error_script())
+    page = app.page
+    _send(page, "Hello?")
+    card = page.get_by_test_id("turn-error")
+    card.wait_for()
+    assert "The model provider refused the request." in card.inner_text()
+    assert page.locator("[data-testid=msg-assistant]").get_attribute("data-status") == "error"
+
+    app2 = make_app(demo_server)
+    app2.problems.allow("/api/turns")
+    turns = ScriptedTurns(full_script())
+    turns.http_status = 500
+    turns.install(app2.page, websocket=False)
+    app2.open(wait="[data-testid=briefing]")
+    _send(app2.page, "Hello?")
+    banner = app2.page.get_by_test_id("chat-error")
+    banner.wait_for()
+    assert "The server broke." in banner.inner_text()
+    banner.locator("summary").click()
+    assert '"status": 500' in banner.locator("pre").inner_text()
+
+
+def test_without_a_websocket_the_turn_is_polled_over_http(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    turns = ScriptedTurns(full_script()).install(app.page, websocket=False)
+    page = app.open(wait="[data-testid=briefing]")
+    _send(page, "When are the flights?")
+    page.wait_for_selector(DONE)
+    assert turns.starts()[0]["action"] == "POST"
+    assert page.locator(f"{DONE} .reply h2").inner_text() == "The plan"
+
+
+def test_a_reload_mid_turn_resumes_it_without_duplicates(make_app, demo_server: Server) -> None:
+    app, turns = _chat(make_app, demo_server, full_script(paused=True))
+    page = app.page
+    _send(page, "When are the flights?")
+    page.locator("[data-tool=readSliceSummary][data-state=running]").wait_for()
+    page.reload()
+    page.locator("[data-tool=readSliceSummary][data-state=running]").wait_for()
+    assert page.get_by_test_id("msg-user").inner_text() == "When are the flights?"
+    assert turns.sent[-1] == {"action": "turn.follow", "turn_id": "turnscripted1", "after": 18}
+    turns.release()
+    page.wait_for_selector(DONE)
+    text = page.locator(f"{DONE} .reply").inner_text()
+    assert text.count("The plan") == 1 and "Check the visa rules" in text
+    assert page.get_by_test_id("tool-card").count() == 6
+    page.reload()
+    page.get_by_test_id("briefing").wait_for()
+    assert page.get_by_test_id("msg-assistant").count() == 0
+
+
+def test_the_view_follows_the_stream_unless_the_user_scrolls_up(make_app, demo_server: Server) -> None:
+    app, turns = _chat(make_app, demo_server, full_script(paused=True), size="phone")
+    page = app.page
+    page.set_viewport_size({"width": 390, "height": 560})
+    _send(page, "When are the flights?")
+    page.locator("[data-tool=readSliceSummary][data-state=running]").wait_for()
+    at_bottom = """() => { const p = document.querySelector('.pane-scroll');
+      return p.scrollHeight - p.scrollTop - p.clientHeight < 80; }"""
+    page.wait_for_function(at_bottom)
+    page.locator(".pane-scroll").evaluate("el => el.scrollTo(0, 0)")
+    page.wait_for_timeout(100)
+    page.locator(".jump-latest").wait_for()
+    turns.release()
+    page.wait_for_selector(DONE)
+    assert page.locator(".pane-scroll").evaluate("el => el.scrollTop") == 0

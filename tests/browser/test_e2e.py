@@ -1,0 +1,30 @@
+"""One real turn end to end: the page, `previously serve` and the fake model provider (no script)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import Server
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_message_gets_a_reply_and_becomes_a_slice(make_app, own_server: Server) -> None:
+    before = own_server.get("/api/timeline")["total"]
+    app = make_app(own_server, now=None)
+    page = app.open(wait="[data-testid=briefing]")
+    page.locator("#message-box").fill("Hello from the browser test")
+    page.locator("#message-box").press("Enter")
+    page.get_by_test_id("msg-user").wait_for()
+    page.wait_for_selector("[data-testid=msg-assistant]:not([data-status=running])", timeout=60_000)
+    assistant = page.get_by_test_id("msg-assistant")
+    assert assistant.get_attribute("data-status") == "done", assistant.inner_text()
+    assert "Hello from the browser test" in assistant.locator(".reply").inner_text()
+    page.wait_for_function(
+        "(n) => document.querySelector('[role=option][data-slice-id=now]')"
+        ".getAttribute('aria-setsize') == n + 2",
+        arg=before,
+    )
+    page.reload()
+    page.get_by_test_id("briefing").wait_for()
+    assert own_server.get("/api/timeline")["total"] == before + 1

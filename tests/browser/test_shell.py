@@ -1,0 +1,140 @@
+"""The shell (UI.md §2 A): a clean load, no overflow, the header, theme and language."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import App, Server, assert_fits, save_screenshot
+from tests.browser.scripted_turns import ScriptedTurns, full_script
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_loads_clean_and_fits_on_every_screen(make_app, demo_server: Server, size: str) -> None:
+    app = make_app(demo_server, size=size)
+    page = app.open()
+    page.wait_for_selector("[data-testid=briefing]")
+    assert_fits(app)
+    save_screenshot(page, f"briefing-{size}-light")
+    page.locator("[role=option][data-slice-id='2026-11-18-2045']").click()
+    page.wait_for_selector("[data-testid=slice-view] [data-testid=turn]")
+    assert_fits(app)
+    page.goto(demo_server.url + "/#/settings")
+    page.wait_for_selector("[data-testid=settings-form]")
+    assert_fits(app)
+
+
+def test_header_stays_and_phone_shows_named_icons(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/slice/2026-11-18-2045", wait="[data-testid=turn]")
+    page.locator(".pane-scroll").evaluate("el => el.scrollTo(0, el.scrollHeight)")
+    box = page.get_by_test_id("app-header").bounding_box()
+    assert box and box["y"] == 0 and box["height"] == 48
+    controls = page.locator("[data-testid=app-header] nav button, [data-testid=app-header] nav a")
+    assert controls.count() >= 5
+    for i in range(controls.count()):
+        control = controls.nth(i)
+        if not control.is_visible():
+            continue
+        assert control.get_attribute("aria-label") or control.inner_text().strip(), control.inner_html()
+        labels = control.locator(".nav-label")
+        assert labels.count() == 0 or not labels.first.is_visible()
+
+
+def test_theme_follows_the_system_cycles_and_persists_without_a_flash(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, scheme="dark")
+    probe = """document.addEventListener('DOMContentLoaded', () => {
+      window.__darkAtStart = document.documentElement.classList.contains('dark'); });"""
+    app.page.add_init_script(probe)
+    page = app.open()
+    assert page.evaluate("window.__darkAtStart") is True
+    dark = "() => document.documentElement.classList.contains('dark')"
+    toggle = page.get_by_test_id("theme-toggle")
+    assert toggle.get_attribute("data-theme") == "system"
+    toggle.click()
+    assert toggle.get_attribute("data-theme") == "light" and page.evaluate(dark) is False
+    toggle.click()
+    assert toggle.get_attribute("data-theme") == "dark" and page.evaluate(dark) is True
+    page.emulate_media(color_scheme="light")
+    page.reload()
+    page.wait_for_selector("[data-testid=wheel]")
+    assert page.evaluate("window.__darkAtStart") is True
+    page.get_by_test_id("theme-toggle").click()
+    assert page.get_by_test_id("theme-toggle").get_attribute("data-theme") == "system"
+    assert page.evaluate(dark) is False
+
+
+def test_chinese_from_the_url_sticks_and_the_toggle_switches_back(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    page = app.open("/?lang=zh", wait="[data-testid=briefing]")
+    assert page.evaluate("document.documentElement.lang") == "zh"
+    assert "上回说到" in (page.get_by_test_id("briefing-last-topic").text_content() or "")
+    assert "现在" in page.locator("[role=option][data-slice-id=now]").inner_text()
+    page.goto(demo_server.url + "/")
+    page.wait_for_selector("[data-testid=briefing]")
+    assert page.evaluate("document.documentElement.lang") == "zh"
+    page.get_by_test_id("locale-toggle").click()
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert "Last time" in (page.get_by_test_id("briefing-last-topic").text_content() or "")
+
+
+CHROME_TEXT = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((el) => el.offsetParent !== null)
+  .map((el) => el.innerText.trim()).filter(Boolean)"""
+
+
+def _untranslated(app: App, selectors: list[str]) -> list[str]:
+    # Chip labels and topics are memory data; only the interface's own words are checked.
+    texts = [t for sel in selectors for t in app.page.evaluate(CHROME_TEXT, sel)]
+    assert texts, selectors
+    return [t for t in texts if "⟦" not in t]
+
+
+def test_every_visible_ui_string_comes_from_the_dictionaries(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    turns = ScriptedTurns(full_script()).install(app.page)
+    page = app.open("/?lang=qps", wait="[data-testid=briefing]")
+    assert (
+        _untranslated(
+            app, [".brief-heading", ".brief-more", ".eyebrow", "[data-testid=app-header] .nav-label"]
+        )
+        == []
+    )
+    page.goto(demo_server.url + "/?lang=qps#/slice/2025-06-14-0720")
+    page.wait_for_selector("[data-testid=turn]")
+    assert _untranslated(app, [".prev-bar", ".slice-nav button", ".thoughts", ".pill-title"]) == []
+    page.goto(demo_server.url + "/?lang=qps#/slice/2026-04-02-1840")
+    page.wait_for_selector(".empty-state")
+    assert _untranslated(app, [".empty-state"]) == []
+    page.goto(demo_server.url + "/?lang=qps#/")
+    page.wait_for_selector("[data-testid=briefing]")
+    page.locator("#message-box").fill("hello")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=msg-assistant][data-status=done]")
+    assert turns.starts()
+    assert (
+        _untranslated(app, [".card-label", ".card-meta:not(.mono)", ".card-sub:not(.mono)", ".code-copy"])
+        == []
+    )
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_demo_wears_a_badge_that_explains_itself(
+    make_app, demo_server: Server, empty_server: Server, size: str
+) -> None:
+    app = make_app(demo_server, size=size)
+    page = app.open(wait="[data-testid=briefing]")
+    badge = page.get_by_test_id("demo-badge")
+    badge.wait_for(state="visible")
+    assert badge.get_attribute("aria-expanded") == "false"
+    badge.click()
+    assert badge.get_attribute("aria-expanded") == "true"
+    popover = page.locator(".popover[role=dialog]")
+    assert popover.is_visible() and popover.inner_text().strip()
+    page.keyboard.press("Escape")
+    popover.wait_for(state="detached")
+    own = make_app(empty_server, size=size)
+    # The flags come with /api/state; its setup notice shows that it has answered.
+    own.open(wait="[data-testid=briefing] .notice")
+    assert own.page.get_by_test_id("demo-badge").count() == 0

@@ -1,0 +1,135 @@
+"""The timeline wheel (UI.md §2 C): a listbox of every slice, keys, preview without requests, two gears."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.browser.conftest import Server
+
+pytestmark = pytest.mark.browser
+
+CURSOR = """() => {
+  const list = document.querySelector('[data-testid=wheel]');
+  const el = document.getElementById(list.getAttribute('aria-activedescendant'));
+  return el && el.dataset.sliceId;
+}"""
+
+
+def _catalog_ids(server: Server) -> list[str]:
+    return [s["id"] for s in server.get("/api/timeline")["slices"]]
+
+
+def _centre_offset(page: Page, selector: str) -> float:
+    return float(
+        page.evaluate(
+            """(sel) => { const w = document.querySelector('[data-testid=wheel]').getBoundingClientRect();
+              const r = document.querySelector(sel).getBoundingClientRect();
+              return Math.abs((r.top + r.height / 2) - (w.top + w.height / 2)); }""",
+            selector,
+        )
+    )
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_every_slice_then_now_in_order_by_keyboard(make_app, demo_server: Server, size: str) -> None:
+    ids = _catalog_ids(demo_server)
+    app = make_app(demo_server, size=size)
+    page = app.open()
+    now = page.locator("[role=option][data-slice-id=now]")
+    assert now.get_attribute("aria-setsize") == str(len(ids) + 1)
+    assert now.get_attribute("aria-posinset") == str(len(ids) + 1)
+    assert now.get_attribute("aria-selected") == "true"
+    assert _centre_offset(page, "[role=option][data-slice-id=now]") < 4
+    assert len(ids) > page.locator("[role=option]").count()  # virtualised
+
+    page.get_by_test_id("wheel").focus()
+    page.keyboard.press("Home")
+    first = page.locator(f"[role=option][data-slice-id='{ids[0]}']")
+    assert first.get_attribute("aria-posinset") == "1"
+    assert page.evaluate(CURSOR) == ids[0]
+    page.keyboard.press("PageDown")
+    assert page.evaluate(CURSOR) not in (ids[0], ids[1])
+    page.keyboard.press("End")
+    seen = [page.evaluate(CURSOR)]
+    for _ in range(len(ids)):
+        page.keyboard.press("ArrowUp")
+        seen.append(page.evaluate(CURSOR))
+    assert list(reversed(seen)) == [*ids, "now"]
+    # Moving the cursor only previews: nothing was opened.
+    page.keyboard.press("End")
+    assert now.get_attribute("aria-selected") == "true"
+    assert page.get_by_test_id("briefing").count() == 1
+
+
+def test_scrolling_and_dragging_preview_without_requests(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    readout = page.get_by_test_id("wheel-readout")
+    before = readout.inner_text()
+    wheel = page.get_by_test_id("wheel").bounding_box()
+    assert wheel
+    x, y = wheel["x"] + wheel["width"] / 2, wheel["y"] + wheel["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.wheel(0, -400)
+    page.wait_for_function(
+        "(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=before
+    )
+    after_scroll = readout.inner_text()
+    page.mouse.move(x, y - 100)
+    page.mouse.down()
+    page.mouse.move(x, y + 60, steps=6)
+    page.mouse.move(x, y + 200, steps=6)
+    page.mouse.up()
+    page.wait_for_function(
+        "(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=after_scroll
+    )
+    page.wait_for_timeout(300)
+    assert page.locator("[role=option][aria-selected=true]").get_attribute("data-slice-id") == "now"
+    assert page.get_by_test_id("briefing").count() == 1
+    assert page.evaluate("location.hash") in ("", "#/")
+    assert requests == []
+
+
+def test_desktop_rows_and_readout_use_local_time(make_app, demo_server: Server) -> None:
+    zone = "America/New_York"
+    last = demo_server.get("/api/timeline")["slices"][-1]
+    local = datetime.fromisoformat(last["start"].replace("Z", "+00:00")).astimezone(ZoneInfo(zone))
+    app = make_app(demo_server, timezone_id=zone)
+    page = app.open()
+    row = page.locator(f"[role=option][data-slice-id='{last['id']}']")
+    assert row.locator(".wheel-date").inner_text() == local.strftime("%Y/%m/%d")
+    assert row.locator(".wheel-time").inner_text() == local.strftime("%H:%M")
+    assert last["focus"] in row.inner_text()
+    page.get_by_test_id("wheel").focus()
+    page.keyboard.press("ArrowUp")
+    readout = page.get_by_test_id("wheel-readout")
+    page.wait_for_function(
+        "(t) => document.querySelector('[data-testid=wheel-readout]').innerText.includes(t)",
+        arg=local.strftime("%H"),
+    )
+    page.wait_for_timeout(400)
+    text = readout.inner_text().replace("\n", "")
+    assert local.strftime("%H:%M") in text.replace(" ", "")
+    assert last["focus"] in text
+
+
+def test_phone_gear_is_a_narrow_clock_spine(make_app, demo_server: Server) -> None:
+    last = demo_server.get("/api/timeline")["slices"][-1]
+    local = datetime.fromisoformat(last["start"].replace("Z", "+00:00")).astimezone(ZoneInfo("Europe/London"))
+    app = make_app(demo_server, size="phone")
+    page = app.open()
+    row = page.locator(f"[role=option][data-slice-id='{last['id']}']")
+    assert row.locator(".wheel-md").inner_text() == local.strftime("%m/%d")
+    assert row.locator(".wheel-big").all_inner_texts() == [local.strftime("%H"), local.strftime("%M")]
+    assert page.get_by_test_id("wheel-readout").count() == 0
+    wheel = page.locator(".wheel-col").bounding_box()
+    pane = page.locator("main.pane").bounding_box()
+    assert wheel and pane
+    assert wheel["width"] <= 72
+    assert pane["width"] >= 300

@@ -1,0 +1,83 @@
+"""The web UI as files: vendored copies match their manifest, nothing loads from another origin,
+every import resolves, and the first load stays within its budget."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bench import bench_web
+
+pytestmark = pytest.mark.unit
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+# A reference to another origin in a place the browser would fetch it from.
+REMOTE = re.compile(
+    r"""(?:src|href)=["']?(?:https?:)?//"""
+    r"""|url\(\s*["']?(?:https?:)?//"""
+    r"""|(?:from\s+|import\(\s*)["'](?:https?:)?//"""
+    r"""|@import"""
+)
+OWN_SOURCES = [*WEB.glob("*.html"), *(WEB / "app").rglob("*.js"), *(WEB / "styles").glob("*.css")]
+
+
+def test_every_vendored_file_matches_the_manifest() -> None:
+    manifest = json.loads((WEB / "vendor" / "MANIFEST.json").read_text(encoding="utf-8"))
+    on_disk = {
+        str(p.relative_to(ROOT))
+        for base in (WEB / "vendor", ROOT / "tests" / "browser" / "vendor")
+        for p in base.rglob("*")
+        if p.is_file() and p.name != "MANIFEST.json"
+    }
+    assert set(manifest["files"]) == on_disk
+    for rel, digest in manifest["files"].items():
+        assert hashlib.sha256((ROOT / rel).read_bytes()).hexdigest() == digest, rel
+    for name, info in manifest["packages"].items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", info["version"]), name
+        assert info["integrity"].startswith("sha512-"), name
+
+
+def test_nothing_is_loaded_from_another_origin() -> None:
+    assert REMOTE.search('<script src="https://cdn.example/x.js">')
+    assert REMOTE.search("import x from 'https://esm.example/x.js'")
+    offenders = [
+        f"{p.relative_to(ROOT)}: {m.group(0)}"
+        for p in OWN_SOURCES
+        for m in REMOTE.finditer(p.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+
+
+def test_every_module_import_resolves() -> None:
+    imports = bench_web.import_map((WEB / "index.html").read_text(encoding="utf-8"))
+    graph = bench_web.module_graph(WEB / "app" / "main.js", imports)
+    names = {p.name for p in graph}
+    assert {"app.js", "wheel.js", "stream.js", "preact.js", "hooks.js", "marked.js", "purify.js"} <= names
+    for page in ("index.html", "sign-in.html"):
+        for path in bench_web.page_assets(page):
+            assert path.is_file(), path
+
+
+def test_first_load_is_within_budget() -> None:
+    assets = bench_web.measure()
+    total = sum(a.gz for a in assets if not a.font)
+    print(
+        f"first load: {total / 1024:.1f} KB gzipped, excluding fonts "
+        f"(budget {bench_web.BUDGET_BYTES // 1024} KB)"
+    )
+    assert 20 * 1024 < total <= bench_web.BUDGET_BYTES
+
+
+def test_the_module_scanner_sees_static_imports_only(tmp_path: Path) -> None:
+    mod = tmp_path / "m.js"
+    mod.write_text(
+        'import a from "./a.js";\nimport {\n  b,\n} from "./b.js";\nexport { c } from "./c.js";\n'
+        '// import nope from "./commented.js";\nconst lazy = () => import("./lazy.js");\n',
+        encoding="utf-8",
+    )
+    assert bench_web.module_imports(mod) == ["./a.js", "./b.js", "./c.js"]

@@ -1,0 +1,52 @@
+// JSON over fetch for the API: one error type, and a 401 sends the browser to the sign-in page.
+import { signInUrl } from "./lib/urls.js";
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+
+/** Call the API; resolves to the parsed JSON body (or null for an empty body). */
+export async function apiFetch(method, path, body = undefined) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json", Accept: "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new ApiError(0, "network", err && err.message);
+  }
+  if (res.status === 401 && !path.startsWith("/api/auth/")) {
+    globalThis.location.assign(signInUrl(globalThis.location));
+    throw new ApiError(401, "unauthorized", "Sign-in required");
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = { message: text.slice(0, 300) };
+    }
+  }
+  if (!res.ok) {
+    const detail = data && (data.message || data.detail);
+    throw new ApiError(res.status, (data && data.error) || "http_error", typeof detail === "string" ? detail : `HTTP ${res.status}`);
+  }
+  return data;
+}
+
+/** Shorthands. */
+export const api = {
+  get: (path) => apiFetch("GET", path),
+  post: (path, body = {}) => apiFetch("POST", path, body),
+  patch: (path, body) => apiFetch("PATCH", path, body),
+  del: (path) => apiFetch("DELETE", path),
+};

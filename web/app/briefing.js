@@ -1,0 +1,119 @@
+// The arrival briefing: "PREVIOUSLY ON {name}", the last topic, open loops, suggestion chips and
+// the full card — real data only; a section without data is not rendered at all.
+import { useEffect, useState } from "preact/hooks";
+import { html } from "./html.js";
+import { Icon } from "./icons.js";
+import { Dialog } from "./dialog.js";
+import { Markdown } from "./markdown.js";
+import { buildChips } from "./lib/chips.js";
+import { relativeBetween } from "./lib/time.js";
+import { api } from "./api.js";
+
+function Section({ title, testid, children }) {
+  return html`<section class="brief-card" data-testid=${testid}>
+    <h2 class="brief-heading"><span class="dot" aria-hidden="true"></span>${title}</h2>
+    ${children}
+  </section>`;
+}
+
+function CardDialog({ open, onClose, sliceId, excerpt, t, onOpenCard }) {
+  const [text, setText] = useState(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (!open || text !== null) return;
+    // The current card is the freshest snapshot; the last slice's copy is the fallback.
+    api
+      .get("/api/card")
+      .then((card) => setText(card.markdown || excerpt || ""))
+      .catch(() =>
+        sliceId
+          ? api.get(`/api/slices/${sliceId}`).then((s) => setText(s.previously || excerpt || "")).catch(() => setFailed(true))
+          : setFailed(true),
+      );
+  }, [open]);
+  return html`<${Dialog}
+    open=${open}
+    onClose=${onClose}
+    title=${t("briefing.cardTitle")}
+    icon="brain"
+    testid="previously-dialog"
+    closeLabel=${t("common.close")}
+  >
+    ${failed
+      ? html`<p class="muted">${t("briefing.cardFailed")}</p>`
+      : text === null
+        ? html`<p class="muted">${t("common.loading")}</p>`
+        : html`<${Markdown} text=${text} t=${t} />
+            <p><button type="button" class="link-btn" onClick=${onOpenCard}>${t("briefing.editCard")}</button></p>`}
+  </${Dialog}>`;
+}
+
+/** The briefing shown in the live view while the conversation is empty. */
+export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, onOpenCard, canSend }) {
+  const [cardOpen, setCardOpen] = useState(false);
+  const name = (state && state.name) || t("briefing.fallbackName");
+  const loops = ((state && state.open_loops) || []).slice(0, 4);
+  const chips = buildChips(state, t);
+  const topic = state && state.last_topic;
+  const lastId = state && state.last_slice_id;
+  const when = Number.isFinite(lastStartMs) ? relativeBetween(lastStartMs, nowMs) : null;
+  const hasMemory = Boolean(topic || loops.length || lastId);
+  const setup = (state && state.setup) || [];
+
+  return html`<div class="briefing" data-testid="briefing">
+    <div class="stage-glow" aria-hidden="true"></div>
+    <header class="brief-title">
+      <p class="eyebrow">${t("briefing.eyebrow")}</p>
+      <h1 class="brief-name" data-testid="briefing-name">${name}</h1>
+      ${!hasMemory && html`<p class="brief-hint">${t("briefing.empty")}</p>`}
+    </header>
+    ${setup.length > 0 &&
+    html`<div class="notice" role="note"><${Icon} name="circle-alert" />
+      <div>${setup.map((line) => html`<p>${line}</p>`)}</div></div>`}
+    ${topic &&
+    html`<${Section} title=${t("briefing.lastTopic")} testid="briefing-last-topic">
+      <p class="brief-topic">${topic}</p>
+      ${lastId &&
+      html`<button type="button" class="link-btn" onClick=${() => onOpenSlice(lastId)}>
+        ${when ? `${t(when.key, { count: when.n, n: when.n })} · ` : ""}${t("briefing.openSlice")}
+        <${Icon} name="chevron-right" size=${14} />
+      </button>`}
+    </${Section}>`}
+    ${loops.length > 0 &&
+    html`<${Section} title=${t("briefing.loops")} testid="briefing-loops">
+      <ul class="brief-loops">${loops.map((l) => html`<li>${l}</li>`)}</ul>
+    </${Section}>`}
+    ${chips.length > 0 &&
+    html`<${Section} title=${t("briefing.chips")} testid="briefing-chips">
+      <div class="chips">
+        ${chips.map(
+          (c) => html`<button
+            type="button"
+            class="chip"
+            data-testid="briefing-chip"
+            title=${c.prompt}
+            disabled=${!canSend}
+            onClick=${() => onSend(c.prompt)}
+          >
+            ${c.label}
+          </button>`,
+        )}
+      </div>
+    </${Section}>`}
+    ${hasMemory &&
+    html`<button type="button" class="link-btn brief-more" onClick=${() => setCardOpen(true)}>
+      <${Icon} name="brain" size=${14} />${t("briefing.viewCard")}
+    </button>`}
+    <${CardDialog}
+      open=${cardOpen}
+      onClose=${() => setCardOpen(false)}
+      sliceId=${lastId}
+      excerpt=${state && state.card_excerpt}
+      t=${t}
+      onOpenCard=${() => {
+        setCardOpen(false);
+        onOpenCard();
+      }}
+    />
+  </div>`;
+}

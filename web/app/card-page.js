@@ -1,0 +1,122 @@
+// The user card — what the agent believes about you — with edit, delete and undo per entry.
+import { useEffect, useState } from "preact/hooks";
+import { html } from "./html.js";
+import { Icon } from "./icons.js";
+import { Markdown } from "./markdown.js";
+import { api } from "./api.js";
+import { localQuery } from "./app-data.js";
+
+const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
+
+/** Card refs ("2026/08/11/1426") → slice ids ("2026-08-11-1426"). */
+export function refToSliceId(ref) {
+  const m = /^(\d{4})[/-](\d{2})[/-](\d{2})[/-](\d{4})$/.exec(String(ref || "").trim());
+  return m ? `${m[1]}-${m[2]}-${m[3]}-${m[4]}` : null;
+}
+
+function Entry({ entry, t, busy, onSave, onDelete, onOpenSlice }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(entry.text);
+  useEffect(() => setText(entry.text), [entry.text]);
+  const id = `card-${entry.section}-${entry.n}`;
+  if (editing) {
+    return html`<li class="card-entry editing" data-testid="card-entry">
+      <label class="sr-only" for=${id}>${t("card.editLabel")}</label>
+      <textarea id=${id} rows="3" value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
+      <div class="row-actions">
+        <button type="button" class="primary-btn" disabled=${busy || !text.trim()} onClick=${async () => (await onSave(entry, text)) && setEditing(false)}>
+          ${t("card.save")}
+        </button>
+        <button type="button" class="ghost-btn" onClick=${() => (setText(entry.text), setEditing(false))}>${t("card.cancel")}</button>
+      </div>
+    </li>`;
+  }
+  return html`<li class="card-entry" data-testid="card-entry" data-section=${entry.section} data-n=${entry.n}>
+    <div class="entry-text">
+      <span>${entry.text}</span>
+      <span class="entry-meta">
+        ${entry.flag && html`<span class=${`badge ${entry.flag}`}>${t(`card.flag.${entry.flag}`)}</span>`}
+        ${entry.since && html`<span class="muted small">${t("card.since", { date: entry.since })}</span>`}
+        ${entry.by && html`<span class="muted small">${t("card.by", { date: entry.by })}</span>`}
+        ${(entry.refs || []).map((r) => {
+          const sid = refToSliceId(r);
+          return sid
+            ? html`<button type="button" class="slice-link mono small" onClick=${() => onOpenSlice(sid)}>${sid}</button>`
+            : html`<span class="muted small mono">${r}</span>`;
+        })}
+      </span>
+    </div>
+    <div class="row-actions">
+      <button type="button" class="icon-btn" aria-label=${t("card.edit")} title=${t("card.edit")} disabled=${busy} onClick=${() => setEditing(true)}>
+        <${Icon} name="pencil" size=${14} />
+      </button>
+      <button type="button" class="icon-btn" aria-label=${t("card.delete")} title=${t("card.delete")} disabled=${busy} onClick=${() => onDelete(entry)}>
+        <${Icon} name="trash-2" size=${14} />
+      </button>
+    </div>
+  </li>`;
+}
+
+/** The card page. */
+export function CardPage({ t, onOpenSlice }) {
+  const [card, setCard] = useState(null);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState("");
+  const [raw, setRaw] = useState(false);
+
+  useEffect(() => {
+    api.get(`/api/card?${localQuery(t.locale)}`).then(setCard).catch(setError);
+  }, []);
+
+  const run = async (request, done) => {
+    setBusy(true);
+    setNotice("");
+    try {
+      setCard(await request());
+      setNotice(done);
+      return true;
+    } catch (err) {
+      setNotice(`${t("card.failed")} ${err.message || ""}`);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const path = (e) => `/api/card/entries/${e.section}/${e.n}`;
+  const onSave = (entry, text) => run(() => api.patch(path(entry), { text: text.trim() }), t("card.saved"));
+  const onDelete = (entry) => run(() => api.del(path(entry)), t("card.deleted"));
+  const onUndo = () => run(() => api.post("/api/card/undo"), t("card.undone"));
+
+  if (error) return html`<div class="column card-page"><p class="empty-state" role="alert">${t("card.loadFailed")}</p></div>`;
+  if (!card) return html`<div class="column card-page"><div class="skeleton" aria-busy="true"><span></span><span></span></div></div>`;
+  const bySection = SECTIONS.map((s) => [s, card.entries.filter((e) => e.section === s)]).filter(([, es]) => es.length);
+
+  return html`<div class="column card-page" data-testid="card-page">
+    <div class="page-head">
+      <h1 class="page-title"><${Icon} name="id-card" size=${22} />${t("card.title")}</h1>
+      <div class="row-actions">
+        <button type="button" class="ghost-btn" data-testid="card-undo" disabled=${!card.can_undo || busy} onClick=${onUndo}>
+          <${Icon} name="undo-2" size=${14} />${t("card.undo")}
+        </button>
+        <button type="button" class="ghost-btn" aria-pressed=${String(raw)} onClick=${() => setRaw(!raw)}>
+          <${Icon} name="file-text" size=${14} />${t("card.markdown")}
+        </button>
+      </div>
+    </div>
+    <p class="muted">${t("card.subtitle")}</p>
+    <p class="save-status" role="status">${notice}</p>
+    ${raw
+      ? html`<div class="panel"><${Markdown} text=${card.markdown} t=${t} /></div>`
+      : bySection.length === 0
+        ? html`<p class="empty-state">${t("card.empty")}</p>`
+        : bySection.map(
+            ([section, entries]) => html`<section class="panel card-section" data-section=${section}>
+              <h2 class="panel-heading">${t(`card.section.${section}`)}</h2>
+              <ul class="card-entries">
+                ${entries.map((e) => html`<${Entry} key=${`${e.section}-${e.n}-${e.text}`} entry=${e} t=${t} busy=${busy} onSave=${onSave} onDelete=${onDelete} onOpenSlice=${onOpenSlice} />`)}
+              </ul>
+            </section>`,
+          )}
+  </div>`;
+}

@@ -1,0 +1,148 @@
+// The live conversation's state: messages, the running turn, sending, stopping and resuming a turn
+// that was still running when the page was reloaded.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { apiFetch } from "./api.js";
+import { applyEvent, applyEvents, initialTurn, isFinished, replyText, stopTurn } from "./lib/stream.js";
+import { clearResume, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
+
+const SAVE_EVERY_MS = 250;
+let nextId = 1;
+const newId = () => `m${nextId++}`;
+
+function storage() {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** The WebSocket path named by the page (`<meta name="previously-ws-path">`), else /api/ws. */
+function wsPath() {
+  const meta = document.querySelector('meta[name="previously-ws-path"]');
+  const path = meta && meta.getAttribute("content");
+  return path && path.startsWith("/") ? path : "/api/ws";
+}
+
+function sessionSlice(messages) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role === "assistant" && m.turn.sliceId) return m.turn.sliceId;
+  }
+  return null;
+}
+
+/** What the server needs to know about this conversation (the context-lost rule counts agent turns). */
+export function clientState(messages) {
+  const sliceId = sessionSlice(messages);
+  const seen = messages.filter((m) => m.role === "assistant" && m.turn.status === "done" && m.turn.sliceId === sliceId).length;
+  return { slice_id: sliceId, agent_turns_seen: sliceId ? seen : 0 };
+}
+
+/** The live chat. `options` builds the request extras (model, thinking, effort, locale). */
+export function useChat({ options, onSliceOpened, onFinished }) {
+  const [messages, setMessages] = useState([]);
+  const [resuming, setResuming] = useState(true);
+  const ctl = useRef(null);
+  const lastSave = useRef(0);
+  const messagesRef = useRef(messages);
+  messagesRef.current = messages;
+
+  const update = (id, fn) => setMessages((ms) => ms.map((m) => (m.id === id ? fn(m) : m)));
+
+  function follow(assistantId, text, opts) {
+    const store = storage();
+    ctl.current = followTurn({
+      ...opts,
+      wsUrl: wsUrlFor(globalThis.location, wsPath()),
+      fetchJson: apiFetch,
+      onTurnId: (turnId) => {
+        if (store) saveResume(store, { turn_id: turnId, after: 0, message: text });
+        update(assistantId, (m) => ({ ...m, turn: { ...m.turn, turnId } }));
+      },
+      onEvent: (event) => {
+        update(assistantId, (m) => ({ ...m, turn: applyEvent(m.turn, event), lastEventAt: Date.now() }));
+        if (event.type === "turn.started" && onSliceOpened) onSliceOpened(event);
+        const now = Date.now();
+        if (store && event.turn_id && now - lastSave.current > SAVE_EVERY_MS) {
+          lastSave.current = now;
+          saveResume(store, { turn_id: event.turn_id, after: event.seq, message: text });
+        }
+      },
+      onEnd: () => {
+        if (store) clearResume(store);
+        ctl.current = null;
+        if (onFinished) onFinished();
+      },
+      onError: (error) => {
+        if (store) clearResume(store);
+        ctl.current = null;
+        update(assistantId, (m) => ({ ...m, error, turn: stopTurn(m.turn) }));
+      },
+    });
+  }
+
+  function send(text) {
+    const message = String(text || "").trim();
+    if (!message || running()) return false;
+    const user = { id: newId(), role: "user", text: message, at: Date.now() };
+    const assistant = { id: newId(), role: "assistant", turn: initialTurn(), error: null, lastEventAt: Date.now(), live: true };
+    const body = { message, client: clientState(messagesRef.current), ...options() };
+    setMessages((ms) => [...ms, user, assistant]);
+    follow(assistant.id, message, { start: body });
+    return true;
+  }
+
+  function stop() {
+    const turnId = ctl.current && ctl.current.turnId;
+    if (ctl.current) ctl.current.stop();
+    ctl.current = null;
+    // Ask the server to stop too (it keeps the partial reply); the view stops following at once.
+    if (turnId) apiFetch("POST", `/api/turns/${encodeURIComponent(turnId)}/cancel`, {}).catch(() => {});
+    const store = storage();
+    if (store) clearResume(store);
+    setMessages((ms) => ms.map((m) => (m.role === "assistant" ? { ...m, turn: stopTurn(m.turn) } : m)));
+  }
+
+  function running() {
+    const ms = messagesRef.current;
+    const last = ms[ms.length - 1];
+    return Boolean(last && last.role === "assistant" && !last.error && !isFinished(last.turn));
+  }
+
+  // A reload mid-turn: pick the same turn up again (a finished one lives in its slice instead).
+  useEffect(() => {
+    const store = storage();
+    const rec = store && loadResume(store);
+    if (!rec) {
+      setResuming(false);
+      return;
+    }
+    apiFetch("GET", `/api/turns/${encodeURIComponent(rec.turn_id)}?after=0`)
+      .then((view) => {
+        if (view.status !== "running") {
+          clearResume(store);
+          return;
+        }
+        const turn = applyEvents(initialTurn(rec.turn_id), view.events);
+        const user = { id: newId(), role: "user", text: rec.message || "", at: Date.now() };
+        const assistant = { id: newId(), role: "assistant", turn, error: null, lastEventAt: Date.now(), live: true };
+        setMessages([user, assistant]);
+        follow(assistant.id, rec.message || "", { turnId: rec.turn_id, after: turn.lastSeq });
+      })
+      .catch((err) => {
+        if (err && err.status === 404) clearResume(store);
+      })
+      .finally(() => setResuming(false));
+    return () => ctl.current && ctl.current.stop();
+  }, []);
+
+  return { messages, send, stop, running: running(), resuming };
+}
+
+/** The finished reply of the last assistant message, for the screen-reader announcement. */
+export function lastReply(messages) {
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== "assistant" || !isFinished(last.turn)) return "";
+  return replyText(last.turn);
+}

@@ -1,0 +1,84 @@
+// The fixed header: the name, the demo badge, search, the card, settings, theme and language.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { html } from "./html.js";
+import { Icon } from "./icons.js";
+
+const THEME_ICON = { light: "sun", dark: "moon", system: "monitor" };
+
+function DemoBadge({ t }) {
+  const [open, setOpen] = useState(false);
+  const wrap = useRef(null);
+  const button = useRef(null);
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (e) => {
+      if (e.key === "Escape") {
+        setOpen(false);
+        button.current && button.current.focus();
+      }
+    };
+    const onDown = (e) => wrap.current && !wrap.current.contains(e.target) && setOpen(false);
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("mousedown", onDown);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("mousedown", onDown);
+    };
+  }, [open]);
+  return html`<div class="popover-wrap" ref=${wrap}>
+    <button
+      ref=${button}
+      type="button"
+      class="demo-badge"
+      data-testid="demo-badge"
+      aria-expanded=${String(open)}
+      onClick=${() => setOpen(!open)}
+    >
+      ${t("demo.badge")}
+    </button>
+    ${open &&
+    html`<div class="popover down" role="dialog" aria-label=${t("demo.title")}>
+      <p class="popover-title">${t("demo.title")}</p>
+      <p class="muted">${t("demo.body")}</p>
+      <p class="muted mono small">${t("demo.own")}</p>
+    </div>`}
+  </div>`;
+}
+
+function NavButton({ icon, label, onClick, href, testid, current }) {
+  const inner = html`<${Icon} name=${icon} /><span class="nav-label">${label}</span>`;
+  return href
+    ? html`<a class="nav-btn" href=${href} aria-label=${label} title=${label} data-testid=${testid} aria-current=${current ? "page" : undefined}>${inner}</a>`
+    : html`<button type="button" class="nav-btn" aria-label=${label} title=${label} data-testid=${testid} onClick=${onClick}>${inner}</button>`;
+}
+
+/** The header; `route` marks the current page link. */
+export function Header({ t, locale, onLocale, theme, onTheme, demo, onSearch, onShortcuts, route }) {
+  const themeLabel = t("theme.toggle", { theme: t(`theme.${theme}`) });
+  return html`<header class="app-header" data-testid="app-header">
+    <a class="logo" href="#/" aria-label=${t("nav.home")}>Previously</a>
+    <nav class="header-nav" aria-label=${t("nav.label")}>
+      ${demo && html`<${DemoBadge} t=${t} />`}
+      <${NavButton} icon="search" label=${t("nav.search")} onClick=${onSearch} testid="open-search" />
+      <${NavButton} icon="id-card" label=${t("nav.card")} href="#/card" testid="nav-card" current=${route.view === "card"} />
+      <${NavButton} icon="settings" label=${t("nav.settings")} href="#/settings" testid="nav-settings" current=${route.view === "settings"} />
+      <span class="divider" aria-hidden="true"></span>
+      <button type="button" class="icon-btn" data-testid="theme-toggle" data-theme=${theme} aria-label=${themeLabel} title=${themeLabel} onClick=${onTheme}>
+        <${Icon} name=${THEME_ICON[theme]} />
+      </button>
+      <button
+        type="button"
+        class="icon-btn locale-btn"
+        data-testid="locale-toggle"
+        aria-label=${t("nav.language")}
+        title=${t("nav.language")}
+        onClick=${() => onLocale(locale === "zh" ? "en" : "zh")}
+      >
+        <span aria-hidden="true">${locale === "zh" ? "EN" : "中"}</span>
+      </button>
+      <button type="button" class="icon-btn hide-phone" aria-label=${t("nav.shortcuts")} title=${t("nav.shortcuts")} onClick=${onShortcuts}>
+        <${Icon} name="keyboard" />
+      </button>
+    </nav>
+  </header>`;
+}

@@ -1,0 +1,196 @@
+// The input bar: the message box (Enter sends, Shift+Enter adds a line), the model picker with
+// the thinking switch, the effort control, and Send / Stop.
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { html } from "./html.js";
+import { Icon } from "./icons.js";
+import { nextEffort } from "./lib/prefs.js";
+
+const DRAFT_KEY = "previously:draft";
+const MAX_HEIGHT = 160;
+
+function loadDraft() {
+  try {
+    return localStorage.getItem(DRAFT_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+function saveDraft(text) {
+  try {
+    if (text) localStorage.setItem(DRAFT_KEY, text);
+    else localStorage.removeItem(DRAFT_KEY);
+  } catch {
+    // The draft is a convenience; without storage it lives as long as the page.
+  }
+}
+
+/** Close a popover on Escape (focus back to its button) or on a click outside it. */
+function usePopover(open, setOpen, wrapRef, buttonRef) {
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (e) => {
+      if (e.key === "Escape") {
+        e.stopPropagation();
+        setOpen(false);
+        buttonRef.current && buttonRef.current.focus();
+      }
+    };
+    const onDown = (e) => {
+      if (wrapRef.current && !wrapRef.current.contains(e.target)) setOpen(false);
+    };
+    document.addEventListener("keydown", onKey, true);
+    document.addEventListener("mousedown", onDown);
+    return () => {
+      document.removeEventListener("keydown", onKey, true);
+      document.removeEventListener("mousedown", onDown);
+    };
+  }, [open]);
+}
+
+function groupByProvider(models) {
+  const groups = new Map();
+  for (const m of models) {
+    if (!groups.has(m.provider)) groups.set(m.provider, []);
+    groups.get(m.provider).push(m);
+  }
+  return [...groups.entries()];
+}
+
+export function ModelSelector({ models, current, thinking, onPick, onThinking, t }) {
+  const [open, setOpen] = useState(false);
+  const wrap = useRef(null);
+  const button = useRef(null);
+  usePopover(open, setOpen, wrap, button);
+  const list = (models && models.models) || [];
+  const active = list.find((m) => m.id === current) || list[0];
+  if (!active) return html`<span class="muted small" data-testid="model-selector">${t("input.noModel")}</span>`;
+  return html`<div class="popover-wrap" ref=${wrap}>
+    <button
+      ref=${button}
+      type="button"
+      class="tool-btn"
+      data-testid="model-selector"
+      aria-haspopup="dialog"
+      aria-expanded=${String(open)}
+      aria-label=${t("input.modelLabel", { name: active.name })}
+      onClick=${() => setOpen(!open)}
+    >
+      <span class="model-name">${active.name}</span><${Icon} name="chevron-down" size=${12} />
+    </button>
+    ${open &&
+    html`<div class="popover up" role="dialog" aria-label=${t("input.modelTitle")}>
+      ${groupByProvider(list).map(
+        ([provider, ms]) => html`<fieldset class="model-group">
+          <legend>${provider}</legend>
+          ${ms.map(
+            (m) => html`<label class="model-option">
+              <input type="radio" name="model" value=${m.id} checked=${m.id === active.id} onChange=${() => onPick(m)} />
+              <span>${m.name}</span>
+              ${m.id === active.id && html`<${Icon} name="check" size=${14} />`}
+            </label>`,
+          )}
+        </fieldset>`,
+      )}
+      ${active.supports_thinking !== false &&
+      html`<label class="switch-row">
+        <span>${t("input.thinking")}</span>
+        <input type="checkbox" role="switch" checked=${thinking} onChange=${(e) => onThinking(e.currentTarget.checked)} />
+      </label>`}
+    </div>`}
+  </div>`;
+}
+
+function useAutoGrow(ref, value) {
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    el.style.height = "auto";
+    el.style.height = `${Math.min(MAX_HEIGHT, el.scrollHeight)}px`;
+  }, [value]);
+}
+
+/** The bar. `prefs` = {model, thinking, effort}; `onPrefs(patch)` saves a change. */
+export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, disabledReason, inputRef }) {
+  const [text, setText] = useState(loadDraft);
+  const area = useRef(null);
+  useAutoGrow(area, text);
+  const empty = !text.trim();
+  const modelId = prefs.model || (models && models.main) || null;
+
+  const submit = () => {
+    if (empty || running || disabledReason) return;
+    if (onSend(text)) {
+      setText("");
+      saveDraft("");
+    }
+  };
+  const onKeyDown = (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    } else if (e.key === "Escape") {
+      e.currentTarget.blur();
+    }
+  };
+  const onInput = (e) => {
+    setText(e.currentTarget.value);
+    saveDraft(e.currentTarget.value);
+  };
+
+  return html`<form class="input-bar" data-testid="chat-input" onSubmit=${(e) => (e.preventDefault(), submit())}>
+    <label class="sr-only" for="message-box">${t("input.label")}</label>
+    <textarea
+      id="message-box"
+      ref=${(el) => {
+        area.current = el;
+        if (inputRef) inputRef.current = el;
+      }}
+      rows="1"
+      placeholder=${disabledReason || t("input.placeholder")}
+      value=${text}
+      onInput=${onInput}
+      onKeyDown=${onKeyDown}
+      enterkeyhint="send"
+    ></textarea>
+    <div class="input-tools">
+      <${ModelSelector}
+        models=${models}
+        current=${modelId}
+        thinking=${prefs.thinking !== false}
+        onPick=${(m) => onPrefs({ model: m.id, effort: m.default_effort || prefs.effort })}
+        onThinking=${(on) => onPrefs({ thinking: on })}
+        t=${t}
+      />
+      <button
+        type="button"
+        class="tool-btn"
+        data-testid="effort"
+        data-effort=${prefs.effort}
+        aria-label=${t("input.effortLabel", { level: t(`input.effort.${prefs.effort}`) })}
+        title=${t("input.effortHint")}
+        onClick=${() => onPrefs({ effort: nextEffort(modelId, prefs.effort) })}
+      >
+        <${Icon} name="zap" size=${14} /><span>${t(`input.effort.${prefs.effort}`)}</span>
+      </button>
+      <a class="tool-btn icon-only" href="#/settings" aria-label=${t("nav.settings")} title=${t("nav.settings")}>
+        <${Icon} name="settings" size=${14} />
+      </a>
+      <span class="spacer"></span>
+      ${running
+        ? html`<button type="button" class="send stop" data-testid="stop" aria-label=${t("input.stop")} title=${t("input.stop")} onClick=${onStop}>
+            <${Icon} name="square" size=${14} />
+          </button>`
+        : html`<button
+            type="submit"
+            class="send"
+            data-testid="send"
+            aria-label=${t("input.send")}
+            title=${t("input.send")}
+            disabled=${empty || Boolean(disabledReason)}
+          >
+            <${Icon} name="arrow-up" size=${16} />
+          </button>`}
+    </div>
+  </form>`;
+}

@@ -1,0 +1,195 @@
+// Following a turn: the WebSocket first (`turn.start` / `turn.follow`), HTTP as the fallback
+// (`POST /api/turns`, then `GET /api/turns/{id}?after=SEQ`), and a small record in localStorage so a
+// reload mid-turn can pick the same turn up again.
+
+import { isTerminal } from "./stream.js";
+
+export const RESUME_KEY = "previously:turn";
+
+/** Remember the running turn (id, last seq seen, the message) so a reload can resume it. */
+export function saveResume(storage, record) {
+  try {
+    storage.setItem(RESUME_KEY, JSON.stringify(record));
+  } catch {
+    // Private mode or a full quota: resuming after a reload is a convenience, not a must.
+  }
+}
+
+/** The remembered running turn, or null. */
+export function loadResume(storage) {
+  try {
+    const rec = JSON.parse(storage.getItem(RESUME_KEY) || "null");
+    return rec && typeof rec.turn_id === "string" ? rec : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Forget the remembered turn. */
+export function clearResume(storage) {
+  try {
+    storage.removeItem(RESUME_KEY);
+  } catch {
+    // Nothing to clean up if storage is unavailable.
+  }
+}
+
+/** The WebSocket URL for a page location (same origin, ws: or wss:). */
+export function wsUrlFor(location, path = "/api/ws") {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${path}`;
+}
+
+/**
+ * Start (opts.start = request body) or follow (opts.turnId, opts.after) a turn.
+ * Calls onTurnId once the id is known, onEvent per new event (in seq order, no duplicates),
+ * onEnd(status) when the turn ends, onError(error) when it cannot be followed. Returns {stop}.
+ */
+export function followTurn(opts) {
+  const {
+    start = null,
+    WebSocketImpl = globalThis.WebSocket,
+    wsUrl = null,
+    fetchJson,
+    pollMs = 300,
+    waitSeconds = 20,
+    timers = globalThis,
+    onEvent = () => {},
+    onTurnId = () => {},
+    onEnd = () => {},
+    onError = () => {},
+  } = opts;
+  let turnId = opts.turnId || null;
+  let lastSeq = opts.after || 0;
+  let finished = false;
+  let ws = null;
+  let timer = null;
+  let failures = 0;
+
+  function finish(status) {
+    if (finished) return;
+    finished = true;
+    if (ws) ws.close();
+    if (timer) timers.clearTimeout(timer);
+    onEnd(status);
+  }
+
+  function fail(error) {
+    if (finished) return;
+    finished = true;
+    if (ws) ws.close();
+    if (timer) timers.clearTimeout(timer);
+    onError(error);
+  }
+
+  function learnId(id) {
+    if (id && !turnId) {
+      turnId = id;
+      onTurnId(id);
+    }
+  }
+
+  function handle(event) {
+    if (finished || !event || typeof event !== "object") return;
+    const seq = Number(event.seq) || 0;
+    if (seq && seq <= lastSeq) return;
+    if (seq) lastSeq = seq;
+    learnId(event.turn_id);
+    onEvent(event);
+    if (isTerminal(event)) finish(event.type === "turn.error" ? "error" : event.status || "done");
+  }
+
+  async function poll() {
+    timer = null;
+    if (finished) return;
+    try {
+      // Long-poll: the server answers as soon as there is something new (or after `waitSeconds`).
+      const view = await fetchJson("GET", `/api/turns/${encodeURIComponent(turnId)}?after=${lastSeq}&wait=${waitSeconds}`);
+      failures = 0;
+      for (const event of view.events || []) handle(event);
+      if (!finished && view.status && view.status !== "running") finish(view.status);
+    } catch (err) {
+      if (err && err.status === 404) return fail(err);
+      failures += 1;
+      if (failures > 6) return fail(err);
+    }
+    if (!finished) timer = timers.setTimeout(poll, pollMs * Math.min(4, 1 + failures));
+  }
+
+  async function viaHttp() {
+    if (finished) return;
+    if (!turnId) {
+      try {
+        const accepted = await fetchJson("POST", "/api/turns", start);
+        learnId(accepted.turn_id);
+      } catch (err) {
+        return fail(err);
+      }
+    }
+    poll();
+  }
+
+  function viaSocket() {
+    let opened = false;
+    let sentStart = false;
+    try {
+      ws = new WebSocketImpl(wsUrl);
+    } catch {
+      ws = null;
+      return viaHttp();
+    }
+    ws.onopen = () => {
+      opened = true;
+      if (turnId) {
+        ws.send(JSON.stringify({ action: "turn.follow", turn_id: turnId, after: lastSeq }));
+      } else {
+        sentStart = true;
+        ws.send(JSON.stringify({ action: "turn.start", ...start }));
+      }
+    };
+    ws.onmessage = (msg) => {
+      let data;
+      try {
+        data = JSON.parse(msg.data);
+      } catch {
+        return;
+      }
+      if (data && data.type === "turn.accepted") return learnId(data.turn_id);
+      if (data && data.type && data.type !== "error") return handle(data);
+      if (data && data.error) {
+        const err = new Error(data.message || data.error);
+        err.code = data.error;
+        err.status = data.status;
+        return fail(err);
+      }
+      if (data && data.turn_id) learnId(data.turn_id);
+    };
+    ws.onclose = () => {
+      ws = null;
+      if (finished) return;
+      if (!opened) return viaHttp();
+      if (turnId) return poll();
+      // The start was sent but no id came back: re-sending could run the turn twice.
+      if (sentStart) fail(new Error("connection lost before the turn started"));
+    };
+    ws.onerror = () => {};
+  }
+
+  if (WebSocketImpl && wsUrl) viaSocket();
+  else viaHttp();
+
+  return {
+    stop() {
+      if (finished) return;
+      finished = true;
+      if (ws) ws.close();
+      if (timer) timers.clearTimeout(timer);
+    },
+    get turnId() {
+      return turnId;
+    },
+    get lastSeq() {
+      return lastSeq;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// What fills the two columns: the wheel (or its loading / error state) and the content pane's view.
+import { html } from "./html.js";
+import { Icon } from "./icons.js";
+import { Wheel } from "./wheel.js";
+import { WheelToolbar } from "./wheel-toolbar.js";
+import { Briefing } from "./briefing.js";
+import { SliceView } from "./slice-view.js";
+import { ChatView } from "./chat.js";
+import { Settings } from "./settings.js";
+import { CardPage } from "./card-page.js";
+import { api } from "./api.js";
+import { entryMs } from "./lib/time.js";
+
+function Retry({ message, onRetry, t }) {
+  return html`<p class="empty-state" role="alert">${message}</p>
+    <button type="button" class="ghost-btn" onClick=${onRetry}>${t("common.retry")}</button>`;
+}
+
+/** The wheel column. */
+export function WheelColumn({ data, entries, litId, go, phone, reduced, strand, setStrand, openSearch, wheelRef, t }) {
+  if (data.catalogError) {
+    return html`<div class="wheel-error"><${Retry} message=${t("wheel.failed")} onRetry=${data.refreshCatalog} t=${t} /></div>`;
+  }
+  if (data.catalog === null) {
+    return html`<div class="wheel-loading" aria-busy="true">
+      <${Icon} name="loader-circle" class="spin" size=${20} label=${t("common.loading")} />
+    </div>`;
+  }
+  const toolbar = html`<${WheelToolbar} strands=${data.strands} strand=${strand} onStrand=${setStrand} onSearch=${openSearch} t=${t} phone=${phone} />`;
+  return html`<${Wheel}
+    entries=${entries}
+    litId=${litId}
+    onSelect=${(e) => go(e.id)}
+    phone=${phone}
+    t=${t}
+    reducedMotion=${reduced}
+    label=${t("wheel.label")}
+    listRef=${wheelRef}
+    toolbar=${toolbar}
+  />`;
+}
+
+/** The content pane's view for what is shown: settings, the card, a slice, the chat or the briefing. */
+export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) {
+  const { go, step, send, setStrand, sliceIndex } = nav;
+  const flags = (data.state && data.state.flags) || null;
+  if (shown.view === "settings") {
+    return html`<${Settings} config=${data.config} models=${data.models} flags=${flags} t=${t} theme=${prefs.theme}
+      onTheme=${prefs.setTheme} onConfigSaved=${(c) => (data.setConfig(c), prefs.adoptConfig(c, true))}
+      onSignOut=${() => api.post("/api/auth/sign-out").finally(() => location.assign("sign-in.html"))} />`;
+  }
+  if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;
+  if (shown.view === "slice") {
+    return html`<${SliceView} id=${shown.id} data=${slice.data} error=${slice.error} loading=${slice.loading} t=${t}
+      nowMs=${nowMs} onFilterStrand=${setStrand} onNow=${() => go("now")}
+      onPrev=${sliceIndex > 0 ? () => step(-1) : null} onNext=${() => step(1)} />`;
+  }
+  if (chat.messages.length) return html`<${ChatView} messages=${chat.messages} t=${t} locale=${prefs.locale} onOpenSlice=${go} />`;
+  if (data.state && !chat.resuming) {
+    const last = (data.catalog || []).find((e) => e.id === data.state.last_slice_id);
+    return html`<${Briefing} state=${data.state} lastStartMs=${last ? entryMs(last) : NaN} t=${t} nowMs=${nowMs}
+      onSend=${send} onOpenSlice=${go} onOpenCard=${() => (location.hash = "#/card")} canSend=${!chat.running} />`;
+  }
+  if (data.stateError) {
+    return html`<div class="column"><${Retry} message=${t("app.loadFailed")} onRetry=${data.refreshState} t=${t} /></div>`;
+  }
+  return html`<div class="column"><div class="skeleton" aria-busy="true"><span></span><span></span><span></span></div></div>`;
+}
