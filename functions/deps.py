@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.clock import Clock, IdSource, SystemClock
 from core.errors import TransientError
@@ -15,8 +15,10 @@ from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService
 from core.turn.runstore import MemoryRunStore, RunStore
 from core.turn.service import TurnInput, TurnService, TurnState
-from functions.api.security import Security
 from functions.settings import Settings
+
+if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
+    from functions.api.security import Security
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The bundled sample persona (a memory root: it holds memory/).
@@ -83,6 +85,8 @@ def build_storage(settings: Settings, memory_override: Path | None = None) -> St
 
 def build_security(settings: Settings, required: bool) -> Security:
     """The access policy from the configured key (plain or hashed) and whether auth is required."""
+    from functions.api.security import Security
+
     plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
     secret = settings.session_secret.get_secret_value() if settings.session_secret else ""
     return Security.build(

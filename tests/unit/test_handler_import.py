@@ -38,3 +38,18 @@ def test_cold_import_loads_no_model_sdk(tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"sdks": [], "handler": True}
+
+
+STEP_PROBE = (
+    "import json, sys; import functions.handlers.steps, functions.handlers.maintain, functions.aws.compose, "
+    "functions.deps, functions.turn_deps; "
+    "print(json.dumps(sorted(m for m in ('fastapi', 'starlette', 'mangum', 'anthropic', 'openai', 'typer') "
+    "if m in sys.modules)))"
+)
+
+
+def test_step_and_maintenance_composition_loads_no_web_framework_or_model_sdk() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", STEP_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
