@@ -31,7 +31,7 @@ test-fast: ## the tests without browser and infra (no install step)
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check core functions tests bench infra
+	$(VENV)/bin/ruff format --check core functions tests bench infra layers app.py
 	$(VENV)/bin/mypy
 	$(VENV)/bin/python scripts/build_sample.py --check
 	$(VENV)/bin/python scripts/build_identity.py --check
