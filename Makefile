@@ -23,8 +23,11 @@ run: setup-runtime  ## the main job: the local server on ./memory-data (http://1
 demo: setup-runtime  ## the local server on the bundled sample persona (read-only)
 	$(VENV)/bin/previously serve --demo
 
+# Two runs: Playwright's sync API keeps an asyncio loop running in the worker that drives the
+# browser, and the Lambda handler tests (Mangum) need a worker without one.
 test: setup  ## install everything, then run the whole test suite
-	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup
+	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup -m "not browser"
+	$(VENV)/bin/python -m pytest -n 2 --dist loadgroup -m browser
 
 test-fast: ## the tests without browser and infra (no install step)
 	$(VENV)/bin/python -m pytest -n 2 -m "not browser and not infra"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, save_screenshot
 
@@ -57,7 +58,7 @@ def test_the_strand_filter_narrows_the_wheel(make_app, demo_server: Server) -> N
     assert seen == members
     page.get_by_test_id("strand-filter").click()
     page.locator(".strand-menu label", has_text="All strands").click()
-    assert now.get_attribute("aria-setsize") == str(len(demo_server.get("/api/timeline")["slices"]) + 1)
+    expect(now).to_have_attribute("aria-setsize", str(len(demo_server.get("/api/timeline")["slices"]) + 1))
 
 
 def test_the_card_can_be_edited_deleted_and_restored(make_app, own_server: Server) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import App, Server, save_screenshot
 from tests.browser.scripted_turns import ScriptedTurns, error_script, full_script
@@ -117,7 +117,7 @@ def test_every_card_opens_by_click_enter_and_space_and_hides_when_shut(make_app,
     assert all(row == ["false", True, "true", False, "false", "true"] for row in report), report
     head = page.locator(f"{DONE} .card-head[role=button]").first
     head.press("Enter")
-    assert head.get_attribute("aria-expanded") == "false"
+    expect(head).to_have_attribute("aria-expanded", "false")
     evolution = page.get_by_test_id("evolution")
     assert evolution.locator(".diff .add").inner_text().startswith("+")
     assert evolution.locator(".diff .del").inner_text().startswith("-")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, save_screenshot
 from tests.browser.scripted_turns import ScriptedTurns, full_script
@@ -71,7 +72,7 @@ def test_settings_show_bounds_reject_bad_values_and_save(make_app, own_server: S
     assert (turns.get_attribute("min"), turns.get_attribute("max")) == ("5", "100")
     save = page.get_by_test_id("settings-save")
     minutes.fill("500")
-    assert minutes.get_attribute("aria-invalid") == "true"
+    expect(minutes).to_have_attribute("aria-invalid", "true")
     assert "between 5 and 120" in page.locator("#set-maxSliceMinutes-hint").inner_text()
     assert save.is_disabled()
     minutes.fill("4.5")

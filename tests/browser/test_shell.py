@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import App, Server, assert_fits, save_screenshot
 from tests.browser.scripted_turns import ScriptedTurns, full_script
@@ -53,15 +54,17 @@ def test_theme_follows_the_system_cycles_and_persists_without_a_flash(make_app, 
     toggle = page.get_by_test_id("theme-toggle")
     assert toggle.get_attribute("data-theme") == "system"
     toggle.click()
-    assert toggle.get_attribute("data-theme") == "light" and page.evaluate(dark) is False
+    expect(toggle).to_have_attribute("data-theme", "light")
+    assert page.evaluate(dark) is False
     toggle.click()
-    assert toggle.get_attribute("data-theme") == "dark" and page.evaluate(dark) is True
+    expect(toggle).to_have_attribute("data-theme", "dark")
+    assert page.evaluate(dark) is True
     page.emulate_media(color_scheme="light")
     page.reload()
     page.wait_for_selector("[data-testid=wheel]")
     assert page.evaluate("window.__darkAtStart") is True
     page.get_by_test_id("theme-toggle").click()
-    assert page.get_by_test_id("theme-toggle").get_attribute("data-theme") == "system"
+    expect(page.get_by_test_id("theme-toggle")).to_have_attribute("data-theme", "system")
     assert page.evaluate(dark) is False
 
 
@@ -129,7 +132,7 @@ def test_the_demo_wears_a_badge_that_explains_itself(
     badge.wait_for(state="visible")
     assert badge.get_attribute("aria-expanded") == "false"
     badge.click()
-    assert badge.get_attribute("aria-expanded") == "true"
+    expect(badge).to_have_attribute("aria-expanded", "true")
     popover = page.locator(".popover[role=dialog]")
     assert popover.is_visible() and popover.inner_text().strip()
     page.keyboard.press("Escape")

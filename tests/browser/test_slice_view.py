@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server, save_screenshot
 
@@ -26,8 +26,9 @@ def test_travel_rolls_the_clock_to_the_slice_then_lands(make_app, demo_server: S
     app = make_app(demo_server)
     page = app.open(wait="[data-testid=briefing]")
     start = time.monotonic()
-    page.locator(f"[role=option][data-slice-id='{NEWEST}']").click()
-    assert page.locator(f"[role=option][data-slice-id='{NEWEST}']").get_attribute("aria-selected") == "true"
+    row = page.locator(f"[role=option][data-slice-id='{NEWEST}']")
+    row.click()
+    expect(row).to_have_attribute("aria-selected", "true")
     overlay = page.get_by_test_id("time-travel")
     overlay.wait_for()
     assert (overlay.locator(".eyebrow").text_content() or "").lower() == "previously on nell marchetti"
@@ -45,7 +46,7 @@ def test_travel_rolls_the_clock_to_the_slice_then_lands(make_app, demo_server: S
     save_screenshot(page, "travel-desktop-light")
     page.get_by_test_id("slice-view").locator("[data-testid=turn]").first.wait_for()
     assert overlay.count() == 0
-    assert time.monotonic() - start < 3.5
+    assert time.monotonic() - start < 6  # the travel lasts about 2 s; the slack is for a loaded CI machine
 
 
 def test_reduced_motion_skips_the_travel(make_app, demo_server: Server) -> None:

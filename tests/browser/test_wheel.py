@@ -6,7 +6,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 
@@ -61,7 +61,7 @@ def test_every_slice_then_now_in_order_by_keyboard(make_app, demo_server: Server
     assert list(reversed(seen)) == [*ids, "now"]
     # Moving the cursor only previews: nothing was opened.
     page.keyboard.press("End")
-    assert now.get_attribute("aria-selected") == "true"
+    expect(now).to_have_attribute("aria-selected", "true")
     assert page.get_by_test_id("briefing").count() == 1
 
 
