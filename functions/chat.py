@@ -85,6 +85,14 @@ class Printer:
     attempts: dict[str, int] = field(default_factory=dict)
     wrote_text: bool = False
     failed: str | None = None
+    mid_line: bool = False  # the reply's current line is not ended yet
+
+    def _note(self, line: str) -> None:
+        # Progress goes to `err`; on a terminal both streams share the screen, so end the reply's line first.
+        if self.mid_line:
+            self.out.write("\n")
+            self.mid_line = False
+        self.err.write(line + "\n")
 
     def event(self, e: dict[str, Any]) -> None:
         kind, step, attempt = e.get("type"), str(e.get("step", "")), int(e.get("attempt", 1))
@@ -92,20 +100,22 @@ class Printer:
             self.err.write("\n(the step was retried; the reply starts again)\n")
         self.attempts[step] = max(attempt, self.attempts.get(step, 0))
         if kind == "text.delta":
-            self.out.write(str(e.get("text", "")))
+            text = str(e.get("text", ""))
+            self.out.write(text)
             self.out.flush()
             self.wrote_text = True
+            self.mid_line = self.mid_line or bool(text)
         elif kind == "step.started" and e.get("label"):
-            self.err.write(f"· {e['label']}\n")
+            self._note(f"· {e['label']}")
         elif kind == "tool.call" and e.get("state") == "running":
-            self.err.write(f"· {e.get('label') or e.get('tool')}\n")
+            self._note(f"· {e.get('label') or e.get('tool')}")
         elif kind == "turn.error":
             self.failed = str(e.get("message") or e.get("code"))
         elif kind == "turn.done" and e.get("status") == "interrupted":
             self.err.write("\n(the reply was interrupted)\n")
 
     def finish(self) -> None:
-        if self.wrote_text:
+        if self.mid_line:
             self.out.write("\n")
         if self.failed:
             self.err.write(f"error: {self.failed}\n")

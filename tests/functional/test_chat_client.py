@@ -65,3 +65,12 @@ def test_local_timezone_is_a_known_zone() -> None:
     from core.reltime import zone
 
     assert zone(local_timezone()) is not None
+
+
+def test_printer_ends_the_reply_line_before_a_progress_line() -> None:
+    screen = io.StringIO()  # a terminal: stdout and stderr land on the same screen
+    p = Printer(screen, screen)
+    p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hello"})
+    p.event({"type": "step.started", "step": "finalize", "attempt": 1, "label": "Saving the reply"})
+    p.finish()
+    assert screen.getvalue() == "Hello\n· Saving the reply\n"
