@@ -63,9 +63,19 @@ def _summary(s: SliceInfo) -> SliceSummary:
     )
 
 
-def _setup(deps: Deps) -> list[str]:
+# SETUP_HINT in Chinese, for the page in that language (the variable names stay as they are).
+SETUP_HINT_ZH = (
+    "还没有配置模型服务。请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 DEEPSEEK_API_KEY；"
+    "本地或其他兼容 OpenAI 的服务（Ollama、vLLM、llama.cpp）请设置 OPENAI_BASE_URL"
+    "（例如 http://localhost:11434/v1）。详见 docs/MODELS.md。"
+)
+
+
+def _setup(deps: Deps, lang: str) -> list[str]:
     # An empty memory needs no note here: the briefing itself invites the first message.
-    return [] if deps.models.configured else [SETUP_HINT]
+    if deps.models.configured:
+        return []
+    return [SETUP_HINT_ZH if lang == "zh" else SETUP_HINT]
 
 
 def _flags(deps: Deps) -> Flags:
@@ -104,7 +114,7 @@ def get_state(
         ],
         recent=[_summary(s) for s in state.recent],
         flags=_flags(deps),
-        setup=_setup(deps),
+        setup=_setup(deps, lang),
     )
 
 

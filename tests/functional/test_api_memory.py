@@ -25,6 +25,8 @@ def test_state_of_an_empty_memory_is_empty_and_says_what_to_set_up() -> None:
     assert data["active"] is None and data["recent"] == []
     assert data["flags"]["model_configured"] is False
     assert len(data["setup"]) == 1 and "No model provider" in data["setup"][0]  # no empty-memory note
+    in_chinese = env.client.get("/api/state?locale=zh").json()["setup"]
+    assert len(in_chinese) == 1 and "模型" in in_chinese[0] and "OPENAI_BASE_URL" in in_chinese[0]
 
 
 def test_state_of_the_sample_is_its_briefing(sample_env) -> None:  # type: ignore[no-untyped-def]
