@@ -1,7 +1,8 @@
 // The fixed header: the name, the demo badge, search, the card, settings, theme and language.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
+import { usePopover } from "./popover.js";
 
 const THEME_ICON = { light: "sun", dark: "moon", system: "monitor" };
 
@@ -9,22 +10,7 @@ function DemoBadge({ t }) {
   const [open, setOpen] = useState(false);
   const wrap = useRef(null);
   const button = useRef(null);
-  useEffect(() => {
-    if (!open) return undefined;
-    const onKey = (e) => {
-      if (e.key === "Escape") {
-        setOpen(false);
-        button.current && button.current.focus();
-      }
-    };
-    const onDown = (e) => wrap.current && !wrap.current.contains(e.target) && setOpen(false);
-    document.addEventListener("keydown", onKey);
-    document.addEventListener("mousedown", onDown);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      document.removeEventListener("mousedown", onDown);
-    };
-  }, [open]);
+  usePopover(open, setOpen, wrap, button);
   return html`<div class="popover-wrap" ref=${wrap}>
     <button
       ref=${button}

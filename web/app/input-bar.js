@@ -1,9 +1,10 @@
 // The input bar: the message box (Enter sends, Shift+Enter adds a line), the model picker with
 // the thinking switch, the effort control, and Send / Stop.
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { nextEffort } from "./lib/prefs.js";
+import { usePopover } from "./popover.js";
 
 const DRAFT_KEY = "previously:draft";
 const MAX_HEIGHT = 160;
@@ -23,29 +24,6 @@ function saveDraft(text) {
   } catch {
     // The draft is a convenience; without storage it lives as long as the page.
   }
-}
-
-/** Close a popover on Escape (focus back to its button) or on a click outside it. */
-function usePopover(open, setOpen, wrapRef, buttonRef) {
-  useEffect(() => {
-    if (!open) return undefined;
-    const onKey = (e) => {
-      if (e.key === "Escape") {
-        e.stopPropagation();
-        setOpen(false);
-        buttonRef.current && buttonRef.current.focus();
-      }
-    };
-    const onDown = (e) => {
-      if (wrapRef.current && !wrapRef.current.contains(e.target)) setOpen(false);
-    };
-    document.addEventListener("keydown", onKey, true);
-    document.addEventListener("mousedown", onDown);
-    return () => {
-      document.removeEventListener("keydown", onKey, true);
-      document.removeEventListener("mousedown", onDown);
-    };
-  }, [open]);
 }
 
 function groupByProvider(models) {

@@ -1,30 +1,15 @@
 // Above the wheel: filter by strand, and open search / jump to a date.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
+import { usePopover } from "./popover.js";
 
 /** The toolbar; `strands` maps strand → slice ids, `strand` is the active filter (or null). */
 export function WheelToolbar({ strands, strand, onStrand, onSearch, t, phone }) {
   const [open, setOpen] = useState(false);
   const wrap = useRef(null);
   const button = useRef(null);
-  useEffect(() => {
-    if (!open) return undefined;
-    const onKey = (e) => {
-      if (e.key === "Escape") {
-        e.stopPropagation();
-        setOpen(false);
-        button.current && button.current.focus();
-      }
-    };
-    const onDown = (e) => wrap.current && !wrap.current.contains(e.target) && setOpen(false);
-    document.addEventListener("keydown", onKey, true);
-    document.addEventListener("mousedown", onDown);
-    return () => {
-      document.removeEventListener("keydown", onKey, true);
-      document.removeEventListener("mousedown", onDown);
-    };
-  }, [open]);
+  usePopover(open, setOpen, wrap, button);
   const names = Object.keys(strands || {}).sort((a, b) => strands[b].length - strands[a].length || a.localeCompare(b));
   const label = strand ? `#${strand}` : t("wheel.allStrands");
   const pick = (name) => {
