@@ -14,27 +14,23 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
-from pydantic import Field, TypeAdapter, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from core.errors import PreviouslyError
 from functions.api.errors import ApiError
-from functions.api.schemas import WsCancel, WsFollow, WsStart
+from functions.api.schemas import WsFollow, WsStart
 from functions.api.security import origin_allowed
 from functions.api.turns import follow, to_input
+from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.deps import Deps
 
 router = APIRouter()
 log = logging.getLogger("previously.api")
-MAX_MESSAGE_CHARS = 1_000_000
 FOLLOW_SECONDS = 3600.0
 _POLICY_VIOLATION = 1008
-
-Action = Annotated[WsStart | WsFollow | WsCancel, Field(discriminator="action")]
-_actions: TypeAdapter[WsStart | WsFollow | WsCancel] = TypeAdapter(Action)
 
 
 class _Connection:
@@ -68,15 +64,10 @@ class _Connection:
         task.add_done_callback(self.tasks.discard)
 
     async def handle(self, text: str) -> None:
-        if len(text) > MAX_MESSAGE_CHARS:
-            await self.error("too_large", f"Messages are limited to {MAX_MESSAGE_CHARS} characters.")
-            return
         try:
-            action = _actions.validate_json(text)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            await self.error("invalid_request", f"Invalid message: {where} {first['msg']}".strip() + ".")
+            action = parse_action(text)
+        except WsRefusal as refusal:
+            await self.error(refusal.code, str(refusal))
             return
         try:
             if isinstance(action, WsStart):

@@ -15,19 +15,15 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
-from typing import Annotated, Any
-
-from pydantic import Field, TypeAdapter, ValidationError
+from typing import Any
 
 from core.errors import PreviouslyError
 from core.turn.runstore import RunStore
 from core.turn.service import TurnInput, TurnService
-from functions.api.schemas import WsCancel, WsFollow, WsStart
+from functions.api.schemas import WsFollow, WsStart
+from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.aws.push import ConnectionPusher
 
-MAX_MESSAGE_CHARS = 1_000_000
-Action = Annotated[WsStart | WsFollow | WsCancel, Field(discriminator="action")]
-_actions: TypeAdapter[WsStart | WsFollow | WsCancel] = TypeAdapter(Action)
 Admit = Callable[[Mapping[str, str], Mapping[str, str]], bool]
 
 
@@ -79,15 +75,10 @@ class WsRoutes:
     def message(self, connection_id: str, text: str) -> None:
         """Act on one client message; refusals go back to the client, never raise."""
         pusher = self.pusher_for(connection_id)
-        if len(text) > MAX_MESSAGE_CHARS:
-            self._error(pusher, "too_large", f"Messages are limited to {MAX_MESSAGE_CHARS} characters.")
-            return
         try:
-            action = _actions.validate_json(text)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            self._error(pusher, "invalid_request", f"Invalid message: {where} {first['msg']}".strip() + ".")
+            action = parse_action(text)
+        except WsRefusal as refusal:
+            self._error(pusher, refusal.code, str(refusal))
             return
         try:
             if isinstance(action, WsStart):
