@@ -80,14 +80,25 @@ def aws_secrets(
 ) -> None:
     """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
     import boto3
-    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-    client: Any = boto3.client("secretsmanager", region_name=region)
     name = secret_name(stage)
     try:
+        client: Any = boto3.client("secretsmanager", region_name=region)
         current = json.loads(client.get_secret_value(SecretId=name)["SecretString"] or "{}")
-    except (ClientError, BotoCoreError) as exc:
-        raise fail(f"cannot read secret {name}: {exc}. Deploy the stack first (cdk deploy).") from exc
+    except NoRegionError as exc:
+        raise fail("no AWS region: pass --region or set AWS_REGION (the region you deployed to)") from exc
+    except NoCredentialsError as exc:
+        raise fail("no AWS credentials: sign in with `aws configure` (or `aws configure sso`) first") from exc
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") == "ResourceNotFoundException":
+            raise fail(
+                f"there is no secret {name}. Deploy the stack first (docs/DEPLOY.md), "
+                "or pass the --stage and --region you deployed"
+            ) from exc
+        raise fail(f"cannot read secret {name}: {exc}") from exc
+    except BotoCoreError as exc:
+        raise fail(f"cannot read secret {name}: {exc}") from exc
     if from_env:
         given = {field: os.environ.get(field, "").strip() for field, _ in FIELDS}
         access_key = os.environ.get("PREVIOUSLY_ACCESS_KEY", "").strip() or None

@@ -71,3 +71,14 @@ def test_a_missing_secret_says_to_deploy_first(monkeypatch: pytest.MonkeyPatch) 
 def test_merge_changes_nothing_when_given_nothing_new() -> None:
     current = {"GITHUB_TOKEN": "t", "PREVIOUSLY_SESSION_SECRET": "s"}
     assert merge_values(current, {"GITHUB_TOKEN": "t", "OPENAI_API_KEY": ""}, None) == (current, [])
+
+
+def test_a_missing_region_or_secret_is_a_clear_error(sm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    wrong_stage = CliRunner().invoke(app, ["aws-secrets", "--stage", "nope", "--from-env"])
+    assert wrong_stage.exit_code == 1 and "no secret previously/nope/app" in wrong_stage.output
+    assert "Traceback" not in wrong_stage.output
+    for var in ("AWS_DEFAULT_REGION", "AWS_REGION"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    no_region = CliRunner().invoke(app, ["aws-secrets", "--from-env"])
+    assert no_region.exit_code == 1 and "--region" in no_region.output, no_region.output
