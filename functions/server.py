@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -142,10 +143,25 @@ def describe(deps: Deps, options: ServeOptions) -> list[str]:
     return lines
 
 
+def check_port_free(host: str, port: int) -> None:
+    """InvalidInput when something already listens on host:port (before saying we are running)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise InvalidInput(
+                f"cannot listen on {host}:{port} ({exc.strerror}): is Previously already running there? "
+                "Stop it or pick another --port."
+            ) from exc
+
+
 def run(options: ServeOptions, settings: Settings) -> None:
     """Start uvicorn and serve until interrupted."""
     import uvicorn
 
+    check_port_free(options.host, options.port)
     deps = prepare(options, settings)
     app = build_app(deps, options)
     for line in describe(deps, options):

@@ -145,3 +145,16 @@ def test_demo_chat_without_a_model_keeps_the_message_in_memory_only(clean_env: P
     assert [t["content"] for t in state["active_turns"]] == ["Hi from the demo"]
     assert isinstance(deps.storage, DemoStorage) and deps.storage.overlay_paths
     assert _tree_digest(SAMPLE_ROOT) == before
+
+
+def test_serve_on_a_taken_port_says_so_and_does_not_claim_to_run(clean_env: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(app, ["serve", "--port", str(port)])
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in result.output and "--port" in result.output
+    assert "is running at" not in result.output
