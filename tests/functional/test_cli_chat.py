@@ -115,3 +115,11 @@ def test_maintain_closes_an_expired_slice_once(env: Path) -> None:
     assert again["closed"] == [] and again["commits"] == [] and again["files_written"] == 0
     code, out, _ = run("maintain", "--memory", str(env), "--no-model")
     assert code == 0 and "no slice past its time cap" in out and "0 commits, 0 files written" in out
+
+
+def test_chat_on_a_file_instead_of_a_folder_says_so(env: Path, tmp_path: Path) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n", encoding="utf-8")
+    code, _, err = run("chat", "hi", "--memory", str(a_file))
+    assert code == 1 and "is a file, not a folder" in err
+    assert a_file.read_text(encoding="utf-8") == "mine\n"
