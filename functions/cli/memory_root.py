@@ -22,7 +22,7 @@ def open_storage(option: Path | None, must_exist: bool = True) -> Storage:
     except InvalidInput as exc:
         raise fail(str(exc)) from exc
     if isinstance(storage, LocalStorage) and storage.root.exists() and not storage.root.is_dir():
-        raise fail(f"{storage.root} is a file, not a folder; pass --memory DIR, the folder that holds memory/")
+        raise fail(f"{storage.root} is a file, not a folder; pass --memory DIR, the folder holding memory/")
     if must_exist and isinstance(storage, LocalStorage) and not (storage.root / "memory").is_dir():
         raise fail(
             f"no memory at {storage.root} (expected {storage.root / 'memory'}/); "
