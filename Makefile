@@ -3,6 +3,7 @@ SHELL := /bin/bash
 PY ?= python3
 UV := $(PY) -m uv
 VENV := .venv
+PORT ?= 8000
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: uv setup setup-runtime run demo test test-fast lint bench clean
@@ -18,10 +19,10 @@ setup: uv  ## everything: runtime, dev, infra groups, the test browser
 	./scripts/install-system-deps
 
 run: setup-runtime  ## the main job: the local server on ./memory-data (http://127.0.0.1:8000)
-	$(VENV)/bin/previously serve
+	$(VENV)/bin/previously serve --port $(PORT)
 
 demo: setup-runtime  ## the local server on the bundled sample persona (read-only)
-	$(VENV)/bin/previously serve --demo
+	$(VENV)/bin/previously serve --demo --port $(PORT)
 
 # Two runs: Playwright's sync API keeps an asyncio loop running in the worker that drives the
 # browser, and the Lambda handler tests (Mangum) need a worker without one.

@@ -64,6 +64,8 @@ class HttpTurnClient:
             data = r.json()
         except ValueError:
             data = {}
+        if r.status_code == 401:  # the server's text speaks to browsers; this is the command line
+            raise ChatError("401: the server wants its access key: pass --key or set PREVIOUSLY_ACCESS_KEY")
         if r.status_code >= 400:
             message = data.get("message") if isinstance(data, dict) else None
             raise ChatError(f"{r.status_code}: {message or r.reason_phrase}")
