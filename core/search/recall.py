@@ -91,7 +91,9 @@ def open_index(snapshot: Readable) -> OpenIndex:
     fresh = [d for sid in sorted(set(listed) - known) if (d := _analyze(snapshot, sid, listed[sid]))]
     notes = list(stored.problems)
     if not stored.present:
-        notes.append(f"no search index yet: built in memory from {len(fresh)} slices")
+        notes.append(
+            f"no search index yet: built in memory from {len(fresh)} slices (`previously maintain` saves it)"
+        )
     elif fresh:
         notes.append(
             f"{len(fresh)} slices not in the stored index (new, active or changed): indexed in memory"

@@ -90,7 +90,9 @@ def test_refreshing_an_unchanged_index_writes_nothing() -> None:
 
 def test_a_missing_index_is_built_in_memory_with_a_note() -> None:
     index = open_index(storage_with(SAMPLE).snapshot())
-    assert index.notes == ["no search index yet: built in memory from 5 slices"]
+    assert index.notes == [
+        "no search index yet: built in memory from 5 slices (`previously maintain` saves it)"
+    ]
     assert index.search("chews shoes", 1, CLOCK.now()).hits[0].slice_id == "2026-03-14-0900"
 
 
