@@ -63,13 +63,19 @@ def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
         lines.append(f"strands: {report.merges} merged, {len(report.pruned_strands)} pruned")
     marked = report.marked + report.marked_by_fallback
     if marked:
-        lines.append(f"marked {len(marked)} dry slices ({len(report.marked_by_fallback)} deterministically)")
+        fallback = len(report.marked_by_fallback)
+        lines.append(f"marked {_count(len(marked), 'dry slice')} ({fallback} deterministically)")
     lines.append(_index_line(report.search_index))
     for what, items in (("Now items a week old", "aged_now"), ("overdue Horizon items", "overdue_horizon")):
         for item in report.stale_card.get(items, []):
             lines.append(f"card — {what}: {item}")
-    lines.append(f"{len(report.commits)} commits, {report.files_written} files written, {seconds} s")
+    commits, files = _count(len(report.commits), "commit"), _count(report.files_written, "file")
+    lines.append(f"{commits}, {files} written, {seconds} s")
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _index_line(s: dict[str, Any]) -> str:
