@@ -41,7 +41,7 @@ class Asker:
     def ask(self, question: str, k: int, now: datetime, tz: str | None) -> dict[str, Any]:
         if self.models is None:
             return self.index.search(question, k, now, tz).to_dict()
-        from core.agent.recall import run_recall
+        from core.agent.recall import EMPTY_NOTE, run_recall
         from core.agent.tool_context import ToolContext
 
         ctx = ToolContext(
@@ -53,8 +53,12 @@ class Asker:
             search_index=self.index,
         )
         report = run_recall(ctx, question)
-        if report.note:
-            typer.echo(f"note: {report.note}", err=True)
+        # EMPTY_NOTE is worded for the main model; a person gets what it means and where else to look.
+        note = report.note.replace(EMPTY_NOTE, "").strip()
+        if not report.hits:
+            note = f"{note} nothing in memory matches (the {report.source}'s answer; --no-model: full text)"
+        if note.strip():
+            typer.echo(f"note: {note.strip()}", err=True)
         return {"hits": report.hit_dicts()[:k]}
 
 
