@@ -143,7 +143,18 @@ def chat(client: TurnClient, message: str, timezone: str, out: TextIO, err: Text
     final = follow(client, turn_id, (lambda e: None) if as_json else printer.event)
     if as_json:
         full = client.poll(turn_id, 0, 0)
-        out.write(json.dumps(full, ensure_ascii=False, indent=2) + "\n")
+        events = full.get("events", [])
+        error = next((e for e in reversed(events) if e.get("type") == "turn.error"), None)
+        # The in-process `chat --json` fields, then the events (only a server keeps them for us).
+        shaped = {
+            "turn_id": turn_id,
+            "status": full.get("status"),
+            "slice_id": full.get("slice_id"),
+            "reply": full.get("reply"),
+            "error": {"code": error.get("code"), "message": error.get("message")} if error else None,
+            "events": events,
+        }
+        out.write(json.dumps(shaped, ensure_ascii=False, indent=2) + "\n")
     else:
         printer.finish()
     return 0 if final.get("status") in ("done", "interrupted") else 1

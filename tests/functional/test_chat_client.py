@@ -42,6 +42,8 @@ def test_chat_json_prints_the_finished_turn() -> None:
     data = json.loads(out.getvalue())
     assert code == 0 and data["status"] == "done" and data["reply"] == "Hello back."
     assert [e["seq"] for e in data["events"]] == [1, 2, 3, 4]
+    assert list(data)[:5] == ["turn_id", "status", "slice_id", "reply", "error"]  # as without --url
+    assert data["error"] is None
 
 
 def test_chat_with_a_wrong_key_says_so() -> None:
