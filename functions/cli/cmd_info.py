@@ -30,7 +30,7 @@ def info(json_out: JsonOpt = False) -> None:
     data = {
         "version": importlib.metadata.version("previously"),
         "storage": s.storage,
-        "memory": str(s.memory_root) if s.storage == "local" else None,
+        "memory": str(s.memory_root.resolve()) if s.storage == "local" else None,
         "github_repo": s.github_repo if s.storage == "github" else None,
         "providers": providers,
         "access_key": bool(s.access_key or s.access_key_sha256),
@@ -39,4 +39,5 @@ def info(json_out: JsonOpt = False) -> None:
         emit_json(data)
         return
     for key, value in data.items():
-        typer.echo(f"{key:12} {value if value not in (None, []) else '-'}")
+        shown = ", ".join(value) if isinstance(value, list) else value
+        typer.echo(f"{key:12} {shown if shown not in (None, '') else '-'}")

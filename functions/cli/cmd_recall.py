@@ -169,6 +169,8 @@ def recall(
     """
     if batch == (question is not None):
         raise fail("give a question, or --batch with questions on stdin (not both)")
+    if question is not None and not question.strip():
+        raise fail("the question is empty")
     snapshot = open_storage(memory).snapshot()
     index = open_index(snapshot)
     _note(index)

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from core.memory.paths import core_md
 from functions.cli import _load_commands, app
+from tests.conftest import SAMPLE_ROOT as REPO_SAMPLE
 from tests.fakes.slices import SAMPLE, slice_text
 
 pytestmark = pytest.mark.functional
@@ -116,3 +117,8 @@ def test_maintain_builds_the_index_then_recall_uses_it(memory: Path) -> None:
     assert (report["rebuilt"], report["added"], report["slices"]) == (False, 1, 6)
     code, out, _ = run("maintain", "--memory", str(memory))
     assert code == 0 and "0 files written" in out
+
+
+def test_an_empty_question_is_refused() -> None:
+    result = CliRunner().invoke(app, ["recall", "   ", "--memory", str(REPO_SAMPLE)])
+    assert result.exit_code == 1 and "the question is empty" in result.output
