@@ -24,7 +24,9 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "build" / "layer"
 PYTHON_VERSION = "3.13"
-PLATFORM = "manylinux2014_aarch64"
+# Lambda's python3.13 runtime is Amazon Linux 2023 (glibc 2.34): wheels built for glibc 2.17 or
+# 2.28 both run there, and some packages (Pillow 12.3+) publish only the newer tag.
+PLATFORMS = ("manylinux2014_aarch64", "manylinux_2_28_aarch64")
 # What Lambda allows for a function plus all its layers, unzipped.
 LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 # Our own budget, well under the limit, so the function code and growth have room.
@@ -68,7 +70,7 @@ def export_requirements(repo_root: Path = REPO_ROOT) -> str:
 def build_layer(out: Path = DEFAULT_OUT, force: bool = False, requirements: str | None = None) -> LayerReport:
     """Install the requirements into out/python for the Lambda platform, or reuse a matching build."""
     requirements = requirements if requirements is not None else export_requirements()
-    key = hashlib.sha256(f"{PLATFORM} cp{PYTHON_VERSION}\n{requirements}".encode()).hexdigest()
+    key = hashlib.sha256(f"{' '.join(PLATFORMS)} cp{PYTHON_VERSION}\n{requirements}".encode()).hexdigest()
     manifest = out / "manifest.json"
     target = out / "python"
     if not force and target.is_dir() and manifest.is_file():
@@ -91,7 +93,9 @@ def _pip_install(req_file: Path, target: Path) -> None:
     # --no-compile because the bytecode of this machine's Python would be ignored by 3.13.
     cmd = [*_pip_command(), "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
     cmd += ["--root-user-action=ignore"]
-    cmd += ["--target", str(target), "--platform", PLATFORM, "--implementation", "cp"]
+    cmd += ["--target", str(target), "--implementation", "cp"]
+    for platform in PLATFORMS:
+        cmd += ["--platform", platform]
     cmd += ["--python-version", PYTHON_VERSION, "--only-binary=:all:", "--no-compile"]
     cmd += ["-r", str(req_file)]
     subprocess.run(cmd, check=True)
