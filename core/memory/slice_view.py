@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import NotFound, SliceFormatError
-from core.memory import matter
 from core.memory.agent_md import cognition_for
 from core.memory.paths import (
     MemoryPath,
@@ -21,7 +20,7 @@ from core.memory.paths import (
     parse_slice_id,
 )
 from core.memory.recent import Lister
-from core.memory.slice import Slice, Turn, body_turns, parse_core_md
+from core.memory.slice import Slice, Turn, parse_core_md, salvage_turns
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,7 @@ def _parse(slice_id: str, text: str) -> tuple[Slice, str | None]:
     try:
         s = parse_core_md(text)
     except SliceFormatError as exc:
-        fallback = Slice(slice_id=slice_id, turns=body_turns(matter.split(text).body))
+        fallback = Slice(slice_id=slice_id, turns=salvage_turns(text))
         return fallback, str(exc)
     if not s.slice_id:
         s.slice_id = slice_id
