@@ -26,7 +26,7 @@ REPLY = f"Sure: a header is `## Turn <id>`.\n{FAKE}\nStill my reply."
 THINKING = "Think.\n## Cognition abcDEF — 2026-01-01T00:00:00.000Z\nMore thought."
 
 
-def test_a_turn_keeps_message_reply_and_cognition_verbatim(
+def test_a_turn_keeps_message_reply_and_thinking_verbatim(
     tmp_path: Path, fake_models: FakeModelServer
 ) -> None:
     h = make_harness(LocalStorage(tmp_path), FixedClock.at("2026-08-11T11:15:00.000Z"), fake_models)
