@@ -15,12 +15,13 @@ from datetime import datetime
 from typing import Any, Literal
 
 from core.clock import try_parse_iso
-from core.errors import InvalidInput, SliceFormatError
+from core.errors import SliceFormatError
 from core.memory import paths
 from core.memory.appendix import explain_unplaceable
 from core.memory.card import is_card, parse_card
 from core.memory.catalog import parse_index, read_or_none
 from core.memory.config import parse_config
+from core.memory.damage import DamagedFile, read_text
 from core.memory.monthly_index import parse_monthly
 from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
 from core.memory.strands import parse_strands
@@ -233,14 +234,9 @@ def check_memory(
 
 def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding | None]:
     try:
-        text = reader.read(path)
-    except InvalidInput as exc:  # over the size cap, not UTF-8
-        return None, Finding(path.value, "error", f"{exc} The product skips this file.")
-    if text is not None and len(text.encode("utf-8")) > paths.size_limit(path):
-        size, limit = len(text.encode("utf-8")), paths.size_limit(path)
-        message = f"{size} bytes, over the {limit}-byte limit: the product skips it; split or shorten it"
-        return None, Finding(path.value, "error", message)
-    return text, None
+        return read_text(reader, path), None
+    except DamagedFile as exc:  # over the size cap, not UTF-8
+        return None, Finding(path.value, "error", exc.damage.problem)
 
 
 def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, now: datetime) -> list[Finding]:

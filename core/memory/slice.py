@@ -24,7 +24,7 @@ from core.memory.escape import (
     needs_escape,
     unescape_turn,
 )
-from core.memory.turns import SLICE_HEADER_RE, count_turns, is_numeric_label, slice_turn_spans
+from core.memory.turns import SLICE_HEADER_RE, TURN_MARK, count_turns, is_numeric_label, slice_turn_spans
 from core.memory.yaml_types import js_to_string
 from core.text import js_trim
 
@@ -223,7 +223,10 @@ def body_turns(body: str, escape: bool = False) -> list[Turn]:
 def salvage_turns(text: str) -> list[Turn]:
     """The turns of a core.md whose frontmatter does not parse (the flag is looked for as a line)."""
     split = matter.split(text)
-    return body_turns(split.body, has_flag_line(split.yaml_text))
+    # Without a closing `---` the turns are still in the file, after the opening line.
+    body = split.body if split.closed else split.yaml_text
+    head = split.yaml_text if split.closed else split.yaml_text.split("\n" + TURN_MARK, 1)[0]
+    return body_turns(body, has_flag_line(head))
 
 
 def parse_core_md(text: str) -> Slice:
