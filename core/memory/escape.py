@@ -59,8 +59,12 @@ def unescape_turn(stored: str) -> str:
 
 
 def needs_escape(content: str) -> bool:
-    """Whether this text would not read back verbatim from an unescaped core.md."""
-    return escape_turn(content) != content
+    """Whether this text would not read back verbatim from a core.md without the flag: it holds
+    a turn mark, or blank space at an end that trimming eats. (A backslash at an end, or an
+    already escaped-looking mark, reads back fine there; it is escaped only in flagged files.)"""
+    if "## Turn " in content:
+        return True
+    return bool(content) and (content[0] in JS_SPACE_CHARS or content[-1] in JS_SPACE_CHARS)
 
 
 def escape_cognition(body: str) -> str:

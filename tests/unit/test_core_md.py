@@ -95,6 +95,12 @@ def test_unflagged_files_are_read_as_written() -> None:
     assert parse_core_md(text).turns[0].content == "\\frac{1}{2}"
 
 
+def test_backslashes_alone_do_not_flag_a_file() -> None:
+    """Text the original reads back as written is written as the original writes it."""
+    text = HEAD + "## Turn h1 — 2026-08-11T11:15:00.000Z (user)\n\n\\frac{1}{2} #\\# Turn \\\n"
+    assert render_core_md(parse_core_md(text)) == text
+
+
 def test_em_dash_is_required_in_headers() -> None:
     text = HEAD + "## Turn a1 - 2026-08-11T11:15:00.000Z (user)\n\nhyphen\n"
     assert parse_core_md(text).turns == []
