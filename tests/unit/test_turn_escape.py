@@ -10,6 +10,7 @@ from core.memory import matter
 from core.memory.agent_md import append_cognition, cognition_entry, cognition_for
 from core.memory.core_edits import FlushTurn, flush_core_md, mark_escaped
 from core.memory.escape import escape_turn, needs_escape, unescape_turn
+from core.memory.merge import append_turn, merge_turns
 from core.memory.slice import Slice, Turn, body_turns, parse_core_md, render_core_md
 from core.memory.turns import count_turns, parse_turns
 from core.text import js_trim
@@ -129,3 +130,17 @@ def test_marking_an_old_file_keeps_what_it_reads() -> None:
     assert [t.content for t in parse_core_md(marked).turns] == [t.content for t in parse_core_md(old).turns]
     assert "# a comment\n" in marked and marked.count("turn_escape: v1") == 1
     assert mark_escaped(marked) == marked
+
+
+@given(st.lists(TEXT, min_size=1, max_size=3), TEXT, st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_appends_and_conflict_merges_keep_any_text(contents: list[str], extra: str, plain: bool) -> None:
+    before = render_core_md(_slice(["plain words"] if plain else contents))
+    kept = ["plain words"] if plain else contents
+    added = append_turn(Turn("zz", START, "user", extra), START).core(before)
+    assert added is not None
+    assert [t.content for t in parse_core_md(added).turns] == [*kept, extra]
+    local = parse_core_md(before)
+    local.turns.append(Turn("yy", START, "agent", extra))
+    merged = merge_turns(added, local)
+    assert [t.content for t in parse_core_md(merged).turns] == [*kept, extra, extra]
