@@ -6,13 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.memory import matter
+from core.clock import parse_iso
+from core.memory import matter, paths
 from core.memory.agent_md import append_cognition, cognition_entry, cognition_for
 from core.memory.core_edits import FlushTurn, flush_core_md, mark_escaped
 from core.memory.escape import escape_turn, needs_escape, unescape_turn
+from core.memory.importer import import_slices
 from core.memory.merge import append_turn, merge_turns
 from core.memory.slice import Slice, Turn, body_turns, parse_core_md, render_core_md
 from core.memory.turns import count_turns, parse_turns
+from core.storage.base import WriteBatch
+from core.storage.memory import InMemoryStorage
 from core.text import js_trim
 
 pytestmark = pytest.mark.unit
@@ -144,3 +148,14 @@ def test_appends_and_conflict_merges_keep_any_text(contents: list[str], extra: s
     local.turns.append(Turn("yy", START, "agent", extra))
     merged = merge_turns(added, local)
     assert [t.content for t in parse_core_md(merged).turns] == [*kept, extra, extra]
+
+
+@given(st.lists(TEXT, min_size=1, max_size=4))
+@settings(max_examples=50, deadline=None)
+def test_imported_slices_keep_any_text(contents: list[str]) -> None:
+    storage = InMemoryStorage()
+    batch = WriteBatch.open(storage)
+    import_slices(batch, [_slice(contents)], parse_iso(START))
+    batch.commit("import")
+    text = storage.snapshot().read(paths.core_md("2026-01-01-0000")) or ""
+    assert [t.content for t in parse_core_md(text).turns] == contents
