@@ -159,3 +159,12 @@ def test_imported_slices_keep_any_text(contents: list[str]) -> None:
     batch.commit("import")
     text = storage.snapshot().read(paths.core_md("2026-01-01-0000")) or ""
     assert [t.content for t in parse_core_md(text).turns] == contents
+
+
+@given(TEXT, TEXT, st.lists(TEXT, max_size=3))
+@settings(max_examples=200, deadline=None)
+def test_frontmatter_text_never_leaks_into_the_body(focus: str, summary: str, tags: list[str]) -> None:
+    s = Slice(slice_id="2026-01-01-0000", start=START, focus=focus, summary=summary, tags=tags)
+    s.turns = [Turn("a1", START, "user", "x")]
+    back = parse_core_md(render_core_md(s))
+    assert (back.focus, back.summary, back.tags, [t.content for t in back.turns]) == (focus, summary, tags, ["x"])
