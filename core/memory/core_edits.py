@@ -154,8 +154,8 @@ def mark_escaped(text: str) -> str:
         ]
         pos = span.content_end
     new_body = body[:lead] + "".join(out) + trimmed[pos:] + body[lead + len(trimmed) :]
-    if not split.has_frontmatter:
-        return f"---\n{FLAG_KEY}: {FLAG_VALUE}\n---\n{new_body}"
+    if not split.has_frontmatter:  # a BOM, if any, stays first
+        return f"{text[: split.body_offset]}---\n{FLAG_KEY}: {FLAG_VALUE}\n---\n{new_body}"
     yaml_end = split.yaml_offset + len(split.yaml_text)
     marked = f"{text[:yaml_end]}\n{FLAG_KEY}: {FLAG_VALUE}{text[yaml_end : split.body_offset]}{new_body}"
     if matter.load_text(marked, source="core.md frontmatter") != {**before, FLAG_KEY: FLAG_VALUE}:

@@ -169,3 +169,10 @@ def test_frontmatter_text_never_leaks_into_the_body(focus: str, summary: str, ta
     back = parse_core_md(render_core_md(s))
     assert (back.focus, back.summary, back.tags) == (focus, summary, tags)
     assert [t.content for t in back.turns] == ["x"]
+
+
+def test_marking_a_file_without_frontmatter_keeps_its_bom_and_turns() -> None:
+    old = "\ufeff## Turn a1 — 2026-01-01T00:00:00.000Z (user)\n\nhi\n"
+    marked = mark_escaped(old)
+    assert marked.startswith("\ufeff---\nturn_escape: v1\n---\n")
+    assert [t.content for t in parse_core_md(marked).turns] == ["hi"]
