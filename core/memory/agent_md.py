@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.memory.escape import escape_cognition, unescape_cognition
 from core.memory.yaml_types import js_to_string
 from core.storage.base import UpdateFn
 from core.text import js_trim, js_trim_end, utf16_len, utf16_slice
@@ -26,7 +27,8 @@ MAX_ERROR_CHARS = 200
 MAX_ANSWER_CHARS = 2000
 MAX_REASONING_CHARS = 1000
 _PARAGRAPH_BREAK_RE = re.compile(r"\n{2,}")
-_ENTRY_RE = re.compile(r"^## Cognition ", re.M)
+# An entry starts where `## Cognition ` starts a line (JS line ends: \n, \r, U+2028, U+2029).
+_ENTRY_RE = re.compile("(?:\\A|(?<=[\n\r\u2028\u2029]))## Cognition ")
 
 
 @dataclass(frozen=True)
@@ -164,8 +166,8 @@ def render_cognition(cognition: Cognition) -> str:
 
 
 def cognition_entry(turn_id: str, now_iso: str, body: str) -> str:
-    """A full agent.md entry: header line plus body."""
-    return f"## Cognition {turn_id} — {now_iso}\n{body}"
+    """A full agent.md entry: header line plus body (a `## Cognition ` inside the body is escaped)."""
+    return f"## Cognition {turn_id} — {now_iso}\n{escape_cognition(body)}"
 
 
 def append_cognition(existing: str | None, entry: str) -> str:
@@ -200,7 +202,7 @@ def cognition_for(agent_md_text: str, turn_id: str) -> str | None:
         label = header[len("## Cognition ") :]
         if label == turn_id or label.startswith(turn_id + " "):
             end = starts[i + 1] if i + 1 < len(starts) else len(agent_md_text)
-            return js_trim(agent_md_text[start + len(header) : end])
+            return unescape_cognition(js_trim(agent_md_text[start + len(header) : end]))
     return None
 
 

@@ -15,14 +15,15 @@ from datetime import datetime
 from typing import Any, Literal
 
 from core.clock import try_parse_iso
-from core.errors import InvalidInput, SliceFormatError
+from core.errors import SliceFormatError
 from core.memory import paths
 from core.memory.appendix import explain_unplaceable
 from core.memory.card import is_card, parse_card
 from core.memory.catalog import parse_index, read_or_none
 from core.memory.config import parse_config
+from core.memory.damage import DamagedFile, read_text
 from core.memory.monthly_index import parse_monthly
-from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_frontmatter
+from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
 from core.memory.strands import parse_strands
 from core.storage.base import Reader
 
@@ -133,7 +134,37 @@ def check_core_md(path: str, text: str, folder_id: str) -> list[Finding]:
             Finding(path, "warning", "no YAML frontmatter: it reads as an active slice without a start", 1)
         )
     found.extend(Finding(path, "warning", message) for message in _frontmatter_notes(raw, folder_id))
+    found.extend(Finding(path, "warning", message, line) for line, message in _misread_headers(text))
     return found
+
+
+def _misread_headers(text: str) -> list[tuple[int | None, str]]:
+    """Turn headers that look written inside a message: a repeated id and role, or time going back.
+
+    An unescaped file (from the original, or edited by hand) cannot tell such a line from a
+    real turn; a file Previously writes escapes them (docs/FORMAT.md, "Escaped turn text").
+    """
+    found: list[tuple[int | None, str]] = []
+    seen: set[tuple[str | None, str]] = set()
+    latest: datetime | None = None
+    lines, at = text.split("\n"), 0
+    for t in parse_core_md(text).turns:
+        at = next((i for i in range(at, len(lines)) if lines[i].rstrip("\r") == t.header), at)
+        when = try_parse_iso(t.timestamp)
+        label = t.turn_id or t.legacy_label
+        if t.turn_id is not None and (t.turn_id, t.role) in seen:
+            found.append((at + 1, f"a second {t.role} turn {label}: {_MISREAD}"))
+        elif when is not None and latest is not None and when < latest:
+            found.append((at + 1, f"turn {label} is older than the turn before it: {_MISREAD}"))
+        seen.add((t.turn_id, t.role))
+        latest = when if latest is None or (when is not None and when > latest) else latest
+    return found
+
+
+_MISREAD = (
+    "it may be a header-shaped line written inside a message, which splits that message in two; "
+    "join the two parts by hand if so"
+)
 
 
 def _frontmatter_notes(raw: dict[str, Any], folder_id: str) -> list[str]:
@@ -203,14 +234,9 @@ def check_memory(
 
 def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding | None]:
     try:
-        text = reader.read(path)
-    except InvalidInput as exc:  # over the size cap, not UTF-8
-        return None, Finding(path.value, "error", f"{exc} The product skips this file.")
-    if text is not None and len(text.encode("utf-8")) > paths.size_limit(path):
-        size, limit = len(text.encode("utf-8")), paths.size_limit(path)
-        message = f"{size} bytes, over the {limit}-byte limit: the product skips it; split or shorten it"
-        return None, Finding(path.value, "error", message)
-    return text, None
+        return read_text(reader, path), None
+    except DamagedFile as exc:  # over the size cap, not UTF-8
+        return None, Finding(path.value, "error", exc.damage.problem)
 
 
 def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, now: datetime) -> list[Finding]:

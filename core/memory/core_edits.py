@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import InvalidInput
+from core.errors import InvalidInput, SliceFormatError
 from core.memory import matter
 from core.memory.appendix import appendix_entry, frontmatter_comments
-from core.memory.turns import parse_slice_id
-from core.text import js_trim_end, utf16_len
+from core.memory.escape import FLAG_KEY, FLAG_VALUE, escape_turn, has_flag_line, needs_escape
+from core.memory.slice import Turn, render_turn
+from core.memory.turns import SLICE_HEADER_RE, parse_slice_id, slice_turn_spans
+from core.text import JS_SPACE_CHARS, js_trim, js_trim_end, utf16_len
 
 FLUSH_MAX_TURNS = 50
 FLUSH_MAX_CONTENT = 100_000
@@ -82,17 +84,31 @@ def _flush_turn(raw: Any, bad: InvalidInput) -> FlushTurn:
         raise bad
     if utf16_len(content) > FLUSH_MAX_CONTENT or utf16_len(timestamp) > FLUSH_MAX_TIMESTAMP:
         raise bad
+    if not SLICE_HEADER_RE.fullmatch(Turn(None, timestamp, role, "", "1").header):
+        # The original wrote such a header and then could not read the turn back.
+        raise InvalidInput(
+            "Invalid request body: a turn's timestamp must be non-empty and free of spaces and line "
+            f"breaks (got {timestamp!r}); nothing was saved."
+        )
     return FlushTurn(role, content, timestamp)
 
 
 def flush_core_md(existing: str | None, slice_id: str, turns: Sequence[FlushTurn], now_iso: str) -> str:
-    """The core.md text after flushing `turns`: numbered after the existing numbered headers."""
+    """The core.md text after flushing `turns`: numbered after the existing numbered headers.
+
+    Text that needs escaping is written escaped (core/memory/escape.py); an existing file is
+    then marked `turn_escape: v1` first, its own turns escaped in place so they read the same.
+    """
     numbered = len(_NUMBERED_HEADER_RE.findall(existing or ""))
+    has_text = bool(existing and existing.strip())
+    escape = any(needs_escape(t.content) for t in turns) or (has_text and _flagged(existing or ""))
     blocks = "\n\n".join(
-        f"## Turn {numbered + i} — {t.timestamp} ({t.role})\n\n{t.content}" for i, t in enumerate(turns, 1)
+        render_turn(Turn(None, t.timestamp, t.role, t.content, str(numbered + i)), escape)
+        for i, t in enumerate(turns, 1)
     )
-    if existing and existing.strip():
-        return f"{js_trim_end(existing)}\n\n{blocks}"
+    if existing and has_text:
+        base = mark_escaped(existing) if escape else existing
+        return f"{js_trim_end(base)}\n\n{blocks}"
     head = "\n".join(
         [
             "---",
@@ -106,7 +122,45 @@ def flush_core_md(existing: str | None, slice_id: str, turns: Sequence[FlushTurn
             "decisions: []",
             "tags: []",
             "related_slices: []",
+            *([f"{FLAG_KEY}: {FLAG_VALUE}"] if escape else []),
             "---",
         ]
     )
     return f"{head}\n\n{blocks}"
+
+
+def _flagged(text: str) -> bool:
+    split = matter.split(text)
+    return split.has_frontmatter and has_flag_line(split.yaml_text)
+
+
+def mark_escaped(text: str) -> str:
+    """An unescaped core.md as an escaped one that reads the same: the flag added, turn texts escaped.
+
+    Raises SliceFormatError, changing nothing, when the frontmatter cannot take the flag.
+    """
+    if _flagged(text):
+        return text
+    split = matter.split(text)
+    before = matter.load(split, source="core.md frontmatter") if split.has_frontmatter else {}
+    body = split.body
+    lead = len(body) - len(body.lstrip(JS_SPACE_CHARS))
+    trimmed = js_trim(body)
+    out, pos = [], 0
+    for span in slice_turn_spans(trimmed):
+        out += [
+            trimmed[pos : span.content_start],
+            escape_turn(trimmed[span.content_start : span.content_end]),
+        ]
+        pos = span.content_end
+    new_body = body[:lead] + "".join(out) + trimmed[pos:] + body[lead + len(trimmed) :]
+    if not split.has_frontmatter:  # a BOM, if any, stays first
+        return f"{text[: split.body_offset]}---\n{FLAG_KEY}: {FLAG_VALUE}\n---\n{new_body}"
+    yaml_end = split.yaml_offset + len(split.yaml_text)
+    marked = f"{text[:yaml_end]}\n{FLAG_KEY}: {FLAG_VALUE}{text[yaml_end : split.body_offset]}{new_body}"
+    if matter.load_text(marked, source="core.md frontmatter") != {**before, FLAG_KEY: FLAG_VALUE}:
+        raise SliceFormatError(
+            "This core.md's frontmatter is not a plain list of keys, so the escape flag cannot be added; "
+            "nothing was saved. Rewrite the frontmatter as `key: value` lines and try again."
+        )
+    return marked

@@ -32,6 +32,7 @@ class Matter:
     yaml_offset: int  # index in the file where yaml_text starts (line 1 of the file)
     body: str
     body_offset: int  # index in the file where body starts
+    closed: bool = True  # False: the frontmatter never ends (gray-matter then reads no body)
 
     @property
     def yaml_is_blank(self) -> bool:
@@ -53,7 +54,7 @@ def split(text: str) -> Matter:
         rest = rest[len(language) :]
     close = rest.find(CLOSE)
     if close == -1:
-        return Matter(True, rest, pos, "", len(text))
+        return Matter(True, rest, pos, "", len(text), closed=False)
     body_at = close + len(CLOSE)
     if rest.startswith("\r", body_at):
         body_at += 1
@@ -69,7 +70,16 @@ def load(matter: Matter, source: str = "frontmatter") -> dict[str, Any]:
 
 
 def load_with_nodes(matter: Matter, source: str = "frontmatter") -> tuple[dict[str, Any], Any]:
-    """Like `load`, also returning the YAML node tree (None when there is no YAML)."""
+    """Like `load`, also returning the YAML node tree (None when there is no YAML).
+
+    Frontmatter without its closing `---` is an error too: read as gray-matter does, the whole
+    file would be frontmatter and every turn would silently disappear.
+    """
+    if not matter.closed:
+        raise SliceFormatError(
+            f"{source} has no closing `---` line (it opens at line 1), so no turn can be read; "
+            "add a line `---` after the last frontmatter key — the file is left untouched until then."
+        )
     if not matter.has_frontmatter or matter.yaml_is_blank:
         return {}, None
     data, node = load_yaml_node(matter.yaml_text, first_line=1, source=source)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from core.errors import SliceFormatError
 from core.memory.catalog import read_index, read_or_none
+from core.memory.damage import DamagedFile, read_text
 from core.memory.paths import (
     SLICES,
     STRANDS_JSON,
@@ -20,9 +21,10 @@ from core.memory.paths import (
     core_md,
     is_slice_id,
     legacy_flat_slice_id,
+    parse_slice_id,
     slice_id_from_rel,
 )
-from core.memory.slice import as_text, as_text_list, count_turns, parse_core_frontmatter
+from core.memory.slice import as_text, as_text_list, count_turns, parse_core_frontmatter, salvage_turns
 from core.memory.strands import load_strands
 
 
@@ -49,6 +51,7 @@ class SliceInfo:
     tags: list[str] = field(default_factory=list)
     turn_count: int | None = None
     timezone: str = ""
+    problem: str = ""  # why the slice file cannot be read whole (core/memory/damage.py)
 
     @property
     def closed(self) -> bool:
@@ -106,13 +109,18 @@ def _listed_ids(view: Lister) -> dict[str, str | None]:
 
 def _read_info(view: Lister, sid: str, legacy: str | None) -> SliceInfo | None:
     path = MemoryPath(legacy) if legacy else core_md(sid)
-    text = view.read(path)
+    try:
+        text = read_text(view, path)
+    except DamagedFile as exc:
+        return SliceInfo(slice_id=sid, start=_folder_start(sid), problem=exc.damage.problem)
     if text is None:
         return None
     try:
         s = parse_core_frontmatter(text)
-    except SliceFormatError:
-        return SliceInfo(slice_id=sid, turn_count=count_turns(text))
+    except SliceFormatError as exc:
+        return SliceInfo(
+            slice_id=sid, start=_folder_start(sid), turn_count=len(salvage_turns(text)), problem=str(exc)
+        )
     return SliceInfo(
         slice_id=sid,
         start=s.start,
@@ -138,9 +146,15 @@ def recent_slices(view: Lister, limit: int = 8) -> list[SliceInfo]:
     return [info for sid in picked if (info := _read_info(view, sid, listed[sid]))]
 
 
+def _folder_start(sid: str) -> str:
+    """The UTC minute a slice's folder names: its start, when the file cannot say."""
+    y, m, d, hm = parse_slice_id(sid)
+    return f"{y}-{m}-{d}T{hm[:2]}:{hm[2:]}:00.000Z"
+
+
 def entry_of(info: SliceInfo) -> dict[str, Any]:
-    """A catalog-shaped entry for a slice read from its file (when there is no catalog)."""
-    return {
+    """A catalog-shaped entry for a slice read from its file (with `problem` when it is damaged)."""
+    entry: dict[str, Any] = {
         "id": info.slice_id,
         "date": info.slice_id[:10],
         "start": info.start,
@@ -153,14 +167,24 @@ def entry_of(info: SliceInfo) -> dict[str, Any]:
         "open_loops": list(info.open_loops),
         "decisions": list(info.decisions),
     }
+    if info.problem:
+        entry["problem"] = info.problem
+    return entry
 
 
 def timeline(view: Lister) -> list[dict[str, Any]]:
     """Every slice, oldest first: the catalog's entries, else one entry per slice file."""
     entries = catalog_entries(view)
-    if entries is not None:
-        return sorted(entries, key=lambda e: (as_text(e.get("start")), e["id"]))
     listed = _listed_ids(view)
+    if entries is not None:
+        # A damaged slice the weave skipped still shows, with its problem, so it cannot vanish.
+        known = {e["id"] for e in entries}
+        for sid in sorted(listed):
+            if sid not in known and not listed[sid]:  # legacy flat files stay out of the catalog
+                info = _read_info(view, sid, None)
+                if info is not None and info.problem:
+                    entries.append(entry_of(info))
+        return sorted(entries, key=lambda e: (as_text(e.get("start")), e["id"]))
     infos = [info for sid in sorted(listed) if (info := _read_info(view, sid, listed[sid]))]
     return [entry_of(i) for i in infos]
 

@@ -15,7 +15,16 @@ from typing import Any
 
 from core.errors import InvalidInput
 from core.memory import matter
-from core.memory.turns import SLICE_HEADER_RE, count_turns, is_numeric_label, slice_turn_spans
+from core.memory.escape import (
+    FLAG_KEY,
+    FLAG_VALUE,
+    escape_turn,
+    has_flag_line,
+    is_flagged,
+    needs_escape,
+    unescape_turn,
+)
+from core.memory.turns import SLICE_HEADER_RE, TURN_MARK, count_turns, is_numeric_label, slice_turn_spans
 from core.memory.yaml_types import js_to_string
 from core.text import js_trim
 
@@ -144,12 +153,16 @@ def slice_from_data(data: dict[str, Any]) -> Slice:
     elif closed_by not in CLOSED_BY_VALUES:
         closed_by = "user_explicit"
     text["closed_by"] = closed_by
-    extra = {k: v for k, v in data.items() if k not in KEY_ORDER}
+    # Our escape flag is re-derived on every render (an unknown value of it is kept as is).
+    extra = {k: v for k, v in data.items() if k not in KEY_ORDER and not (k == FLAG_KEY and is_flagged(data))}
     return Slice(**text, **lists, extra=extra)  # type: ignore[arg-type]
 
 
 def slice_to_data(s: Slice) -> dict[str, Any]:
-    """The frontmatter mapping to write: known keys in order, empty text dropped, then `extra`."""
+    """The frontmatter mapping to write: known keys in order, empty text dropped, then `extra`.
+
+    `turn_escape: v1` comes last, only when some turn's text needs escaping (core/memory/escape.py).
+    """
     data: dict[str, Any] = {}
     for key in KEY_ORDER:
         value = getattr(s, key)
@@ -158,11 +171,18 @@ def slice_to_data(s: Slice) -> dict[str, Any]:
         elif value:
             data[key] = value
     data.update((k, v) for k, v in s.extra.items() if k not in data)
+    if escaped(s):
+        data[FLAG_KEY] = FLAG_VALUE
     return data
 
 
-def render_turn(turn: Turn) -> str:
-    """One turn block: its header, a blank line, the content verbatim.
+def escaped(s: Slice) -> bool:
+    """Whether the slice's core.md is written with escaped turn text (some text needs it)."""
+    return any(needs_escape(t.content) for t in s.turns)
+
+
+def render_turn(turn: Turn, escape: bool = False) -> str:
+    """One turn block: its header, a blank line, the content (verbatim, or escaped in an escaped file).
 
     Raises InvalidInput for a header that would not read back as a turn (it would be lost).
     """
@@ -172,37 +192,49 @@ def render_turn(turn: Turn) -> str:
             f"Cannot write turn header {header!r}: the turn id and timestamp must be non-empty and "
             "free of spaces, and the role a single word (user, agent)."
         )
-    return f"{header}\n\n{turn.content}"
+    return f"{header}\n\n{escape_turn(turn.content) if escape else turn.content}"
 
 
 def render_core_md(s: Slice) -> str:
     """The exact bytes of a slice's core.md."""
-    return matter.stringify(slice_to_data(s), "\n\n".join(render_turn(t) for t in s.turns))
+    escape = escaped(s)
+    return matter.stringify(slice_to_data(s), "\n\n".join(render_turn(t, escape) for t in s.turns))
 
 
-def body_turns(body: str) -> list[Turn]:
-    """The turns the slice parser finds in a core.md body."""
+def body_turns(body: str, escape: bool = False) -> list[Turn]:
+    """The turns the slice parser finds in a core.md body (`escape`: the file says `turn_escape: v1`)."""
     trimmed = js_trim(body)
     turns = []
     for span in slice_turn_spans(trimmed):
         numeric = is_numeric_label(span.label)
+        stored = trimmed[span.content_start : span.content_end]
         turns.append(
             Turn(
                 turn_id=None if numeric else span.label,
                 timestamp=span.timestamp,
                 role=span.role,
-                content=trimmed[span.content_start : span.content_end],
+                content=unescape_turn(stored) if escape else stored,
                 legacy_label=span.label if numeric else "",
             )
         )
     return turns
 
 
+def salvage_turns(text: str) -> list[Turn]:
+    """The turns of a core.md whose frontmatter does not parse (the flag is looked for as a line)."""
+    split = matter.split(text)
+    # Without a closing `---` the turns are still in the file, after the opening line.
+    body = split.body if split.closed else split.yaml_text
+    head = split.yaml_text if split.closed else split.yaml_text.split("\n" + TURN_MARK, 1)[0]
+    return body_turns(body, has_flag_line(head))
+
+
 def parse_core_md(text: str) -> Slice:
     """Read a core.md; SliceFormatError (naming the line) when its YAML does not parse."""
     split = matter.split(text)
-    s = slice_from_data(matter.load(split, source="core.md frontmatter"))
-    s.turns = body_turns(split.body)
+    data = matter.load(split, source="core.md frontmatter")
+    s = slice_from_data(data)
+    s.turns = body_turns(split.body, is_flagged(data))
     return s
 
 

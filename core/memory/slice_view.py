@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.errors import NotFound, SliceFormatError
-from core.memory import matter
 from core.memory.agent_md import cognition_for
+from core.memory.damage import Damage, DamagedFile, read_or_skip, read_text
 from core.memory.paths import (
     MemoryPath,
     agent_md,
@@ -21,7 +21,7 @@ from core.memory.paths import (
     parse_slice_id,
 )
 from core.memory.recent import Lister
-from core.memory.slice import Slice, Turn, body_turns, parse_core_md
+from core.memory.slice import Slice, Turn, parse_core_md, salvage_turns
 
 
 @dataclass(frozen=True)
@@ -42,22 +42,28 @@ class SliceDetail:
         return self.cognition.get(turn.turn_id)
 
 
-def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str]:
-    """The file holding a slice (core.md, else a legacy flat file) and its text; NotFound otherwise."""
+def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str | Damage]:
+    """The file holding a slice (core.md, else a legacy flat file) and its text, or what makes it
+    unreadable; NotFound when there is neither."""
     parse_slice_id(slice_id)
     for path in (core_md(slice_id), legacy_flat_md(slice_id)):
-        text = view.read(path)
+        try:
+            text = read_text(view, path)
+        except DamagedFile as exc:
+            return path, exc.damage
         if text is not None:
             return path, text
     raise NotFound(f"There is no slice {slice_id}; GET /api/timeline lists the slices that exist.")
 
 
-def _parse(slice_id: str, text: str) -> tuple[Slice, str | None]:
+def _parse(slice_id: str, text: str | Damage) -> tuple[Slice, str | None]:
+    if isinstance(text, Damage):
+        return Slice(slice_id=slice_id), text.problem
     try:
         s = parse_core_md(text)
     except SliceFormatError as exc:
-        fallback = Slice(slice_id=slice_id, turns=body_turns(matter.split(text).body))
-        return fallback, str(exc)
+        fallback = Slice(slice_id=slice_id, turns=salvage_turns(text))
+        return fallback, f"{exc} The turns shown are read from the rest of the file."
     if not s.slice_id:
         s.slice_id = slice_id
     return s, None
@@ -67,7 +73,7 @@ def read_slice_detail(view: Lister, slice_id: str) -> SliceDetail:
     """Everything the slice view shows; NotFound for an unknown id, InvalidInput for a malformed one."""
     path, text = slice_file(view, slice_id)
     s, problem = _parse(slice_id, text)
-    agent_text = view.read(agent_md(slice_id)) or ""
+    agent_text = read_or_skip(view, agent_md(slice_id)) or ""
     cognition = {}
     for turn in s.turns:
         if turn.role != "user" and turn.turn_id and agent_text:
@@ -78,7 +84,7 @@ def read_slice_detail(view: Lister, slice_id: str) -> SliceDetail:
         slice=s,
         path=path,
         cognition=cognition,
-        previously=view.read(card_snapshot(slice_id)),
-        appendix=view.read(appendix_md(slice_id)),
+        previously=read_or_skip(view, card_snapshot(slice_id)),
+        appendix=read_or_skip(view, appendix_md(slice_id)),
         problem=problem,
     )

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.errors import SliceFormatError
-from core.memory import matter
 from core.memory.paths import SLICES, MemoryPath
-from core.memory.slice import Slice, Turn, body_turns, parse_core_md
+from core.memory.slice import Slice, Turn, parse_core_md, salvage_turns
 from core.memory.slicer import FALLBACK_MARK, deterministic_mark
 
 _CORE_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})/timeline/core\.md$")
@@ -79,7 +78,7 @@ def read_slice(slice_id: str, text: str) -> SliceText:
         parsed = parse_core_md(text)
     except SliceFormatError:
         # Broken YAML: keep the turns searchable, leave the frontmatter fields empty.
-        return SliceText(slice_id, turns=_turns(body_turns(matter.split(text).body)))
+        return SliceText(slice_id, turns=_turns(salvage_turns(text)))
     focus, summary = _own_words(parsed)
     return SliceText(
         slice_id=slice_id,

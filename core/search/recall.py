@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput
+from core.memory.damage import read_or_skip
 from core.memory.paths import SLICES, MemoryPath, core_md, day_dir, legacy_flat_md, parse_slice_id
 from core.search.corpus import Corpus, zone
 from core.search.engine import Engine, Hit
@@ -69,7 +70,7 @@ class OpenIndex:
 
 
 def _analyze(snapshot: Readable, slice_id: str, path: MemoryPath) -> DocTerms | None:
-    text = snapshot.read(path)
+    text = read_or_skip(snapshot, path)
     if text is None:
         return None
     return analyze(read_slice(slice_id, text), fingerprint(text))
@@ -136,7 +137,7 @@ def tail_prefixes(newest: str, years_ahead: int = 20) -> list[MemoryPath]:
 
 def _slice_path(snapshot: Readable, slice_id: str) -> MemoryPath:
     path = core_md(slice_id)
-    return path if snapshot.read(path) is not None else legacy_flat_md(slice_id)
+    return path if read_or_skip(snapshot, path) is not None else legacy_flat_md(slice_id)
 
 
 class _Existing:
@@ -227,7 +228,7 @@ def _incremental(
     upserts: list[DocTerms] = []
     added = 0
     for sid in sorted(listed):
-        text = batch.read(listed[sid])
+        text = read_or_skip(batch, listed[sid])
         if text is None:
             continue
         meta = indexed.get(sid)

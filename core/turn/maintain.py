@@ -25,6 +25,7 @@ from core.llm.registry import Resolution
 from core.memory.card import aged_now_items, is_card, overdue_horizon, parse_card
 from core.memory.catalog import read_index
 from core.memory.config import UserConfig
+from core.memory.damage import damaged_slices
 from core.memory.paths import CARD, core_md
 from core.memory.slice import Slice, parse_core_md
 from core.memory.slicer import ActiveSlice, slice_age_exceeded
@@ -66,6 +67,8 @@ class MaintenanceReport:
     stale_card: dict[str, list[str]] = field(default_factory=dict)
     commits: list[str] = field(default_factory=list)
     files_written: int = 0
+    # "path: problem" for every slice file skipped as damaged (left exactly as it is).
+    damaged: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,6 +88,7 @@ def run_maintenance(
     models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
     report = MaintenanceReport(model=models.worker.info.id if models else None)
     say("Reading the timeline")
+    report.damaged = [str(d) for d in damaged_slices(batch)]
     reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
     for active in expired_slices(batch, deps.clock.now(), config):
         say(f"Closing slice {active.slice.slice_id}")

@@ -145,6 +145,7 @@ class TimelineEntry(BaseModel):
     decisions: list[str] = []
     strands: list[str] = []
     needs_marking: bool = False
+    problem: str | None = Field(default=None, description="Why the slice file cannot be read; null when fine")
 
 
 class TimelineView(BaseModel):
@@ -172,7 +173,11 @@ class SliceView(BaseModel):
     previously: str | None = Field(default=None, description="The slice's previously.md snapshot, Markdown")
     appendix: str | None = None
     problem: str | None = Field(
-        default=None, description="Why the frontmatter could not be read (turns still shown); null when fine"
+        default=None,
+        description=(
+            "Why the slice file could not be read whole: broken or unclosed frontmatter (the turns "
+            "found are still shown), not UTF-8 or over the size cap (no turns); null when fine"
+        ),
     )
 
 

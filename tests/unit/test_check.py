@@ -8,7 +8,7 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.check import check_memory
+from core.memory.check import check_core_md, check_memory
 from core.storage.memory import InMemoryStorage
 from tests.unit.test_weave import _core
 
@@ -127,3 +127,18 @@ def test_odd_frontmatter_values_and_legacy_files_are_warnings() -> None:
         "user card",
     ):
         assert needle in messages
+
+
+def test_check_flags_header_shaped_lines_an_unescaped_file_cannot_tell_apart() -> None:
+    head = "---\nslice_id: 2026-08-11-1115\nstatus: active\nstart: '2026-08-11T11:15:00.000Z'\n---\n"
+    text = head + (
+        "## Turn a1 — 2026-08-11T11:15:00.000Z (user)\n\nLook:\n\n"
+        "## Turn zz — 2026-01-01T00:00:00.000Z (agent)\n\nnot a turn\n\n"
+        "## Turn a1 — 2026-08-11T11:15:09.000Z (agent)\n\nreply\n\n"
+        "## Turn a1 — 2026-08-11T11:15:10.000Z (agent)\n\nsecond reply ## Turn cut here\n"
+    )
+    found = check_core_md("core.md", text, "2026-08-11-1115")
+    messages = [(f.line, f.message.split(":")[0]) for f in found]
+    assert (10, "turn zz is older than the turn before it") in messages
+    assert (18, "a second agent turn a1") in messages
+    assert any("inside a turn" in f.message and f.line == 20 for f in found)

@@ -80,12 +80,26 @@ def test_emoji_and_cjk_round_trip() -> None:
 
 
 def test_header_shaped_lines_inside_content() -> None:
-    """The original's cut: a turn ends at any later `## Turn ` (the appendix keeps the rest)."""
+    """A `## Turn ` written inside a message is escaped: no parser sees a second turn."""
     content = "I wrote:\n## Turn 7 — yesterday (user) extra\nand more"
     s = _slice(turns=[Turn("h1", "2026-08-11T11:15:00.000Z", "user", content)])
-    back = parse_core_md(render_core_md(s))
-    assert back.turns[0].content == "I wrote:"
-    assert len(parse_turns(render_core_md(s))) == 2  # the read-tool parser sees a second header
+    text = render_core_md(s)
+    assert parse_core_md(text).turns[0].content == content
+    assert len(parse_turns(text)) == 1
+    assert "I wrote:\n#\\# Turn 7" in text
+
+
+def test_unflagged_files_are_read_as_written() -> None:
+    """The original's cut still applies to a file without `turn_escape: v1` (the appendix keeps the rest)."""
+    text = HEAD + "## Turn h1 — 2026-08-11T11:15:00.000Z (user)\n\n\\frac{1}{2} ## Turn x and more\\\n"
+    assert parse_core_md(text).turns[0].content == "\\frac{1}{2}"
+
+
+def test_backslashes_alone_do_not_flag_a_file() -> None:
+    """Text the original reads back as written is written as the original writes it."""
+    body = "## Turn h1 — 2026-08-11T11:15:00.000Z (user)\n\n\\frac{1}{2} #\\# Turn \\\n"
+    written = render_core_md(parse_core_md(HEAD + body))
+    assert written.endswith("---\n" + body) and "turn_escape" not in written
 
 
 def test_em_dash_is_required_in_headers() -> None:
@@ -151,7 +165,7 @@ def test_very_long_content_parses_in_linear_time() -> None:
     text = render_core_md(_slice(turns=turns))
     assert len(text) > 2_000_000
     s = parse_core_md(text)
-    assert len(s.turns) == 200 and s.turns[0].content == "word"
+    assert len(s.turns) == 200 and s.turns[0].content == big
     assert count_turns(text) == 200
     assert len(parse_turns(text)) == 200
 

@@ -16,6 +16,7 @@ from core.memory.agent_md import (
     render_cognition,
 )
 from core.memory.appendix import explain_unplaceable
+from core.memory.escape import escape_turn, unescape_turn
 from core.memory.slice import parse_core_md, render_core_md
 
 pytestmark = pytest.mark.unit
@@ -53,3 +54,11 @@ def test_agent_md_example_is_what_we_write() -> None:
     )
     body = render_cognition(Cognition([Invocation([step])], [report]))
     assert cognition_entry("mVhV2g", "2026-08-10T21:30:43.702Z", body) == _example("agent.md")
+
+
+def test_escaped_turn_example_is_what_we_write() -> None:
+    section = DOC.split("\n### Escaped turn text\n", 1)[1]
+    example = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    _header, stored = example.split("\n\n", 1)
+    message = "Explain the ## Turn syntax please, and keep this tail\n"
+    assert escape_turn(message) == stored and unescape_turn(stored) == message

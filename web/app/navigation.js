@@ -9,7 +9,7 @@ export function buildEntries(catalog, strands, strand, nowMs) {
   const members = strand ? new Set(strands[strand] || []) : null;
   const rows = (catalog || [])
     .filter((e) => !members || members.has(e.id) || (e.strands || []).includes(strand))
-    .map((e) => ({ id: e.id, ms: entryMs(e), focus: e.focus || "", status: e.status, isNow: false }));
+    .map((e) => ({ id: e.id, ms: entryMs(e), focus: e.focus || "", status: e.status, problem: Boolean(e.problem), isNow: false }));
   rows.push({ id: "now", ms: nowMs, focus: "", isNow: true });
   return rows;
 }

@@ -74,8 +74,9 @@ function useDrag(ref) {
   return { onMouseDown, onClickCapture };
 }
 
-/** What a row without a focus line says: the open slice is in progress, a closed one not described yet. */
+/** What a row without a focus line says: damaged (the slice view says why), in progress, or not described yet. */
 function untitled(entry, t) {
+  if (entry.problem) return t("wheel.damaged");
   return entry.status === "active" ? t("wheel.inProgress") : t("wheel.untitled");
 }
 

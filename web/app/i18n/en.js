@@ -29,6 +29,7 @@ export default {
   "wheel.nowFocus": "The live conversation",
   "wheel.untitled": "Not described yet",
   "wheel.inProgress": "In progress",
+  "wheel.damaged": "Damaged file — open it to see why",
   "wheel.failed": "The timeline didn't load.",
   "wheel.allStrands": "All strands",
   "wheel.filterLabel": "Filter the timeline by strand (now: {current})",

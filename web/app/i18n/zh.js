@@ -29,6 +29,7 @@ export default {
   "wheel.nowFocus": "正在进行的对话",
   "wheel.untitled": "尚未标注",
   "wheel.inProgress": "进行中",
+  "wheel.damaged": "文件已损坏——打开查看原因",
   "wheel.failed": "时间线没有加载出来。",
   "wheel.allStrands": "全部主线",
   "wheel.filterLabel": "按主线筛选时间线（当前：{current}）",
