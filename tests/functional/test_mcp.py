@@ -24,6 +24,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from typer.testing import CliRunner
 
+from core.agent.recall import REPORT_TOOL
 from core.clock import iso
 from core.memory.paths import CONFIG_JSON, core_md
 from core.memory.slice import parse_core_md
@@ -33,6 +34,7 @@ from functions.deps import build_deps
 from functions.server import ServeOptions, build_app
 from functions.settings import load_settings
 from tests.conftest import REPO_ROOT
+from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.fakes.live_server import live_server
 
 pytestmark = pytest.mark.functional
@@ -78,11 +80,11 @@ def set_remember(root: Path, mode: str) -> None:
     path.write_text(json.dumps({"mcpRemember": mode}), encoding="utf-8")
 
 
-def stdio(root: Path, *extra: str) -> Client:
+def stdio(root: Path, *extra: str, env: dict[str, str] | None = None) -> Client:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "functions.cli", "mcp", "--memory", str(root), *extra],
-        env={**NO_MODEL, "STORAGE": "", "PYTHONPATH": str(REPO_ROOT)},
+        env={**NO_MODEL, "STORAGE": "", "PYTHONPATH": str(REPO_ROOT), **(env or {})},
         cwd=str(root),
     )
     return Client(params, read_timeout_seconds=60)
@@ -180,6 +182,31 @@ def test_stdio_server_reads_recalls_and_refuses_cleanly(memory: Path) -> None:
     assert_reads(out, memory)
     assert_refusals(out)
     assert sorted(p.relative_to(memory) for p in memory.rglob("*")) == before  # nothing written
+
+
+@needs_locomo
+def test_stdio_recall_is_the_worker_scan_when_a_model_is_configured(
+    memory: Path, fake_models: FakeModelServer
+) -> None:
+    evidence = sorted(gold(QUESTION))[0]
+    found = [
+        {"slice_id": evidence, "relevance": 0.9, "reason": "the charity race"},
+        {"slice_id": "2031-01-01-0000", "relevance": 0.8, "reason": "invented"},
+    ]
+    fake_models.enqueue(
+        Reply(tool_calls=[ToolCall("searchMemory", {"query": "charity race"})]),
+        Reply(tool_calls=[ToolCall(REPORT_TOOL, {"hits": found, "confidence": 0.8})]),
+    )
+
+    async def body(c: Client) -> Any:
+        return await c.call_tool("recall", {"query": QUESTION})
+
+    result = run(stdio(memory, env={"OPENAI_BASE_URL": fake_models.openai_base_url}), body)
+    assert not result.is_error, text(result)
+    out = result.structured_content
+    assert out["source"] == "worker" and out["confidence"] == 0.8
+    assert out["hits"] == [{"slice_id": evidence, "relevance": 0.9, "reason": "the charity race"}]
+    assert len(fake_models.model_requests()) == 2
 
 
 @needs_locomo
