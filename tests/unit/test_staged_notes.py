@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -173,3 +174,9 @@ def test_the_clock_and_ids_make_the_note_id() -> None:
     batch = WriteBatch.open(memory("stage"))
     note = sn.stage(batch, "hello", "", clock.now(), SequentialIds("z"))
     assert (note.note_id, note.source) == ("20260811-112000-z00001", "MCP")
+
+
+def test_the_format_doc_example_is_what_render_writes() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    example = doc.split("\n## Staged notes\n", 1)[1].split("```json\n", 1)[1].split("```\n", 1)[0]
+    assert sn.render_note(sn.parse_note(example)) == example
