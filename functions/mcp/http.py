@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from functions.api.errors import error_response
 from functions.deps import Deps
 
 PATH = "/mcp"
@@ -34,6 +35,11 @@ class McpEndpoint:
         security = self.deps.security
         security.require(request.headers, request.cookies)  # ApiError → the API's own 401 / 503
         security.guard(request.method, request.headers)
+        if request.method != "POST":
+            # Stateless: no stream to hold open (GET) and no session to end (DELETE). The spec lets
+            # a server without a server-to-client stream answer 405, and clients carry on with POST.
+            await _not_allowed(scope, receive, send)
+            return
         await self._exchange(scope, receive, send)
 
     async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -63,6 +69,11 @@ class McpEndpoint:
             await manager.handle_request(scope, receive, send)
 
 
+async def _not_allowed(scope: Scope, receive: Receive, send: Send) -> None:
+    message = "This MCP server is stateless: send each request as a POST."
+    await error_response(405, "method_not_allowed", message, {"Allow": "POST"})(scope, receive, send)
+
+
 def mount(app: FastAPI, deps: Deps, version: str = "") -> None:
-    """Serve MCP at `/mcp` (every method: POST carries the exchange; GET and DELETE get the SDK's answer)."""
+    """Serve MCP at `/mcp` (POST carries each exchange; other methods are answered 405)."""
     app.router.routes.append(Route(PATH, endpoint=McpEndpoint(deps, version), include_in_schema=False))
