@@ -29,7 +29,7 @@ class HttpApi(Construct):
         )
         self.api.add_routes(path="/api/{proxy+}", methods=[apigwv2.HttpMethod.ANY], integration=integration)
         self.api.add_routes(path="/sign-in", methods=[apigwv2.HttpMethod.GET], integration=integration)
-        # The MCP server (docs/MCP.md): POST carries each exchange; GET / DELETE get the SDK's answer.
+        # The MCP server (docs/MCP.md): POST carries each exchange; the app answers other methods 405.
         self.api.add_routes(path="/mcp", methods=[apigwv2.HttpMethod.ANY], integration=integration)
         sign_in = self.api.add_routes(
             path="/api/auth/sign-in", methods=[apigwv2.HttpMethod.POST], integration=integration
