@@ -161,6 +161,7 @@ def queue_turn(
     batch: WriteBatch, active: ActiveSlice, text: str, source: str, now: datetime, ids: IdSource
 ) -> str:
     """Queue the note as a user turn of `active` (merged, never overwriting); returns its turn id."""
+    check_note_text(text)  # a hand-edited staged note too: a turn header inside would split the turn
     turn_id = ids.turn_id()
     turn = Turn(turn_id=turn_id, timestamp=iso(now), role="user", content=marked_text(text, source))
     append_turn(turn, iso(now)).queue(batch, active.slice.slice_id)
