@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.clock import FixedClock, SequentialIds, parse_iso
@@ -17,6 +17,7 @@ from core.memory.paths import CONFIG_JSON, core_md
 from core.memory.slice import parse_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
+from core.text import js_trim
 from tests.fakes.slices import slice_text
 
 pytestmark = pytest.mark.unit
@@ -180,3 +181,16 @@ def test_the_format_doc_example_is_what_render_writes() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     example = doc.split("\n## Staged notes\n", 1)[1].split("```json\n", 1)[1].split("```\n", 1)[0]
     assert sn.render_note(sn.parse_note(example)) == example
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=300).filter(lambda t: t.strip() and "## Turn " not in t))
+def test_any_appended_note_reads_back_word_for_word(text: str) -> None:
+    storage = memory("append")
+    try:
+        remember(storage, text)
+    except InvalidInput:
+        return  # refused as a whole: nothing was written (checked in the tests above)
+    s = parse_core_md(storage.files[core_md(OPEN_ID)])
+    assert [t.content for t in s.turns[:2]] == ["Planning the Lisbon trip.", "Which week?"]
+    assert s.turns[-1].content == js_trim(sn.marked_text(text, "MCP (stdio)"))  # the note, its end trimmed
