@@ -107,8 +107,11 @@ class OutsideAccess:
         view = self.storage.snapshot()
         return open_index(view).search(text, _k(k), self.clock.now(), self.timezone).hits
 
-    def remember(self, text: str) -> staged_notes.Remembered:
-        """Stage a note, or append it as a turn, as config.json allows; committed before returning."""
+    def remember(self, text: str, client: str = "") -> staged_notes.Remembered:
+        """Stage a note, or append it as a turn, as config.json allows; committed before returning.
+
+        `client` is the name the caller gave for itself; it is added to `source` in the mark.
+        """
         if not self.writes_allowed or self.storage.read_only:
             raise ReadOnly(
                 "This memory is read-only here: "
@@ -120,9 +123,10 @@ class OutsideAccess:
             )
         batch = WriteBatch.open(self.storage)
         config = load_config(batch.read(CONFIG_JSON))
-        done = staged_notes.remember(batch, text, self.source, config, self.clock.now(), self.ids)
+        source = staged_notes.clean_source(f"{self.source} · {client}" if client.strip() else self.source)
+        done = staged_notes.remember(batch, text, source, config, self.clock.now(), self.ids)
         what = "Stage a note" if done.outcome == "staged" else f"Remember a note in slice {done.slice_id}"
-        batch.commit(f"{what} (from {staged_notes.clean_source(self.source)})")
+        batch.commit(f"{what} (from {source})")
         return done
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
@@ -104,6 +104,13 @@ def mcp_names(message: str) -> str:
     return _NAME_RE.sub(lambda m: _NAMES[m.group(1)], message)
 
 
+def client_name(ctx: Context) -> str:
+    """The name the client gave when it connected ("" when it gave none, as stateless HTTP may)."""
+    params = getattr(ctx.request_context.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    return str(getattr(info, "name", "") or "")
+
+
 def recall_out(report: RecallReport) -> RecallOut:
     """The report as the tool's structured result."""
     return RecallOut(
@@ -165,6 +172,7 @@ def _tools(access: OutsideAccess) -> list[Tool]:
 
     @translated
     def remember(
+        ctx: Context,
         text: Annotated[
             str, Field(min_length=1, max_length=MAX_NOTE_CHARS, description="the note, as it should be kept")
         ],
@@ -172,7 +180,7 @@ def _tools(access: OutsideAccess) -> list[Tool]:
         """Ask the user's memory to keep a note (a fact, a decision, something the user said). Only
         when the owner allows it: the note waits for their acceptance, or joins the open conversation
         as a turn marked with where it came from. Refused when writes are off."""
-        return remembered_text(access.remember(text))
+        return remembered_text(access.remember(text, client_name(ctx)))
 
     tools = [Tool.from_function(fn, annotations=READ) for fn in (recall, read_slice, read_slice_summary)]
     tools.append(_window_tool(access))

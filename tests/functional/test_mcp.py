@@ -22,6 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import Implementation
 from typer.testing import CliRunner
 
 from core.agent.recall import REPORT_TOOL
@@ -44,6 +45,7 @@ LOCOMO = REPO_ROOT.parent / "shared" / "data" / "locomo-dev"
 QUESTION = "When did Melanie run a charity race?"
 TOOLS = ["recall", "read_slice", "read_slice_summary", "timeline_window", "read_card", "search", "remember"]
 KEY = "mcp test key, long and random enough"
+AGENT = Implementation(name="pytest-agent", version="1.0")
 NO_MODEL = {"OPENAI_BASE_URL": "", "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "", "DEEPSEEK_API_KEY": ""}
 
 needs_locomo = pytest.mark.skipif(not LOCOMO.is_dir(), reason="LoCoMo dev data not beside the repository")
@@ -87,7 +89,7 @@ def stdio(root: Path, *extra: str, env: dict[str, str] | None = None) -> Client:
         env={**NO_MODEL, "STORAGE": "", "PYTHONPATH": str(REPO_ROOT), **(env or {})},
         cwd=str(root),
     )
-    return Client(params, read_timeout_seconds=60)
+    return Client(params, read_timeout_seconds=60, client_info=AGENT)
 
 
 def run(client: Client, body: Callable[[Client], Awaitable[Any]]) -> Any:
@@ -222,7 +224,7 @@ def test_stdio_remember_stages_a_note_when_the_owner_allows_it(memory: Path) -> 
     stored = json.loads(note.read_text(encoding="utf-8"))
     assert (stored["text"], stored["source"], stored["status"]) == (
         "Melanie ran the race for mental health.",
-        "MCP (stdio)",
+        "MCP (stdio) · pytest-agent",
         "staged",
     )
     listed = CliRunner().invoke(app, ["notes", "--memory", str(memory)])
@@ -256,7 +258,8 @@ def http_server(memory: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
 
 def remote(url: str, key: str | None) -> Client:
     headers = {"x-access-key": key} if key else {}
-    return Client(streamable_http_client(f"{url}/mcp", http_client=create_mcp_http_client(headers=headers)))
+    transport = streamable_http_client(f"{url}/mcp", http_client=create_mcp_http_client(headers=headers))
+    return Client(transport, client_info=AGENT)
 
 
 @needs_locomo
@@ -301,7 +304,7 @@ def test_http_remember_appends_only_when_the_owner_enabled_it(http_server: tuple
     turns = parse_core_md(path.read_text(encoding="utf-8")).turns
     assert [t.content for t in turns] == [
         "Are you coming on Saturday?",
-        "[remembered via MCP (remote)]\n\nMelanie wants to run again next spring.",
+        "[remembered via MCP (remote) · pytest-agent]\n\nMelanie wants to run again next spring.",
     ]
 
 
