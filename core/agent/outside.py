@@ -40,7 +40,8 @@ class OutsideAccess:
     """Read (and, when the owner allows, remember) on behalf of another agent.
 
     `models` resolves the worker for the memory's own config (None: the floor answers);
-    `timezone` is the reader's clock for local times (None: UTC); `source` names the caller
+    `timezone` is the reader's clock for local times (None: a slice's own zone when reading
+    it, else UTC); `source` names the caller
     in what `remember` writes; `recall_budget` bounds a worker scan (a gateway's timeout).
     """
 
@@ -68,10 +69,9 @@ class OutsideAccess:
 
     def recall(self, query: str, k: int = 10) -> RecallReport:
         """The agent's recall for `query`, at most `k` hits (best first)."""
-        text = _query(query)
-        ctx = self.context(with_models=True)
-        report = run_recall(ctx, text, budget=self.recall_budget)
-        report.hits = report.hits[: _k(k)]
+        text, most = _query(query), _k(k)
+        report = run_recall(self.context(with_models=True), text, budget=self.recall_budget)
+        report.hits = report.hits[:most]
         return report
 
     def slice_context(self, slice_id: str) -> ToolContext:
@@ -112,14 +112,11 @@ class OutsideAccess:
 
         `client` is the name the caller gave for itself; it is added to `source` in the mark.
         """
-        if not self.writes_allowed or self.storage.read_only:
+        if self.storage.read_only:
+            raise ReadOnly("This memory is read-only: remember cannot write to it.")
+        if not self.writes_allowed:
             raise ReadOnly(
-                "This memory is read-only here: "
-                + (
-                    "it is the demo."
-                    if self.storage.read_only
-                    else "its owner has not enabled writes on this connection."
-                )
+                "This server was started with --read-only: remember is refused whatever config.json says."
             )
         batch = WriteBatch.open(self.storage)
         config = load_config(batch.read(CONFIG_JSON))
