@@ -316,3 +316,10 @@ def open_slice_now() -> tuple[str, str]:
         f"---\nslice_id: {sid}\nstatus: active\nstart: '{start}'\ntimezone: UTC\ntags: []\n---\n\n"
         f"## Turn abc123 — {start} (user)\n\nAre you coming on Saturday?\n"
     )
+
+
+def test_mcp_command_refuses_a_missing_memory_or_zone_before_serving(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(app, ["mcp", "--memory", str(tmp_path / "nowhere")], env={"STORAGE": ""})
+    assert missing.exit_code == 1 and "no memory at" in missing.stderr
+    zone = CliRunner().invoke(app, ["mcp", "--memory", str(tmp_path), "--tz", "Mars/Olympus"])
+    assert zone.exit_code == 1 and "unknown timezone" in zone.stderr
