@@ -1,6 +1,7 @@
 """The HTTP API: API Gateway (HTTP API) in front of the FastAPI Lambda, with throttling.
 
-Every `/api/*` request goes to the one function (FastAPI routes it; Mangum adapts the event).
+Every `/api/*` request, and `/mcp` (the MCP server), goes to the one function (FastAPI routes it;
+Mangum adapts the event).
 Sign-in gets its own route so the gateway can throttle it harder than the rest.
 """
 
@@ -28,6 +29,8 @@ class HttpApi(Construct):
         )
         self.api.add_routes(path="/api/{proxy+}", methods=[apigwv2.HttpMethod.ANY], integration=integration)
         self.api.add_routes(path="/sign-in", methods=[apigwv2.HttpMethod.GET], integration=integration)
+        # The MCP server (docs/MCP.md): POST carries each exchange; the app answers other methods 405.
+        self.api.add_routes(path="/mcp", methods=[apigwv2.HttpMethod.ANY], integration=integration)
         sign_in = self.api.add_routes(
             path="/api/auth/sign-in", methods=[apigwv2.HttpMethod.POST], integration=integration
         )

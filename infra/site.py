@@ -2,8 +2,9 @@
 
 The browser talks to a single CloudFront domain: `/` serves web/ from S3 (origin access control,
 the bucket itself stays private), `/api/ws` goes to the WebSocket API (a CloudFront Function
-rewrites the path to the API's stage, since WebSocket APIs take no path), and `/api/*` goes to
-the HTTP API. One origin means the session cookie reaches both APIs and no CORS is needed.
+rewrites the path to the API's stage, since WebSocket APIs take no path), and `/api/*` (with
+`/sign-in` and the MCP server's `/mcp`) goes to the HTTP API. One origin means the session cookie
+reaches both APIs and no CORS is needed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from infra.config import StageConfig
 
 WS_PATH = "/api/ws"
 API_PATH = "/api/*"
+# The MCP server (streamable HTTP) lives beside the API, in the same function.
+MCP_PATH = "/mcp"
 # The API's own sign-in page (its 401 answers point there); the UI ships sign-in.html as well.
 SIGN_IN_PATH = "/sign-in"
 # What web/ holds for development only.
@@ -84,6 +87,7 @@ class StaticSite(Construct):
                 WS_PATH: self._api_behavior(ws_api_domain, "WsPath", _WS_PATH_JS % ws_stage),
                 API_PATH: self._api_behavior(http_api_domain, "ForwardHost", _FORWARD_HOST_JS),
                 SIGN_IN_PATH: self._api_behavior(http_api_domain, "ForwardHostSignIn", _FORWARD_HOST_JS),
+                MCP_PATH: self._api_behavior(http_api_domain, "ForwardHostMcp", _FORWARD_HOST_JS),
             },
         )
         s3deploy.BucketDeployment(

@@ -1,7 +1,7 @@
 """The user's preferences, `memory/user/config.json`: defaults, tolerant load, validated patch.
 
 The saved shape is the original's (groups `slicing`, `model`, `worker`, then `onboarded`,
-`datasource`) so the original can still read a file we write; our additions (`locale`,
+`datasource`) so the original can still read a file we write; our additions (`locale`, `mcpRemember`,
 `model.main`, `model.worker`, `model.effort`) appear only once they are set. Loading never
 fails: a bad value is reported and the default (or the nearest bound) is used instead, and the
 file is left as it is until the user saves.
@@ -18,7 +18,7 @@ from core.errors import InvalidInput
 from core.memory import jsjson
 
 GROUPS = ("slicing", "model", "worker")
-TOP_ORDER = ("slicing", "model", "worker", "onboarded", "datasource", "locale")
+TOP_ORDER = ("slicing", "model", "worker", "onboarded", "datasource", "locale", "mcpRemember")
 DEFAULTS: dict[str, Any] = {
     "slicing": {"maxSliceMinutes": 30, "maxTurnsPerSlice": 50},
     "model": {"provider": "deepseek-v4-pro", "thinking": True, "reasoningEffort": "medium"},
@@ -36,6 +36,7 @@ CHOICES = {
     "worker.mode": ("auto", "manual"),
     "datasource": ("demo", "own"),
     "locale": ("en", "zh"),
+    "mcpRemember": ("off", "stage", "append"),
 }
 BOOLS = ("model.thinking", "onboarded")
 MODEL_IDS = ("model.provider", "model.main", "model.worker", "worker.provider")
@@ -75,6 +76,11 @@ class UserConfig:
     @property
     def locale(self) -> str:
         return str(self.data.get("locale", DEFAULT_LOCALE))
+
+    @property
+    def mcp_remember(self) -> str:
+        """What MCP `remember` may do: `off` (refuse), `stage` (await acceptance), `append` (a turn)."""
+        return str(self.data.get("mcpRemember", "off"))
 
     @property
     def main_model(self) -> str:

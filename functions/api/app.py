@@ -26,6 +26,7 @@ from functions.api import (
 from functions.api.limits import BodyLimit, SecurityHeaders
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps
+from functions.mcp import http as mcp_http
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 
@@ -52,6 +53,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings):
         app.include_router(module.router)
     app.include_router(routes_ws.router)
+    mcp_http.mount(app, deps, version())
     site.mount(app, web_dir)
     app.add_middleware(SecurityHeaders)
     if deps.security.cors_origins:

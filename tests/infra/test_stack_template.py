@@ -111,7 +111,7 @@ def test_http_api_routes_and_sign_in_throttling(template: Any, resources: dict[s
     routes = sorted(
         r["Properties"]["RouteKey"] for r in of_type(resources, "AWS::ApiGatewayV2::Route").values()
     )
-    assert {"ANY /api/{proxy+}", "POST /api/auth/sign-in", "GET /sign-in"} <= set(routes)
+    assert {"ANY /api/{proxy+}", "POST /api/auth/sign-in", "GET /sign-in", "ANY /mcp"} <= set(routes)
     stages = [s["Properties"] for s in of_type(resources, "AWS::ApiGatewayV2::Stage").values()]
     http_stage = next(s for s in stages if s["StageName"] == "$default")
     assert http_stage["AutoDeploy"] is True
@@ -195,7 +195,7 @@ def test_one_origin_for_site_api_and_websocket(resources: dict[str, Any]) -> Non
     dist = next(iter(of_type(resources, "AWS::CloudFront::Distribution").values()))["Properties"]
     config = dist["DistributionConfig"]
     assert config["DefaultRootObject"] == "index.html"
-    assert [b["PathPattern"] for b in config["CacheBehaviors"]] == ["/api/ws", "/api/*", "/sign-in"]
+    assert [b["PathPattern"] for b in config["CacheBehaviors"]] == ["/api/ws", "/api/*", "/sign-in", "/mcp"]
     for behavior in config["CacheBehaviors"]:
         assert behavior["ViewerProtocolPolicy"] == "https-only"
         # Never cached; cookies, query strings and every viewer header (x-forwarded-host included)

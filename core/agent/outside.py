@@ -1,0 +1,141 @@
+"""The memory as other agents reach it (the MCP server): the agent's own readers and recall.
+
+Every call reads a fresh snapshot through a `ToolContext` outside any conversation, so an
+outside agent sees exactly what Previously's own tools see — the same recall (worker scan when
+a model is configured, the full-text floor otherwise), the same slice reads and limits. The one
+write, `remember`, goes through `core.memory.staged_notes` and the owner's config.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.agent import slice_tools, time_tools
+from core.agent.recall import BUDGET_SECONDS, RecallReport, run_recall
+from core.agent.slice_tools import SliceRange
+from core.agent.tool_context import ToolContext
+from core.clock import Clock, IdSource
+from core.errors import InvalidInput, PreviouslyError, ReadOnly
+from core.llm.registry import Resolution
+from core.memory import staged_notes
+from core.memory.config import UserConfig, load_config
+from core.memory.paths import CONFIG_JSON
+from core.memory.slice import parse_core_frontmatter
+from core.search import Hit, open_index
+from core.storage.base import Storage, WriteBatch
+
+MAX_K = 50
+MAX_QUERY_CHARS = 1000
+ModelsFor = Callable[[UserConfig], Resolution | None]
+
+
+def _no_models(_: UserConfig) -> Resolution | None:
+    return None
+
+
+@dataclass
+class OutsideAccess:
+    """Read (and, when the owner allows, remember) on behalf of another agent.
+
+    `models` resolves the worker for the memory's own config (None: the floor answers);
+    `timezone` is the reader's clock for local times (None: a slice's own zone when reading
+    it, else UTC); `source` names the caller
+    in what `remember` writes; `recall_budget` bounds a worker scan (a gateway's timeout).
+    """
+
+    storage: Storage
+    clock: Clock
+    ids: IdSource
+    models: ModelsFor = _no_models
+    timezone: str | None = None
+    source: str = "MCP"
+    recall_budget: float = BUDGET_SECONDS
+    writes_allowed: bool = True
+
+    def context(self, *, with_models: bool = False) -> ToolContext:
+        """A read-only tool context over a fresh snapshot, with the memory's locale and config."""
+        view = self.storage.snapshot()
+        config = load_config(view.read(CONFIG_JSON))
+        return ToolContext(
+            view=view,
+            clock=self.clock,
+            models=self.models(config) if with_models else None,
+            timezone=self.timezone,
+            locale=config.locale,
+            config=config,
+        )
+
+    def recall(self, query: str, k: int = 10) -> RecallReport:
+        """The agent's recall for `query`, at most `k` hits (best first)."""
+        text, most = _query(query), _k(k)
+        report = run_recall(self.context(with_models=True), text, budget=self.recall_budget)
+        report.hits = report.hits[:most]
+        return report
+
+    def slice_context(self, slice_id: str) -> ToolContext:
+        """A context whose clock is the slice's own timezone when the reader gave none."""
+        ctx = self.context()
+        if self.timezone is None:
+            try:
+                _, text = slice_tools.slice_text(ctx, slice_id)
+                ctx.timezone = parse_core_frontmatter(text).timezone or None
+            except PreviouslyError:
+                pass  # the read itself reports what is wrong with the id or the file
+        return ctx
+
+    def read_slice(self, slice_id: str, rng: SliceRange | None = None) -> str:
+        """A slice's words (or the part `rng` picks), turn headers with local times."""
+        return slice_tools.read_slice(self.slice_context(slice_id), slice_id, rng)
+
+    def read_slice_summary(self, slice_id: str) -> str:
+        """A slice's frontmatter as plain lines."""
+        return slice_tools.read_slice_summary(self.slice_context(slice_id), slice_id)
+
+    def timeline_window(self, start: str | None, end: str | None, limit: int) -> str:
+        """Pointer lines for the slices between two UTC dates, newest first."""
+        return time_tools.timeline_window(self.context(), start, end, limit)
+
+    def read_card(self) -> str:
+        """The live user card."""
+        return slice_tools.read_previously(self.context(), None)
+
+    def search(self, q: str, k: int = 10) -> list[Hit]:
+        """The full-text floor alone: the `k` best slices for the words of `q`."""
+        text = _query(q)
+        view = self.storage.snapshot()
+        return open_index(view).search(text, _k(k), self.clock.now(), self.timezone).hits
+
+    def remember(self, text: str, client: str = "") -> staged_notes.Remembered:
+        """Stage a note, or append it as a turn, as config.json allows; committed before returning.
+
+        `client` is the name the caller gave for itself; it is added to `source` in the mark.
+        """
+        if self.storage.read_only:
+            raise ReadOnly("This memory is read-only: remember cannot write to it.")
+        if not self.writes_allowed:
+            raise ReadOnly(
+                "This server was started with --read-only: remember is refused whatever config.json says."
+            )
+        batch = WriteBatch.open(self.storage)
+        config = load_config(batch.read(CONFIG_JSON))
+        source = staged_notes.clean_source(f"{self.source} · {client}" if client.strip() else self.source)
+        done = staged_notes.remember(batch, text, source, config, self.clock.now(), self.ids)
+        what = "Stage a note" if done.outcome == "staged" else f"Remember a note in slice {done.slice_id}"
+        batch.commit(f"{what} (from {source})")
+        return done
+
+
+def _query(text: Any) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput('The query is empty: say what to look for, e.g. "the trip to Lisbon".')
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInput(f"The query is longer than {MAX_QUERY_CHARS} characters; ask something shorter.")
+    return text
+
+
+def _k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise InvalidInput(f"k must be a whole number from 1 to {MAX_K} (got {k!r}).")
+    return k

@@ -1,0 +1,79 @@
+"""`/mcp`: the MCP server over streamable HTTP, on `previously serve` and behind Mangum on Lambda.
+
+Stateless with JSON responses: every POST is one complete exchange, so nothing has to outlive a
+request (a Lambda may serve the next one from another container, and Mangum runs no lifespan).
+The caller passes exactly the checks of the rest of the API — the access key (header) or a
+session, and the same-origin guard — before the MCP layer sees a byte. Writes follow the
+memory's config.json (`mcpRemember`); a server without sign-in (this machine only) also turns
+on the SDK's DNS-rebinding protection, so a web page cannot reach it through a hostile name.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from functions.api.errors import error_response
+from functions.deps import Deps
+
+PATH = "/mcp"
+LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
+LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+class McpEndpoint:
+    """The ASGI app at `/mcp`: authenticate like the API, then serve one stateless MCP exchange."""
+
+    def __init__(self, deps: Deps, version: str = "") -> None:
+        self.deps = deps
+        self.version = version
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
+        security = self.deps.security
+        security.require(request.headers, request.cookies)  # ApiError → the API's own 401 / 503
+        security.guard(request.method, request.headers)
+        if request.method != "POST":
+            # Stateless: no stream to hold open (GET) and no session to end (DELETE). The spec lets
+            # a server without a server-to-client stream answer 405, and clients carry on with POST.
+            await _not_allowed(scope, receive, send)
+            return
+        await self._exchange(scope, receive, send)
+
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Imported on first use: the MCP SDK is not needed by a cold start that serves only /api.
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from functions.mcp.access import build_access
+        from functions.mcp.server import build_server
+
+        deps = self.deps
+        access = build_access(
+            deps.storage, deps.models, source="MCP (remote)", clock=deps.clock, ids=deps.ids, remote=True
+        )
+        # A fresh server (and so a fresh session manager) per request: a manager runs only once.
+        server = build_server(access, self.version)
+        if deps.security.required:
+            policy = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        else:
+            policy = TransportSecuritySettings(
+                enable_dns_rebinding_protection=True,
+                allowed_hosts=LOOPBACK_HOSTS,
+                allowed_origins=LOOPBACK_ORIGINS,
+            )
+        server.streamable_http_app(json_response=True, stateless_http=True, transport_security=policy)
+        manager = server.session_manager
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
+
+
+async def _not_allowed(scope: Scope, receive: Receive, send: Send) -> None:
+    message = "This MCP server is stateless: send each request as a POST."
+    await error_response(405, "method_not_allowed", message, {"Allow": "POST"})(scope, receive, send)
+
+
+def mount(app: FastAPI, deps: Deps, version: str = "") -> None:
+    """Serve MCP at `/mcp` (POST carries each exchange; other methods are answered 405)."""
+    app.router.routes.append(Route(PATH, endpoint=McpEndpoint(deps, version), include_in_schema=False))
