@@ -91,6 +91,12 @@ def _ask(current: dict[str, str]) -> tuple[dict[str, str], str | None]:
     return given, key or None
 
 
+def _new_key() -> str:
+    from functions.api.security import generate_key
+
+    return generate_key()
+
+
 def _has_key(current: dict[str, str]) -> bool:
     return bool(current.get(HASH_FIELD) or current.get(LEGACY_HASH_FIELD))
 
@@ -149,9 +155,7 @@ def aws_secrets(
         given, access_key = _ask(current)
     generated = None
     if generate or (access_key is None and not _has_key(current)):
-        from functions.api.security import generate_key
-
-        generated = access_key = generate_key()
+        generated = access_key = _new_key()
     elif access_key is not None:
         checked_key(access_key)
     merged, changed = merge_values(current, given, access_key)
