@@ -115,23 +115,11 @@ def hash_key() -> None:
     typer.echo(AccessKey.from_plain(checked_key(key)).encoded())
 
 
-@app.command("aws-secrets")
-def aws_secrets(
-    stage: Annotated[str, typer.Option(help="The deployed stage (cdk.json).")] = "prod",
-    region: Annotated[str | None, typer.Option(help="AWS region (default: your AWS config).")] = None,
-    from_env: Annotated[
-        bool, typer.Option("--from-env", help="Take values from the environment instead of asking.")
-    ] = False,
-    generate: Annotated[
-        bool, typer.Option("--generate-key", help="Replace the access key with a new random one.")
-    ] = False,
-    json_out: JsonOpt = False,
-) -> None:
-    """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
+def _read_secret(name: str, region: str | None) -> tuple[Any, dict[str, str]]:
+    """The Secrets Manager client and the secret's current values; a clear error when it cannot be read."""
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-    name = secret_name(stage)
     try:
         client: Any = boto3.client("secretsmanager", region_name=region)
         current = json.loads(client.get_secret_value(SecretId=name)["SecretString"] or "{}")
@@ -148,6 +136,24 @@ def aws_secrets(
         raise fail(f"cannot read secret {name}: {exc}") from exc
     except BotoCoreError as exc:
         raise fail(f"cannot read secret {name}: {exc}") from exc
+    return client, current
+
+
+@app.command("aws-secrets")
+def aws_secrets(
+    stage: Annotated[str, typer.Option(help="The deployed stage (cdk.json).")] = "prod",
+    region: Annotated[str | None, typer.Option(help="AWS region (default: your AWS config).")] = None,
+    from_env: Annotated[
+        bool, typer.Option("--from-env", help="Take values from the environment instead of asking.")
+    ] = False,
+    generate: Annotated[
+        bool, typer.Option("--generate-key", help="Replace the access key with a new random one.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
+    name = secret_name(stage)
+    client, current = _read_secret(name, region)
     if from_env:
         given = {field: os.environ.get(field, "").strip() for field, _ in FIELDS}
         access_key = os.environ.get("PREVIOUSLY_ACCESS_KEY", "").strip() or None
