@@ -116,11 +116,18 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Read and validate the environment; InvalidInput with every problem on failure."""
+    """Read and validate the environment; InvalidInput with every problem on failure.
+
+    Every secret it holds is registered for redaction (functions/logs.py).
+    """
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in exc.errors()
         )
         raise InvalidInput(f"Invalid settings: {problems}") from exc
+    from functions.logs import install
+
+    install(settings)  # from here on, no log line or error message carries these secrets
+    return settings
