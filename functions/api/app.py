@@ -23,7 +23,7 @@ from functions.api import (
     routes_ws,
     site,
 )
-from functions.api.limits import BodyLimit, SecurityHeaders
+from functions.api.limits import BodyLimit, Preflight, SecurityHeaders
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps
 
@@ -80,6 +80,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
         app.include_router(module.router)
     app.include_router(routes_ws.router)
     site.mount(app, web_dir)
+    app.add_middleware(Preflight, routes=app.router.routes)
     app.add_middleware(SecurityHeaders)
     if deps.security.cors_origins:
         app.add_middleware(

@@ -71,7 +71,9 @@ def test_log_records_and_tracebacks_are_redacted() -> None:
 def test_installed_logging_redacts_what_any_logger_writes(caplog: pytest.LogCaptureFixture) -> None:
     install(load_settings())
     with caplog.at_level(logging.INFO):
-        logging.getLogger("httpx").info("HTTP Request: POST https://x/v1 headers=%s", {"authorization": f"Bearer {KEY}"})
+        logging.getLogger("httpx").info(
+            "HTTP Request: POST https://x/v1 headers=%s", {"authorization": f"Bearer {KEY}"}
+        )
     assert KEY not in caplog.text and MASK in caplog.text
 
 
@@ -86,7 +88,9 @@ def test_a_provider_that_echoes_the_authorization_header_leaks_nothing(
     state = h.turn("Hello?")
     assert state.status == "error"
     assert isinstance(h.runs, MemoryRunStore)
-    stored = json.dumps(state.events) + json.dumps(list(h.runs._values.values()), default=str)  # events, step values
+    stored = json.dumps(state.events) + json.dumps(
+        list(h.runs._values.values()), default=str
+    )  # events, step values
     assert KEY not in stored
     error = next(e for e in state.events if e["type"] == "turn.error")
     assert MASK in error["message"] or "refused" in error["message"].lower()
