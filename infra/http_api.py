@@ -12,7 +12,9 @@ from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.access_logs import StageAccessLog
 from infra.config import StageConfig
+from infra.lambdas import retention
 
 SIGN_IN_ROUTE = "POST /api/auth/sign-in"
 
@@ -37,6 +39,7 @@ class HttpApi(Construct):
             http_api=self.api,
             stage_name="$default",
             auto_deploy=True,
+            access_log_settings=StageAccessLog(self, "AccessLogs", retention(config.log_retention_days)),
             throttle=apigwv2.ThrottleSettings(
                 rate_limit=config.api_rate_per_second, burst_limit=config.api_burst
             ),

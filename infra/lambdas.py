@@ -52,7 +52,7 @@ class LambdaFactory(Construct):
         log_group = logs.LogGroup(
             scope,
             f"{id}Logs",
-            retention=_retention(self.config.log_retention_days),
+            retention=retention(self.config.log_retention_days),
             removal_policy=RemovalPolicy.DESTROY,
         )
         return lambda_.Function(
@@ -75,7 +75,7 @@ class LambdaFactory(Construct):
         )
 
 
-def _retention(days: int) -> logs.RetentionDays:
+def retention(days: int) -> logs.RetentionDays:
     """The longest CloudWatch retention that does not exceed `days` (at least one day)."""
     best = logs.RetentionDays.ONE_DAY
     for limit, option in _RETENTIONS:

@@ -6,6 +6,7 @@ from aws_cdk import Annotations, CfnOutput, Duration, Stack
 from constructs import Construct
 
 from infra.alarms import Alarms
+from infra import nag
 from infra.config import StageConfig
 from infra.http_api import HttpApi
 from infra.lambdas import LambdaFactory
@@ -103,6 +104,7 @@ class PreviouslyStack(Stack):
             ws_api_domain=ws.domain,
             ws_stage=WS_STAGE,
         )
+        nag.accept(self)
         CfnOutput(self, "Url", value=site.url, description="Open this in a browser")
         CfnOutput(self, "SecretName", value=secrets.secret.secret_name, description="Fill in with your keys")
         CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)

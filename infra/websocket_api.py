@@ -13,7 +13,9 @@ from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.access_logs import StageAccessLog
 from infra.config import StageConfig
+from infra.lambdas import retention
 
 WS_STAGE = "live"
 WS_ACTIONS = ("turn.start", "turn.follow", "turn.cancel")
@@ -48,6 +50,7 @@ class WebSocketApi(Construct):
             web_socket_api=self.api,
             stage_name=WS_STAGE,
             auto_deploy=True,
+            access_log_settings=StageAccessLog(self, "AccessLogs", retention(config.log_retention_days)),
             throttle=apigwv2.ThrottleSettings(
                 rate_limit=config.api_rate_per_second, burst_limit=config.api_burst
             ),
