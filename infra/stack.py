@@ -5,8 +5,8 @@ from __future__ import annotations
 from aws_cdk import Annotations, CfnOutput, Duration, Stack
 from constructs import Construct
 
-from infra.alarms import Alarms
 from infra import nag
+from infra.alarms import Alarms
 from infra.config import StageConfig
 from infra.http_api import HttpApi
 from infra.lambdas import LambdaFactory

@@ -6,6 +6,7 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,7 +24,7 @@ def test_every_command_is_in_the_lazy_table() -> None:
     for name, module in cli.COMMANDS.items():
         source = importlib.util.find_spec(f"functions.cli.{module}")
         assert source is not None and source.origin is not None
-        text = open(source.origin, encoding="utf-8").read()
+        text = Path(source.origin).read_text(encoding="utf-8")
         assert f'"{name}"' in text or f"def {name}(" in text, (name, module)
     assert {m.name for m in pkgutil.iter_modules(cli.__path__) if m.name.startswith("cmd_")} == set(
         cli.COMMANDS.values()
