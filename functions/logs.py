@@ -8,6 +8,8 @@ provider's error that echoes a key is masked before any handler formats it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from core.redact import redact, register_secrets
@@ -55,3 +57,37 @@ def redact_record(record: logging.LogRecord) -> logging.LogRecord:
     if record.exc_info and not record.exc_text:
         record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
     return record
+
+
+@lru_cache(maxsize=1)
+def lambda_logger() -> Any:
+    """Powertools' JSON logger on the `previously` logger, so every `previously.*` log is JSON.
+
+    Core code logs through standard loggers under `previously.`; they propagate into this one,
+    whose formatter adds the keys a handler appended (turn id, step, execution id) as fields.
+    """
+    from aws_lambda_powertools import Logger
+
+    logger = Logger(service="previously")
+    logging.getLogger("previously").propagate = False  # the runtime's root handler would print it again
+    return logger
+
+
+def step_keys(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The correlation fields of a step task's payload: turn id, step, attempt, execution id."""
+    state = event.get("state") if isinstance(event.get("state"), Mapping) else {}
+    keys = {
+        "turn_id": state.get("turn_id") if isinstance(state, Mapping) else None,
+        "step": event.get("step"),
+        "attempt": int(event.get("retry") or 0) + 1,
+        "execution_id": event.get("execution"),
+    }
+    return {k: v for k, v in keys.items() if v is not None}
+
+
+def correlate(context: Any, **keys: Any) -> None:
+    """Start this invocation's log fields afresh: the request id and `keys` on every line."""
+    log = lambda_logger()
+    log.clear_state()
+    request_id = getattr(context, "aws_request_id", None)
+    log.append_keys(**keys, **({"request_id": request_id} if request_id else {}))
