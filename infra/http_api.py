@@ -22,7 +22,7 @@ SIGN_IN_ROUTE = "POST /api/auth/sign-in"
 class HttpApi(Construct):
     """API Gateway HTTP API → the API function."""
 
-    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.Function) -> None:
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.IFunction) -> None:
         super().__init__(scope, id)
         integration = integrations.HttpLambdaIntegration("Api", fn)
         self.api = apigwv2.HttpApi(

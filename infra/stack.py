@@ -64,6 +64,7 @@ class PreviouslyStack(Stack):
             memory_mb=config.api_memory_mb,
             environment=memory_env,
             description="HTTP API (FastAPI)",
+            snap_start=True,
         )
         ws_fn = factory.function(
             self,
@@ -73,6 +74,7 @@ class PreviouslyStack(Stack):
             memory_mb=512,
             environment=memory_env,
             description="WebSocket routes: connect, start and follow turns",
+            snap_start=True,
         )
         maintain_fn = factory.function(
             self,
@@ -82,8 +84,8 @@ class PreviouslyStack(Stack):
             environment=memory_env,
             description="Scheduled maintenance pass",
         )
-        http = HttpApi(self, "HttpApi", config=config, fn=api_fn)
-        ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn)
+        http = HttpApi(self, "HttpApi", config=config, fn=factory.entry(api_fn))
+        ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn, entry=factory.entry(ws_fn))
 
         for fn in [*workflow.all_functions, api_fn, ws_fn, maintain_fn]:
             secrets.grant_read(fn)

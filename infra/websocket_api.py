@@ -25,12 +25,20 @@ CALLBACK_ENV = "WS_CALLBACK_URL"
 class WebSocketApi(Construct):
     """API Gateway WebSocket API → the WebSocket function; grants for pushing to connections."""
 
-    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.Function) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        config: StageConfig,
+        fn: lambda_.Function,
+        entry: lambda_.IFunction | None = None,
+    ) -> None:
         super().__init__(scope, id)
 
         def route() -> apigwv2.WebSocketRouteOptions:
             return apigwv2.WebSocketRouteOptions(
-                integration=integrations.WebSocketLambdaIntegration("Ws", fn)
+                integration=integrations.WebSocketLambdaIntegration("Ws", entry or fn)
             )
 
         self.api = apigwv2.WebSocketApi(
@@ -43,7 +51,9 @@ class WebSocketApi(Construct):
             default_route_options=route(),
         )
         for action in WS_ACTIONS:
-            self.api.add_route(action, integration=integrations.WebSocketLambdaIntegration(action, fn))
+            self.api.add_route(
+                action, integration=integrations.WebSocketLambdaIntegration(action, entry or fn)
+            )
         self.stage = apigwv2.WebSocketStage(
             self,
             "Stage",

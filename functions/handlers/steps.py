@@ -10,7 +10,10 @@ from typing import Any
 
 from functions.aws import compose
 from functions.aws.steps import run_task
+from functions.handlers.snapshot import STEP_MODULES, preload
 from functions.logs import correlate, step_keys
+
+preload(*STEP_MODULES)
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -270,3 +270,27 @@ def test_api_stages_keep_access_logs_without_bodies(resources: dict[str, Any]) -
 def test_the_alarm_topic_refuses_plain_http(resources: dict[str, Any]) -> None:
     policies = [r for r in resources.values() if r["Type"] == "AWS::SNS::TopicPolicy"]
     assert any("aws:SecureTransport" in json.dumps(p) for p in policies)
+
+
+def test_snap_start_on_published_versions_and_callers_use_the_live_alias(resources: dict[str, Any]) -> None:
+    functions = {k: r for k, r in resources.items() if r["Type"] == "AWS::Lambda::Function"}
+    snap = {
+        k
+        for k, r in functions.items()
+        if r["Properties"].get("SnapStart") == {"ApplyOn": "PublishedVersions"}
+    }
+    api = next(
+        k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.api.handler"
+    )
+    ws = next(
+        k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.ws.handler"
+    )
+    assert {api, ws} <= snap
+    aliases = [r for r in resources.values() if r["Type"] == "AWS::Lambda::Alias"]
+    assert {json.dumps(a["Properties"]["FunctionName"]) for a in aliases} >= {
+        json.dumps({"Ref": api}),
+        json.dumps({"Ref": ws}),
+    }
+    integrations = [r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Integration"]
+    uris = [json.dumps(i["Properties"]["IntegrationUri"]) for i in integrations]
+    assert uris and all("Live" in uri for uri in uris), uris
