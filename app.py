@@ -11,6 +11,7 @@ import os
 
 import aws_cdk as cdk
 
+from infra import nag
 from infra.config import stage_from_context
 from infra.stack import PreviouslyStack
 from infra.turn_flow import turn_flow
@@ -31,6 +32,7 @@ def main() -> None:
         env=env,
         description=f"Previously ({config.name}): a personal agent with episodic memory",
     )
+    nag.attach(app)  # AWS Solutions checks: an unaccepted finding stops synth and deploy
     cdk.Tags.of(app).add("app", "previously")
     cdk.Tags.of(app).add("stage", config.name)
     app.synth()

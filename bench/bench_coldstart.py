@@ -1,5 +1,9 @@
-"""Cold start of the Lambda API handler: import time of `functions.handlers.api` in a fresh
-interpreter (median of several runs), the heaviest imports, and a check that no model SDK loads."""
+"""Cold start: import time of each Lambda handler in a fresh interpreter (median of several runs),
+the heaviest imports of the API handler, a check that no model SDK loads, the SnapStart init phase
+(the same imports with the snapshot preload on), and the CLI's start-up per command.
+
+SnapStart's restore time can only be measured on Lambda itself; it is printed as not measurable
+here."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ RUNS = 5
 PROBE = """
 import json, sys, time
 t0 = time.perf_counter()
-import functions.handlers.api
+import functions.handlers.MODULE
 t1 = time.perf_counter()
 print(json.dumps({"seconds": t1 - t0, "sdks": [m for m in ("anthropic", "openai") if m in sys.modules],
                   "modules": len(sys.modules)}))
@@ -31,10 +35,47 @@ def _env(memory: str) -> dict[str, str]:
     return env
 
 
-def _probe(env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[str]:
+HANDLERS = ("api", "ws", "steps", "maintain")
+CLI_RUNS = 3
+
+
+def _probe(env: dict[str, str], *flags: str, module: str = "api") -> subprocess.CompletedProcess[str]:
+    code = PROBE.replace("MODULE", module)
     return subprocess.run(
-        [sys.executable, *flags, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        [sys.executable, *flags, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
+
+
+def _median_import(env: dict[str, str], module: str) -> tuple[float, dict]:
+    results = [json.loads(_probe(env, module=module).stdout.strip().splitlines()[-1]) for _ in range(RUNS)]
+    return statistics.median(r["seconds"] for r in results), results[0]
+
+
+def _cli_seconds(env: dict[str, str], *args: str) -> float:
+    import time
+
+    times = []
+    for _ in range(CLI_RUNS):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "functions.cli", *args], cwd=ROOT, env=env, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _handlers_and_snapshot(env: dict[str, str]) -> None:
+    print("handler import, fresh interpreter (median of 5): on-demand | SnapStart init phase")
+    snap_env = {**env, "AWS_LAMBDA_INITIALIZATION_TYPE": "snap-start"}
+    for module in HANDLERS:
+        cold, first = _median_import(env, module)
+        init, snap_first = _median_import(snap_env, module)
+        print(
+            f"  {module:9s} {cold * 1000:6.0f} ms ({first['sdks'] or 'no SDK'}) | "
+            f"{init * 1000:6.0f} ms ({snap_first['sdks'] or 'no SDK'}, paid once per deploy)"
+        )
+    print("  SnapStart restore: not measurable offline (it happens inside Lambda; see docs/DEPLOY.md)")
+    print(f"CLI start-up (median of {CLI_RUNS}, whole process):")
+    for args in (("--help",), ("hash-key", "--help"), ("check", "--help"), ("info", "--json")):
+        print(f"  previously {' '.join(args):18s} {_cli_seconds(env, *args) * 1000:6.0f} ms")
 
 
 def _heaviest(stderr: str, n: int = 8) -> list[tuple[int, str]]:
@@ -55,6 +96,7 @@ def main() -> None:
         env = _env(memory)
         results = [json.loads(_probe(env).stdout.strip().splitlines()[-1]) for _ in range(RUNS)]
         detail = _probe(env, "-X", "importtime")
+        _handlers_and_snapshot(env)
     times = [r["seconds"] for r in results]
     print(
         f"import functions.handlers.api: median {statistics.median(times) * 1000:.0f} ms "

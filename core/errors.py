@@ -7,11 +7,16 @@ machine `Retry`s on the name.
 
 from __future__ import annotations
 
+from core.redact import redact
+
 
 class PreviouslyError(Exception):
-    """Base of every domain error."""
+    """Base of every domain error. Its message never carries a secret (core/redact.py)."""
 
     code = "internal"
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class NotFound(PreviouslyError):

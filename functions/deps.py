@@ -83,15 +83,36 @@ def build_storage(settings: Settings, memory_override: Path | None = None) -> St
     )
 
 
-def build_security(settings: Settings, required: bool) -> Security:
-    """The access policy from the configured key (plain or hashed) and whether auth is required."""
-    from functions.api.security import Security
+def build_security(settings: Settings, required: bool, secret_file: Path | None = None) -> Security:
+    """The access policy from the configured key (plain or hashed) and whether auth is required.
+
+    Sessions are signed with PREVIOUSLY_SESSION_SECRET; without it, with a secret kept in
+    `secret_file` (the local server: beside the memory, never inside it), else one per process.
+    """
+    from functions.api.security import Security, load_session_secret
 
     plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
-    secret = settings.session_secret.get_secret_value() if settings.session_secret else ""
+    secret = settings.session_secret.get_secret_value().strip() if settings.session_secret else ""
+    if not secret and secret_file is not None and (plain or settings.stored_key):
+        secret = load_session_secret(secret_file)
     return Security.build(
-        plain or None, settings.access_key_sha256, secret or None, required, settings.cors_origin_list
+        plain or None,
+        settings.stored_key,
+        secret or None,
+        required,
+        settings.cors_origin_list,
+        trust_viewer_header=settings.behind_cloudfront,
     )
+
+
+def _secret_file(settings: Settings, storage: Storage) -> Path | None:
+    """Where a local server keeps its session-signing secret: in the runs folder beside the memory."""
+    from core.storage.local import LocalStorage
+    from functions.turn_deps import runs_root
+
+    if not isinstance(storage, LocalStorage) or storage.demo:
+        return None
+    return runs_root(settings, storage) / "session-secret"
 
 
 NO_RUNNER = "Chat is not wired on this deployment: no turn runner is configured for the API."
@@ -160,7 +181,7 @@ def build_deps(
         ids=turn_deps.ids,
         runs=runs,
         turns=LocalTurnService(turn_deps) if in_process_turns else TurnsUnavailable(),
-        security=build_security(settings, require_auth),
+        security=build_security(settings, require_auth, _secret_file(settings, storage)),
         models=registry,
         search=full_text_search,
         storage_kind=str(settings.storage),

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 
 from core.errors import InvalidInput
 from functions.api.app import create_app
-from functions.api.security import is_loopback
+from functions.api.security import generate_key, is_loopback, key_weakness
 from functions.deps import REPO_ROOT, Deps, build_deps
 from functions.settings import Settings
 
@@ -81,12 +81,18 @@ class MaintenanceTimer:
 
 def check_options(options: ServeOptions, settings: Settings) -> None:
     """Refuse a configuration that would expose memory: a non-loopback host without an access key."""
-    has_key = bool(settings.access_key or settings.access_key_sha256)
-    if options.auth_required and not has_key:
-        where = f"host {options.host}" if not is_loopback(options.host) else "--require-auth"
+    where = f"host {options.host}" if not is_loopback(options.host) else "--require-auth"
+    if options.auth_required and not settings.has_access_key:
         raise InvalidInput(
             f"Refusing to start: {where} needs an access key. Set PREVIOUSLY_ACCESS_KEY "
-            "(a long random secret) and start again."
+            f"(a long random secret, e.g. {generate_key()}) and start again."
+        )
+    plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
+    weakness = key_weakness(plain) if plain and not is_loopback(options.host) else None
+    if weakness:
+        raise InvalidInput(
+            f"Refusing to start: PREVIOUSLY_ACCESS_KEY is too weak to guard {where} ({weakness}). "
+            f"Use a long random secret, e.g. {generate_key()}"
         )
 
 
@@ -166,4 +172,12 @@ def run(options: ServeOptions, settings: Settings) -> None:
     app = build_app(deps, options)
     for line in describe(deps, options):
         print(line, flush=True)
-    uvicorn.run(app, host=options.host, port=options.port, ws_max_size=WS_MAX_BYTES, log_level="info")
+    # proxy_headers off: X-Forwarded-For from a loopback peer must not choose the throttle bucket.
+    uvicorn.run(
+        app,
+        host=options.host,
+        port=options.port,
+        ws_max_size=WS_MAX_BYTES,
+        log_level="info",
+        proxy_headers=False,
+    )

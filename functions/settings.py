@@ -38,8 +38,13 @@ class Settings(BaseSettings):
     deepseek_api_key: SecretStr | None = Field(default=None, alias="DEEPSEEK_API_KEY")
 
     access_key: SecretStr | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY")
+    # The key's salted scrypt hash (`previously hash-key`); the unsalted SHA-256 of older deployments
+    # is still read from PREVIOUSLY_ACCESS_KEY_SHA256.
+    access_key_hash: str | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY_HASH")
     access_key_sha256: str | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY_SHA256")
     session_secret: SecretStr | None = Field(default=None, alias="PREVIOUSLY_SESSION_SECRET")
+    # Set by the deployment: requests arrive through CloudFront, whose viewer-address header names the client.
+    behind_cloudfront: bool = Field(default=False, alias="PREVIOUSLY_BEHIND_CLOUDFRONT")
     # Comma-separated origins allowed to call the API from a browser on another site (default: none).
     cors_origins: str | None = Field(default=None, alias="PREVIOUSLY_CORS_ORIGINS")
 
@@ -63,6 +68,27 @@ class Settings(BaseSettings):
         if v and not re.fullmatch(r"[0-9a-fA-F]{64}", v):
             raise ValueError("PREVIOUSLY_ACCESS_KEY_SHA256 must be 64 hex digits")
         return v.lower() if v else None
+
+    @field_validator("access_key_hash")
+    @classmethod
+    def _scrypt_shape(cls, v: str | None) -> str | None:
+        if v and not re.fullmatch(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]{8,}\$[A-Za-z0-9_-]{16,}", v.strip()):
+            raise ValueError(
+                "PREVIOUSLY_ACCESS_KEY_HASH must look like scrypt$16384$8$1$<salt>$<hash> "
+                "(print one with `previously hash-key`)"
+            )
+        return v.strip() if v else None
+
+    @property
+    def stored_key(self) -> str | None:
+        """The stored form of the access key, newest scheme first."""
+        return self.access_key_hash or self.access_key_sha256
+
+    @property
+    def has_access_key(self) -> bool:
+        """Whether any form of the access key is configured."""
+        plain = self.access_key.get_secret_value().strip() if self.access_key else ""
+        return bool(plain or self.stored_key)
 
     @field_validator("cors_origins")
     @classmethod
@@ -90,11 +116,18 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Read and validate the environment; InvalidInput with every problem on failure."""
+    """Read and validate the environment; InvalidInput with every problem on failure.
+
+    Every secret it holds is registered for redaction (functions/logs.py).
+    """
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in exc.errors()
         )
         raise InvalidInput(f"Invalid settings: {problems}") from exc
+    from functions.logs import install
+
+    install(settings)  # from here on, no log line or error message carries these secrets
+    return settings

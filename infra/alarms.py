@@ -29,7 +29,9 @@ class Alarms(Construct):
         maintenance: lambda_.Function,
     ) -> None:
         super().__init__(scope, id)
-        self.topic = sns.Topic(self, "Topic", display_name=f"Previously {config.name} alarms")
+        self.topic = sns.Topic(
+            self, "Topic", display_name=f"Previously {config.name} alarms", enforce_ssl=True
+        )
         if config.alarm_email:
             self.topic.add_subscription(subscriptions.EmailSubscription(config.alarm_email))
         failed = cloudwatch.MathExpression(

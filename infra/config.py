@@ -37,6 +37,8 @@ class StageConfig(BaseModel):
     run_retention_days: int = Field(default=14, ge=1, le=3650)
     turn_timeout_minutes: int = Field(default=30, ge=5, le=24 * 60)
     maintenance_minutes: int = Field(default=15, ge=5, le=24 * 60)
+    # SnapStart: functions start from a snapshot taken after their imports (docs/DEPLOY.md).
+    snap_start: bool = True
 
     api_rate_per_second: float = Field(default=20, gt=0)
     api_burst: int = Field(default=40, ge=1)

@@ -13,7 +13,9 @@ from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.access_logs import StageAccessLog
 from infra.config import StageConfig
+from infra.lambdas import retention
 
 SIGN_IN_ROUTE = "POST /api/auth/sign-in"
 
@@ -21,7 +23,7 @@ SIGN_IN_ROUTE = "POST /api/auth/sign-in"
 class HttpApi(Construct):
     """API Gateway HTTP API → the API function."""
 
-    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.Function) -> None:
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.IFunction) -> None:
         super().__init__(scope, id)
         integration = integrations.HttpLambdaIntegration("Api", fn)
         self.api = apigwv2.HttpApi(
@@ -40,6 +42,7 @@ class HttpApi(Construct):
             http_api=self.api,
             stage_name="$default",
             auto_deploy=True,
+            access_log_settings=StageAccessLog(self, "AccessLogs", retention(config.log_retention_days)),
             throttle=apigwv2.ThrottleSettings(
                 rate_limit=config.api_rate_per_second, burst_limit=config.api_burst
             ),

@@ -31,6 +31,9 @@ class LambdaFactory(Construct):
             compatible_architectures=[ARCHITECTURE],
             description="Previously runtime dependencies (python -m layers.build)",
         )
+        # Functions made with SnapStart (by construct path) and their `live` aliases.
+        self._snap_started: set[str] = set()
+        self._entries: dict[str, lambda_.IFunction] = {}
         self.common_env: dict[str, str] = {
             "PREVIOUSLY_STAGE": config.name,
             "POWERTOOLS_SERVICE_NAME": "previously",
@@ -47,17 +50,20 @@ class LambdaFactory(Construct):
         memory_mb: int | None = None,
         environment: Mapping[str, str] | None = None,
         description: str = "",
+        snap_start: bool = False,
     ) -> lambda_.Function:
         """A function running `handler` (module.attr under the asset root) with the shared settings."""
         log_group = logs.LogGroup(
             scope,
             f"{id}Logs",
-            retention=_retention(self.config.log_retention_days),
+            retention=retention(self.config.log_retention_days),
             removal_policy=RemovalPolicy.DESTROY,
         )
+        snap = lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS if self._snaps(snap_start, scope, id) else None
         return lambda_.Function(
             scope,
             id,
+            snap_start=snap,
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=handler,
@@ -74,8 +80,27 @@ class LambdaFactory(Construct):
             log_group=log_group,
         )
 
+    def _snaps(self, wanted: bool, scope: Construct, id: str) -> bool:
+        if wanted and self.config.snap_start:
+            self._snap_started.add(f"{scope.node.path}/{id}")
+            return True
+        return False
 
-def _retention(days: int) -> logs.RetentionDays:
+    def entry(self, fn: lambda_.Function) -> lambda_.IFunction:
+        """What callers invoke: with SnapStart the `live` alias of the current version, else `fn`.
+
+        SnapStart applies only to published versions; the alias moves to each new version on
+        deploy, and callers (API Gateway, Step Functions) name the alias.
+        """
+        key = fn.node.path
+        if key not in self._snap_started:
+            return fn
+        if key not in self._entries:
+            self._entries[key] = lambda_.Alias(fn, "Live", alias_name="live", version=fn.current_version)
+        return self._entries[key]
+
+
+def retention(days: int) -> logs.RetentionDays:
     """The longest CloudWatch retention that does not exceed `days` (at least one day)."""
     best = logs.RetentionDays.ONE_DAY
     for limit, option in _RETENTIONS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aws_cdk import Annotations, CfnOutput, Duration, Stack
 from constructs import Construct
 
+from infra import nag
 from infra.alarms import Alarms
 from infra.config import StageConfig
 from infra.http_api import HttpApi
@@ -63,6 +64,7 @@ class PreviouslyStack(Stack):
             memory_mb=config.api_memory_mb,
             environment=memory_env,
             description="HTTP API (FastAPI)",
+            snap_start=True,
         )
         ws_fn = factory.function(
             self,
@@ -72,6 +74,7 @@ class PreviouslyStack(Stack):
             memory_mb=512,
             environment=memory_env,
             description="WebSocket routes: connect, start and follow turns",
+            snap_start=True,
         )
         maintain_fn = factory.function(
             self,
@@ -81,8 +84,8 @@ class PreviouslyStack(Stack):
             environment=memory_env,
             description="Scheduled maintenance pass",
         )
-        http = HttpApi(self, "HttpApi", config=config, fn=api_fn)
-        ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn)
+        http = HttpApi(self, "HttpApi", config=config, fn=factory.entry(api_fn))
+        ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn, entry=factory.entry(ws_fn))
 
         for fn in [*workflow.all_functions, api_fn, ws_fn, maintain_fn]:
             secrets.grant_read(fn)
@@ -103,6 +106,7 @@ class PreviouslyStack(Stack):
             ws_api_domain=ws.domain,
             ws_stage=WS_STAGE,
         )
+        nag.accept(self)
         CfnOutput(self, "Url", value=site.url, description="Open this in a browser")
         CfnOutput(self, "SecretName", value=secrets.secret.secret_name, description="Fill in with your keys")
         CfnOutput(self, "StateMachineArn", value=workflow.state_machine.state_machine_arn)

@@ -13,7 +13,9 @@ from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.access_logs import StageAccessLog
 from infra.config import StageConfig
+from infra.lambdas import retention
 
 WS_STAGE = "live"
 WS_ACTIONS = ("turn.start", "turn.follow", "turn.cancel")
@@ -23,12 +25,20 @@ CALLBACK_ENV = "WS_CALLBACK_URL"
 class WebSocketApi(Construct):
     """API Gateway WebSocket API → the WebSocket function; grants for pushing to connections."""
 
-    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.Function) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        config: StageConfig,
+        fn: lambda_.Function,
+        entry: lambda_.IFunction | None = None,
+    ) -> None:
         super().__init__(scope, id)
 
         def route() -> apigwv2.WebSocketRouteOptions:
             return apigwv2.WebSocketRouteOptions(
-                integration=integrations.WebSocketLambdaIntegration("Ws", fn)
+                integration=integrations.WebSocketLambdaIntegration("Ws", entry or fn)
             )
 
         self.api = apigwv2.WebSocketApi(
@@ -41,13 +51,16 @@ class WebSocketApi(Construct):
             default_route_options=route(),
         )
         for action in WS_ACTIONS:
-            self.api.add_route(action, integration=integrations.WebSocketLambdaIntegration(action, fn))
+            self.api.add_route(
+                action, integration=integrations.WebSocketLambdaIntegration(action, entry or fn)
+            )
         self.stage = apigwv2.WebSocketStage(
             self,
             "Stage",
             web_socket_api=self.api,
             stage_name=WS_STAGE,
             auto_deploy=True,
+            access_log_settings=StageAccessLog(self, "AccessLogs", retention(config.log_retention_days)),
             throttle=apigwv2.ThrottleSettings(
                 rate_limit=config.api_rate_per_second, burst_limit=config.api_burst
             ),

@@ -2,7 +2,7 @@
 
 The same app runs under uvicorn (`previously serve`, with the web UI at `/`) and behind Mangum
 on Lambda (functions/handlers/api.py). Every route is described by the OpenAPI schema at
-`/openapi.json` (browsable at `/docs`).
+`/openapi.json` (browsable at `/docs`), shown only to signed-in callers when sign-in is required.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from functions.api import (
     routes_ws,
     site,
 )
-from functions.api.limits import BodyLimit, SecurityHeaders
+from functions.api.limits import BodyLimit, Preflight, SecurityHeaders
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps
 from functions.mcp import http as mcp_http
@@ -39,6 +39,29 @@ def version() -> str:
         return "0.0.0"
 
 
+def _describe(app: FastAPI) -> None:
+    """`/openapi.json`, `/docs` and `/redoc`, behind the same sign-in as the data routes."""
+    from fastapi import Depends
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+    from fastapi.responses import HTMLResponse, JSONResponse
+
+    from functions.api.common import authenticate
+
+    guarded = [Depends(authenticate)]
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=guarded)
+    def openapi() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.get("/docs", include_in_schema=False, dependencies=guarded)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="Previously — API")
+
+    @app.get("/redoc", include_in_schema=False, dependencies=guarded)
+    def redoc() -> HTMLResponse:
+        return get_redoc_html(openapi_url="/openapi.json", title="Previously — API")
+
+
 def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = None) -> FastAPI:
     """The API over `deps`; `web_dir` serves the static UI at `/` (local server only)."""
     app = FastAPI(
@@ -47,14 +70,19 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
         description="A personal AI agent with episodic memory. See docs/API.md.",
         responses={"4XX": {"model": ErrorBody, "description": "Refused; `message` says what to change"}},
         lifespan=lifespan,  # type: ignore[arg-type]
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
     )
     app.state.deps = deps
     errors.install(app)
+    _describe(app)
     for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings):
         app.include_router(module.router)
     app.include_router(routes_ws.router)
     mcp_http.mount(app, deps, version())
     site.mount(app, web_dir)
+    app.add_middleware(Preflight, routes=app.router.routes)
     app.add_middleware(SecurityHeaders)
     if deps.security.cors_origins:
         app.add_middleware(

@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 
 from core.errors import InvalidInput
 from core.reltime import zone
+from functions.api.security import viewer_address
 from functions.deps import Deps
 
 
@@ -20,9 +21,16 @@ def get_deps(request: Request) -> Deps:
 DepsDep = Annotated[Deps, Depends(get_deps)]
 
 
+def client_of(request: Request) -> str:
+    """The caller's address for throttling (CloudFront's viewer header on AWS, else the peer)."""
+    security = get_deps(request).security
+    peer = request.client.host if request.client else None
+    return viewer_address(request.headers, peer, security.trust_viewer_header)
+
+
 def authenticate(request: Request) -> None:
     """Refuse the call unless auth is not required or the caller shows the key or a session."""
-    get_deps(request).security.require(request.headers, request.cookies)
+    get_deps(request).security.require(request.headers, request.cookies, client_of(request))
 
 
 def same_origin(request: Request) -> None:

@@ -1,4 +1,4 @@
-"""Two small ASGI middlewares: a request-body size cap and a few protective response headers.
+"""Small ASGI middlewares: a request-body size cap, protective response headers, OPTIONS answers.
 
 The body cap reads at most `max_bytes` before the application sees anything, so an oversized
 request is refused with 413 and nothing is parsed or written.
@@ -98,3 +98,41 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+class Preflight:
+    """OPTIONS on any route answers 204 with `Allow`, before authentication (preflights stay open).
+
+    A cross-site CORS preflight is answered earlier by the CORS middleware where it is enabled;
+    this one answers the rest, naming the methods the path accepts.
+    """
+
+    def __init__(self, app: ASGIApp, routes: list[Any]) -> None:
+        self.app = app
+        self.routes = routes
+
+    def allowed(self, scope: Scope) -> set[str]:
+        """The methods some route accepts on this path, asked of the routes' own matching."""
+        from starlette.routing import Match
+
+        methods: set[str] = set()
+        for method in _METHODS:
+            probe = {**scope, "method": method}
+            if any(route.matches(probe)[0] is Match.FULL for route in self.routes):
+                methods.add(method)
+        return methods
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        methods = self.allowed(scope)
+        if not methods:
+            await self.app(scope, receive, send)
+            return
+        allow = ", ".join(sorted(methods | {"OPTIONS"})).encode()
+        await send({"type": "http.response.start", "status": 204, "headers": [(b"allow", allow)]})
+        await send({"type": "http.response.body", "body": b""})

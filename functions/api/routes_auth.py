@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
-from functions.api.common import DepsDep, same_origin
+from functions.api.common import DepsDep, client_of, same_origin
 from functions.api.errors import ApiError
 from functions.api.schemas import ErrorBody, Health, SignIn
 from functions.api.security import SESSION_COOKIE
@@ -46,7 +46,7 @@ def session(request: Request, deps: DepsDep) -> SessionView:
     sec = deps.security
     return SessionView(
         auth_required=sec.required,
-        signed_in=sec.authenticated(request.headers, request.cookies),
+        signed_in=sec.authenticated(request.headers, request.cookies, client_of(request)),
         key_configured=sec.key is not None,
     )
 
@@ -64,12 +64,8 @@ def sign_in(body: SignIn, request: Request, response: Response, deps: DepsDep) -
         raise ApiError(
             400, "auth_not_configured", "This server has no access key, so there is nothing to sign in to."
         )
-    client = request.client.host if request.client else "unknown"
-    sec.throttle.check(client)
-    if not sec.key.matches(body.key):
-        sec.throttle.failed(client)
+    if not sec.check_key(body.key, client_of(request)):
         raise ApiError(401, "unauthorized", "That access key is not right.")
-    sec.throttle.succeeded(client)
     response.set_cookie(
         SESSION_COOKIE,
         sec.sessions.issue(),

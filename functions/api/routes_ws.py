@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from core.errors import PreviouslyError
 from functions.api.errors import ApiError
 from functions.api.schemas import WsFollow, WsStart
-from functions.api.security import origin_allowed
+from functions.api.security import origin_allowed, viewer_address
 from functions.api.turns import follow, to_input
 from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.deps import Deps
@@ -31,6 +31,7 @@ router = APIRouter()
 log = logging.getLogger("previously.api")
 FOLLOW_SECONDS = 3600.0
 _POLICY_VIOLATION = 1008
+BINARY_REFUSED = "Binary frames are not understood here: send each message as JSON text."
 
 
 class _Connection:
@@ -92,8 +93,10 @@ class _Connection:
 
 
 def _admitted(ws: WebSocket, deps: Deps) -> bool:
+    peer = ws.client.host if ws.client else None
+    client = viewer_address(ws.headers, peer, deps.security.trust_viewer_header)
     try:
-        deps.security.require(ws.headers, ws.cookies)
+        deps.security.require(ws.headers, ws.cookies, client)
     except ApiError:
         return False
     return origin_allowed("POST", ws.headers, deps.security.key)
@@ -110,7 +113,14 @@ async def websocket(ws: WebSocket) -> None:
     conn = _Connection(ws, deps)
     try:
         while True:
-            await conn.handle(await ws.receive_text())
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:  # a binary frame: say so and keep the connection
+                await conn.error("invalid_input", BINARY_REFUSED)
+                continue
+            await conn.handle(text)
     except WebSocketDisconnect:
         pass
     finally:

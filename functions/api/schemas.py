@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 Effort = Literal["low", "medium", "high"]
 Locale = Literal["en", "zh"]
 SLICE_ID_PATTERN = r"^\d{4}-\d{2}-\d{2}-\d{4}$"
+# The shape of an IANA zone name; the server also checks that the zone exists.
+TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"
 
 
 class Strict(BaseModel):
@@ -33,7 +35,12 @@ class TurnRequest(Strict):
     """`POST /api/turns` and the WebSocket `turn.start` action."""
 
     message: str = Field(min_length=1, max_length=100_000)
-    timezone: str = Field(default="UTC", max_length=64, description="IANA zone, e.g. Europe/Lisbon")
+    timezone: str = Field(
+        default="UTC",
+        max_length=64,
+        pattern=TIMEZONE_PATTERN,
+        description="IANA zone name, e.g. Europe/Lisbon (an unknown zone is refused)",
+    )
     client: ClientState = Field(default_factory=ClientState)
     model: str | None = Field(default=None, max_length=128)
     thinking: bool | None = None
@@ -262,15 +269,21 @@ class FlushRequest(Strict):
 
 
 class SlicingPatch(Strict):
-    maxSliceMinutes: int | None = Field(
-        default=None, description="5–120: a slice closes this long after it began"
+    # The bounds are checked by the config model (core/memory/config.py RANGES, with its own
+    # wording); stated here so the OpenAPI document says what the server enforces.
+    maxSliceMinutes: StrictInt | None = Field(
+        default=None,
+        description="5–120: a slice closes this long after it began",
+        json_schema_extra={"minimum": 5, "maximum": 120},
     )
-    maxTurnsPerSlice: int | None = Field(default=None, description="5–100 turns per slice")
+    maxTurnsPerSlice: StrictInt | None = Field(
+        default=None, description="5–100 turns per slice", json_schema_extra={"minimum": 5, "maximum": 100}
+    )
 
 
 class ModelPatch(Strict):
     provider: str | None = Field(default=None, max_length=128, description="The original's main model id")
-    thinking: bool | None = None
+    thinking: StrictBool | None = None
     reasoningEffort: Effort | None = None
     main: str | None = Field(default=None, max_length=128, description="Main model id, or auto")
     worker: str | None = Field(default=None, max_length=128, description="Worker model id, or auto")
@@ -288,7 +301,7 @@ class ConfigPatch(Strict):
     slicing: SlicingPatch | None = None
     model: ModelPatch | None = None
     worker: WorkerPatch | None = None
-    onboarded: bool | None = None
+    onboarded: StrictBool | None = Field(default=None, description="true or false (not 0 or 1)")
     datasource: Literal["demo", "own"] | None = None
     locale: Locale | None = None
 

@@ -2,13 +2,12 @@
 
 The stack creates the secret with empty values; this command asks for each one (input hidden)
 or takes them from the environment with `--from-env`, keeps what it is not given, and stores
-only the SHA-256 of the access key, never the key itself. It uses your AWS credentials, the way
+only a salted scrypt hash of the access key, never the key itself. It uses your AWS credentials, the way
 `cdk deploy` does.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
@@ -27,7 +26,8 @@ FIELDS = (
     ("OPENAI_BASE_URL", "OpenAI-compatible base URL (empty for OpenAI itself)"),
     ("DEEPSEEK_API_KEY", "DeepSeek API key"),
 )
-HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_SHA256"
+HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_HASH"
+LEGACY_HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_SHA256"  # older deployments: unsalted, replaced on the next key
 SESSION_FIELD = "PREVIOUSLY_SESSION_SECRET"
 
 
@@ -46,15 +46,37 @@ def merge_values(
         if value and merged.get(name) != value:
             merged[name] = value
             changed.append(name)
-    if access_key:
-        digest = hashlib.sha256(access_key.encode("utf-8")).hexdigest()
-        if merged.get(HASH_FIELD) != digest:
-            merged[HASH_FIELD] = digest
-            changed.append(HASH_FIELD)
+    if access_key and not _stored_matches(merged.get(HASH_FIELD), access_key):
+        from functions.api.security import AccessKey
+
+        merged[HASH_FIELD] = AccessKey.from_plain(access_key).encoded()
+        changed.append(HASH_FIELD)
+        if merged.get(LEGACY_HASH_FIELD):
+            merged[LEGACY_HASH_FIELD] = ""
+            changed.append(LEGACY_HASH_FIELD)
     if not merged.get(SESSION_FIELD):
         merged[SESSION_FIELD] = secrets.token_urlsafe(32)
         changed.append(SESSION_FIELD)
     return merged, changed
+
+
+def _stored_matches(stored: str | None, key: str) -> bool:
+    from functions.api.security import AccessKey
+
+    try:
+        return bool(stored) and AccessKey.parse(stored or "").matches(key)
+    except ValueError:
+        return False
+
+
+def checked_key(key: str) -> str:
+    """`key` if it is strong enough to guard a deployment, else a clear error."""
+    from functions.api.security import generate_key, key_weakness
+
+    weakness = key_weakness(key)
+    if weakness:
+        raise fail(f"that access key is too weak ({weakness}); for example: {generate_key()}")
+    return key
 
 
 def _ask(current: dict[str, str]) -> tuple[dict[str, str], str | None]:
@@ -62,27 +84,42 @@ def _ask(current: dict[str, str]) -> tuple[dict[str, str], str | None]:
     for name, label in FIELDS:
         state = "set — Enter keeps it" if current.get(name) else "empty — Enter skips"
         given[name] = typer.prompt(f"{label} [{state}]", default="", hide_input=True, show_default=False)
-    state = "set — Enter keeps it" if current.get(HASH_FIELD) else "Enter generates one"
+    state = "set — Enter keeps it" if _has_key(current) else "Enter generates one"
     key = typer.prompt(
         f"Access key for scripts and sign-in [{state}]", default="", hide_input=True, show_default=False
     )
     return given, key or None
 
 
-@app.command("aws-secrets")
-def aws_secrets(
-    stage: Annotated[str, typer.Option(help="The deployed stage (cdk.json).")] = "prod",
-    region: Annotated[str | None, typer.Option(help="AWS region (default: your AWS config).")] = None,
-    from_env: Annotated[
-        bool, typer.Option("--from-env", help="Take values from the environment instead of asking.")
-    ] = False,
-    json_out: JsonOpt = False,
-) -> None:
-    """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
+def _new_key() -> str:
+    from functions.api.security import generate_key
+
+    return generate_key()
+
+
+def _has_key(current: dict[str, str]) -> bool:
+    return bool(current.get(HASH_FIELD) or current.get(LEGACY_HASH_FIELD))
+
+
+@app.command("hash-key")
+def hash_key() -> None:
+    """Print the salted hash of an access key (read hidden, or from stdin) for PREVIOUSLY_ACCESS_KEY_HASH."""
+    import sys
+
+    from functions.api.security import AccessKey
+
+    if sys.stdin.isatty():
+        key = typer.prompt("Access key", hide_input=True)
+    else:
+        key = sys.stdin.readline().rstrip("\r\n")
+    typer.echo(AccessKey.from_plain(checked_key(key)).encoded())
+
+
+def _read_secret(name: str, region: str | None) -> tuple[Any, dict[str, str]]:
+    """The Secrets Manager client and the secret's current values; a clear error when it cannot be read."""
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-    name = secret_name(stage)
     try:
         client: Any = boto3.client("secretsmanager", region_name=region)
         current = json.loads(client.get_secret_value(SecretId=name)["SecretString"] or "{}")
@@ -99,14 +136,34 @@ def aws_secrets(
         raise fail(f"cannot read secret {name}: {exc}") from exc
     except BotoCoreError as exc:
         raise fail(f"cannot read secret {name}: {exc}") from exc
+    return client, current
+
+
+@app.command("aws-secrets")
+def aws_secrets(
+    stage: Annotated[str, typer.Option(help="The deployed stage (cdk.json).")] = "prod",
+    region: Annotated[str | None, typer.Option(help="AWS region (default: your AWS config).")] = None,
+    from_env: Annotated[
+        bool, typer.Option("--from-env", help="Take values from the environment instead of asking.")
+    ] = False,
+    generate: Annotated[
+        bool, typer.Option("--generate-key", help="Replace the access key with a new random one.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
+    name = secret_name(stage)
+    client, current = _read_secret(name, region)
     if from_env:
         given = {field: os.environ.get(field, "").strip() for field, _ in FIELDS}
         access_key = os.environ.get("PREVIOUSLY_ACCESS_KEY", "").strip() or None
     else:
         given, access_key = _ask(current)
     generated = None
-    if access_key is None and not current.get(HASH_FIELD):
-        generated = access_key = secrets.token_urlsafe(24)
+    if generate or (access_key is None and not _has_key(current)):
+        generated = access_key = _new_key()
+    elif access_key is not None:
+        checked_key(access_key)
     merged, changed = merge_values(current, given, access_key)
     if changed:
         client.put_secret_value(SecretId=name, SecretString=json.dumps(merged))

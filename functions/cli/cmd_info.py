@@ -33,7 +33,7 @@ def info(json_out: JsonOpt = False) -> None:
         "memory": str(s.memory_root.resolve()) if s.storage == "local" else None,
         "github_repo": s.github_repo if s.storage == "github" else None,
         "providers": providers,
-        "access_key": bool(s.access_key or s.access_key_sha256),
+        "access_key": s.has_access_key,
     }
     if json_out:
         emit_json(data)

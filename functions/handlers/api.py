@@ -9,6 +9,9 @@ from functools import lru_cache
 from typing import Any
 
 from functions.aws import compose
+from functions.handlers.snapshot import API_MODULES, preload
+
+preload(*API_MODULES)
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

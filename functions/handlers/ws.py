@@ -9,6 +9,9 @@ from typing import Any
 from functions.aws import compose
 from functions.aws.push import ConnectionPusher
 from functions.aws.ws import WsRoutes
+from functions.handlers.snapshot import API_MODULES, preload
+
+preload(*API_MODULES)
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -19,7 +22,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _routes(key: compose.SecretKey) -> WsRoutes:
     from functions.api.errors import ApiError
-    from functions.api.security import origin_allowed
+    from functions.api.security import origin_allowed, viewer_address
     from functions.api.turns import to_input
 
     deps = compose.api_deps(key)
@@ -27,8 +30,9 @@ def _routes(key: compose.SecretKey) -> WsRoutes:
 
     def admit(headers: Mapping[str, str], cookies: Mapping[str, str]) -> bool:
         # The same checks as the local /api/ws: a session or the key, and the same-origin guard.
+        client = viewer_address(headers, None, deps.security.trust_viewer_header)
         try:
-            deps.security.require(headers, cookies)
+            deps.security.require(headers, cookies, client)
         except ApiError:
             return False
         return origin_allowed("POST", headers, deps.security.key)

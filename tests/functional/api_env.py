@@ -16,7 +16,7 @@ from functions.api.security import Security
 from functions.deps import Deps
 from tests.fakes.fake_turns import ScriptedTurns
 
-KEY = "correct horse battery staple"
+KEY = "correct-horse-battery-staple"
 HOST = "testserver"
 
 

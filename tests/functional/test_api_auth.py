@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from functions.api.security import SESSION_COOKIE
+from functions.api.security import SESSION_COOKIE, AuthThrottle
 from tests.functional.api_env import KEY, make_env, same_origin, with_key
 
 pytestmark = pytest.mark.functional
@@ -21,7 +21,7 @@ SAMPLE_PARAMS = {"slice_id": "2026-08-11-1115", "turn_id": "turn00001", "section
 def _api_routes(client: TestClient) -> list[tuple[str, str]]:
     """Every HTTP route the OpenAPI schema lists, with sample path parameters filled in."""
     out = []
-    for template, operations in client.get("/openapi.json").json()["paths"].items():
+    for template, operations in client.get("/openapi.json", headers=with_key()).json()["paths"].items():
         path = re.sub(r"\{(\w+)\}", lambda m: SAMPLE_PARAMS[m.group(1)], template)
         out += [(method.upper(), path) for method in sorted(operations)]
     return out
@@ -42,11 +42,28 @@ def test_every_data_route_refuses_without_and_with_wrong_credentials() -> None:
         if path in OPEN_ROUTES:
             continue
         assert _call(env.client, method, path, {}) == 401, (method, path)
+        env.deps.security.throttle = AuthThrottle()  # one wrong key per route: under the limit
         assert _call(env.client, method, path, with_key("wrong")) == 401, (method, path)
         env.client.cookies.set(SESSION_COOKIE, "forged.token.value")
         assert _call(env.client, method, path, {}) == 401, (method, path)
         env.client.cookies.clear()
     assert env.turns.started == []
+
+
+def test_guessing_the_key_in_the_header_is_throttled() -> None:
+    env = make_env(required=True)
+    codes = [_call(env.client, "GET", "/api/state", with_key(f"guess-{i}")) for i in range(30)]
+    assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}
+    r = env.client.get("/api/state", headers=with_key("guess-x"))
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+    assert "Too many wrong access keys" in r.json()["message"]
+
+
+def test_a_spoofed_forwarded_for_does_not_pick_the_bucket() -> None:
+    env = make_env(required=True)
+    for i in range(6):
+        _call(env.client, "GET", "/api/state", {**with_key("guess"), "x-forwarded-for": f"10.9.9.{i}"})
+    assert _call(env.client, "GET", "/api/state", {**with_key("guess"), "x-forwarded-for": "10.1.1.1"}) == 429
 
 
 def test_every_data_route_passes_with_the_key() -> None:
@@ -143,6 +160,26 @@ def test_websocket_needs_credentials() -> None:
     with env.client.websocket_connect("/api/ws", headers=with_key()) as ws:
         ws.send_json({"action": "turn.follow", "turn_id": "nope", "after": 0})
         assert ws.receive_json()["error"] == "not_found"
+
+
+def test_a_binary_websocket_frame_gets_an_error_and_the_connection_stays() -> None:
+    env = make_env(required=True)
+    with env.client.websocket_connect("/api/ws", headers=with_key()) as ws:
+        ws.send_bytes(b"\x00\x01binary")
+        reply = ws.receive_json()
+        assert (
+            reply["type"] == "error" and reply["error"] == "invalid_input" and "JSON text" in reply["message"]
+        )
+        ws.send_json({"action": "turn.follow", "turn_id": "nope", "after": 0})
+        assert ws.receive_json()["error"] == "not_found"
+
+
+@pytest.mark.parametrize("path", ["/docs", "/openapi.json", "/redoc"])
+def test_the_api_description_is_for_signed_in_callers_when_sign_in_is_required(path: str) -> None:
+    env = make_env(required=True)
+    assert env.client.get(path).status_code == 401
+    assert env.client.get(path, headers=with_key()).status_code == 200
+    assert make_env(required=False).client.get(path).status_code == 200
 
 
 def test_websocket_from_another_site_is_refused() -> None:

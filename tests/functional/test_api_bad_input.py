@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core.storage.memory import InMemoryStorage
@@ -125,3 +127,48 @@ def test_form_encoded_body_is_refused() -> None:
     r = env.client.post("/api/turns", data={"message": "hi"}, headers=same_origin())
     assert r.status_code == 400
     _nothing_happened(env)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"onboarded": 0},
+        {"onboarded": "true"},
+        {"model": {"thinking": 1}},
+        {"slicing": {"maxSliceMinutes": "45"}},
+        {"slicing": {"maxTurnsPerSlice": 7.5}},
+    ],
+)
+def test_config_types_are_strict(body: dict) -> None:
+    env = make_env(required=False)
+    r = env.client.patch("/api/config", json=body, headers=same_origin())
+    assert r.status_code == 400, r.text
+    assert "Invalid request" in r.json()["message"]
+
+
+def test_the_openapi_document_states_the_enforced_constraints() -> None:
+    doc = make_env(required=False).client.get("/openapi.json").json()
+    schemas = doc["components"]["schemas"]
+    slicing = schemas["SlicingPatch"]["properties"]
+    minutes, turns = json.dumps(slicing["maxSliceMinutes"]), json.dumps(slicing["maxTurnsPerSlice"])
+    assert '"minimum": 5' in minutes and '"maximum": 120' in minutes and '"maximum": 100' in turns
+    assert "pattern" in schemas["TurnRequest"]["properties"]["timezone"]
+    onboarded = json.dumps(schemas["ConfigPatch"]["properties"]["onboarded"])
+    assert "boolean" in onboarded and "integer" not in onboarded
+
+
+def test_a_timezone_that_is_not_a_zone_name_is_refused() -> None:
+    env = make_env(required=False)
+    for tz in ("../../etc", "Not A Zone", "Europe/Nowhere"):
+        r = env.client.post("/api/turns", json={"message": "hi", "timezone": tz}, headers=same_origin())
+        assert r.status_code == 400, (tz, r.text)
+
+
+@pytest.mark.parametrize("path", ["/api/turns", "/api/slices/2026-08-11-1115", "/api/config", "/api/card"])
+def test_options_answers_with_allow_even_when_sign_in_is_required(path: str) -> None:
+    env = make_env(required=True)
+    r = env.client.options(path)
+    assert r.status_code == 204, r.text
+    allow = {m.strip() for m in r.headers["allow"].split(",")}
+    assert "OPTIONS" in allow and len(allow) > 1
+    assert env.client.options("/api/no-such-route").status_code == 404

@@ -12,6 +12,7 @@ import pytest
 from moto import mock_aws
 from typer.testing import CliRunner
 
+from functions.api.security import AccessKey
 from functions.cli.app import app
 from functions.cli.cmd_aws import merge_values
 
@@ -37,13 +38,15 @@ def test_from_env_stores_the_keys_and_only_the_hash_of_the_access_key(
     sm: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_example")
-    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", "correct horse")
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", "correct-horse-battery-staple")
     result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
     assert result.exit_code == 0, result.output
     values = stored(sm)
     assert values["GITHUB_TOKEN"] == "ghp_example"
-    assert values["PREVIOUSLY_ACCESS_KEY_SHA256"] == hashlib.sha256(b"correct horse").hexdigest()
-    assert "correct horse" not in json.dumps(values) and "ghp_example" not in result.output
+    stored_key = AccessKey.parse(values["PREVIOUSLY_ACCESS_KEY_HASH"])
+    assert stored_key.scheme == "scrypt" and stored_key.matches("correct-horse-battery-staple")
+    assert "correct-horse" not in json.dumps(values) and "ghp_example" not in result.output
+    assert hashlib.sha256(b"correct-horse-battery-staple").hexdigest() not in json.dumps(values)
     assert values["PREVIOUSLY_SESSION_SECRET"] == "generated"
 
 
@@ -57,8 +60,54 @@ def test_asking_keeps_what_is_left_empty_and_generates_a_key(sm: Any) -> None:
     values = stored(sm)
     assert values["GITHUB_TOKEN"] == "kept" and values["ANTHROPIC_API_KEY"] == "sk-ant-1"
     key = result.output.split("shown once; keep it in a password manager): ")[1].split()[0]
-    assert values["PREVIOUSLY_ACCESS_KEY_SHA256"] == hashlib.sha256(key.encode()).hexdigest()
+    assert AccessKey.parse(values["PREVIOUSLY_ACCESS_KEY_HASH"]).matches(key)
     assert "sk-ant-1" not in result.output
+
+
+def test_a_weak_key_is_refused_and_nothing_is_stored(sm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = stored(sm)
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", "1")
+    result = CliRunner().invoke(app, ["aws-secrets", "--from-env"])
+    assert result.exit_code == 1 and "too weak" in result.output
+    assert stored(sm) == before
+
+
+def test_the_same_key_again_changes_nothing_and_a_legacy_hash_is_replaced(
+    sm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "correct-horse-battery-staple"
+    sm.put_secret_value(
+        SecretId=NAME,
+        SecretString=json.dumps(
+            {
+                "PREVIOUSLY_ACCESS_KEY_SHA256": hashlib.sha256(key.encode()).hexdigest(),
+                "PREVIOUSLY_SESSION_SECRET": "s",
+            }
+        ),
+    )
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", key)
+    first = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
+    assert json.loads(first.output)["changed"] == [
+        "PREVIOUSLY_ACCESS_KEY_HASH",
+        "PREVIOUSLY_ACCESS_KEY_SHA256",
+    ]
+    assert stored(sm)["PREVIOUSLY_ACCESS_KEY_SHA256"] == ""
+    again = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
+    assert json.loads(again.output)["changed"] == []
+
+
+def test_generate_key_rotates(sm: Any) -> None:
+    result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--generate-key", "--json"])
+    key = json.loads(result.output)["access_key"]
+    assert AccessKey.parse(stored(sm)["PREVIOUSLY_ACCESS_KEY_HASH"]).matches(key)
+
+
+def test_hash_key_prints_a_hash_the_server_accepts() -> None:
+    result = CliRunner().invoke(app, ["hash-key"], input="correct-horse-battery-staple\n")
+    assert result.exit_code == 0, result.output
+    assert AccessKey.parse(result.output.strip()).matches("correct-horse-battery-staple")
+    weak = CliRunner().invoke(app, ["hash-key"], input="short\n")
+    assert weak.exit_code == 1 and "too weak" in weak.output
 
 
 def test_a_missing_secret_says_to_deploy_first(monkeypatch: pytest.MonkeyPatch) -> None:

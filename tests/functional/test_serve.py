@@ -26,6 +26,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         "GITHUB_TOKEN",
         "PREVIOUSLY_ACCESS_KEY",
         "PREVIOUSLY_ACCESS_KEY_SHA256",
+        "PREVIOUSLY_ACCESS_KEY_HASH",
+        "PREVIOUSLY_SESSION_SECRET",
         "ANTHROPIC_API_KEY",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
@@ -41,6 +43,29 @@ def test_serve_refuses_a_public_host_without_a_key(clean_env: Path) -> None:
     assert result.exit_code == 2
     assert "PREVIOUSLY_ACCESS_KEY" in result.output
     assert not clean_env.exists()
+
+
+@pytest.mark.parametrize("weak", ["1", "      spaces      ", "aaaaaaaaaaaaaaaaaaaa", "short-key"])
+def test_serve_refuses_a_weak_key_on_a_public_host(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch, weak: str
+) -> None:
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", weak)
+    with pytest.raises(Exception, match="too weak"):
+        check_options(ServeOptions(host="0.0.0.0"), load_settings())
+    check_options(ServeOptions(), load_settings())  # on loopback any key will do
+
+
+def test_sessions_outlive_a_restart_of_the_local_server(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", KEY)
+    first = prepare(ServeOptions(host="0.0.0.0"), load_settings())
+    assert first.security.sessions is not None
+    token = first.security.sessions.issue()
+    second = prepare(ServeOptions(host="0.0.0.0"), load_settings())
+    assert second.security.sessions is not None and second.security.sessions.valid(token)
+    secret_file = clean_env.parent / "memory-data.runs" / "session-secret"
+    assert secret_file.exists() and not list(clean_env.rglob("session-secret"))  # never inside memory
 
 
 def test_require_auth_needs_a_key_too(clean_env: Path) -> None:

@@ -19,6 +19,8 @@ class Synth:
 
     templates: dict[str, dict[str, Any]]
     warnings: dict[str, list[str]]
+    # cdk-nag's AWS Solutions findings that no suppression accepts ("path rule: text").
+    nag_errors: dict[str, list[str]]
     outdir: Path
 
 
@@ -31,6 +33,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
     """The full stack (the real step table) and a workflow-only stack over the synthetic table, once."""
     import aws_cdk as cdk
 
+    from infra import nag
     from infra.config import StageConfig
     from infra.stack import PreviouslyStack
     from infra.turn_flow import turn_flow
@@ -49,6 +52,7 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
     app = cdk.App(outdir=str(root / "cdk.out"))
     PreviouslyStack(app, FULL, config=config, flow=turn_flow())
     WorkflowStack(app, WORKFLOW, config=config, flow=FLOW)
+    nag.attach(app)
     assembly = app.synth()
     templates = {name: assembly.get_stack_by_name(name).template for name in (FULL, WORKFLOW)}
     warnings = {
@@ -57,4 +61,12 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
         ]
         for name in (FULL, WORKFLOW)
     }
-    yield Synth(templates, warnings, root)
+    nag_errors = {
+        name: [
+            f"{m.id} {m.entry.data}"
+            for m in assembly.get_stack_by_name(name).messages
+            if m.level.value == "ERROR" and "AwsSolutions-" in str(m.entry.data)
+        ]
+        for name in (FULL,)
+    }
+    yield Synth(templates, warnings, nag_errors, root)

@@ -246,3 +246,51 @@ def test_the_function_asset_holds_only_runtime_packages(synth: Synth) -> None:
     assert not list(staged.rglob("__pycache__"))
     cdk_import = re.compile(r"^\s*(import|from)\s+(aws_cdk|constructs|infra)\b", re.MULTILINE)
     assert not [p for p in staged.rglob("*.py") if cdk_import.search(p.read_text(encoding="utf-8"))]
+
+
+def test_cdk_nag_aws_solutions_finds_nothing_unaccepted(synth: Synth) -> None:
+    assert synth.nag_errors[FULL] == [], "\n".join(synth.nag_errors[FULL])
+
+
+def test_every_accepted_nag_finding_says_why() -> None:
+    from infra.nag import _ACCEPTED
+
+    for rule, reason, _ in _ACCEPTED:
+        assert rule.startswith("AwsSolutions-") and len(reason) >= 40, rule
+
+
+def test_api_stages_keep_access_logs_without_bodies(resources: dict[str, Any]) -> None:
+    stages = [r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Stage"]
+    assert len(stages) == 2
+    for stage in stages:
+        fmt = json.loads(stage["Properties"]["AccessLogSettings"]["Format"])
+        assert {"requestId", "ip", "route", "status"} <= set(fmt) and "body" not in json.dumps(fmt).lower()
+
+
+def test_the_alarm_topic_refuses_plain_http(resources: dict[str, Any]) -> None:
+    policies = [r for r in resources.values() if r["Type"] == "AWS::SNS::TopicPolicy"]
+    assert any("aws:SecureTransport" in json.dumps(p) for p in policies)
+
+
+def test_snap_start_on_published_versions_and_callers_use_the_live_alias(resources: dict[str, Any]) -> None:
+    functions = {k: r for k, r in resources.items() if r["Type"] == "AWS::Lambda::Function"}
+    snap = {
+        k
+        for k, r in functions.items()
+        if r["Properties"].get("SnapStart") == {"ApplyOn": "PublishedVersions"}
+    }
+    api = next(
+        k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.api.handler"
+    )
+    ws = next(
+        k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.ws.handler"
+    )
+    assert {api, ws} <= snap
+    aliases = [r for r in resources.values() if r["Type"] == "AWS::Lambda::Alias"]
+    assert {json.dumps(a["Properties"]["FunctionName"]) for a in aliases} >= {
+        json.dumps({"Ref": api}),
+        json.dumps({"Ref": ws}),
+    }
+    integrations = [r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Integration"]
+    uris = [json.dumps(i["Properties"]["IntegrationUri"]) for i in integrations]
+    assert uris and all("Live" in uri for uri in uris), uris

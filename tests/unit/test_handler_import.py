@@ -53,3 +53,20 @@ def test_step_and_maintenance_composition_loads_no_web_framework_or_model_sdk() 
         [sys.executable, "-c", STEP_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_under_snap_start_the_heavy_imports_happen_at_init() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, functions.handlers.steps;"
+        "print(sorted(m for m in ('anthropic', 'openai', 'github') if m in sys.modules))"
+    )
+    env = {**os.environ, "AWS_LAMBDA_INITIALIZATION_TYPE": "snap-start"}
+    snap = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert snap.stdout.strip() == "['anthropic', 'github', 'openai']"
+    env["AWS_LAMBDA_INITIALIZATION_TYPE"] = "on-demand"
+    cold = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert cold.stdout.strip() == "[]"

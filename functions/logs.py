@@ -1,0 +1,93 @@
+"""Logging for every entry point: no secret in a log line, and JSON records on Lambda.
+
+`install(settings)` registers the deployment's secret values with core/redact.py and makes every
+log record (message, arguments and traceback) pass through `redact` as it is created, so a
+provider's error that echoes a key is masked before any handler formats it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from core.redact import redact, register_secrets
+from functions.settings import Settings
+
+_installed = False
+
+
+def secret_values(settings: Settings) -> list[str]:
+    """Every secret the settings hold."""
+    values: list[str] = []
+    for name, field in type(settings).model_fields.items():
+        value = getattr(settings, name)
+        if hasattr(value, "get_secret_value"):
+            values.append(value.get_secret_value())
+        elif name in ("access_key_hash", "access_key_sha256") and value:
+            values.append(str(value))
+        del field
+    return values
+
+
+def install(settings: Settings) -> None:
+    """Register the settings' secrets and (once per process) redact every log record."""
+    register_secrets(secret_values(settings))
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    previous = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        return redact_record(record)
+
+    logging.setLogRecordFactory(factory)
+
+
+def redact_record(record: logging.LogRecord) -> logging.LogRecord:
+    """The record with its message, arguments and traceback text redacted (formatted eagerly)."""
+    try:
+        message = record.getMessage()
+    except Exception:  # a bad format string: let logging report it as it always does
+        return record
+    record.msg, record.args = redact(message), None
+    if record.exc_info and not record.exc_text:
+        record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+    return record
+
+
+@lru_cache(maxsize=1)
+def lambda_logger() -> Any:
+    """Powertools' JSON logger on the `previously` logger, so every `previously.*` log is JSON.
+
+    Core code logs through standard loggers under `previously.`; they propagate into this one,
+    whose formatter adds the keys a handler appended (turn id, step, execution id) as fields.
+    """
+    from aws_lambda_powertools import Logger
+
+    logger = Logger(service="previously")
+    logging.getLogger("previously").propagate = False  # the runtime's root handler would print it again
+    return logger
+
+
+def step_keys(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The correlation fields of a step task's payload: turn id, step, attempt, execution id."""
+    state = event.get("state") if isinstance(event.get("state"), Mapping) else {}
+    keys = {
+        "turn_id": state.get("turn_id") if isinstance(state, Mapping) else None,
+        "step": event.get("step"),
+        "attempt": int(event.get("retry") or 0) + 1,
+        "execution_id": event.get("execution"),
+    }
+    return {k: v for k, v in keys.items() if v is not None}
+
+
+def correlate(context: Any, **keys: Any) -> None:
+    """Start this invocation's log fields afresh: the request id and `keys` on every line."""
+    log = lambda_logger()
+    log.clear_state()
+    request_id = getattr(context, "aws_request_id", None)
+    log.append_keys(**keys, **({"request_id": request_id} if request_id else {}))
