@@ -17,7 +17,6 @@ from core.memory.paths import CONFIG_JSON, core_md
 from core.memory.slice import parse_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from core.text import js_trim
 from tests.fakes.slices import slice_text
 
 pytestmark = pytest.mark.unit
@@ -193,4 +192,4 @@ def test_any_appended_note_reads_back_word_for_word(text: str) -> None:
         return  # refused as a whole: nothing was written (checked in the tests above)
     s = parse_core_md(storage.files[core_md(OPEN_ID)])
     assert [t.content for t in s.turns[:2]] == ["Planning the Lisbon trip.", "Which week?"]
-    assert s.turns[-1].content == js_trim(sn.marked_text(text, "MCP (stdio)"))  # the note, its end trimmed
+    assert s.turns[-1].content == sn.marked_text(text, "MCP (stdio)")  # the note, word for word
