@@ -10,8 +10,8 @@ import typer
 
 from core.clock import SystemClock
 from core.errors import InvalidInput
-from core.memory.importer import ImportReport, import_slices
-from core.memory.locomo import conversation_slices, load_conversations, pick_conversation
+from core.imports.writer import ImportReport, import_slices
+from core.imports.locomo import conversation_slices, load_conversations, pick_conversation
 from core.search import refresh_index
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail

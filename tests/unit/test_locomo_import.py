@@ -9,8 +9,8 @@ import pytest
 from core.clock import parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
-from core.memory.importer import import_slices
-from core.memory.locomo import (
+from core.imports.writer import import_slices
+from core.imports.locomo import (
     conversation_slices,
     load_conversations,
     parse_session_time,
