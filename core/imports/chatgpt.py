@@ -15,10 +15,12 @@ from typing import Any
 
 from core.errors import InvalidInput
 from core.imports.model import Aside, Conversation, Message
+from core.text import js_trim
 
 TOOL = "chatgpt"
 _ROLES = {"user": "user", "assistant": "agent"}
 _REASONING = frozenset({"thoughts", "reasoning_recap"})
+IMAGE_WHY = "the memory keeps text only: the turn names the image, which stays in the export"
 BRANCH_TITLE = "An abandoned branch (an edited prompt or another answer)"
 
 
@@ -128,7 +130,12 @@ def _message(
     role = str(author.get("role") or "")
     content = msg.get("content")
     ctype = str(content.get("content_type") or "") if isinstance(content, dict) else ""
-    text = render_content(content, assets).strip()
+    images: list[str] = []
+    text = js_trim(render_content(content, assets, images))
+    for name in images:
+        conv.skip(
+            f"image {name}", "the memory keeps text only: the turn names the image, which stays in the export"
+        )
     when = _epoch(msg.get("create_time"), conv, f"message {mid} create_time", last)
     if when is None:
         raise InvalidInput(
@@ -175,7 +182,7 @@ def _epoch(value: Any, conv: Conversation, field: str, default: datetime | None)
         ) from exc
 
 
-def render_content(content: Any, assets: Sequence[str] = ()) -> str:
+def render_content(content: Any, assets: Sequence[str] = (), images: list[str] | None = None) -> str:
     """A message's content as text: known `content_type`s readably, anything else as JSON."""
     if content is None:
         return ""
@@ -194,7 +201,7 @@ def render_content(content: Any, assets: Sequence[str] = ()) -> str:
     if ctype == "user_editable_context":
         return "\n\n".join(str(content[k]) for k in ("user_profile", "user_instructions") if content.get(k))
     if isinstance(content.get("parts"), list):
-        return "\n\n".join(p for p in (_part(x, assets) for x in content["parts"]) if p)
+        return "\n\n".join(p for p in (_part(x, assets, images) for x in content["parts"]) if p)
     for key in ("text", "result", "content"):
         if isinstance(content.get(key), str):
             return str(content[key])
@@ -209,14 +216,17 @@ def _thought(t: Any) -> str:
     return f"{head}\n{body}".strip()
 
 
-def _part(part: Any, assets: Sequence[str]) -> str:
+def _part(part: Any, assets: Sequence[str], images: list[str] | None) -> str:
     if isinstance(part, str):
         return part
     if not isinstance(part, dict):
         return "" if part is None else _json(part)
     ptype = part.get("content_type")
     if ptype == "image_asset_pointer":
-        return f"[image: {asset_name(str(part.get('asset_pointer') or ''), assets)}]"
+        name = asset_name(str(part.get("asset_pointer") or ""), assets)
+        if images is not None:
+            images.append(name)
+        return f"[image: {name}]"
     if isinstance(part.get("text"), str):
         return str(part["text"])
     return _json(part)

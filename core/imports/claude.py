@@ -14,6 +14,7 @@ from typing import Any
 from core.clock import parse_iso
 from core.errors import InvalidInput
 from core.imports.model import Aside, Attachment, Conversation, Message
+from core.text import js_trim
 
 TOOL = "claude"
 _ROLES = {"human": "user", "user": "user", "assistant": "agent"}
@@ -61,7 +62,7 @@ def _read_message(conv: Conversation, msg: Any, i: int) -> None:
             conv.asides.append(Aside(conv.messages[-1].message_id if conv.messages else None, title, (row,)))
     text = "\n\n".join(t for t in texts if t.strip()) if texts else str(msg.get("text") or "")
     links = _attachments(conv, msg, mid, where)
-    body = "\n\n".join(p for p in (text.strip(), *links) if p)
+    body = "\n\n".join(p for p in (js_trim(text), *links) if p)
     if not body:
         conv.skip(f"message {mid}", "empty")
         return

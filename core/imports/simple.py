@@ -22,6 +22,7 @@ from typing import Any
 from core.clock import parse_iso
 from core.errors import InvalidInput
 from core.imports.model import Conversation, Message
+from core.text import js_trim
 
 ROLE_NAMES = {"user": "user", "human": "user", "agent": "agent", "assistant": "agent"}
 CONVERSATION_RE = re.compile(r"# Conversation: (\S+)(?: — (.*))?")
@@ -76,10 +77,10 @@ def _add(conv: Conversation, role: Any, time: Any, text: Any, mid: Any, where: s
         raise InvalidInput(f"{where}: field `text` is missing or not text.")
     when = _when(time, where)
     message_id = str(mid) if mid not in (None, "") else str(len(conv.messages) + len(conv.skipped))
-    if not text.strip():
+    if not js_trim(text):
         conv.skip(f"message {message_id}", "empty")
         return
-    conv.messages.append(Message(message_id, shown, when, text.strip()))
+    conv.messages.append(Message(message_id, shown, when, js_trim(text)))
 
 
 def read_markdown(lines: Iterable[str], name: str, default_id: str) -> Iterator[Conversation]:
