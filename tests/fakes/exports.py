@@ -276,7 +276,7 @@ def claude_corpus() -> tuple[list[dict[str, Any]], list[list[Visible]]]:
         "account": {"uuid": "acc"},
         "chat_messages": a,
     }
-    link = Attachment("m1", "notes.txt", notes["extracted_content"]).link
+    link = Attachment("m1", "notes.txt", str(notes["extracted_content"])).link
     vis_a = [
         Visible("user", t, f"Read my notes {CJK}\n\n{link}\n\n[file: photo.jpg]"),
         Visible("agent", t + timedelta(seconds=30), "Your notes have three lines."),
