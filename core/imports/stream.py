@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from core.errors import InvalidInput, TooLarge
 
-CHUNK_CHARS = 1 << 20
+CHUNK_CHARS = 1 << 18
 # One conversation larger than this is far beyond any real export; stop instead of buffering.
 MAX_ENTRY_CHARS = 256 << 20
 _SPACE = " \t\r\n"

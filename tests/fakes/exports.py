@@ -310,3 +310,21 @@ def write_zip(path: Path, conversations: list[dict[str, Any]], extra: dict[str, 
         for name, data in (extra or {}).items():
             zf.writestr(name, data)
     return path
+
+
+def write_big_chatgpt(path: Path, conversations: int, message_chars: int, messages: int = 6) -> Path:
+    """A large `conversations.json`, written one conversation at a time (never whole in memory).
+
+    Conversation `i` starts `i` hours after T0; its messages are a minute apart.
+    """
+    filler = ("Lorem ipsum dolor sit amet, 京都 🍵 " * (message_chars // 30 + 1))[:message_chars]
+    with path.open("w", encoding="utf-8") as out:
+        out.write("[")
+        for i in range(conversations):
+            c = ChatGPTConversation(f"big-{i}", f"Talk {i}")
+            start = T0 + timedelta(hours=i)
+            for j in range(messages):
+                c.say("user" if j % 2 == 0 else "assistant", f"{i}.{j} {filler}", start + timedelta(minutes=j))
+            out.write(("," if i else "") + json.dumps(c.export(), ensure_ascii=False))
+        out.write("]")
+    return path

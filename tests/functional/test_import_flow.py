@@ -200,3 +200,22 @@ def test_the_page_refuses_a_wrong_format_and_an_empty_upload() -> None:
         "/api/import/preview?format=claude", content=b'{"not": "a list"}', headers=headers
     )
     assert wrong.status_code == 400 and "JSON list" in wrong.json()["message"]
+
+
+def test_a_large_export_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from tests.fakes.exports import write_big_chatgpt
+
+    big = write_big_chatgpt(tmp_path / "conversations.json", conversations=2000, message_chars=1500)
+    size = big.stat().st_size
+    assert size > 20_000_000
+    tracemalloc.start()
+    try:
+        plan = preview(ExportFile(big, "chatgpt"), InMemoryStorage())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert plan.conversations == 2000 and plan.counts["new"] == 2000
+    # The reader holds a window of the file, not the file: the peak stays far below its size.
+    assert peak < 10_000_000 < size, f"peak {peak} bytes for a {size}-byte export"
