@@ -44,8 +44,7 @@ def main() -> None:
         applied = time.perf_counter() - start
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"export: {size / 1e6:.0f} MB, {plan.conversations} conversations, {plan.messages} messages")
-    print(
-        f"preview: {planned:.1f} s (traced), heap peak {heap_peak / 1e6:.1f} MB ({heap_peak / size:.1%} of the file)"
-    )
+    share = heap_peak / size
+    print(f"preview: {planned:.1f} s (traced), heap peak {heap_peak / 1e6:.1f} MB ({share:.1%} of the file)")
     print(f"import: {applied:.1f} s, {len(report.imported)} slices, {report.commits} commits")
     print(f"peak RSS of the whole run: {rss_mb:.0f} MB")
