@@ -152,7 +152,11 @@ def plan_import(
         plan.skipped.extend(conv.skipped)
         parts = split_conversation(conv, config)
         if not parts:
-            plan.skipped.append(Skipped(conv.label, "the conversation", "it has no message to show"))
+            rows = sum(len(a.messages) for a in conv.asides)
+            why = "it has no message to show" + (
+                f" (its {rows} hidden rows are not imported)" if rows else ""
+            )
+            plan.skipped.append(Skipped(conv.label, "the conversation", why))
         for part in parts:
             check_round_trip(part)
             found.append(_Found(part.key, part.start, conv.label, part.turn_hashes))

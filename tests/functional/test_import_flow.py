@@ -219,3 +219,24 @@ def test_a_large_export_is_read_in_bounded_memory(tmp_path: Path) -> None:
     assert plan.conversations == 2000 and plan.counts["new"] == 2000
     # The reader holds a window of the file, not the file: the peak stays far below its size.
     assert peak < 10_000_000 < size, f"peak {peak} bytes for a {size}-byte export"
+
+
+def test_read_only_memory_previews_but_refuses_to_accept(tmp_path: Path) -> None:
+    env = make_env(storage=InMemoryStorage(read_only=True))
+    body = _gpt_zip(tmp_path, chatgpt_corpus()[0]).read_bytes()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    plan = env.client.post("/api/import/preview?format=chatgpt", content=body, headers=headers).json()
+    done = env.client.post(
+        f"/api/import/accept?format=chatgpt&digest={plan['digest']}", content=body, headers=headers
+    )
+    last = json.loads(done.text.splitlines()[-1])
+    assert (last["type"], last["error"]) == ("error", "read_only")
+    assert env.files() == {}
+
+
+def test_a_conversation_with_nothing_to_show_is_reported_not_written(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c-empty", "Only hidden")
+    c.add("user", {"user_profile": "x"}, T0, content_type="user_editable_context", hidden=True)
+    storage = InMemoryStorage()
+    plan = preview(ExportFile(_gpt_zip(tmp_path, [c.export()]), "chatgpt"), storage)
+    assert plan.slices == [] and "1 hidden rows are not imported" in str(plan.skipped[-1])
