@@ -324,7 +324,8 @@ def write_big_chatgpt(path: Path, conversations: int, message_chars: int, messag
             c = ChatGPTConversation(f"big-{i}", f"Talk {i}")
             start = T0 + timedelta(hours=i)
             for j in range(messages):
-                c.say("user" if j % 2 == 0 else "assistant", f"{i}.{j} {filler}", start + timedelta(minutes=j))
+                role = "user" if j % 2 == 0 else "assistant"
+                c.say(role, f"{i}.{j} {filler}", start + timedelta(minutes=j))
             out.write(("," if i else "") + json.dumps(c.export(), ensure_ascii=False))
         out.write("]")
     return path

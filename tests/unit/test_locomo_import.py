@@ -8,8 +8,6 @@ import pytest
 
 from core.clock import parse_iso
 from core.errors import InvalidInput
-from core.memory import paths
-from core.imports.writer import import_slices
 from core.imports.locomo import (
     conversation_slices,
     load_conversations,
@@ -17,6 +15,8 @@ from core.imports.locomo import (
     pick_conversation,
     turn_id,
 )
+from core.imports.writer import import_slices
+from core.memory import paths
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 
