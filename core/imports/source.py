@@ -25,10 +25,11 @@ _JSON_NAME = "conversations.json"
 
 @dataclass(frozen=True)
 class ExportFile:
-    """An export on disk in one of `FORMATS`."""
+    """An export on disk in one of `FORMATS`; `shown_name` is the name it had (an upload's)."""
 
     path: Path
     fmt: str
+    shown_name: str = ""
 
     def __post_init__(self) -> None:
         if self.fmt not in FORMATS:
@@ -38,7 +39,7 @@ class ExportFile:
 
     @property
     def name(self) -> str:
-        return self.path.name
+        return self.shown_name or self.path.name
 
     def conversations(self) -> Iterator[Conversation]:
         """Every conversation in the file, read one at a time."""
@@ -52,7 +53,7 @@ class ExportFile:
             elif self.fmt == "jsonl":
                 yield from simple.read_jsonl(stream, self.name)
             else:
-                yield from simple.read_markdown(stream, self.name, self.path.stem)
+                yield from simple.read_markdown(stream, self.name, Path(self.name).stem)
 
     @contextmanager
     def _open(self) -> Iterator[tuple[TextIO, tuple[str, ...]]]:

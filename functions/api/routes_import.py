@@ -39,6 +39,9 @@ PROGRESS_EVERY_S = 0.25
 Format = Annotated[
     Literal["chatgpt", "claude", "markdown", "jsonl"], Query(description="The export's format")
 ]
+FileName = Annotated[
+    str, Query(max_length=255, description="The file's own name (names a Markdown file's conversation)")
+]
 Digest = Annotated[str, Query(min_length=8, max_length=64, description="The preview's `digest`")]
 
 
@@ -63,26 +66,28 @@ class ImportPreview(BaseModel):
     skipped_reasons: dict[str, int]
 
 
-async def _spool(request: Request, fmt: str) -> ExportFile:
+async def _spool(request: Request, fmt: str, name: str) -> ExportFile:
     """The request body written to a temporary file (uploads can be far larger than memory)."""
-    fd, name = tempfile.mkstemp(prefix="previously-import-", suffix=".upload")
-    path = Path(name)
+    fd, spooled = tempfile.mkstemp(prefix="previously-import-", suffix=".upload")
+    path = Path(spooled)
     try:
         with os.fdopen(fd, "wb") as out:
             async for chunk in request.stream():
                 out.write(chunk)
         if path.stat().st_size == 0:
             raise InvalidInput("The upload is empty; send the export file as the request body.")
-        return ExportFile(path, fmt)
+        return ExportFile(path, fmt, name.rsplit("/", 1)[-1])
     except BaseException:
         path.unlink(missing_ok=True)
         raise
 
 
 @router.post("/api/import/preview", response_model=ImportPreview, responses={400: {"model": ErrorBody}})
-async def preview_import(request: Request, format: Format, deps: DepsDep) -> ImportPreview:
+async def preview_import(
+    request: Request, format: Format, deps: DepsDep, name: FileName = ""
+) -> ImportPreview:
     """Read the uploaded export (the body: a .zip or its conversations.json) and plan; writes nothing."""
-    export = await _spool(request, format)
+    export = await _spool(request, format, name)
     try:
         plan = await run_in_threadpool(preview, export, deps.storage)
     finally:
@@ -91,9 +96,11 @@ async def preview_import(request: Request, format: Format, deps: DepsDep) -> Imp
 
 
 @router.post("/api/import/accept", response_class=StreamingResponse)
-async def accept_import(request: Request, format: Format, digest: Digest, deps: DepsDep) -> StreamingResponse:
+async def accept_import(
+    request: Request, format: Format, digest: Digest, deps: DepsDep, name: FileName = ""
+) -> StreamingResponse:
     """Import the uploaded export as previewed. NDJSON: `progress` lines, then `done` or `error`."""
-    export = await _spool(request, format)
+    export = await _spool(request, format, name)
     events: queue.Queue[dict[str, Any] | None] = queue.Queue()
     threading.Thread(target=_run, args=(export, digest, deps, events), daemon=True).start()
     return StreamingResponse(_lines(events), media_type="application/x-ndjson")

@@ -240,3 +240,16 @@ def test_a_conversation_with_nothing_to_show_is_reported_not_written(tmp_path: P
     storage = InMemoryStorage()
     plan = preview(ExportFile(_gpt_zip(tmp_path, [c.export()]), "chatgpt"), storage)
     assert plan.slices == [] and "1 hidden rows are not imported" in str(plan.skipped[-1])
+
+
+def test_a_markdown_upload_is_named_by_its_file_so_accept_matches_the_preview() -> None:
+    env = make_env()
+    body = "## user — 2024-05-01T10:00:00Z\nHello\n## assistant — 2024-05-01T10:00:30Z\nHi\n".encode()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    query = "format=markdown&name=diary.md"
+    plan = env.client.post(f"/api/import/preview?{query}", content=body, headers=headers).json()
+    assert plan["planned"][0]["conversation"] == "diary" and plan["file"] == "diary.md"
+    done = env.client.post(
+        f"/api/import/accept?{query}&digest={plan['digest']}", content=body, headers=headers
+    )
+    assert json.loads(done.text.splitlines()[-1])["imported"] == ["2024-05-01-1000"]

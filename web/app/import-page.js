@@ -75,7 +75,7 @@ export function ImportPage({ flags, t, onImported }) {
   const [share, setShare] = useState(0);
   const [message, setMessage] = useState("");
   const readOnly = Boolean(flags && flags.read_only);
-  const query = () => `format=${encodeURIComponent(format)}`;
+  const query = () => `format=${encodeURIComponent(format)}&name=${encodeURIComponent(file.name)}`;
 
   const choose = (e) => {
     const f = e.currentTarget.files && e.currentTarget.files[0];
