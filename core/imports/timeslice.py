@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.clock import iso, parse_iso
-from core.errors import TooLarge
+from core.errors import InvalidInput, TooLarge
 from core.imports.model import Aside, Attachment, Conversation, Message, stable_id
 from core.memory.config import UserConfig
 from core.memory.paths import MAX_FILE_BYTES
@@ -61,6 +61,7 @@ def turn_hash(t: Turn) -> str:
 
 def split_conversation(conv: Conversation, config: UserConfig) -> list[Part]:
     """The conversation's messages cut into parts (none when it has no visible message)."""
+    _check_ids(conv)
     groups: list[list[Message]] = []
     closers: list[str] = []
     size = 0
@@ -82,6 +83,17 @@ def split_conversation(conv: Conversation, config: UserConfig) -> list[Part]:
     closers.append("time_cap")
     ids = _round_ids(conv)
     return [_part(conv, i, g, closers[i], ids) for i, g in enumerate(groups)]
+
+
+def _check_ids(conv: Conversation) -> None:
+    seen: set[str] = set()
+    for msg in conv.messages:
+        if msg.message_id in seen:
+            raise InvalidInput(
+                f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: message id {msg.message_id!r} "
+                "appears twice; give every message its own id."
+            )
+        seen.add(msg.message_id)
 
 
 def _close_reason(group: list[Message], msg: Message, size: int, config: UserConfig) -> str | None:

@@ -16,6 +16,7 @@ from core.imports import chatgpt, claude, stream
 from core.imports.chatgpt import BRANCH_TITLE
 from core.imports.simple import read_jsonl, read_markdown
 from core.imports.stream import iter_json_array
+from core.text import js_trim
 from tests.fakes.exports import T0, ChatGPTConversation, chatgpt_corpus, claude_corpus
 
 pytestmark = pytest.mark.unit
@@ -202,3 +203,18 @@ def test_stream_reads_any_array_as_json_does_whatever_the_chunk_size(items: list
 def test_stream_names_the_broken_entry(text: str, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
         list(iter_json_array(io.StringIO(text), "conversations.json"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(max_size=300), min_size=1, max_size=5))
+def test_jsonl_keeps_any_text_as_written_but_its_outer_space(texts: list[str]) -> None:
+    lines = [
+        json.dumps(
+            {"conversation": "c", "role": "user", "time": "2024-01-01T00:00:00Z", "text": t, "id": str(i)}
+        )
+        for i, t in enumerate(texts)
+    ]
+    [conv] = read_jsonl(lines, "f.jsonl")
+    kept = [js_trim(t) for t in texts if js_trim(t)]
+    assert [m.content for m in conv.messages] == kept
+    assert len(conv.messages) + len(conv.skipped) == len(texts)

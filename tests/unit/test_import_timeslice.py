@@ -91,3 +91,10 @@ def test_any_text_reads_back_verbatim_or_is_refused_whole(texts: list[str]) -> N
         for t in parse_core_md(storage.files[paths.core_md(f"2024-03-04-09{i:02d}")]).turns
     ]
     assert [(t.role, t.content) for t in read] == [(m.role, m.content) for m in conv.messages]
+
+
+def test_a_message_id_used_twice_is_refused() -> None:
+    conv = _conv("a", "b")
+    conv.messages[1] = Message("m0", "agent", conv.messages[1].timestamp, "b")
+    with pytest.raises(InvalidInput, match="message id 'm0' appears twice"):
+        split_conversation(conv, UserConfig())
