@@ -52,6 +52,9 @@ def test_every_visible_message_reads_back_verbatim_with_its_time_and_role(tmp_pa
         )
     ids = [c.get("conversation_id") or c.get("uuid") for c in convs]
     assert got == dict(zip(ids, visible, strict=True))
+    for text in _core_files(storage).values():  # the original's framing reads each one too
+        data = matter.load_text(text)
+        assert data["status"] == "closed" and data["source"]["tool"] == fmt
 
 
 def test_slices_follow_the_live_rules_and_conversations_never_share_one(tmp_path: Path) -> None:
