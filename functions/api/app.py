@@ -17,6 +17,7 @@ from functions.api import (
     errors,
     routes_auth,
     routes_card,
+    routes_import,
     routes_memory,
     routes_settings,
     routes_turns,
@@ -77,7 +78,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     app.state.deps = deps
     errors.install(app)
     _describe(app)
-    for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings):
+    for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings, routes_import):
         app.include_router(module.router)
     app.include_router(routes_ws.router)
     mcp_http.mount(app, deps, version())
@@ -92,5 +93,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
             allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=["content-type", "x-access-key"],
         )
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(
+        BodyLimit, max_bytes=MAX_BODY_BYTES, streamed={"/api/import/": routes_import.MAX_UPLOAD_BYTES}
+    )
     return app

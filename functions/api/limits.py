@@ -7,8 +7,10 @@ request is refused with 413 and nothing is parsed or written.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
+
+from core.errors import TooLarge
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,19 +43,29 @@ async def _refuse(send: Send, max_bytes: int) -> None:
 
 
 class BodyLimit:
-    """Refuse request bodies over `max_bytes` (413), reading no more than that."""
+    """Refuse request bodies over `max_bytes` (413), reading no more than that.
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    Paths under a `streamed` prefix (file uploads) get their own cap and are passed through
+    unbuffered: the route spools them to disk, and reading past the cap raises TooLarge.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, streamed: Mapping[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.streamed = dict(streamed or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        cap = next((n for p, n in self.streamed.items() if str(scope.get("path", "")).startswith(p)), None)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _refuse(send, self.max_bytes)
+        limit = cap if cap is not None else self.max_bytes
+        if declared is not None and (not declared.isdigit() or int(declared) > limit):
+            await _refuse(send, limit)
+            return
+        if cap is not None:
+            await self.app(scope, _counting(receive, cap), send)
             return
         chunks: list[bytes] = []
         size = 0
@@ -79,6 +91,21 @@ class BodyLimit:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _counting(receive: Receive, cap: int) -> Receive:
+    """`receive`, raising TooLarge once more than `cap` bytes of body have arrived."""
+    seen = 0
+
+    async def counted() -> Message:
+        nonlocal seen
+        message = await receive()
+        seen += len(message.get("body", b""))
+        if seen > cap:
+            raise TooLarge(f"The upload is larger than {cap} bytes; import a file that large with the CLI.")
+        return message
+
+    return counted
 
 
 class SecurityHeaders:

@@ -1,19 +1,23 @@
-"""`previously import`: bring conversations from another format in as slices."""
+"""`previously import`: bring conversations from another tool in as slices (a preview first)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from core.clock import SystemClock
 from core.errors import InvalidInput
-from core.memory.importer import ImportReport, import_slices
-from core.memory.locomo import conversation_slices, load_conversations, pick_conversation
+from core.imports.locomo import conversation_slices, load_conversations, pick_conversation
+from core.imports.plan import ImportPlan, Progress
+from core.imports.run import apply_plan, preview
+from core.imports.source import ExportFile
+from core.imports.writer import ImportReport, import_slices
 from core.search import refresh_index
-from core.storage.base import WriteBatch
+from core.storage.base import Storage, WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail, user_config
 
@@ -21,15 +25,25 @@ from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fa
 class ImportFormat(StrEnum):
     """Formats `import` understands."""
 
+    chatgpt = "chatgpt"
+    claude = "claude"
+    markdown = "markdown"
+    jsonl = "jsonl"
     locomo = "locomo"
 
 
 FormatOpt = Annotated[ImportFormat, typer.Option("--format", help="Input format.", case_sensitive=False)]
-FileArg = Annotated[Path, typer.Argument(help="The file to import.", show_default=False)]
+FileArg = Annotated[
+    Path,
+    typer.Argument(help="The export: the .zip as downloaded, or its conversations.json.", show_default=False),
+]
 ConversationOpt = Annotated[
     str | None,
-    typer.Option("--conversation", help="Which conversation (sample_id), when the file has several."),
+    typer.Option(
+        "--conversation", help="LoCoMo only: which conversation (sample_id), when the file has several."
+    ),
 ]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would be imported; write nothing.")]
 
 
 @app.command(name="import")
@@ -38,34 +52,101 @@ def import_(
     format: FormatOpt,
     conversation: ConversationOpt = None,
     memory: MemoryOpt = None,
+    dry_run: DryRunOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
-    """Import a LoCoMo conversation: one closed slice per session; existing slices are never overwritten."""
+    """Import conversations from ChatGPT, Claude, Markdown, JSON Lines or LoCoMo; never overwrites a slice."""
+    if format is ImportFormat.locomo:
+        _import_locomo(file, conversation, memory, json_out)
+        return
+    if conversation is not None:
+        raise fail("--conversation is for LoCoMo files; other formats import every conversation.")
+    storage, label = open_memory(memory, must_exist=False)
+    export = run_or_fail(lambda: ExportFile(file, format.value))
+    with progress_bar("Reading the export", enabled=not json_out) as bar:
+        plan = run_or_fail(lambda: preview(export, storage, _ticker(*bar)))
+    if dry_run or plan.writes == 0:
+        _show_plan(plan, label, json_out, dry_run)
+        return
+    with progress_bar("Writing slices", enabled=not json_out) as bar:
+        report = run_or_fail(lambda: apply_plan(export, plan, storage, SystemClock(), _ticker(*bar)))
+    if json_out:
+        emit_json({"memory": label, "plan": plan.as_dict(limit=0), **report.as_dict()})
+        return
+    typer.echo(
+        f"{export.name} → {label}: {len(report.imported)} slices imported, {len(report.extended)} extended "
+        f"({plan.conversations} conversations, {report.commits} commits)"
+    )
+    echo_list("Already imported (unchanged)", report.unchanged)
+    echo_list("Kept as they are (they differ from the export)", report.kept_existing)
+    echo_list("Skipped", [str(s) for s in plan.skipped])
+
+
+def _ticker(set_total: Callable[[int], None], tick: Callable[[], None]) -> Progress:
+    """A plan/apply progress callback driving one bar."""
+    state = {"done": 0}
+
+    def progress(phase: str, done: int, total: int | None) -> None:
+        if total is not None and state["done"] == 0:
+            set_total(total)
+        for _ in range(done - state["done"]):
+            tick()
+        state["done"] = done
+
+    return progress
+
+
+def _show_plan(plan: ImportPlan, label: str, json_out: bool, dry_run: bool) -> None:
+    data: dict[str, Any] = plan.as_dict()
+    if json_out:
+        emit_json({"memory": label, "dry_run": dry_run, **data})
+        return
+    counts = plan.counts
+    verb = "would import" if dry_run else "nothing new to import"
+    typer.echo(f"{plan.file_name} → {label}: {verb}")
+    typer.echo(f"  conversations: {plan.conversations}, messages: {plan.messages}")
+    typer.echo(
+        f"  slices: {counts['new']} new, {counts['extend']} extended, {counts['unchanged']} unchanged, "
+        f"{counts['kept']} kept as they are"
+    )
+    if plan.first:
+        typer.echo(f"  from {plan.first} to {plan.last}")
+    typer.echo(f"  kept aside in appendices: {plan.asides} rows; attachments kept: {plan.attachments}")
+    for why, n in data["skipped_reasons"].items():
+        typer.echo(f"  skipped {n}× — {why}")
+    echo_list("Skipped", [str(s) for s in plan.skipped])
+    if dry_run:
+        typer.echo("Nothing was written. Run again without --dry-run to import.")
+
+
+def _import_locomo(file: Path, conversation: str | None, memory: Path | None, json_out: bool) -> None:
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(f"Cannot read {file}: {exc}") from exc
     storage, label = open_memory(memory, must_exist=False)
-
-    def run() -> tuple[str, ImportReport]:
-        chosen = pick_conversation(load_conversations(text, file.name), conversation)
-        slices = conversation_slices(chosen)
-        if not slices:
-            raise InvalidInput(f"Conversation {chosen.sample_id} has no sessions with turns.")
-        batch = WriteBatch.open(storage)
-        with progress_bar("Importing sessions", enabled=not json_out) as (set_total, tick):
-            set_total(len(slices))
-            report = import_slices(batch, slices, SystemClock().now(), user_config(batch).locale, tick)
-        if report.imported:
-            # Imported sessions are usually dated in the past: index them now, not at the next maintain.
-            refresh_index(batch, SystemClock())
-            batch.commit(f"import: LoCoMo {chosen.sample_id} ({len(report.imported)} slices)")
-        return chosen.sample_id, report
-
-    sample_id, report = run_or_fail(run)
+    sample_id, report = run_or_fail(lambda: _locomo(storage, text, file.name, conversation, json_out))
     if json_out:
         emit_json({"memory": label, "conversation": sample_id, **report.as_dict()})
         return
     typer.echo(f"{sample_id} → {label}: {len(report.imported)} slices imported")
     echo_list("Already imported (unchanged)", report.unchanged)
     echo_list("Kept: another slice already holds that minute", report.kept_existing)
+
+
+def _locomo(
+    storage: Storage, text: str, name: str, conversation: str | None, json_out: bool
+) -> tuple[str, ImportReport]:
+    chosen = pick_conversation(load_conversations(text, name), conversation)
+    slices = conversation_slices(chosen)
+    if not slices:
+        raise InvalidInput(f"Conversation {chosen.sample_id} has no sessions with turns.")
+    batch = WriteBatch.open(storage)
+    with progress_bar("Importing sessions", enabled=not json_out) as (set_total, tick):
+        set_total(len(slices))
+        report = import_slices(batch, slices, SystemClock().now(), user_config(batch).locale, tick)
+    if report.imported:
+        # Imported sessions are usually dated in the past: index them now, not at the next maintain.
+        refresh_index(batch, SystemClock())
+        batch.commit(f"import: LoCoMo {chosen.sample_id} ({len(report.imported)} slices)")
+    return chosen.sample_id, report

@@ -8,15 +8,15 @@ import pytest
 
 from core.clock import parse_iso
 from core.errors import InvalidInput
-from core.memory import paths
-from core.memory.importer import import_slices
-from core.memory.locomo import (
+from core.imports.locomo import (
     conversation_slices,
     load_conversations,
     parse_session_time,
     pick_conversation,
     turn_id,
 )
+from core.imports.writer import import_slices
+from core.memory import paths
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 

@@ -6,12 +6,12 @@ import { api } from "./api.js";
 const SLICE_TTL_MS = 5 * 60_000;
 const SLICE_ID = /^\d{4}-\d{2}-\d{2}-\d{4}$/;
 
-/** "#/slice/2026-07-25-1430" → {view: "slice", id}; "#/settings", "#/card"; anything else is live. */
+/** "#/slice/2026-07-25-1430" → {view: "slice", id}; "#/settings", "#/card", "#/import"; anything else is live. */
 export function parseRoute(hash) {
   const path = String(hash || "").replace(/^#\/?/, "");
   const [head, id] = path.split("/");
   if (head === "slice" && SLICE_ID.test(id || "")) return { view: "slice", id };
-  if (head === "settings" || head === "card") return { view: head, id: null };
+  if (head === "settings" || head === "card" || head === "import") return { view: head, id: null };
   return { view: "live", id: null };
 }
 

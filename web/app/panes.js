@@ -8,7 +8,9 @@ import { SliceView } from "./slice-view.js";
 import { ChatView } from "./chat.js";
 import { Settings } from "./settings.js";
 import { CardPage } from "./card-page.js";
+import { ImportPage } from "./import-page.js";
 import { api } from "./api.js";
+import { dropSliceCache } from "./app-data.js";
 import { entryMs } from "./lib/time.js";
 
 function Retry({ message, onRetry, t }) {
@@ -50,6 +52,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
       onSignOut=${() => api.post("/api/auth/sign-out").finally(() => location.assign("sign-in.html"))} />`;
   }
   if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;
+  if (shown.view === "import") return html`<${ImportPage} flags=${flags} t=${t} onImported=${() => (dropSliceCache(), data.refreshCatalog(), data.refreshState(), data.refreshStrands())} />`;
   if (shown.view === "slice") {
     return html`<${SliceView} id=${shown.id} data=${slice.data} error=${slice.error} loading=${slice.loading} t=${t}
       nowMs=${nowMs} onFilterStrand=${setStrand} onNow=${() => go("now")}

@@ -9,8 +9,6 @@ the agent reply after it share one deterministic 6-character turn id; a shared i
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -19,6 +17,7 @@ from typing import Any
 
 from core.clock import iso
 from core.errors import InvalidInput
+from core.imports.model import stable_id
 from core.memory.slice import Slice, Turn
 from core.memory.slicer import minute_id
 
@@ -107,8 +106,7 @@ def parse_session_time(text: str) -> datetime:
 
 def turn_id(sample_id: str, session: int, round_index: int, salt: int = 0) -> str:
     """The scoring tool's deterministic 6-char base64url id of one round."""
-    digest = hashlib.sha256(f"locomo|{sample_id}|{session}|{round_index}|{salt}".encode()).digest()
-    return base64.urlsafe_b64encode(digest).decode("ascii")[:6]
+    return stable_id("locomo", sample_id, session, round_index, salt)
 
 
 def session_numbers(conv: Conversation) -> list[int]:

@@ -1,0 +1,1 @@
+"""Bringing conversations from other tools onto the timeline: readers per format, one writer."""

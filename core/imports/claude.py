@@ -1,0 +1,109 @@
+"""Claude's `conversations.json`: each conversation is a list of `chat_messages`.
+
+A message's `text` blocks become its turn; `thinking`, `tool_use` and `tool_result` blocks are
+kept aside in the appendix. Attachments carry their `extracted_content`, which is kept as a text
+file in the slice folder and linked from the turn; `files` (images, PDFs) hold only a name in
+the export, so the turn names them and the preview says they were not included.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from core.clock import parse_iso
+from core.errors import InvalidInput
+from core.imports.model import Aside, Attachment, Conversation, Message
+from core.text import js_trim
+
+TOOL = "claude"
+_ROLES = {"human": "user", "user": "user", "assistant": "agent"}
+_ASIDE_TITLES = {
+    "thinking": "The model's thinking (not a turn)",
+    "tool_use": "A call to a tool (not a turn)",
+    "tool_result": "A tool's result (not a turn)",
+}
+
+
+def read_conversation(raw: Any, index: int) -> Conversation:
+    """One entry of `conversations.json`; InvalidInput names the conversation and the field."""
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"Claude entry {index} is not a conversation object.")
+    conv = Conversation(TOOL, str(raw.get("uuid") or f"entry-{index}"), str(raw.get("name") or ""))
+    messages = raw.get("chat_messages")
+    if not isinstance(messages, list):
+        raise InvalidInput(
+            f"Claude conversation {conv.label}: field `chat_messages` is missing or not a list."
+        )
+    for i, msg in enumerate(messages):
+        _read_message(conv, msg, i)
+    return conv
+
+
+def _read_message(conv: Conversation, msg: Any, i: int) -> None:
+    if not isinstance(msg, dict):
+        raise InvalidInput(f"Claude conversation {conv.label}: chat_messages[{i}] is not an object.")
+    mid = str(msg.get("uuid") or f"{conv.conversation_id}-{i}")
+    where = f"Claude conversation {conv.label}: message {mid}"
+    role = _ROLES.get(str(msg.get("sender")))
+    if role is None:
+        raise InvalidInput(f"{where}: field `sender` is {msg.get('sender')!r}; expected human or assistant.")
+    when = _time(msg.get("created_at"), where)
+    texts: list[str] = []
+    for block in msg.get("content") or []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "text":
+            continue
+        else:
+            title = _ASIDE_TITLES.get(str(kind), f"A {kind or 'untyped'} block (not a turn)")
+            row = Message(mid, f"{msg.get('sender')}, {kind or 'block'}", when, block_text(block))
+            conv.asides.append(Aside(conv.messages[-1].message_id if conv.messages else None, title, (row,)))
+    text = "\n\n".join(t for t in texts if t.strip()) if texts else str(msg.get("text") or "")
+    links = _attachments(conv, msg, mid, where)
+    body = "\n\n".join(p for p in (js_trim(text), *links) if p)
+    if not body:
+        conv.skip(f"message {mid}", "empty")
+        return
+    conv.messages.append(Message(mid, role, when, body))
+
+
+def _attachments(conv: Conversation, msg: dict[str, Any], mid: str, where: str) -> list[str]:
+    links: list[str] = []
+    for j, att in enumerate(msg.get("attachments") or []):
+        if not isinstance(att, dict):
+            raise InvalidInput(f"{where}: attachments[{j}] is not an object.")
+        name = str(att.get("file_name") or f"attachment-{j}")
+        content = att.get("extracted_content")
+        if isinstance(content, str) and content:
+            kept = Attachment(mid, name, content)
+            conv.attachments.append(kept)
+            links.append(kept.link)
+        else:
+            links.append(f"[attachment: {name} (no text in the export)]")
+            conv.skip(f"attachment {name}", "the export holds no text for it")
+    for j, f in enumerate(msg.get("files") or []):
+        name = str(f.get("file_name") if isinstance(f, dict) else f) or f"file-{j}"
+        links.append(f"[file: {name}]")
+        conv.skip(f"file {name}", "the export holds only its name, not the file")
+    return links
+
+
+def _time(value: Any, where: str) -> Any:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where}: field `created_at` is missing or not text ({value!r}).")
+    try:
+        return parse_iso(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{where}: field `created_at` is not an ISO time ({value!r}).") from exc
+
+
+def block_text(block: Any) -> str:
+    """A non-text content block as readable text: thinking as written, tools as JSON."""
+    if not isinstance(block, dict):
+        return json.dumps(block, ensure_ascii=False)
+    if block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+        return str(block["thinking"])
+    rest = {k: v for k, v in block.items() if k not in ("type", "start_timestamp", "stop_timestamp")}
+    return json.dumps(rest, ensure_ascii=False, sort_keys=True)

@@ -1,0 +1,101 @@
+"""What every reader produces: a conversation as plain values, whatever tool it came from.
+
+A reader turns one exported conversation into a `Conversation`: the messages shown as turns
+(each with its own time and role), the rows kept aside (abandoned branches, tool and reasoning
+rows, custom instructions — kept in the slice's appendix, never dropped), text attachments
+(kept as files in the slice folder) and what was skipped and why.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+ROLES = ("user", "agent")
+ATTACHMENTS_DIR = "attachments"
+_UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message: `message_id` is stable across exports of the same conversation."""
+
+    message_id: str
+    role: str
+    timestamp: datetime
+    content: str
+
+
+@dataclass(frozen=True)
+class Aside:
+    """Rows that are not turns, kept in the appendix of the slice holding message `after`.
+
+    `after` None means before the first turn (the conversation's first slice).
+    """
+
+    after: str | None
+    title: str
+    messages: tuple[Message, ...]
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A text file that came with message `message_id`, kept next to its slice."""
+
+    message_id: str
+    name: str
+    text: str
+
+    @property
+    def file_name(self) -> str:
+        """Its file in the slice's `attachments/` folder: unique per message and name, safe to write."""
+        safe = _UNSAFE_RE.sub("_", self.name).strip("._")[:80] or "file"
+        ext = "" if safe.lower().endswith((".txt", ".md")) else ".txt"
+        return f"{stable_id(self.message_id, self.name)}-{safe}{ext}"
+
+    @property
+    def link(self) -> str:
+        """The line the turn carries to point at the kept file."""
+        return f"[attachment: {self.name}]({ATTACHMENTS_DIR}/{self.file_name})"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Something in the export that does not become a turn or a file, and why."""
+
+    conversation: str
+    what: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.conversation}: {self.what} — {self.why}"
+
+
+@dataclass
+class Conversation:
+    """One exported conversation, read."""
+
+    tool: str
+    conversation_id: str
+    title: str
+    messages: list[Message] = field(default_factory=list)
+    asides: list[Aside] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """How errors and previews name it: the title and the id."""
+        return f"{self.title!r} ({self.conversation_id})" if self.title else self.conversation_id
+
+    def skip(self, what: str, why: str) -> None:
+        self.skipped.append(Skipped(self.label, what, why))
+
+
+def stable_id(*parts: object) -> str:
+    """A deterministic 6-character base64url id of `parts` (the shape of a live turn id)."""
+    digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")[:6]

@@ -1,0 +1,76 @@
+"""Opening an export as downloaded — a `.zip` or the JSON/Markdown file itself — as conversations.
+
+The file is read again for each pass (preview, then write), so nothing but one conversation at a
+time is held in memory.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from core.errors import InvalidInput
+from core.imports import chatgpt, claude, simple
+from core.imports.model import Conversation
+from core.imports.stream import iter_json_array
+
+FORMATS = ("chatgpt", "claude", "markdown", "jsonl")
+_JSON_NAME = "conversations.json"
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    """An export on disk in one of `FORMATS`; `shown_name` is the name it had (an upload's)."""
+
+    path: Path
+    fmt: str
+    shown_name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.fmt not in FORMATS:
+            raise InvalidInput(f"Unknown import format {self.fmt!r}; choose one of {', '.join(FORMATS)}.")
+        if not self.path.is_file():
+            raise InvalidInput(f"No file at {self.path}.")
+
+    @property
+    def name(self) -> str:
+        return self.shown_name or self.path.name
+
+    def conversations(self) -> Iterator[Conversation]:
+        """Every conversation in the file, read one at a time."""
+        with self._open() as (stream, assets):
+            if self.fmt == "chatgpt":
+                for i, raw in enumerate(iter_json_array(stream, self.name)):
+                    yield chatgpt.read_conversation(raw, i, assets)
+            elif self.fmt == "claude":
+                for i, raw in enumerate(iter_json_array(stream, self.name)):
+                    yield claude.read_conversation(raw, i)
+            elif self.fmt == "jsonl":
+                yield from simple.read_jsonl(stream, self.name)
+            else:
+                yield from simple.read_markdown(stream, self.name, Path(self.name).stem)
+
+    @contextmanager
+    def _open(self) -> Iterator[tuple[TextIO, tuple[str, ...]]]:
+        if not zipfile.is_zipfile(self.path):
+            with self.path.open(encoding="utf-8", newline="") as stream:
+                yield stream, ()
+            return
+        if self.fmt not in ("chatgpt", "claude"):
+            raise InvalidInput(f"{self.name} is a zip; a {self.fmt} import reads the file itself.")
+        try:
+            archive = zipfile.ZipFile(self.path)
+        except zipfile.BadZipFile as exc:
+            raise InvalidInput(f"{self.name} is not a readable zip ({exc}).") from exc
+        with archive:
+            names = archive.namelist()
+            found = sorted((n for n in names if n.rsplit("/", 1)[-1] == _JSON_NAME), key=len)
+            if not found:
+                raise InvalidInput(f"{self.name} holds no {_JSON_NAME}; is it the export as downloaded?")
+            with archive.open(found[0]) as raw:
+                yield io.TextIOWrapper(raw, encoding="utf-8", newline=""), tuple(names)

@@ -1,0 +1,179 @@
+"""Cutting a conversation into slices by the rules of live talk, and building each slice.
+
+A slice starts at its first message. Before a user message joins, the slice closes when it is
+older than the time cap or holds the turn capacity (`config.json` slicing), exactly the checks a
+live turn makes; an agent reply always stays with its prompt. A slice also closes before its
+file would outgrow the size cap. A conversation never shares a slice with another one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.clock import iso, parse_iso
+from core.errors import InvalidInput, TooLarge
+from core.imports.model import Aside, Attachment, Conversation, Message, stable_id
+from core.memory.config import UserConfig
+from core.memory.paths import MAX_FILE_BYTES
+from core.memory.slice import Slice, Turn
+from core.memory.slicer import apply_fallback_mark, slice_age_exceeded
+
+# Room left in core.md for the frontmatter and the turn headers.
+SLICE_BYTE_BUDGET = MAX_FILE_BYTES - 100_000
+_HEADER_BYTES = 64
+_TOOL_NAMES = {"chatgpt": "ChatGPT", "claude": "Claude", "markdown": "Markdown", "jsonl": "JSON Lines"}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One slice's worth of a conversation."""
+
+    conversation: Conversation
+    index: int
+    turns: tuple[Turn, ...]
+    asides: tuple[Aside, ...]
+    attachments: tuple[Attachment, ...]
+    closed_by: str
+
+    @property
+    def start(self) -> datetime:
+        return parse_iso(self.turns[0].timestamp)
+
+    @property
+    def key(self) -> str:
+        """Names this part across exports: tool, conversation, and its first turn's id."""
+        c = self.conversation
+        return f"{c.tool}|{c.conversation_id}|{self.turns[0].turn_id}"
+
+    @property
+    def turn_hashes(self) -> tuple[str, ...]:
+        return tuple(turn_hash(t) for t in self.turns)
+
+
+def turn_hash(t: Turn) -> str:
+    """A short fingerprint of one turn (id, time, role, text): how a re-import recognises it."""
+    raw = "\x00".join((t.turn_id or "", t.timestamp, t.role, t.content))
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def split_conversation(conv: Conversation, config: UserConfig) -> list[Part]:
+    """The conversation's messages cut into parts (none when it has no visible message)."""
+    _check_ids(conv)
+    groups: list[list[Message]] = []
+    closers: list[str] = []
+    size = 0
+    for msg in conv.messages:
+        cost = len(msg.content.encode()) + _HEADER_BYTES
+        if cost > SLICE_BYTE_BUDGET:
+            raise TooLarge(
+                f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: message {msg.message_id} is "
+                f"{cost} bytes; one slice holds at most {SLICE_BYTE_BUDGET}. Split that message."
+            )
+        reason = _close_reason(groups[-1], msg, size + cost, config) if groups else None
+        if not groups or reason:
+            if groups:
+                closers.append(reason or "capacity")
+            groups.append([])
+            size = 0
+        groups[-1].append(msg)
+        size += cost
+    closers.append("time_cap")
+    ids = _round_ids(conv)
+    return [_part(conv, i, g, closers[i], ids) for i, g in enumerate(groups)]
+
+
+def _check_ids(conv: Conversation) -> None:
+    seen: set[str] = set()
+    for msg in conv.messages:
+        if msg.message_id in seen:
+            raise InvalidInput(
+                f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: message id {msg.message_id!r} "
+                "appears twice; give every message its own id."
+            )
+        seen.add(msg.message_id)
+
+
+def _close_reason(group: list[Message], msg: Message, size: int, config: UserConfig) -> str | None:
+    if size > SLICE_BYTE_BUDGET:
+        return "capacity"
+    if msg.role != "user":
+        return None
+    if slice_age_exceeded(iso(group[0].timestamp), msg.timestamp, config.max_slice_minutes * 60_000):
+        return "time_cap"
+    if len(group) >= config.max_turns_per_slice:
+        return "capacity"
+    return None
+
+
+def _round_ids(conv: Conversation) -> dict[str, str]:
+    """A user message and the reply right after it share one id, unique in the conversation."""
+    ids: dict[str, str] = {}
+    taken: set[str] = set()
+    current, prev_role = "", None
+    for msg in conv.messages:
+        if msg.role == "user" or prev_role != "user" or not current:
+            salt = 0
+            while (current := stable_id(conv.tool, conv.conversation_id, msg.message_id, salt)) in taken:
+                salt += 1
+            taken.add(current)
+        ids[msg.message_id] = current
+        prev_role = msg.role
+    return ids
+
+
+def _part(conv: Conversation, index: int, group: list[Message], closed_by: str, ids: dict[str, str]) -> Part:
+    mine = {m.message_id for m in group}
+    turns = tuple(Turn(ids[m.message_id], iso(m.timestamp), m.role, m.content) for m in group)
+    asides = tuple(a for a in conv.asides if a.after in mine or (index == 0 and a.after not in ids))
+    files = tuple(a for a in conv.attachments if a.message_id in mine)
+    for f in files:
+        if len(f.text.encode()) > MAX_FILE_BYTES:
+            raise TooLarge(
+                f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: attachment {f.name!r} of message "
+                f"{f.message_id} is over {MAX_FILE_BYTES} bytes, more than a memory file holds."
+            )
+    return Part(conv, index, turns, asides, files, closed_by)
+
+
+def build_slice(part: Part, slice_id: str, locale: str = "en") -> Slice:
+    """The closed slice for `part` under `slice_id`, attributed to its source and marked."""
+    conv = part.conversation
+    source = {"tool": conv.tool, "conversation": conv.conversation_id}
+    if conv.title:
+        source["title"] = conv.title
+    s = Slice(
+        slice_id=slice_id,
+        status="closed",
+        start=part.turns[0].timestamp,
+        end=part.turns[-1].timestamp,
+        timezone="UTC",
+        closed_by=part.closed_by,
+        extra={"source": source},
+        turns=list(part.turns),
+    )
+    return apply_fallback_mark(s, locale)
+
+
+def appendix_entry(part: Part) -> str:
+    """The appendix section keeping the part's asides verbatim ("" when it has none)."""
+    if not part.asides:
+        return ""
+    conv = part.conversation
+    out = [
+        f"## Kept from the {_TOOL_NAMES[conv.tool]} export — {conv.label}\n\n"
+        "These rows of the conversation are not turns; they are kept here as exported.\n"
+    ]
+    for aside in part.asides:
+        out.append(f"\n### {aside.title}\n")
+        for m in aside.messages:
+            fence = _fence(m.content)
+            out.append(f"\n{iso(m.timestamp)} ({m.role}):\n\n{fence}\n{m.content}\n{fence}\n")
+    return "".join(out)
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall("`+", text)), default=0)
+    return "`" * max(3, longest + 1)

@@ -1,0 +1,72 @@
+"""The Import screen: choose an export, preview it, accept it, find the slices (UI.md sizes)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser.conftest import (
+    Server,
+    assert_fits,
+    launch_server,
+    save_screenshot,
+    stop_server,
+    wait_ready,
+)
+from tests.fakes.exports import chatgpt_corpus, write_zip
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[Server]:
+    """A server over an empty memory of its own (the import changes it)."""
+    server = wait_ready(launch_server(["--memory", str(tmp_path / "memory-root")], tmp_path / "serve.log"))
+    yield server
+    stop_server(server)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_preview_then_accept_puts_the_conversations_on_the_timeline(
+    make_app, fresh_server: Server, tmp_path: Path, size: str
+) -> None:
+    export = write_zip(tmp_path / "chatgpt-export.zip", chatgpt_corpus()[0], {"file-AbC123-cat.png": b"png"})
+    app = make_app(fresh_server, size=size)
+    page = app.open("/#/import", wait="[data-testid=import-page]")
+    accept = page.get_by_test_id("import-accept")
+    assert accept.is_disabled()
+    page.get_by_test_id("import-file").set_input_files(str(export))
+    assert page.get_by_test_id("import-format").input_value() == "chatgpt"
+    page.get_by_test_id("import-preview-btn").click()
+    preview = page.get_by_test_id("import-preview")
+    preview.wait_for()
+    counts = page.get_by_test_id("import-counts").inner_text()
+    assert "Conversations\n3" in counts and "New slices\n4" in counts
+    assert "From 2024-03-04 to 2024-03-11" in preview.inner_text()
+    assert "image" in page.get_by_test_id("import-skipped").inner_text()
+    assert fresh_server.get("/api/timeline")["total"] == 0  # the preview wrote nothing
+    assert_fits(app)
+    save_screenshot(page, f"import-preview-{size}")
+    accept.click()
+    page.wait_for_selector("[data-testid=import-status].done")
+    assert "4 slices" in page.get_by_test_id("import-status").inner_text()
+    assert accept.is_disabled()
+    assert fresh_server.get("/api/timeline")["total"] == 4
+    page.goto(fresh_server.url + "/#/slice/2024-03-04-0901")
+    page.locator("[data-testid=slice-view] [data-testid=turn]").first.wait_for()
+    assert "Fushimi Inari" in page.get_by_test_id("slice-view").inner_text()
+
+
+def test_a_broken_export_is_refused_with_its_reason(make_app, fresh_server: Server, tmp_path: Path) -> None:
+    bad = tmp_path / "conversations.json"
+    bad.write_text('[{"title": "Broken", "id": "c-1", "mapping": 7}]', encoding="utf-8")
+    app = make_app(fresh_server)
+    app.problems.allow("/api/import/preview")
+    page = app.open("/#/import", wait="[data-testid=import-page]")
+    page.get_by_test_id("import-file").set_input_files(str(bad))
+    page.get_by_test_id("import-preview-btn").click()
+    page.wait_for_selector("[data-testid=import-status].failed")
+    assert "'Broken' (c-1): field `mapping`" in page.get_by_test_id("import-status").inner_text()
+    assert page.get_by_test_id("import-accept").is_disabled()

@@ -1,0 +1,254 @@
+"""Importing exports end to end: preview, accept, read back through the API, import again."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from core.clock import FixedClock, iso, parse_iso
+from core.errors import InvalidInput
+from core.imports import run
+from core.imports.run import apply_plan, preview
+from core.imports.source import ExportFile
+from core.memory import matter, paths
+from core.memory.slice import parse_core_md
+from core.storage.memory import InMemoryStorage
+from tests.fakes.exports import T0, ChatGPTConversation, Visible, chatgpt_corpus, claude_corpus, write_zip
+from tests.functional.api_env import make_env
+
+pytestmark = pytest.mark.functional
+CLOCK = FixedClock.at("2026-08-11T11:15:00.000Z")
+
+
+def _import(storage: InMemoryStorage, path: Path, fmt: str) -> run.ImportReport:
+    export = ExportFile(path, fmt)
+    return apply_plan(export, preview(export, storage), storage, CLOCK)
+
+
+def _gpt_zip(tmp_path: Path, convs: list[dict], name: str = "gpt.zip") -> Path:
+    return write_zip(tmp_path / name, convs, {"file-AbC123-cat.png": b"\x89PNG"})
+
+
+def _core_files(storage: InMemoryStorage) -> dict[str, str]:
+    return {str(p): t for p, t in storage.files.items() if p.name == "core.md"}
+
+
+@pytest.mark.parametrize("fmt", ["chatgpt", "claude"])
+def test_every_visible_message_reads_back_verbatim_with_its_time_and_role(tmp_path: Path, fmt: str) -> None:
+    convs, visible = chatgpt_corpus() if fmt == "chatgpt" else claude_corpus()
+    storage = InMemoryStorage()
+    env = make_env(storage=storage)
+    path = _gpt_zip(tmp_path, convs) if fmt == "chatgpt" else write_zip(tmp_path / "c.zip", convs)
+    report = _import(storage, path, fmt)
+    got: dict[str, list[Visible]] = {}
+    for slice_id in sorted(report.imported):
+        view = env.client.get(f"/api/slices/{slice_id}").json()
+        conv_id = parse_core_md(storage.files[paths.core_md(slice_id)]).extra["source"]["conversation"]
+        got.setdefault(conv_id, []).extend(
+            Visible(t["role"], parse_iso(t["timestamp"]), t["content"]) for t in view["turns"]
+        )
+    ids = [c.get("conversation_id") or c.get("uuid") for c in convs]
+    assert got == dict(zip(ids, visible, strict=True))
+    for text in _core_files(storage).values():  # the original's framing reads each one too
+        data = matter.load_text(text)
+        assert data["status"] == "closed" and data["source"]["tool"] == fmt
+
+
+def test_slices_follow_the_live_rules_and_conversations_never_share_one(tmp_path: Path) -> None:
+    storage = InMemoryStorage()
+    report = _import(storage, _gpt_zip(tmp_path, chatgpt_corpus()[0]), "chatgpt")
+    # Kyoto opens at 09:01; the overlapping conversation also starts at 09:01, so it takes 09:02.
+    # Kyoto resumed a week later is a slice of its own (time cap).
+    assert sorted(report.imported) == [
+        "2024-03-04-0901",
+        "2024-03-04-0902",
+        "2024-03-04-0910",
+        "2024-03-11-0900",
+    ]
+    for path, text in _core_files(storage).items():
+        s = parse_core_md(text)
+        assert s.status == "closed" and s.closed_by == "time_cap" and s.marked_by == "fallback"
+        assert s.start == s.turns[0].timestamp and s.end == s.turns[-1].timestamp
+        data = matter.load_text(text)  # gray-matter's framing + js-yaml, as the original reads it
+        assert data["source"]["tool"] == "chatgpt" and data["slice_id"] == s.slice_id, path
+    overlap = parse_core_md(storage.files[paths.core_md("2024-03-04-0902")])
+    assert overlap.start == iso(T0 + timedelta(minutes=1, seconds=20))
+    assert overlap.extra["source"] == {"tool": "chatgpt", "conversation": "c-overlap", "title": "Same minute"}
+    appendix = storage.files[paths.appendix_md("2024-03-04-0901")]
+    assert "An answer that was regenerated." in appendix and "What about Nara?" in appendix
+
+
+def test_time_cap_and_capacity_from_config_cut_a_long_conversation(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c-long", "Long")
+    for i in range(18):  # three hours, a message every ten minutes
+        c.say("user" if i % 2 == 0 else "assistant", f"message {i}", T0 + timedelta(minutes=10 * i))
+    storage = InMemoryStorage.from_texts(
+        {"memory/user/config.json": json.dumps({"slicing": {"maxSliceMinutes": 30, "maxTurnsPerSlice": 5}})}
+    )
+    _import(storage, _gpt_zip(tmp_path, [c.export()]), "chatgpt")
+    slices = sorted((parse_core_md(t) for t in _core_files(storage).values()), key=lambda s: s.start)
+    assert [len(s.turns) for s in slices] == [4, 4, 4, 4, 2]  # a user turn at +30 min opens the next
+    assert [s.closed_by for s in slices] == ["time_cap"] * 5
+    storage = InMemoryStorage.from_texts(
+        {"memory/user/config.json": json.dumps({"slicing": {"maxSliceMinutes": 120, "maxTurnsPerSlice": 5}})}
+    )
+    _import(storage, _gpt_zip(tmp_path, [c.export()]), "chatgpt")
+    slices = sorted((parse_core_md(t) for t in _core_files(storage).values()), key=lambda s: s.start)
+    assert [len(s.turns) for s in slices] == [6, 6, 6]  # closes at the first user turn once 5 are in
+    assert [s.closed_by for s in slices] == ["capacity", "capacity", "time_cap"]
+    assert all(s.turns[0].role == "user" for s in slices)
+
+
+def test_reimport_is_byte_identical_and_order_does_not_matter(tmp_path: Path) -> None:
+    convs = chatgpt_corpus()[0]
+    storage = InMemoryStorage()
+    _import(storage, _gpt_zip(tmp_path, convs), "chatgpt")
+    before, commits = dict(storage.files), len(storage.commits)
+    again = _import(storage, _gpt_zip(tmp_path, convs), "chatgpt")
+    assert storage.files == before and len(storage.commits) == commits
+    assert len(again.unchanged) == 4 and again.imported == []
+    shuffled = InMemoryStorage()
+    _import(shuffled, _gpt_zip(tmp_path, list(reversed(convs)), "rev.zip"), "chatgpt")
+    assert _core_files(shuffled) == _core_files(storage)
+
+
+def test_a_newer_export_adds_only_what_is_new(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c-grow", "Grows")
+    c.say("user", "first", T0)
+    c.say("assistant", "reply", T0 + timedelta(minutes=1))
+    older = c.export()
+    c.say("user", "one more, same slice", T0 + timedelta(minutes=5))
+    c.say("user", "a week later", T0 + timedelta(days=7))
+    storage = InMemoryStorage()
+    first = _import(storage, _gpt_zip(tmp_path, [older], "old.zip"), "chatgpt")
+    assert first.imported == ["2024-03-04-0900"]
+    newer = _import(storage, _gpt_zip(tmp_path, [c.export()], "new.zip"), "chatgpt")
+    assert (newer.extended, newer.imported) == (["2024-03-04-0900"], ["2024-03-11-0900"])
+    grown = parse_core_md(storage.files[paths.core_md("2024-03-04-0900")])
+    assert [t.content for t in grown.turns] == ["first", "reply", "one more, same slice"]
+    assert grown.summary.startswith("3 turns")
+
+
+def test_malformed_conversation_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    convs = chatgpt_corpus()[0]
+    broken = json.loads(json.dumps(convs))
+    broken[2]["mapping"] = "oops"  # the last one read: the others were fine
+    storage = InMemoryStorage()
+    with pytest.raises(InvalidInput, match=r"'Kyoto trip' \(c-kyoto\): field `mapping`"):
+        _import(storage, _gpt_zip(tmp_path, broken), "chatgpt")
+    assert storage.files == {} and storage.commits == []
+
+
+def test_text_shaped_like_a_turn_header_is_kept_verbatim(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c-head", "Headers")
+    tricky = "Here is a log:\n## Turn abc123 — 2024-01-01T00:00:00.000Z (agent)\nthe end"
+    c.say("user", tricky, T0)
+    storage = InMemoryStorage()
+    _import(storage, _gpt_zip(tmp_path, [c.export()]), "chatgpt")
+    [text] = _core_files(storage).values()
+    assert [t.content for t in parse_core_md(text).turns] == [tricky]
+
+
+def test_large_exports_land_in_a_bounded_number_of_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    convs = []
+    for i in range(30):
+        c = ChatGPTConversation(f"c-{i}", f"Talk {i}")
+        c.say("user", f"hello {i}", T0 + timedelta(hours=i))
+        convs.append(c.export())
+    monkeypatch.setattr(run, "CHUNK_SLICES", 8)
+    storage = InMemoryStorage()
+    report = _import(storage, _gpt_zip(tmp_path, convs), "chatgpt")
+    assert len(report.imported) == 30 and report.commits == len(storage.commits) == 4
+    assert paths.CATALOG_JSON in storage.files and storage.commits[-1][0].endswith("(part 4)")
+
+
+def test_the_page_flow_previews_then_accepts_with_progress(tmp_path: Path) -> None:
+    env = make_env()
+    body = _gpt_zip(tmp_path, chatgpt_corpus()[0]).read_bytes()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    shown = env.client.post("/api/import/preview?format=chatgpt", content=body, headers=headers)
+    assert shown.status_code == 200, shown.text
+    data = shown.json()
+    assert (data["conversations"], data["slices"]["new"], data["writes"]) == (3, 4, 4)
+    assert data["first"] == "2024-03-04T09:01:00.000Z" and env.storage.commits == []  # type: ignore[attr-defined]
+    stale = env.client.post(
+        "/api/import/accept?format=chatgpt&digest=00000000", content=body, headers=headers
+    )
+    assert json.loads(stale.text.splitlines()[-1])["error"] == "conflict"
+    done = env.client.post(
+        f"/api/import/accept?format=chatgpt&digest={data['digest']}", content=body, headers=headers
+    )
+    lines = [json.loads(x) for x in done.text.splitlines()]
+    assert lines[-1]["type"] == "done" and len(lines[-1]["imported"]) == 4
+    assert any(x["type"] == "progress" and x["phase"] == "write" for x in lines)
+    again = env.client.post("/api/import/preview?format=chatgpt", content=body, headers=headers).json()
+    assert again["writes"] == 0 and again["slices"]["unchanged"] == 4
+
+
+def test_the_page_refuses_a_wrong_format_and_an_empty_upload() -> None:
+    env = make_env()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    empty = env.client.post("/api/import/preview?format=chatgpt", content=b"", headers=headers)
+    assert empty.status_code == 400 and "empty" in empty.json()["message"]
+    wrong = env.client.post(
+        "/api/import/preview?format=claude", content=b'{"not": "a list"}', headers=headers
+    )
+    assert wrong.status_code == 400 and "JSON list" in wrong.json()["message"]
+
+
+def test_a_large_export_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from tests.fakes.exports import write_big_chatgpt
+
+    big = write_big_chatgpt(tmp_path / "conversations.json", conversations=2000, message_chars=1500)
+    size = big.stat().st_size
+    assert size > 20_000_000
+    tracemalloc.start()
+    try:
+        plan = preview(ExportFile(big, "chatgpt"), InMemoryStorage())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert plan.conversations == 2000 and plan.counts["new"] == 2000
+    # The reader holds a window of the file, not the file: the peak stays far below its size.
+    assert peak < 10_000_000 < size, f"peak {peak} bytes for a {size}-byte export"
+
+
+def test_read_only_memory_previews_but_refuses_to_accept(tmp_path: Path) -> None:
+    env = make_env(storage=InMemoryStorage(read_only=True))
+    body = _gpt_zip(tmp_path, chatgpt_corpus()[0]).read_bytes()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    plan = env.client.post("/api/import/preview?format=chatgpt", content=body, headers=headers).json()
+    done = env.client.post(
+        f"/api/import/accept?format=chatgpt&digest={plan['digest']}", content=body, headers=headers
+    )
+    last = json.loads(done.text.splitlines()[-1])
+    assert (last["type"], last["error"]) == ("error", "read_only")
+    assert env.files() == {}
+
+
+def test_a_conversation_with_nothing_to_show_is_reported_not_written(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c-empty", "Only hidden")
+    c.add("user", {"user_profile": "x"}, T0, content_type="user_editable_context", hidden=True)
+    storage = InMemoryStorage()
+    plan = preview(ExportFile(_gpt_zip(tmp_path, [c.export()]), "chatgpt"), storage)
+    assert plan.slices == [] and "1 hidden rows are not imported" in str(plan.skipped[-1])
+
+
+def test_a_markdown_upload_is_named_by_its_file_so_accept_matches_the_preview() -> None:
+    env = make_env()
+    body = "## user — 2024-05-01T10:00:00Z\nHello\n## assistant — 2024-05-01T10:00:30Z\nHi\n".encode()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    query = "format=markdown&name=diary.md"
+    plan = env.client.post(f"/api/import/preview?{query}", content=body, headers=headers).json()
+    assert plan["planned"][0]["conversation"] == "diary" and plan["file"] == "diary.md"
+    done = env.client.post(
+        f"/api/import/accept?{query}&digest={plan['digest']}", content=body, headers=headers
+    )
+    assert json.loads(done.text.splitlines()[-1])["imported"] == ["2024-05-01-1000"]
