@@ -28,12 +28,12 @@ from core.memory.merge import edit_slice
 from core.memory.monthly_index import monthly_path, remove_monthly
 from core.memory.slice import Slice, parse_core_md
 from core.memory.slice_view import slice_file
+from core.memory.slicer import USER_MARK
 from core.memory.strands import drop_slice, load_strands, render_strands
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.search.recall import index_slice, unindex_slice
 from core.storage.base import Storage, UpdateFn, WriteBatch
 
-USER_MARK = "user"
 HISTORY_NOTE = (
     "Git history still holds the old files (on GitHub, or in a local folder that is a git "
     "repository); docs/FORGET.md says how to purge them."

@@ -26,6 +26,8 @@ WRITTEN_SIGNALS: tuple[str, ...] = ("time_cap", "capacity", "context_lost")
 # Written by older versions; accepted when reading, never written.
 LEGACY_SIGNALS: tuple[str, ...] = ("time_silence", "user_explicit")
 FALLBACK_MARK = "fallback"
+# A focus/summary (and tags, loops, decisions) the user wrote by hand: no pass overwrites it.
+USER_MARK = "user"
 OPENING_CHARS = 60
 _MAX_ID_PROBES = 7 * 24 * 60
 
@@ -86,8 +88,11 @@ def apply_close_marking(
     """A model's close marking: non-empty values replace; tags only when it gave at least one.
 
     Returns a copy; a marking that sets anything clears `marked_by` (a model, not the fallback).
+    A slice the user marked by hand keeps its marks.
     """
     out = current.copy()
+    if current.marked_by == USER_MARK:
+        return out
     if focus.strip():
         out.focus = focus
     if summary.strip():
@@ -134,8 +139,9 @@ def deterministic_mark(turns: Sequence[Turn], tags: Sequence[str], locale: str =
 
 
 def apply_fallback_mark(current: Slice, locale: str = "en") -> Slice:
-    """Fill a missing focus and/or summary with the deterministic mark, recorded as `fallback`."""
-    if current.focus and current.summary:
+    """Fill a missing focus and/or summary with the deterministic mark, recorded as `fallback`
+    (never on a slice the user marked by hand)."""
+    if (current.focus and current.summary) or current.marked_by == USER_MARK:
         return current
     mark = deterministic_mark(current.turns, current.tags, locale)
     out = current.copy()

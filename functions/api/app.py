@@ -19,6 +19,7 @@ from functions.api import (
     routes_card,
     routes_memory,
     routes_settings,
+    routes_slices,
     routes_turns,
     routes_ws,
     site,
@@ -49,7 +50,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     )
     app.state.deps = deps
     errors.install(app)
-    for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings):
+    for module in (routes_auth, routes_turns, routes_memory, routes_slices, routes_card, routes_settings):
         app.include_router(module.router)
     app.include_router(routes_ws.router)
     site.mount(app, web_dir)

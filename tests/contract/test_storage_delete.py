@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.errors import ReadOnly
@@ -71,7 +73,7 @@ def test_put_after_delete_writes_the_new_text(writable: Backend) -> None:
     assert writable.stored() == {A.value: "new"}
 
 
-def test_local_delete_removes_empty_folders(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_local_delete_removes_empty_folders(tmp_path: Path) -> None:
     from core.storage.local import LocalStorage
 
     storage = LocalStorage(tmp_path)
