@@ -9,7 +9,7 @@ import pytest
 
 from core.storage.demo import DemoStorage
 from core.storage.memory import InMemoryStorage
-from tests.functional.api_env import make_env, same_origin
+from tests.functional.api_env import ApiEnv, make_env, same_origin
 from tests.functional.forget_support import SAMPLE, sample_files
 
 pytestmark = pytest.mark.functional
@@ -17,7 +17,7 @@ SLICE = "2025-02-08-1617"
 CORE = "memory/episodic/slices/2025/02/08/1617/timeline/core.md"
 
 
-def _env():  # type: ignore[no-untyped-def]
+def _env() -> ApiEnv:
     return make_env(storage=InMemoryStorage.from_texts(sample_files()))
 
 
@@ -45,7 +45,7 @@ def test_delete_a_missing_slice_or_turn_is_404_with_a_clear_message() -> None:
     r = env.client.delete(f"/api/slices/{SLICE}/turns/nope00", headers=same_origin())
     assert r.status_code == 404 and "has no turn nope00" in r.json()["message"]
     assert env.client.delete("/api/slices/not-an-id", headers=same_origin()).status_code == 400
-    assert env.storage.commits == []  # type: ignore[attr-defined]
+    assert isinstance(env.storage, InMemoryStorage) and env.storage.commits == []
 
 
 def test_delete_one_exchange() -> None:
