@@ -22,7 +22,7 @@ from core.memory.core_edits import backfill_rewrite
 from core.memory.merge import edit_slice
 from core.memory.paths import STRANDS_JSON, appendix_md, core_md
 from core.memory.slice import Slice
-from core.memory.slicer import USER_MARK, apply_fallback_mark
+from core.memory.slicer import apply_fallback_mark
 from core.memory.strands import MergeProposal, apply_merges, filter_proposals, load_strands, render_strands
 from core.storage.base import WriteBatch
 from core.turn.closing import forced_weave, read_slice
@@ -111,8 +111,6 @@ def backfill(
     report = report or PassReport()
     for slice_id in dry_slices(batch, exclude, limit):
         current = read_slice(batch, slice_id)
-        if current.marked_by == USER_MARK:
-            continue  # the user's own marks stand
         marking = mark_slice(worker, current) if worker is not None else None
         if marking is not None:
             queue_backfill(batch, slice_id, marking.focus, marking.summary, now_iso)
