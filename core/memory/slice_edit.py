@@ -2,8 +2,9 @@
 
 The turns are never touched. A hand edit is recorded as `marked_by: user`, which every later
 marking pass respects (the close marking, the fallback mark, the dry-slice backfill): they only
-fill what the user left empty, so a model never writes over what the user wrote. A loop marked done leaves `open_loops` (the arrival
-briefing stops raising it) and is kept, word for word, under `done_loops`. The slice's catalog
+fill what the user left empty, so a model never writes over what the user wrote. A loop marked
+done leaves `open_loops` (the arrival briefing stops raising it) and is kept, word for word,
+under `done_loops`. The slice's catalog
 and monthly entries, its strands and its search-index document follow in the same commit.
 """
 
