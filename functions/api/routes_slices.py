@@ -2,7 +2,8 @@
 
 `DELETE /api/slices/{id}` and `DELETE /api/slices/{id}/turns/{turn_id}` forget; `PATCH
 /api/slices/{id}` edits focus, summary, tags, open loops and decisions (recorded as the user's);
-`GET /api/slices/{id}/markdown` downloads one slice; `GET /api/export` the whole memory as a zip.
+`GET /api/slices/{id}/markdown` downloads one slice; `GET /api/export` the whole memory as a zip;
+`POST /api/slices/{id}/turns/{turn_id}/retract` takes the last exchange back to answer it again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from core.memory.export import export_zip, slice_markdown
 from core.memory.forget import forget
+from core.memory.retract import retract_exchange
 from core.memory.slice_edit import SliceChanges, edit_slice_marks
 from core.memory.slice_view import read_slice_detail
 from functions.api.common import AUTH, MUTATION, DepsDep
@@ -48,6 +50,15 @@ class ForgetResult(BaseModel):
     history_note: str
 
 
+class RetractResult(BaseModel):
+    """The exchange taken back (kept in agent.md); send `message`, or your edit of it, as a new turn."""
+
+    slice_id: str
+    turn_id: str
+    message: str
+    had_reply: bool
+
+
 class SlicePatch(Strict):
     """`PATCH /api/slices/{id}`: only the fields sent change; the turns never do."""
 
@@ -76,6 +87,18 @@ def forget_slice(slice_id: SliceId, deps: DepsDep) -> ForgetResult:
 def forget_turn(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> ForgetResult:
     """Forget one exchange (your message and its reply) and its cognition, in one commit."""
     return ForgetResult.model_validate(forget(deps.storage, slice_id, deps.clock, turn_id=turn_id).as_dict())
+
+
+@router.post(
+    "/api/slices/{slice_id}/turns/{turn_id}/retract",
+    response_model=RetractResult,
+    dependencies=MUTATION,
+    responses=ERRORS,
+)
+def retract(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> RetractResult:
+    """Take the open slice's last exchange back (regenerate, or edit and resend): it leaves core.md
+    and is kept word for word in agent.md."""
+    return RetractResult(**vars(retract_exchange(deps.storage, slice_id, turn_id, deps.clock)))
 
 
 @router.patch("/api/slices/{slice_id}", response_model=SliceView, dependencies=MUTATION, responses=ERRORS)
