@@ -45,9 +45,7 @@ def test_the_last_exchange_moves_to_agent_md_word_for_word() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), min_size=1, max_size=200)
-)
+@given(st.text(st.characters(codec="utf-8", blacklist_characters="\r"), min_size=1, max_size=200))
 def test_any_reply_text_survives_in_agent_md(reply: str) -> None:
     storage = _storage(reply=reply.replace("## Turn ", "").strip() or "x")
     before = parse_core_md(storage.files[core_md(SID)]).turns[-1].content

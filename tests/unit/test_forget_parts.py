@@ -78,7 +78,7 @@ def test_scrub_leaves_cards_that_cite_nothing_forgotten() -> None:
     assert scrub_card_text(legacy, "2026-07-26-1539", ref_matcher("2026-07-26-1539"), NOW, True)[0] is None
 
 
-_bodies = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r"), max_size=80).map(
+_bodies = st.text(st.characters(codec="utf-8", blacklist_characters="\r"), max_size=80).map(
     lambda s: s.replace("## Cognition ", "") + "\n"
 )
 
