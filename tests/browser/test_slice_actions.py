@@ -17,17 +17,27 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import SAMPLE, Server, launch_server, save_screenshot, stop_server, wait_ready
+from tests.browser.conftest import (
+    SAMPLE,
+    Server,
+    launch_server,
+    model_env,
+    save_screenshot,
+    stop_server,
+    wait_ready,
+)
+from tests.fakes.fake_model_server import FakeModelServer
 
 pytestmark = pytest.mark.browser
 SIZES = ["phone", "desktop"]
 
 
 @pytest.fixture(scope="module")
-def mine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def mine(tmp_path_factory: pytest.TempPathFactory, fake_model: FakeModelServer) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("actions")
     shutil.copytree(SAMPLE / "memory", root / "memory-root" / "memory")
-    server = wait_ready(launch_server(["--memory", str(root / "memory-root")], root / "serve.log"))
+    args = ["--memory", str(root / "memory-root")]
+    server = wait_ready(launch_server(args, root / "serve.log", model_env(fake_model)))
     yield server
     stop_server(server)
 
@@ -160,3 +170,38 @@ def test_settings_downloads_the_whole_memory(make_app, mine: Server) -> None:
     with zipfile.ZipFile(io.BytesIO(open(dl.value.path(), "rb").read())) as zf:
         names = zf.namelist()
     assert "memory/episodic/current-previously.md" in names and "EXPORT.txt" in names
+
+
+def _say(page: Page, text: str, done: int) -> None:
+    page.locator("#message-box").fill(text)
+    page.locator("#message-box").press("Enter")
+    expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(done, timeout=20000)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, size: str) -> None:
+    app = make_app(mine, size=size, reduced=True, permissions=["clipboard-read", "clipboard-write"])
+    page = app.open(wait="[data-testid=briefing]")
+    word = f"Pelican{size}"
+    _say(page, f"Remember the {word} pier", 1)
+    reply = page.locator("[data-testid=msg-assistant] .reply").last.inner_text()
+    page.get_by_test_id("copy-reply").last.click()
+    expect(page.get_by_test_id("copy-reply").last).to_contain_text("Copied")
+    assert page.evaluate("() => navigator.clipboard.readText()").strip() == reply.strip()
+    sid = mine.get("/api/state")["active"]["slice_id"]
+    with page.expect_response(lambda r: r.url.endswith("/retract")) as taken:
+        page.get_by_test_id("regenerate").click()
+    assert taken.value.status == 200
+    expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(1, timeout=20000)
+    expect(page.get_by_test_id("msg-user")).to_have_count(1)
+    page.get_by_test_id("edit-message").click()
+    page.locator(".msg-editing textarea").fill(f"Forget the pier, think of {word} bay")
+    page.get_by_test_id("edit-send").click()
+    expect(page.get_by_test_id("msg-user")).to_have_text(
+        [f"Forget the pier, think of {word} bay"], timeout=20000
+    )
+    expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(1, timeout=20000)
+    data = mine.get(f"/api/slices/{sid}")
+    texts = [t["content"] for t in data["turns"]]
+    assert f"Forget the pier, think of {word} bay" in texts and f"Remember the {word} pier" not in texts
+    assert page.get_by_test_id("regenerate").count() == 1

@@ -65,7 +65,10 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
       readOnly=${!flags || Boolean(flags.demo || flags.read_only)}
       onChanged=${(saved) => (slice.replace(saved), refresh())} onForgotten=${forgotten} />`;
   }
-  if (chat.messages.length) return html`<${ChatView} messages=${chat.messages} t=${t} locale=${prefs.locale} onOpenSlice=${go} />`;
+  if (chat.messages.length) {
+    return html`<${ChatView} messages=${chat.messages} t=${t} locale=${prefs.locale} onOpenSlice=${go}
+      running=${chat.running} onResend=${flags && !flags.read_only ? chat.resend : null} />`;
+  }
   if (data.state && !chat.resuming) {
     const last = (data.catalog || []).find((e) => e.id === data.state.last_slice_id);
     return html`<${Briefing} state=${data.state} lastStartMs=${last ? entryMs(last) : NaN} t=${t} nowMs=${nowMs}

@@ -307,4 +307,10 @@ export default {
   "settings.export": "Your memory",
   "settings.exportHint": "Every file under memory/, byte for byte, in one zip. The search index is left out: it is rebuilt on its own.",
   "settings.exportButton": "Download everything (.zip)",
+  "chat.copy": "Copy",
+  "chat.copied": "Copied",
+  "chat.regenerate": "Answer again",
+  "chat.edit": "Edit",
+  "chat.editSend": "Send the edit",
+  "chat.resendFailed": "Couldn't send it again.",
 };
