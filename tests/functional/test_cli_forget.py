@@ -131,3 +131,32 @@ def test_export_names_files_it_cannot_read(memory: Path, tmp_path: Path) -> None
     assert "not exported" in out and "memory/notes.md" in out
     with zipfile.ZipFile(out_zip) as zf:
         assert "memory/notes.md" in zf.read("EXPORT.txt").decode()
+
+
+def test_forgetting_the_active_slice_lets_the_next_message_open_a_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "DEEPSEEK_API_KEY",
+        "GITHUB_TOKEN",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("STORAGE", raising=False)
+    monkeypatch.setenv("PREVIOUSLY_RUNS", str(tmp_path / "runs"))
+    memory = tmp_path / "m"
+    _run("chat", "My bank PIN hint is marmalade", "--memory", str(memory))  # no model: saved, exit 3
+    [core] = list(memory.glob("memory/episodic/slices/*/*/*/*/timeline/core.md"))
+    sid = "-".join(core.parent.parent.relative_to(memory / "memory/episodic/slices").parts)
+    assert "status: active" in core.read_text()
+    code, out = _run("forget", sid, "--memory", str(memory), "--yes")
+    assert code == 0, out
+    leftovers = {p: p.read_text() for p in (memory / "memory").rglob("*") if p.is_file()}
+    assert not [p for p, text in leftovers.items() if "marmalade" in text]
+    _run("chat", "Something else entirely", "--memory", str(memory))
+    [again] = list(memory.glob("memory/episodic/slices/*/*/*/*/timeline/core.md"))
+    text = again.read_text()
+    assert "Something else entirely" in text and "marmalade" not in text
+    assert "status: active" in text

@@ -11,17 +11,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.clock import FixedClock
 from core.errors import NotFound, ReadOnly
 from core.memory.check import check_memory
 from core.memory.forget import forget
 from core.memory.paths import slice_dir, slice_rel
+from core.memory.slice import parse_core_md
 from core.search.recall import open_index
 from core.search.segment import Segment, fingerprint
 from core.storage.base import Storage
 from core.storage.demo import DemoStorage
 from tests.contract.conftest import Backend, backend_fixture
+from tests.fakes.slices import slice_text, storage_with
 from tests.functional.forget_support import CLOCK, SAMPLE, core_path, grep, own_words, seed_sample, tree
 
 pytestmark = pytest.mark.functional
@@ -179,3 +183,22 @@ def test_the_demo_refuses_and_keeps_everything() -> None:
     with pytest.raises(ReadOnly, match="read-only"):
         forget(demo, SLICE, FixedClock.at(CLOCK))
     assert demo.snapshot().read(core_path(SLICE)) is not None
+
+
+_texts = st.text(st.characters(codec="utf-8", blacklist_characters="\r"), min_size=1, max_size=120).map(
+    lambda s: s.replace("## Turn ", "").strip() or "x"
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(_texts, min_size=6, max_size=6))
+def test_forgetting_an_exchange_keeps_every_other_turn_word_for_word(texts: list[str]) -> None:
+    sid = "2026-08-10-0900"
+    roles = ["user", "agent"] * 3
+    storage = storage_with({sid: slice_text(sid, list(zip(roles, texts, strict=True)), focus="F")})
+    before = parse_core_md(storage.files[core_path(sid)]).turns
+    forget(storage, sid, FixedClock.at(CLOCK), turn_id="t00001")
+    after = parse_core_md(storage.files[core_path(sid)]).turns
+    assert [(t.turn_id, t.role, t.content) for t in after] == [
+        (t.turn_id, t.role, t.content) for t in before if t.turn_id != "t00001"
+    ]
