@@ -27,7 +27,7 @@ from core.memory.forget_card import CardScrub, RefMatch, mentions, ref_matcher, 
 from core.memory.merge import edit_slice
 from core.memory.monthly_index import monthly_path, remove_monthly
 from core.memory.slice import Slice, parse_core_md
-from core.memory.slice_view import slice_file
+from core.memory.slice_view import missing_slice, slice_file
 from core.memory.slicer import USER_MARK
 from core.memory.strands import drop_slice, load_strands, render_strands
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
@@ -102,11 +102,13 @@ def forget(storage: Storage, slice_id: str, clock: Clock, turn_id: str | None = 
 
 
 def _queue_slice(batch: WriteBatch, slice_id: str, now: datetime, locale: str, clock: Clock) -> None:
-    slice_file(batch, slice_id)  # NotFound (with the way to list slices) when there is none
+    # Found by listing, never by reading: a file too large or not UTF-8 can still be forgotten.
     files = batch.list(paths.slice_dir(slice_id))
     flat = paths.legacy_flat_md(slice_id)
-    if batch.read(flat) is not None:
+    if batch.snapshot.version_of(flat) is not None:
         files.append(flat)
+    if not files:
+        raise missing_slice(slice_id)
     for path in files:
         batch.delete(path)
     batch.update(monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))

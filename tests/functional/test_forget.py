@@ -202,3 +202,20 @@ def test_forgetting_an_exchange_keeps_every_other_turn_word_for_word(texts: list
     assert [(t.turn_id, t.role, t.content) for t in after] == [
         (t.turn_id, t.role, t.content) for t in before if t.turn_id != "t00001"
     ]
+
+
+local = backend_fixture("local", "github")
+
+
+def test_a_slice_too_large_or_not_utf8_can_still_be_forgotten(local: Backend) -> None:
+    big, bad = "2026-08-10-0900", "2026-08-10-1000"
+    local.seed(
+        {
+            core_path(big).value: "---\nstatus: closed\n---\n\n" + "x" * 1_100_000,
+            core_path(bad).value: b"---\nstatus: closed\n---\n\n\xff\xfe",
+            core_path("2026-08-10-1100").value: slice_text("2026-08-10-1100", [("user", "keep me")]),
+        }
+    )
+    for sid in (big, bad):
+        forget(local.storage, sid, FixedClock.at(CLOCK))
+    assert list(tree(local.storage)) == [core_path("2026-08-10-1100").value]
