@@ -91,3 +91,21 @@ def test_demo_refuses_to_delete(demo: Backend) -> None:
     with pytest.raises(ReadOnly, match="read-only"):
         demo.storage.commit([Delete(A)], "Forget")
     assert demo.storage.snapshot().read(A) == "a"
+
+
+def test_local_git_delete_of_an_untracked_file_still_commits_the_rest(tmp_path: Path) -> None:
+    from core.storage.local import LocalStorage
+    from tests.contract.conftest import git
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "README.md").write_text("x")
+    git(tmp_path, "add", "README.md")
+    git(tmp_path, "commit", "-qm", "init")
+    storage = LocalStorage(tmp_path)
+    storage.commit([Put(A, "tracked")], "seed")
+    untracked = tmp_path / A2.value
+    untracked.write_text("never committed")
+    result = storage.commit([Delete(A), Delete(A2), Put(IDX, "{}")], "Forget")
+    assert result.version is not None and set(result.deleted) == {A, A2}
+    assert git(tmp_path, "log", "--format=%s").splitlines() == ["Forget", "seed", "init"]
+    assert git(tmp_path, "status", "--porcelain") == ""
