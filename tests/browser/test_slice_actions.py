@@ -205,3 +205,23 @@ def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, siz
     texts = [t["content"] for t in data["turns"]]
     assert f"Forget the pier, think of {word} bay" in texts and f"Remember the {word} pier" not in texts
     assert page.get_by_test_id("regenerate").count() == 1
+
+
+def test_the_controls_and_dialogs_have_no_serious_accessibility_problems(make_app, mine: Server) -> None:
+    from tests.browser.test_a11y import serious_violations
+
+    sid = _pick(mine, 0, want="loops")
+    page = _open(make_app, mine, sid, "desktop")
+    found = {"slice view with controls": serious_violations(page)}
+    page.get_by_test_id("slice-edit").click()
+    page.get_by_test_id("edit-dialog").locator("#edit-focus").wait_for()
+    found["edit dialog"] = serious_violations(page)
+    page.keyboard.press("Escape")
+    page.get_by_test_id("slice-forget").click()
+    page.get_by_test_id("forget-dialog").get_by_test_id("forget-what").wait_for()
+    found["forget dialog"] = serious_violations(page)
+    page.keyboard.press("Escape")
+    page.get_by_test_id("forget-turn").first.click()
+    page.get_by_test_id("forget-turn-dialog").get_by_test_id("forget-what").wait_for()
+    found["forget-turn dialog"] = serious_violations(page)
+    assert found == dict.fromkeys(found, [])
