@@ -224,4 +224,4 @@ def test_the_controls_and_dialogs_have_no_serious_accessibility_problems(make_ap
     page.get_by_test_id("forget-turn").first.click()
     page.get_by_test_id("forget-turn-dialog").get_by_test_id("forget-what").wait_for()
     found["forget-turn dialog"] = serious_violations(page)
-    assert found == dict.fromkeys(found, [])
+    assert found == {key: [] for key in found}
