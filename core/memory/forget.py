@@ -167,25 +167,38 @@ def _queue_turn(
             "or let Previously rewrite it first."
         )
     current = parse_core_md(text)  # SliceFormatError names the line to fix
-    if not any(t.turn_id == turn_id for t in current.turns):
+    in_core = any(t.turn_id == turn_id for t in current.turns)
+    # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry.
+    if not _queue_cognition_removal(batch, slice_id, turn_id) and not in_core:
         raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
+    if not in_core:
+        return False
     edited = without_turn(current, turn_id)
     if not edited.turns:
         _queue_slice(batch, slice_id, now, locale, clock)
         return True
     edit_slice(lambda s: without_turn(s, turn_id), iso(now)).queue(batch, slice_id)
-    agent = batch.read(paths.agent_md(slice_id))
-    if agent is not None:
-        left = remove_cognition(agent, turn_id)
-        if not left.strip():
-            batch.delete(paths.agent_md(slice_id))
-        elif left != agent:
-            batch.put(paths.agent_md(slice_id), left)
     upsert_monthly_entry(batch, edited)
     upsert_catalog_entry(batch, edited, now, locale)
     if not index_slice(batch, slice_id, clock):
         unindex_slice(batch, slice_id, clock)
     return False
+
+
+def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:
+    """Queue agent.md without the turn's entries (deleted when none is left); whether it had any."""
+    path = paths.agent_md(slice_id)
+    agent = read_or_none(batch, path)
+    if agent is None:
+        return False
+    left = remove_cognition(agent, turn_id)
+    if left == agent:
+        return False
+    if left.strip():
+        batch.put(path, left)
+    else:
+        batch.delete(path)
+    return True
 
 
 def without_turn(s: Slice, turn_id: str) -> Slice:

@@ -69,3 +69,15 @@ def test_the_route_answers_the_message_to_send_again() -> None:
     assert r.json() == {"slice_id": SID, "turn_id": "t00001", "message": "Which flour?", "had_reply": True}
     r = env.client.post(f"/api/slices/{SID}/turns/t00001/retract", headers=same_origin())
     assert r.status_code == 404
+
+
+def test_an_exchange_answered_again_can_still_be_forgotten_from_agent_md() -> None:
+    from core.memory.forget import forget
+
+    storage = _storage(reply="The secret rye ratio")
+    retract_exchange(storage, SID, "t00001", FixedClock.at(CLOCK))
+    assert "The secret rye ratio" in storage.files[agent_md(SID)]
+    report = forget(storage, SID, FixedClock.at(CLOCK), turn_id="t00001")
+    assert not report.whole_slice
+    assert "The secret rye ratio" not in storage.files[agent_md(SID)]
+    assert storage.files[agent_md(SID)].startswith("## Cognition t00000 — x")
