@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.clock import FixedClock
@@ -162,3 +162,47 @@ def test_later_marking_passes_leave_a_user_mark_alone() -> None:
     assert filled.focus == "Mine" and filled.summary and filled.marked_by == USER_MARK
     theirs = _slice(focus="", summary="")
     assert apply_fallback_mark(theirs).marked_by == "fallback"
+
+
+_any_text = st.text(st.characters(codec="utf-8"), max_size=300)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a.md", "b/c.json", "d/e/f.txt"]), _any_text, min_size=1))
+def test_export_round_trips_any_text_byte_for_byte(files: dict[str, str]) -> None:
+    import io
+    import zipfile
+
+    from core.memory.export import export_zip
+    from core.storage.memory import InMemoryStorage
+
+    storage = InMemoryStorage.from_texts({f"memory/{k}": v for k, v in files.items()})
+    buf = io.BytesIO()
+    report = export_zip(storage.snapshot(), buf)
+    with zipfile.ZipFile(buf) as zf:
+        got = {n.removeprefix("memory/"): zf.read(n) for n in zf.namelist() if n.startswith("memory/")}
+    assert got == {k: v.encode("utf-8") for k, v in files.items()}
+    assert report.files == len(files) and not report.skipped
+
+
+_line = st.text(
+    st.characters(codec="utf-8", blacklist_characters="\r\n\x85\u2028\u2029"), min_size=1, max_size=120
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    _line,
+    st.text(st.characters(codec="utf-8", blacklist_characters="\r"), min_size=1, max_size=300),
+    st.lists(_line, max_size=4),
+)
+def test_a_hand_edit_reads_back_exactly_as_written(focus: str, summary: str, loops: list[str]) -> None:
+    from core.memory.slice import parse_core_md, render_core_md
+
+    from core.text import js_trim
+
+    focus, summary = js_trim(focus) or "f", js_trim(summary) or "s"
+    loops = list(dict.fromkeys(js_trim(x) for x in loops if js_trim(x)))
+    edited = apply_changes(_slice(), SliceChanges(focus=focus, summary=summary, open_loops=loops))
+    back = parse_core_md(render_core_md(edited))
+    assert (back.focus, back.summary, back.open_loops, back.marked_by) == (focus, summary, loops, USER_MARK)
