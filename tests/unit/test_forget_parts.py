@@ -198,7 +198,6 @@ _line = st.text(
 )
 def test_a_hand_edit_reads_back_exactly_as_written(focus: str, summary: str, loops: list[str]) -> None:
     from core.memory.slice import parse_core_md, render_core_md
-
     from core.text import js_trim
 
     focus, summary = js_trim(focus) or "f", js_trim(summary) or "s"
