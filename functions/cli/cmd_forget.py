@@ -55,10 +55,10 @@ def forget_command(
         raise fail(
             f"Slice {slice_id} has no turn {turn}; `previously recall` or the slice view shows its turns."
         )
-    if not yes:
-        typer.echo(f"This will forget, in {label}:\n{describe(detail, turn)}")
-        typer.echo(HISTORY_NOTE)
-        if not typer.confirm("Forget it?", default=False):
+    if not yes:  # on stderr, so stdout holds only the result (--json)
+        typer.echo(f"This will forget, in {label}:\n{describe(detail, turn)}", err=True)
+        typer.echo(HISTORY_NOTE, err=True)
+        if not typer.confirm("Forget it?", default=False, err=True):
             raise typer.Exit(1)
     report = run_or_fail(lambda: forget(storage, slice_id, SystemClock(), turn_id=turn))
     if json_out:
