@@ -206,6 +206,27 @@ def cognition_for(agent_md_text: str, turn_id: str) -> str | None:
     return None
 
 
+def remove_cognition(agent_md_text: str, turn_id: str) -> str:
+    """agent.md without the entries for `turn_id` (forgetting a turn); every other entry, and
+    any text above the first one, is kept byte for byte. Returns "" when nothing is left."""
+    starts = [m.start() for m in _ENTRY_RE.finditer(agent_md_text)]
+    out, last = [], 0
+    for i, start in enumerate(starts):
+        line_end = agent_md_text.find("\n", start)
+        label = agent_md_text[
+            start + len("## Cognition ") : len(agent_md_text) if line_end == -1 else line_end
+        ]
+        if label == turn_id or label.startswith(turn_id + " "):
+            out.append(agent_md_text[last:start])
+            last = starts[i + 1] if i + 1 < len(starts) else len(agent_md_text)
+    if last == 0:
+        return agent_md_text
+    text = "".join(out) + agent_md_text[last:]
+    if last == len(agent_md_text):  # the last entry went: end as a file with one entry fewer does
+        text = js_trim_end(text) + "\n" if text.strip() else ""
+    return text
+
+
 def join_assistant_texts(texts: Iterable[str]) -> str:
     """The stored agent turn: each text part trimmed, empty ones dropped, joined by blank lines."""
     return "\n\n".join(t for t in (js_trim(x) for x in texts) if t)

@@ -212,3 +212,8 @@ def rewrite_core_md(old_text: str | None, new_slice: Slice, now_iso: str) -> tup
         return new_text, None
     blocks = explain_unplaceable(old_text)
     return new_text, appendix_entry(blocks, now_iso) if blocks else None
+
+
+def code_fence(text: str) -> str:
+    """The backtick fence that holds `text` verbatim in Markdown (longer than any run inside)."""
+    return _fence(text)

@@ -76,3 +76,11 @@ def upsert_monthly(text: str | None, entry: Mapping[str, Any]) -> str:
     kept.append(dict(entry))
     sid = str(entry["id"])
     return render_monthly(f"{sid[:4]}-{sid[5:7]}", kept)
+
+
+def remove_monthly(text: str | None, slice_id: str) -> str | None:
+    """The month's index without the slice's entry (forgetting); None when it holds none."""
+    entries, _ = parse_monthly(text)
+    if not any(e["id"] == slice_id for e in entries):
+        return None
+    return render_monthly(f"{slice_id[:4]}-{slice_id[5:7]}", [e for e in entries if e["id"] != slice_id])

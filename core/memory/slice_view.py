@@ -53,7 +53,12 @@ def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str | Damage]:
             return path, exc.damage
         if text is not None:
             return path, text
-    raise NotFound(f"There is no slice {slice_id}; GET /api/timeline lists the slices that exist.")
+    raise missing_slice(slice_id)
+
+
+def missing_slice(slice_id: str) -> NotFound:
+    """The error for a slice id with no files, saying where to find the ones that exist."""
+    return NotFound(f"There is no slice {slice_id}; GET /api/timeline lists the slices that exist.")
 
 
 def _parse(slice_id: str, text: str | Damage) -> tuple[Slice, str | None]:

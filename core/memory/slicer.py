@@ -26,6 +26,8 @@ WRITTEN_SIGNALS: tuple[str, ...] = ("time_cap", "capacity", "context_lost")
 # Written by older versions; accepted when reading, never written.
 LEGACY_SIGNALS: tuple[str, ...] = ("time_silence", "user_explicit")
 FALLBACK_MARK = "fallback"
+# Marks the user wrote by hand: later passes only fill what the user left empty.
+USER_MARK = "user"
 OPENING_CHARS = 60
 _MAX_ID_PROBES = 7 * 24 * 60
 
@@ -86,17 +88,19 @@ def apply_close_marking(
     """A model's close marking: non-empty values replace; tags only when it gave at least one.
 
     Returns a copy; a marking that sets anything clears `marked_by` (a model, not the fallback).
+    On a slice the user marked by hand it only fills what the user left empty.
     """
     out = current.copy()
-    if focus.strip():
+    mine = current.marked_by == USER_MARK
+    if focus.strip() and not (mine and out.focus):
         out.focus = focus
-    if summary.strip():
+    if summary.strip() and not (mine and out.summary):
         out.summary = summary
-    if tags:
+    if tags and not (mine and out.tags):
         out.tags = list(tags)
-    if tone.strip():
+    if tone.strip() and not (mine and out.emotional_tone):
         out.emotional_tone = tone
-    if focus.strip() or summary.strip() or tags or tone.strip():
+    if not mine and (focus.strip() or summary.strip() or tags or tone.strip()):
         out.marked_by = ""
     return out
 
@@ -134,13 +138,15 @@ def deterministic_mark(turns: Sequence[Turn], tags: Sequence[str], locale: str =
 
 
 def apply_fallback_mark(current: Slice, locale: str = "en") -> Slice:
-    """Fill a missing focus and/or summary with the deterministic mark, recorded as `fallback`."""
+    """Fill a missing focus and/or summary with the deterministic mark, recorded as `fallback`
+    (a slice the user marked by hand stays marked as theirs)."""
     if current.focus and current.summary:
         return current
     mark = deterministic_mark(current.turns, current.tags, locale)
     out = current.copy()
     out.focus, out.summary = current.focus or mark.focus, current.summary or mark.summary
-    out.marked_by = FALLBACK_MARK
+    if current.marked_by != USER_MARK:
+        out.marked_by = FALLBACK_MARK
     return out
 
 

@@ -233,3 +233,17 @@ class StrandWeaver:
         self._members[key].add(path)
         self.strands[key].append(path)
         return True
+
+
+def drop_slice(strands: Strands, path: str) -> tuple[Strands, list[str]]:
+    """Strands without one slice path (forgetting it); keys left empty go. Returns the new map
+    and the keys removed (they named only that slice)."""
+    out: Strands = {}
+    dropped: list[str] = []
+    for key, paths in strands.items():
+        alive = [p for p in paths if p != path]
+        if alive or not paths:
+            out[key] = alive
+        else:
+            dropped.append(key)
+    return out, dropped

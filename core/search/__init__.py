@@ -2,7 +2,7 @@
 
 Entry points: `open_index(snapshot).search(question, k, now, tz)` (or `recall(...)` for one
 question), `index_slice(batch, slice_id, clock)` when a slice closes, `refresh_index(batch,
-clock, full=False)` from maintenance.
+clock, full=False)` from maintenance, `unindex_slice(batch, slice_id, clock)` when a slice is forgotten.
 """
 
 from core.search.engine import Hit
@@ -14,6 +14,7 @@ from core.search.recall import (
     open_index,
     recall,
     refresh_index,
+    unindex_slice,
 )
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "open_index",
     "recall",
     "refresh_index",
+    "unindex_slice",
 ]

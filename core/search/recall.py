@@ -336,3 +336,22 @@ def _slow_index(batch: WriteBatch, doc: DocTerms, clock: Clock) -> bool:
     segments, changed = apply_changes(stored.segments, [doc], set())
     _write(batch, segments, changed, stored.names, clock)
     return True
+
+
+def unindex_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
+    """Take one slice out of the stored index (it is being forgotten); whether anything was queued.
+
+    A damaged index cannot be edited safely, so it is rebuilt from the slice files as the batch
+    sees them (the forgotten slice's files are already queued for deletion).
+    """
+    stored = load_stored(batch)
+    if not stored.present:
+        return False
+    if stored.problems:
+        refresh_index(batch, clock, full=True)
+        return True
+    segments, changed = apply_changes(stored.segments, [], {slice_id})
+    if not changed:
+        return False
+    _write(batch, segments, changed, stored.names, clock)
+    return True

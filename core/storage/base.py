@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.errors import PathDenied
+from core.errors import InvalidInput, PathDenied
 from core.memory.paths import MemoryPath, check_size
 
 UpdateFn = Callable[[str | None], str | None]
@@ -46,7 +46,17 @@ class Update:
         return self.fn(base)
 
 
-Change = Put | Update
+@dataclass(frozen=True)
+class Delete:
+    """Remove the file (nothing happens when it does not exist). Only forgetting deletes."""
+
+    path: MemoryPath
+
+    def apply(self, base: str | None) -> str | None:
+        return None
+
+
+Change = Put | Update | Delete
 
 
 @dataclass(frozen=True)
@@ -56,10 +66,11 @@ class CommitResult:
     version: str | None
     written: tuple[MemoryPath, ...] = ()
     attempts: int = 1
+    deleted: tuple[MemoryPath, ...] = ()
 
     @property
     def changed(self) -> bool:
-        return bool(self.written)
+        return bool(self.written or self.deleted)
 
 
 class Snapshot(Protocol):
@@ -126,21 +137,53 @@ def resolve_changes(
     """Evaluate changes in order against `read`, returning only files whose text changes.
 
     Several changes to one path compose (each sees the previous one's result). Sizes are
-    checked here, so no backend can write a file over the cap.
+    checked here, so no backend can write a file over the cap. A backend that can delete
+    calls `resolve_batch` instead; here a Delete is refused rather than silently skipped.
     """
+    if any(isinstance(c, Delete) for c in changes):
+        raise InvalidInput("This storage backend cannot delete files.")
+    return resolve_batch(changes, read).written
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A batch evaluated against the current files: texts to write and files to remove."""
+
+    written: dict[MemoryPath, str]
+    deleted: tuple[MemoryPath, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.written or self.deleted)
+
+
+def resolve_batch(
+    changes: Sequence[Change],
+    read: Callable[[MemoryPath], str | None],
+    exists: Callable[[MemoryPath], bool] | None = None,
+) -> Resolved:
+    """`resolve_changes` with deletions: a path whose last change leaves no text is deleted
+    when it exists now (`exists`, else `read`; a Delete never reads the file it removes)."""
     current: dict[MemoryPath, str | None] = {}
     for change in changes:
         require_memory_path(change.path)
+        if isinstance(change, Delete):
+            current[change.path] = None
+            continue
         base = current[change.path] if change.path in current else read(change.path)
         new = change.apply(base)
         current[change.path] = base if new is None else new
-    out: dict[MemoryPath, str] = {}
+    written: dict[MemoryPath, str] = {}
+    deleted: list[MemoryPath] = []
     for path, text in current.items():
-        if text is None or text == read(path):
+        if text is None:
+            if exists(path) if exists else read(path) is not None:
+                deleted.append(path)
+            continue
+        if text == read(path):
             continue
         check_size(path, text)
-        out[path] = text
-    return out
+        written[path] = text
+    return Resolved(written, tuple(sorted(deleted)))
 
 
 def is_hidden(path: str) -> bool:
@@ -175,11 +218,13 @@ class WriteBatch:
         return self._snapshot
 
     def read(self, path: MemoryPath) -> str | None:
-        text = self.snapshot.read(path)
-        for change in self.changes:
-            if change.path == path:
-                new = change.apply(text)
-                text = text if new is None else new
+        changes = [c for c in self.changes if c.path == path]
+        # A pending Delete hides the file: it is not read (it may be too large to read).
+        last_delete = max((i for i, c in enumerate(changes) if isinstance(c, Delete)), default=-1)
+        text = self.snapshot.read(path) if last_delete < 0 else None
+        for change in changes[last_delete + 1 :]:
+            new = change.apply(text)
+            text = text if new is None else new
         return text
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
@@ -188,6 +233,9 @@ class WriteBatch:
         # per file (10,000 slices → 10,000 reads) just to list them.
         pending = {c.path for c in self.changes if c.path.is_under(prefix)} - set(listed)
         created = [p for p in pending if self.read(p) is not None]
+        deleted = {c.path for c in self.changes if isinstance(c, Delete) and c.path.is_under(prefix)}
+        if deleted:
+            listed = [p for p in listed if p not in deleted or self.read(p) is not None]
         return sorted([*listed, *created]) if created else list(listed)
 
     def put(self, path: MemoryPath, text: str) -> None:
@@ -195,6 +243,9 @@ class WriteBatch:
 
     def update(self, path: MemoryPath, fn: UpdateFn) -> None:
         self.changes.append(Update(path, fn))
+
+    def delete(self, path: MemoryPath) -> None:
+        self.changes.append(Delete(path))
 
     @property
     def pending_paths(self) -> builtins.list[MemoryPath]:

@@ -11,9 +11,9 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.errors import StorageError
+from core.errors import ReadOnly, StorageError
 from core.memory.paths import MemoryPath, check_size
-from core.storage.base import Change, CommitResult, Snapshot, blob_sha, is_hidden, resolve_changes
+from core.storage.base import Change, CommitResult, Delete, Snapshot, blob_sha, is_hidden, resolve_changes
 from core.storage.local import LocalSnapshot
 
 
@@ -67,7 +67,12 @@ class DemoStorage:
             return DemoSnapshot(self._base, dict(self._overlay), f"demo-{self._commits}")
 
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
-        """Apply the batch to the overlay (the persona on disk is never touched)."""
+        """Apply the batch to the overlay (the persona on disk is never touched).
+
+        Deleting is refused: the sample persona is read-only, so there is nothing to forget.
+        """
+        if any(isinstance(c, Delete) for c in changes):
+            raise ReadOnly("The demo memory is read-only: nothing in it can be forgotten or deleted.")
         with self._lock:
             view = DemoSnapshot(self._base, self._overlay, "")
             written = resolve_changes(changes, view.read)

@@ -34,7 +34,7 @@ from core.storage.base import (
     Snapshot,
     is_hidden,
     require_memory_path,
-    resolve_changes,
+    resolve_batch,
 )
 from core.storage.blobcache import BlobCache
 from core.storage.github_errors import RefConflict, RetryPolicy, Target, call
@@ -75,9 +75,14 @@ class Listing:
         entry = self.entries.get(path)
         return entry.mode if entry else "100644"
 
-    def with_files(self, commit: str, tree: str, files: Mapping[MemoryPath, str]) -> Listing:
-        """The listing of a commit that wrote `files` on top of this one (computed, not fetched)."""
+    def with_files(
+        self, commit: str, tree: str, files: Mapping[MemoryPath, str], deleted: Sequence[MemoryPath] = ()
+    ) -> Listing:
+        """The listing of a commit that wrote `files` (and removed `deleted`) on top of this one
+        (computed, not fetched)."""
         entries = dict(self.entries)
+        for path in deleted:
+            entries.pop(path.value, None)
         for path, text in files.items():
             data = text.encode("utf-8")
             entries[path.value] = Entry(git_blob_sha(data), len(data), self.mode_of(path.value))
@@ -122,6 +127,10 @@ class GitHubSnapshot:
     def version_of(self, path: MemoryPath) -> str | None:
         entry = self.listing.entries.get(path.value)
         return entry.sha if entry else None
+
+    def exists(self, path: MemoryPath) -> bool:
+        """Whether the file is in this commit (without fetching it)."""
+        return path.value in self.listing.entries
 
 
 class GitHubStorage:
@@ -185,12 +194,15 @@ class GitHubStorage:
         snap = base if isinstance(base, GitHubSnapshot) and base.owner is self else self.snapshot()
         attempts = self.policy.conflict_attempts
         for attempt in range(1, attempts + 1):
-            written = resolve_changes(changes, snap.read)
-            if not written:
+            resolved = resolve_batch(changes, snap.read, snap.exists)
+            if not resolved:
                 return CommitResult(version=snap.version, attempts=attempt)
-            sha = self._try_commit(snap.listing, written, message)
+            written = resolved.written
+            sha = self._try_commit(snap.listing, written, message, resolved.deleted)
             if sha is not None:
-                return CommitResult(version=sha, written=tuple(sorted(written)), attempts=attempt)
+                return CommitResult(
+                    version=sha, written=tuple(sorted(written)), attempts=attempt, deleted=resolved.deleted
+                )
             if attempt < attempts:
                 self.policy.sleep(self.policy.backoff(attempt))
                 snap = self.snapshot()
@@ -257,13 +269,23 @@ class GitHubStorage:
         )
         return cast(dict[str, Any], data)
 
-    def _try_commit(self, listing: Listing, written: Mapping[MemoryPath, str], message: str) -> str | None:
+    def _try_commit(
+        self,
+        listing: Listing,
+        written: Mapping[MemoryPath, str],
+        message: str,
+        deleted: Sequence[MemoryPath] = (),
+    ) -> str | None:
         """Create tree and commit on `listing` and move the branch; None when it moved first."""
         for path, text in written.items():
             check_size(path, text)
         elements = [
             InputGitTreeElement(p.value, listing.mode_of(p.value), "blob", content=text)
             for p, text in sorted(written.items())
+        ]
+        # A null sha removes the path from the base tree.
+        elements += [
+            InputGitTreeElement(p.value, listing.mode_of(p.value), "blob", sha=None) for p in deleted
         ]
         requester = self._gh.requester
         base_tree = github.GitTree.GitTree(
@@ -285,7 +307,7 @@ class GitHubStorage:
             self._call(lambda: ref.edit(new.sha, force=False), f"move branch {self.branch}", conflicts=True)
         except RefConflict:
             return None
-        self._remember(listing.with_files(new.sha, tree.sha, written))
+        self._remember(listing.with_files(new.sha, tree.sha, written, deleted))
         for text in written.values():
             data = text.encode("utf-8")
             self.blobs.put(git_blob_sha(data), text, len(data))

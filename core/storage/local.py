@@ -21,7 +21,7 @@ from pathlib import Path
 
 from core.errors import InvalidInput, PathDenied, StorageError
 from core.memory.paths import FileTooLarge, MemoryPath, size_limit
-from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_changes
+from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_batch
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
 
 _NEW_FILE_MODE = 0o644
@@ -171,15 +171,19 @@ class LocalStorage:
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
         """Write the batch atomically under the lock; `version` is the git commit sha, if any."""
         with self._lock, self._interprocess_lock():
-            written = resolve_changes(changes, LocalSnapshot(self.root).read)
-            if not written:
+            view = LocalSnapshot(self.root)
+            resolved = resolve_batch(changes, view.read, lambda p: view.version_of(p) is not None)
+            if not resolved:
                 return CommitResult(version=None)
+            written = resolved.written
             write_files(self.root, written)
+            delete_files(self.root, resolved.deleted)
             version = None
             if is_git_repository(self.root):
                 self._git = self._git or GitCommitter(self.root)
-                version = self._git.commit([p.value for p in sorted(written)], message)
-        return CommitResult(version=version, written=tuple(sorted(written)))
+                paths = [p.value for p in sorted(written)]
+                version = self._git.commit(paths, message, deleted=[p.value for p in resolved.deleted])
+        return CommitResult(version=version, written=tuple(sorted(written)), deleted=resolved.deleted)
 
     @contextlib.contextmanager
     def _interprocess_lock(self) -> Iterator[None]:
@@ -212,6 +216,29 @@ def write_files(root: Path, files: dict[MemoryPath, str]) -> None:
     for tmp, target in staged:
         os.replace(tmp, target)
     for folder in {target.parent for _, target in staged}:
+        _fsync_dir(folder)
+
+
+def delete_files(root: Path, paths: Sequence[MemoryPath]) -> None:
+    """Remove files, then every folder they leave empty (up to, not including, `memory/`)."""
+    folders: set[Path] = set()
+    for path in paths:
+        target = root.joinpath(*path.value.split("/"))
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StorageError(f"Could not delete {path} in the memory folder {root}: {exc}") from exc
+        folders.add(target.parent)
+    top = {root / r for r in ("memory", "tasks", "sessions")} | {root}
+    for folder in sorted(folders, key=lambda f: len(f.parts), reverse=True):
+        while folder not in top and folder.is_relative_to(root):
+            try:
+                folder.rmdir()  # only succeeds when empty
+            except OSError:
+                break
+            folder = folder.parent
         _fsync_dir(folder)
 
 

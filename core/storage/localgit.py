@@ -41,12 +41,16 @@ class GitCommitter:
         self._env = {k: v for k, v in os.environ.items() if k not in _FOREIGN_GIT_ENV}
         self._env["GIT_TERMINAL_PROMPT"] = "0"
 
-    def commit(self, paths: Sequence[str], message: str) -> str | None:
-        """Commit `paths` as one commit; the new HEAD sha, or None when git could not commit."""
+    def commit(self, paths: Sequence[str], message: str, deleted: Sequence[str] = ()) -> str | None:
+        """Commit `paths` (written) and `deleted` (removed from disk) as one commit; the new HEAD
+        sha, or None when git could not commit."""
         self._ignore_lock_file()
-        spec = "\0".join(paths).encode("utf-8")
         pathspec = ["--pathspec-from-file=-", "--pathspec-file-nul"]
         try:
+            paths = [*paths, *self._tracked(deleted)]  # an untracked removed file is not git's business
+            if not paths:
+                return self._head()
+            spec = "\0".join(paths).encode("utf-8")
             self._run(["add", *pathspec], stdin=spec)
             if self._run(["diff", "--cached", "--quiet", *pathspec], stdin=spec, check=False) == 0:
                 return self._head()
@@ -62,6 +66,14 @@ class GitCommitter:
                 detail.decode("utf-8", "replace").strip(),
             )
             return None
+
+    def _tracked(self, paths: Sequence[str]) -> list[str]:
+        """Those of `paths` that git tracks."""
+        if not paths:
+            return []
+        cmd = [self.git, "--literal-pathspecs", "-C", str(self.root), "ls-files", "-z", "--", *paths]
+        out = subprocess.run(cmd, capture_output=True, env=self._env, check=True)
+        return [p for p in out.stdout.decode("utf-8").split("\0") if p]
 
     def _ignore_lock_file(self) -> None:
         """Keep our lock file out of `git status` through the repository's local exclude list."""

@@ -15,7 +15,7 @@ from core.storage.base import (
     blob_sha,
     is_hidden,
     require_memory_path,
-    resolve_changes,
+    resolve_batch,
 )
 
 
@@ -59,12 +59,17 @@ class InMemoryStorage:
         if self.read_only:
             raise ReadOnly("This memory is read-only.")
         with self._lock:
-            written = resolve_changes(changes, self.files.get)
-            if not written:
+            resolved = resolve_batch(changes, self.files.get, self.files.__contains__)
+            if not resolved:
                 return CommitResult(version=str(len(self.commits)))
+            written = resolved.written
             self.files.update(written)
-            self.commits.append((message, tuple(sorted(written))))
-            return CommitResult(version=str(len(self.commits)), written=tuple(sorted(written)))
+            for path in resolved.deleted:
+                del self.files[path]
+            self.commits.append((message, tuple(sorted([*written, *resolved.deleted]))))
+            return CommitResult(
+                version=str(len(self.commits)), written=tuple(sorted(written)), deleted=resolved.deleted
+            )
 
     @classmethod
     def from_texts(cls, files: dict[str, str]) -> InMemoryStorage:

@@ -20,6 +20,7 @@ from functions.api import (
     routes_import,
     routes_memory,
     routes_settings,
+    routes_slices,
     routes_turns,
     routes_ws,
     site,
@@ -78,7 +79,16 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     app.state.deps = deps
     errors.install(app)
     _describe(app)
-    for module in (routes_auth, routes_turns, routes_memory, routes_card, routes_settings, routes_import):
+    routers = (
+        routes_auth,
+        routes_turns,
+        routes_memory,
+        routes_slices,
+        routes_card,
+        routes_settings,
+        routes_import,
+    )
+    for module in routers:
         app.include_router(module.router)
     app.include_router(routes_ws.router)
     mcp_http.mount(app, deps, version())

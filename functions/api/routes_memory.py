@@ -16,6 +16,8 @@ from core.llm.registry import SETUP_HINT
 from core.memory.config_store import read_config
 from core.memory.flush import queue_flush
 from core.memory.recent import SliceInfo, catalog_slices, strand_slices, timeline
+from core.memory.slice import as_text_list
+from core.memory.slice_edit import DONE_LOOPS
 from core.memory.slice_view import read_slice_detail
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
@@ -154,6 +156,8 @@ def get_slice(slice_id: SliceId, deps: DepsDep) -> SliceView:
         emotional_tone=s.emotional_tone or None,
         closed_by=s.closed_by or None,
         evolution_summary=s.evolution_summary or None,
+        marked_by=s.marked_by or None,
+        done_loops=as_text_list(s.extra.get(DONE_LOOPS)),
         turns=turns,
         previously=d.previously,
         appendix=d.appendix,

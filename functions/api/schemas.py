@@ -176,6 +176,10 @@ class SliceView(BaseModel):
     emotional_tone: str | None = None
     closed_by: str | None = None
     evolution_summary: str | None = None
+    marked_by: str | None = Field(
+        default=None, description="`user` after a hand edit, `fallback` for a rule mark"
+    )
+    done_loops: list[str] = Field(default=[], description="Open loops the user marked done")
     turns: list[TurnOut]
     previously: str | None = Field(default=None, description="The slice's previously.md snapshot, Markdown")
     appendix: str | None = None

@@ -19,6 +19,8 @@ COMMANDS = {
     "card": "cmd_card",
     "chat": "cmd_chat",
     "check": "cmd_check",
+    "export": "cmd_forget",
+    "forget": "cmd_forget",
     "import": "cmd_import",
     "info": "cmd_info",
     "maintain": "cmd_maintain",

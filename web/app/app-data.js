@@ -137,7 +137,7 @@ export function dropSliceCache(id = null) {
   else sliceCache.clear();
 }
 
-/** {data, error, loading} of the slice `id` (null → nothing). */
+/** {data, error, loading} of the slice `id` (null → nothing); `replace(data)` after an edit. */
 export function useSlice(id) {
   const [result, setResult] = useState({ id: null, data: null, error: null });
   useEffect(() => {
@@ -152,7 +152,11 @@ export function useSlice(id) {
     };
   }, [id]);
   const mine = result.id === id;
-  return { data: mine ? result.data : null, error: mine ? result.error : null, loading: !mine || (!result.data && !result.error) };
+  const replace = (data) => {
+    sliceCache.set(id, { at: Date.now(), promise: Promise.resolve(data) });
+    setResult({ id, data, error: null });
+  };
+  return { data: mine ? result.data : null, error: mine ? result.error : null, loading: !mine || (!result.data && !result.error), replace };
 }
 
 /** Keep a scroller pinned to the bottom while content grows, unless the user scrolled up. */

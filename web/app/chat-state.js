@@ -93,6 +93,22 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     return true;
   }
 
+  /** Answer the last message again (`text` null) or send an edit of it. The old exchange is taken
+   * back first; the server keeps its words in the slice's agent.md. Rejects when it cannot be. */
+  async function resend(text = null) {
+    const ms = messagesRef.current;
+    const [user, assistant] = ms.slice(-2);
+    if (running() || !user || user.role !== "user" || !assistant || assistant.role !== "assistant") return false;
+    const { sliceId, turnId } = assistant.turn;
+    if (!sliceId || !turnId) return false;
+    const path = `/api/slices/${sliceId}/turns/${encodeURIComponent(turnId)}/retract`;
+    const taken = await apiFetch("POST", path, {});
+    const rest = ms.slice(0, -2);
+    messagesRef.current = rest;
+    setMessages(rest);
+    return send(text === null ? taken.message : text);
+  }
+
   function stop() {
     const turnId = ctl.current && ctl.current.turnId;
     if (ctl.current) ctl.current.stop();
@@ -137,7 +153,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     return () => ctl.current && ctl.current.stop();
   }, []);
 
-  return { messages, send, stop, running: running(), resuming };
+  return { messages, send, resend, stop, running: running(), resuming };
 }
 
 /** The finished reply of the last assistant message, for the screen-reader announcement. */

@@ -4,7 +4,7 @@ import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { ErrorCard, EvolutionCard, ReasoningCard, StepsCard, ToolCard } from "./cards.js";
-import { isFinished, stage } from "./lib/stream.js";
+import { isFinished, replyText, stage } from "./lib/stream.js";
 
 const STILL_WORKING_MS = 10_000;
 
@@ -54,7 +54,48 @@ function Item({ item, t, locale, live, running, onOpenSlice }) {
   }
 }
 
-function Assistant({ message, t, locale, onOpenSlice }) {
+/** Copy a finished reply; answer the last one again. */
+function ReplyActions({ message, last, t, onResend }) {
+  const [copied, setCopied] = useState(false);
+  const text = replyText(message.turn);
+  const copy = () =>
+    navigator.clipboard.writeText(text).then(
+      () => (setCopied(true), setTimeout(() => setCopied(false), 1500)),
+      () => {},
+    );
+  return html`<div class="msg-actions" data-testid="reply-actions">
+    ${text && html`<button type="button" class="link-btn" data-testid="copy-reply" onClick=${copy}>
+      <${Icon} name=${copied ? "check" : "copy"} size=${12} />${copied ? t("chat.copied") : t("chat.copy")}
+    </button>`}
+    ${last && onResend && html`<button type="button" class="link-btn" data-testid="regenerate" onClick=${() => onResend(null)}>
+      <${Icon} name="history" size=${12} />${t("chat.regenerate")}
+    </button>`}
+  </div>`;
+}
+
+/** The last message, with an inline editor to change and send it again. */
+function UserMessage({ message, editable, t, onResend }) {
+  const [draft, setDraft] = useState(null);
+  if (draft === null) {
+    return html`<div class="msg user" data-testid="msg-user"><div class="bubble">${message.text}</div>
+      ${editable && html`<button type="button" class="link-btn msg-edit" data-testid="edit-message" onClick=${() => setDraft(message.text)}>
+        <${Icon} name="pencil" size=${12} />${t("chat.edit")}
+      </button>`}</div>`;
+  }
+  const submit = (e) => {
+    e.preventDefault();
+    if (draft.trim()) onResend(draft.trim());
+  };
+  return html`<form class="msg user msg-editing" data-testid="msg-user" onSubmit=${submit}>
+    <textarea aria-label=${t("chat.edit")} rows="3" value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)}></textarea>
+    <div class="form-actions">
+      <button type="button" class="ghost-btn" onClick=${() => setDraft(null)}>${t("forget.cancel")}</button>
+      <button type="submit" class="primary-btn" data-testid="edit-send" disabled=${!draft.trim()}>${t("chat.editSend")}</button>
+    </div>
+  </form>`;
+}
+
+function Assistant({ message, t, locale, onOpenSlice, last, onResend }) {
   const { turn } = message;
   const running = !isFinished(turn);
   return html`<div class="msg assistant" data-testid="msg-assistant" data-status=${message.error ? "error" : turn.status}>
@@ -66,16 +107,22 @@ function Assistant({ message, t, locale, onOpenSlice }) {
     )}
     ${turn.status === "interrupted" && html`<p class="muted small">${t("chat.stopped")}</p>`}
     ${message.error && html`<${TransportError} error=${message.error} t=${t} />`}
+    ${!running && !message.error && html`<${ReplyActions} message=${message} last=${last} t=${t} onResend=${onResend} />`}
   </div>`;
 }
 
-/** Every message of the live conversation. */
-export function ChatView({ messages, t, locale, onOpenSlice }) {
+/** Every message of the live conversation; the last exchange can be answered again or edited. */
+export function ChatView({ messages, t, locale, onOpenSlice, running = false, onResend = null }) {
+  const [failure, setFailure] = useState("");
+  const n = messages.length;
+  const resend = onResend && ((text) => (setFailure(""), onResend(text).catch((err) => setFailure(err.message || ""))));
   return html`<div class="chat column" data-testid="chat">
-    ${messages.map((m) =>
+    ${messages.map((m, i) =>
       m.role === "user"
-        ? html`<div class="msg user" key=${m.id} data-testid="msg-user"><div class="bubble">${m.text}</div></div>`
-        : html`<${Assistant} key=${m.id} message=${m} t=${t} locale=${locale} onOpenSlice=${onOpenSlice} />`,
+        ? html`<${UserMessage} key=${m.id} message=${m} t=${t} editable=${Boolean(resend) && !running && i === n - 2} onResend=${resend} />`
+        : html`<${Assistant} key=${m.id} message=${m} t=${t} locale=${locale} onOpenSlice=${onOpenSlice}
+            last=${!running && i === n - 1} onResend=${resend} />`,
     )}
+    ${failure && html`<p class="hint error" role="alert" data-testid="resend-failed">${t("chat.resendFailed")} ${failure}</p>`}
   </div>`;
 }

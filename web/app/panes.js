@@ -10,7 +10,7 @@ import { Settings } from "./settings.js";
 import { CardPage } from "./card-page.js";
 import { ImportPage } from "./import-page.js";
 import { api } from "./api.js";
-import { dropSliceCache } from "./app-data.js";
+import { dropSliceCache, fetchSlice } from "./app-data.js";
 import { entryMs } from "./lib/time.js";
 
 function Retry({ message, onRetry, t }) {
@@ -54,11 +54,23 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;
   if (shown.view === "import") return html`<${ImportPage} flags=${flags} t=${t} onImported=${() => (dropSliceCache(), data.refreshCatalog(), data.refreshState(), data.refreshStrands())} />`;
   if (shown.view === "slice") {
+    const refresh = () => (data.refreshCatalog(), data.refreshStrands(), data.refreshState());
+    const forgotten = (result) => {
+      dropSliceCache(shown.id);
+      refresh();
+      if (result.whole_slice) go("now");
+      else fetchSlice(shown.id).then(slice.replace, () => go("now"));
+    };
     return html`<${SliceView} id=${shown.id} data=${slice.data} error=${slice.error} loading=${slice.loading} t=${t}
       nowMs=${nowMs} onFilterStrand=${setStrand} onNow=${() => go("now")}
-      onPrev=${sliceIndex > 0 ? () => step(-1) : null} onNext=${() => step(1)} />`;
+      onPrev=${sliceIndex > 0 ? () => step(-1) : null} onNext=${() => step(1)}
+      readOnly=${!flags || Boolean(flags.demo || flags.read_only)}
+      onChanged=${(saved) => (slice.replace(saved), refresh())} onForgotten=${forgotten} />`;
   }
-  if (chat.messages.length) return html`<${ChatView} messages=${chat.messages} t=${t} locale=${prefs.locale} onOpenSlice=${go} />`;
+  if (chat.messages.length) {
+    return html`<${ChatView} messages=${chat.messages} t=${t} locale=${prefs.locale} onOpenSlice=${go}
+      running=${chat.running} onResend=${flags && !flags.read_only ? chat.resend : null} />`;
+  }
   if (data.state && !chat.resuming) {
     const last = (data.catalog || []).find((e) => e.id === data.state.last_slice_id);
     return html`<${Briefing} state=${data.state} lastStartMs=${last ? entryMs(last) : NaN} t=${t} nowMs=${nowMs}

@@ -157,6 +157,13 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
       <${Select} id="set-theme" label=${t("settings.theme")} value=${theme}
         options=${["light", "dark", "system"].map((v) => [v, t(`theme.${v}`)])} onChange=${onTheme} />
     </section>
+    <section class="panel" data-testid="export-panel">
+      <h2 class="panel-heading">${t("settings.export")}</h2>
+      <p class="muted small">${t("settings.exportHint")}</p>
+      <a class="ghost-btn" data-testid="export-download" href="/api/export" download>
+        <${Icon} name="folder" size=${14} />${t("settings.exportButton")}
+      </a>
+    </section>
     ${flags && flags.auth_required &&
     html`<section class="panel">
       <h2 class="panel-heading">${t("settings.session")}</h2>

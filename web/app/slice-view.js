@@ -6,6 +6,7 @@ import { Icon } from "./icons.js";
 import { Dialog } from "./dialog.js";
 import { Markdown } from "./markdown.js";
 import { isoToMs, turnStamp, wheelDate, hhmm } from "./lib/time.js";
+import { ForgetDialog, SliceActions, markLoopDone } from "./slice-actions.js";
 
 function PreviouslyBar({ data, t }) {
   const [open, setOpen] = useState(false);
@@ -30,11 +31,18 @@ function PreviouslyBar({ data, t }) {
   </div>`;
 }
 
-function Turn({ turn, nowMs, t, onThoughts }) {
+function Turn({ turn, nowMs, t, onThoughts, onForget }) {
   const agent = turn.role !== "user";
   return html`<article class=${`turn ${agent ? "agent" : "user"}`} data-testid="turn" data-role=${turn.role}>
     <div class="turn-meta">
       <time datetime=${turn.timestamp}>${turnStamp(turn.timestamp, nowMs)}</time>
+      ${!agent &&
+      turn.turn_id &&
+      onForget &&
+      html`<span aria-hidden="true">·</span>
+        <button type="button" class="link-btn forget-turn" data-testid="forget-turn" onClick=${() => onForget(turn.turn_id)}>
+          <${Icon} name="trash-2" size=${12} />${t("actions.forgetTurn")}
+        </button>`}
       ${agent &&
       turn.turn_id &&
       html`<span aria-hidden="true">·</span>
@@ -48,12 +56,16 @@ function Turn({ turn, nowMs, t, onThoughts }) {
   </article>`;
 }
 
-function Pills({ title, items, mark, testid }) {
+function Pills({ title, items, mark, testid, onDone = null, doneLabel = "" }) {
   if (!items || !items.length) return null;
   return html`<div class="pill-group" data-testid=${testid}>
     <h3 class="pill-title">${title}</h3>
     <ul class="pills">
-      ${items.map((it) => html`<li class="pill"><span aria-hidden="true">${mark}</span> ${it}</li>`)}
+      ${items.map(
+        (it) => html`<li class="pill"><span aria-hidden="true">${mark}</span> ${it}${onDone &&
+          html`<button type="button" class="pill-done" data-testid="loop-done" aria-label=${`${doneLabel}: ${it}`} title=${doneLabel}
+            onClick=${() => onDone(it)}><${Icon} name="check" size=${12} /></button>`}</li>`,
+      )}
     </ul>
   </div>`;
 }
@@ -81,8 +93,11 @@ function Header({ data, t, onFilterStrand }) {
 }
 
 /** The historical view of one slice (`data` from GET /api/slices/{id}; `error` when it failed). */
-export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, onPrev, onNext, onNow }) {
+export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, onPrev, onNext, onNow,
+  readOnly = true, onChanged = () => {}, onForgotten = () => {} }) {
   const [thoughts, setThoughts] = useState(null);
+  const [forgetTurn, setForgetTurn] = useState(null);
+  const doneLoop = (loop) => markLoopDone(data.slice_id, loop).then(onChanged, () => {});
   let body;
   if (error) {
     body = html`<p class="empty-state" role="alert">${error.status === 404 ? t("slice.notFound") : t("slice.loadFailed")}</p>`;
@@ -92,13 +107,19 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
     body = html`${data.problem && html`<div class="banner" role="note"><${Icon} name="circle-alert" /><p>${data.problem}</p></div>`}
       <${PreviouslyBar} data=${data} t=${t} />
       <${Header} data=${data} t=${t} onFilterStrand=${onFilterStrand} />
+      <${SliceActions} data=${data} readOnly=${readOnly} t=${t} onChanged=${onChanged} onForgotten=${onForgotten} />
       ${data.turns.length === 0
         ? html`<p class="empty-state">${t("slice.noTurns")}</p>`
         : html`<div class="turns">
-            ${data.turns.map((turn, i) => html`<${Turn} key=${turn.turn_id || i} turn=${turn} nowMs=${nowMs} t=${t} onThoughts=${setThoughts} />`)}
+            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} t=${t}
+              onThoughts=${setThoughts} onForget=${readOnly ? null : setForgetTurn} />`)}
           </div>`}
+      ${forgetTurn &&
+      html`<${ForgetDialog} data=${data} turnId=${forgetTurn} open=${true} onClose=${() => setForgetTurn(null)} t=${t}
+        onForgotten=${(result) => (setForgetTurn(null), onForgotten(result))} />`}
       <footer class="slice-foot">
-        <${Pills} title=${t("slice.loops")} items=${data.open_loops} mark="↗" testid="slice-loops" />
+        <${Pills} title=${t("slice.loops")} items=${data.open_loops} mark="↗" testid="slice-loops"
+          onDone=${readOnly ? null : doneLoop} doneLabel=${t("actions.loopDone")} />
         <${Pills} title=${t("slice.decisions")} items=${data.decisions} mark="✓" testid="slice-decisions" />
       </footer>`;
   }

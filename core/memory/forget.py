@@ -1,0 +1,241 @@
+"""Forgetting a slice, or one exchange of it, from every current file — in one commit.
+
+A slice: its folder (or legacy flat file) is deleted; its catalog and monthly entries, its
+strand paths and its search-index document go; card entries citing only it go and others lose
+the ref (live card, undo copy, every snapshot). One exchange (the user turn and the agent reply
+that share a turn id): both turns leave core.md, its cognition leaves agent.md, the slice's
+marks (focus, summary — unless the user wrote them) are cleared to be redone from what remains,
+and its index entries are refreshed. Forgetting the last exchange forgets the slice.
+
+The commit message names what was forgotten (ids), never its words. Git history still holds the
+old files: docs/FORGET.md says how to purge it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.clock import Clock, iso
+from core.errors import InvalidInput, NotFound, ReadOnly
+from core.memory import paths
+from core.memory.agent_md import remove_cognition
+from core.memory.card_store import CARD_PREV
+from core.memory.catalog import build_index, parse_index, read_or_none, render_files
+from core.memory.config_store import read_config
+from core.memory.forget_card import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
+from core.memory.merge import edit_slice
+from core.memory.monthly_index import monthly_path, remove_monthly
+from core.memory.slice import Slice, parse_core_md
+from core.memory.slice_view import missing_slice, slice_file
+from core.memory.slicer import USER_MARK
+from core.memory.strands import drop_slice, load_strands, render_strands
+from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
+from core.search.recall import index_slice, unindex_slice
+from core.storage.base import Storage, UpdateFn, WriteBatch
+
+HISTORY_NOTE = (
+    "Git history still holds the old files (on GitHub, or in a local folder that is a git "
+    "repository); docs/FORGET.md says how to purge them."
+)
+
+
+@dataclass
+class ForgetReport:
+    """What a forget did: the files removed and rewritten, and the card entries it touched."""
+
+    slice_id: str
+    turn_id: str | None = None
+    whole_slice: bool = True
+    message: str = ""
+    deleted: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    card: CardScrub = field(default_factory=CardScrub)
+    version: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "slice_id": self.slice_id,
+            "turn_id": self.turn_id,
+            "whole_slice": self.whole_slice,
+            "message": self.message,
+            "deleted": self.deleted,
+            "changed": self.changed,
+            "card_entries_removed": self.card.removed,
+            "card_refs_dropped": self.card.refs_dropped,
+            "history_note": HISTORY_NOTE,
+        }
+
+
+def forget(storage: Storage, slice_id: str, clock: Clock, turn_id: str | None = None) -> ForgetReport:
+    """Forget a slice (or, with `turn_id`, one exchange of it) and commit once.
+
+    NotFound for an unknown slice or turn, ReadOnly on the demo, InvalidInput for a malformed
+    id or a slice whose YAML does not parse (a turn cannot be cut out of a file we cannot read).
+    """
+    if storage.demo or storage.read_only:
+        raise ReadOnly("This memory is read-only (the demo persona): there is nothing to forget here.")
+    batch = WriteBatch.open(storage)
+    now = clock.now()
+    locale = read_config(batch)[0].locale
+    report = ForgetReport(slice_id, turn_id, whole_slice=turn_id is None)
+    if turn_id is None:
+        _queue_slice(batch, slice_id, now, locale, clock)
+    else:
+        report.whole_slice = _queue_turn(batch, slice_id, turn_id, now, locale, clock)
+    names = ref_matcher(slice_id, None if report.whole_slice else turn_id)
+    report.card = _queue_card(batch, slice_id, names, now)
+    report.message = (
+        f"Forget slice {slice_id}"
+        if report.whole_slice and turn_id is None
+        else f"Forget turn {turn_id} of slice {slice_id}"
+        + (" (its last exchange: the slice goes)" if report.whole_slice else "")
+    )
+    result = batch.commit(report.message)
+    report.deleted = [p.value for p in result.deleted]
+    report.changed = [p.value for p in result.written]
+    report.version = result.version
+    return report
+
+
+# ------------------------------------------------------------------ a whole slice
+
+
+def _queue_slice(batch: WriteBatch, slice_id: str, now: datetime, locale: str, clock: Clock) -> None:
+    # Found by listing, never by reading: a file too large or not UTF-8 can still be forgotten.
+    files = batch.list(paths.slice_dir(slice_id))
+    flat = paths.legacy_flat_md(slice_id)
+    if batch.snapshot.version_of(flat) is not None:
+        files.append(flat)
+    if not files:
+        raise missing_slice(slice_id)
+    for path in files:
+        batch.delete(path)
+    batch.update(monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))
+    batch.update(paths.STRANDS_JSON, lambda text: _drop_strands(text, slice_id))
+    _queue_catalog_removal(batch, slice_id, now, locale)
+    unindex_slice(batch, slice_id, clock)
+
+
+def _drop_strands(text: str | None, slice_id: str) -> str | None:
+    if text is None:
+        return None
+    strands, _ = drop_slice(load_strands(text), paths.slice_rel(slice_id))
+    new = render_strands(strands)
+    return None if new == text else new
+
+
+def _queue_catalog_removal(batch: WriteBatch, slice_id: str, now: datetime, locale: str) -> None:
+    """The catalog without the entry, timeline.md rendered from it; an unreadable catalog (which
+    cannot be edited) is rebuilt from the slice folders, which no longer include this one."""
+    if parse_index(read_or_none(batch, paths.CATALOG_JSON))[0] is None:
+        md = read_or_none(batch, paths.TIMELINE_MD)
+        if md is not None and slice_id in md:
+            weave_timeline(batch, now, force=True, locale=locale)
+        return
+    state: dict[str, str | None] = {}
+
+    def index_fn(text: str | None) -> str | None:
+        state["md"] = None
+        index, _ = parse_index(text)
+        if index is None or all(e["id"] != slice_id for e in index["slices"]):
+            return None
+        doc = build_index([e for e in index["slices"] if e["id"] != slice_id], now)
+        index_text, state["md"] = render_files(doc, locale)
+        return index_text
+
+    def md_fn(_: str | None) -> str | None:
+        if "md" not in state:  # evaluate the catalog change first
+            batch.read(paths.CATALOG_JSON)
+        return state.get("md")
+
+    batch.update(paths.CATALOG_JSON, index_fn)
+    batch.update(paths.TIMELINE_MD, md_fn)
+
+
+# ------------------------------------------------------------------ one exchange
+
+
+def _queue_turn(
+    batch: WriteBatch, slice_id: str, turn_id: str, now: datetime, locale: str, clock: Clock
+) -> bool:
+    """Queue the removal of one exchange; True when it was the slice's last (the slice goes)."""
+    path, text = slice_file(batch, slice_id)
+    if path != paths.core_md(slice_id):
+        raise InvalidInput(
+            f"Slice {slice_id} is an old single-file slice; forget it whole (without --turn), "
+            "or let Previously rewrite it first."
+        )
+    current = parse_core_md(text)  # SliceFormatError names the line to fix
+    in_core = any(t.turn_id == turn_id for t in current.turns)
+    # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry.
+    if not _queue_cognition_removal(batch, slice_id, turn_id) and not in_core:
+        raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
+    if not in_core:
+        return False
+    edited = without_turn(current, turn_id)
+    if not edited.turns:
+        _queue_slice(batch, slice_id, now, locale, clock)
+        return True
+    edit_slice(lambda s: without_turn(s, turn_id), iso(now)).queue(batch, slice_id)
+    upsert_monthly_entry(batch, edited)
+    upsert_catalog_entry(batch, edited, now, locale)
+    if not index_slice(batch, slice_id, clock):
+        unindex_slice(batch, slice_id, clock)
+    return False
+
+
+def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:
+    """Queue agent.md without the turn's entries (deleted when none is left); whether it had any."""
+    path = paths.agent_md(slice_id)
+    agent = read_or_none(batch, path)
+    if agent is None:
+        return False
+    left = remove_cognition(agent, turn_id)
+    if left == agent:
+        return False
+    if left.strip():
+        batch.put(path, left)
+    else:
+        batch.delete(path)
+    return True
+
+
+def without_turn(s: Slice, turn_id: str) -> Slice:
+    """The slice without the exchange `turn_id`; marks that may quote it are cleared to be redone
+    (a focus or summary the user wrote stays)."""
+    out = s.copy()
+    out.turns = [t for t in out.turns if t.turn_id != turn_id]
+    if out.marked_by != USER_MARK:
+        out.focus, out.summary, out.marked_by = "", "", ""
+    return out
+
+
+# ------------------------------------------------------------------ the card
+
+
+def _queue_card(batch: WriteBatch, slice_id: str, names: RefMatch, now: datetime) -> CardScrub:
+    """Queue the scrub of the live card, its undo copy and the snapshots that can cite the slice
+    (a snapshot is the card as it stood for its own slice, so only slices from this one on)."""
+    total = CardScrub()
+    targets = [(paths.CARD, True), (CARD_PREV, False)]
+    targets += [(p, False) for p in _snapshots_from(batch, slice_id)]
+    for path, live in targets:
+        text = read_or_none(batch, path)
+        if text is None or not mentions(text, slice_id):
+            continue
+        new, counts = scrub_card_text(text, slice_id, names, now, restamp=live)
+        if new is None:
+            continue
+        total = total + counts
+        batch.update(path, _scrub_update(slice_id, names, now, live))
+    return total
+
+
+def _scrub_update(slice_id: str, names: RefMatch, now: datetime, live: bool) -> UpdateFn:
+    return lambda current: scrub_card_text(current, slice_id, names, now, live)[0]
+
+
+def _snapshots_from(batch: WriteBatch, slice_id: str) -> list[paths.MemoryPath]:
+    first = paths.slice_dir(slice_id).value
+    return [p for p in batch.list(paths.SLICES) if p.name == "previously.md" and p.value >= first]

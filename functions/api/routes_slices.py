@@ -1,0 +1,139 @@
+"""Your memory in your hands: forget a slice or one exchange, edit a slice's marks, export.
+
+`DELETE /api/slices/{id}` and `DELETE /api/slices/{id}/turns/{turn_id}` forget; `PATCH
+/api/slices/{id}` edits focus, summary, tags, open loops and decisions (recorded as the user's);
+`GET /api/slices/{id}/markdown` downloads one slice; `GET /api/export` the whole memory as a zip;
+`POST /api/slices/{id}/turns/{turn_id}/retract` takes the last exchange back to answer it again.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+
+from core.memory.export import export_zip, slice_markdown
+from core.memory.forget import forget
+from core.memory.retract import retract_exchange
+from core.memory.slice_edit import SliceChanges, edit_slice_marks
+from core.memory.slice_view import read_slice_detail
+from functions.api.common import AUTH, MUTATION, DepsDep
+from functions.api.routes_memory import SliceId, get_slice
+from functions.api.schemas import ErrorBody, SliceView, Strict
+
+router = APIRouter(tags=["memory"], responses={401: {"model": ErrorBody}})
+TurnId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The exchange's turn id")]
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody},
+    403: {"model": ErrorBody},
+    404: {"model": ErrorBody},
+    409: {"model": ErrorBody},
+    422: {"model": ErrorBody},
+}
+_Item = Annotated[str, Field(max_length=1000)]
+
+
+class ForgetResult(BaseModel):
+    """What forgetting removed; `history_note` says where the old files still are."""
+
+    slice_id: str
+    turn_id: str | None
+    whole_slice: bool
+    message: str = Field(description="The commit message: it names what went, never its words")
+    deleted: list[str]
+    changed: list[str]
+    card_entries_removed: int
+    card_refs_dropped: int
+    history_note: str
+
+
+class RetractResult(BaseModel):
+    """The exchange taken back (kept in agent.md); send `message`, or your edit of it, as a new turn."""
+
+    slice_id: str
+    turn_id: str
+    message: str
+    had_reply: bool
+
+
+class SlicePatch(Strict):
+    """`PATCH /api/slices/{id}`: only the fields sent change; the turns never do."""
+
+    focus: str | None = Field(default=None, max_length=300)
+    summary: str | None = Field(default=None, max_length=4000)
+    tags: list[Annotated[str, Field(max_length=80)]] | None = Field(default=None, max_length=50)
+    open_loops: list[_Item] | None = Field(default=None, max_length=50)
+    decisions: list[_Item] | None = Field(default=None, max_length=50)
+    done_loops: list[_Item] | None = Field(
+        default=None, max_length=50, description="Open loops to mark done (sent exactly as listed)"
+    )
+
+
+@router.delete("/api/slices/{slice_id}", response_model=ForgetResult, dependencies=MUTATION, responses=ERRORS)
+def forget_slice(slice_id: SliceId, deps: DepsDep) -> ForgetResult:
+    """Forget a slice from every current file, in one commit (git history still holds it)."""
+    return ForgetResult.model_validate(forget(deps.storage, slice_id, deps.clock).as_dict())
+
+
+@router.delete(
+    "/api/slices/{slice_id}/turns/{turn_id}",
+    response_model=ForgetResult,
+    dependencies=MUTATION,
+    responses=ERRORS,
+)
+def forget_turn(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> ForgetResult:
+    """Forget one exchange (your message and its reply) and its cognition, in one commit."""
+    return ForgetResult.model_validate(forget(deps.storage, slice_id, deps.clock, turn_id=turn_id).as_dict())
+
+
+@router.post(
+    "/api/slices/{slice_id}/turns/{turn_id}/retract",
+    response_model=RetractResult,
+    dependencies=MUTATION,
+    responses=ERRORS,
+)
+def retract(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> RetractResult:
+    """Take the open slice's last exchange back (regenerate, or edit and resend): it leaves core.md
+    and is kept word for word in agent.md."""
+    return RetractResult(**vars(retract_exchange(deps.storage, slice_id, turn_id, deps.clock)))
+
+
+@router.patch("/api/slices/{slice_id}", response_model=SliceView, dependencies=MUTATION, responses=ERRORS)
+def edit_slice(slice_id: SliceId, body: SlicePatch, deps: DepsDep) -> SliceView:
+    """Change a slice's marks; recorded as `marked_by: user`, so no later pass overwrites them."""
+    edit_slice_marks(deps.storage, slice_id, SliceChanges(**body.model_dump()), deps.clock)
+    return get_slice(slice_id, deps)
+
+
+@router.get("/api/slices/{slice_id}/markdown", dependencies=AUTH, responses={404: {"model": ErrorBody}})
+def slice_as_markdown(slice_id: SliceId, deps: DepsDep) -> Response:
+    """One slice as a Markdown file (a download)."""
+    text = slice_markdown(read_slice_detail(deps.storage.snapshot(), slice_id))
+    return Response(
+        text,
+        media_type="text/markdown; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="slice-{slice_id}.md"'},
+    )
+
+
+@router.get("/api/export", dependencies=AUTH)
+def export(
+    deps: DepsDep,
+    search: Annotated[bool, Query(description="Include the derived search index")] = False,
+) -> Response:
+    """Every file under memory/ as a zip, byte for byte (the search index is rebuildable)."""
+    buffer = io.BytesIO()
+    report = export_zip(deps.storage.snapshot(), buffer, include_search=search)
+    stamp = deps.clock.now().strftime("%Y-%m-%d")
+    return Response(
+        buffer.getvalue(),
+        media_type="application/zip",
+        headers={
+            "Content-Disposition": f'attachment; filename="previously-memory-{stamp}.zip"',
+            "X-Export-Files": str(report.files),
+            "X-Export-Skipped": str(len(report.skipped)),
+        },
+    )
