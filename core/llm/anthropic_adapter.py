@@ -70,13 +70,19 @@ class AnthropicAdapter:
         except anthropic.APITimeoutError as exc:
             raise errors.timed_out(self.label, request.timeout) from exc
         except anthropic.APIConnectionError as exc:
-            raise errors.connection_lost(self.label, str(exc.__cause__ or exc)) from exc
+            cause = exc.__cause__
+            raise errors.connection_failed(self.label, self.endpoint, cause, str(cause or exc)) from exc
         except (ValueError, anthropic.APIResponseValidationError) as exc:
             raise errors.malformed(self.label, str(exc)) from exc
         except Exception as exc:
             if errors.is_transport_failure(exc):
                 raise errors.connection_lost(self.label, str(exc)) from exc
             raise
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for "cannot reach …" messages."""
+        return self.base_url or "https://api.anthropic.com"
 
     def _sdk(self) -> anthropic.Anthropic:
         if self._client is None:

@@ -85,6 +85,13 @@ def resolve_models(deps: TurnDeps, request: TurnInput, config: UserConfig) -> Re
         return None
 
 
+def no_model_reason(deps: TurnDeps, config: UserConfig) -> str | None:
+    """What to set so that turns get a model (None: nothing is configured at all, say the general hint)."""
+    if deps.models is None or not deps.models.configured:
+        return None
+    return deps.models.setup_problem(ModelPrefs.from_config(config.data))
+
+
 def locale_of(request: TurnInput, config: UserConfig) -> str:
     """The turn's language: the request's, else the user's setting."""
     return request.locale if request.locale in ("en", "zh") else config.locale
