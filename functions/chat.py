@@ -52,6 +52,7 @@ class HttpTurnClient:
         import httpx
 
         headers = {"x-access-key": key} if key else {}
+        self._sent_key = bool(key)
         self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
         self._errors = (httpx.HTTPError,)
 
@@ -64,7 +65,9 @@ class HttpTurnClient:
             data = r.json()
         except ValueError:
             data = {}
-        if r.status_code == 401:  # the server's text speaks to browsers; this is the command line
+        if r.status_code == 401 and self._sent_key:  # the server's text speaks to browsers; this is the CLI
+            raise ChatError("the key was refused (401): check --key or PREVIOUSLY_ACCESS_KEY")
+        if r.status_code == 401:
             raise ChatError("401: the server wants its access key: pass --key or set PREVIOUSLY_ACCESS_KEY")
         if r.status_code >= 400:
             message = data.get("message") if isinstance(data, dict) else None

@@ -238,7 +238,8 @@ class ModelsView(BaseModel):
         default=[], description="id, name, base_url, env, models, state, detail (what its listing said)"
     )
     presets: list[dict[str, Any]] = Field(
-        default=[], description="Every known provider: id, name, env (key variables), configured, main, worker"
+        default=[],
+        description="Every known provider: id, name, env (key variables), configured, main, worker",
     )
     main_model: dict[str, Any] | None = Field(
         default=None, description="The resolved main model, with thinking/effort and source"

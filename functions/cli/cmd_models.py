@@ -50,7 +50,7 @@ def models(
     registry = build_registry(settings)
     prefs = local_model_prefs(memory or settings.memory_root)
     payload = registry.models_payload(prefs, model)
-    if check and payload["main"] is not None:
+    if check and payload["configured"]:
         payload["check"] = _check(registry, model, prefs)
     if json_out:
         emit_json(payload)
