@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -19,6 +19,7 @@ from core.errors import NoModelConfigured
 from core.llm import catalog
 from core.llm.catalog import PROVIDER_TIERS, ModelInfo
 from core.llm.client import RetryingClient, RetryPolicy
+from core.llm.counting import CountingClient, ModelCalls, OnCall
 from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_from
 from core.llm.presets import KEY_VARIABLES
 from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
@@ -107,6 +108,7 @@ class Resolution:
     notes: tuple[str, ...] = ()
     main_source: Source = "default"
     worker_source: Source = "derived"
+    calls: ModelCalls = field(default_factory=ModelCalls, compare=False)
 
 
 class ModelRegistry:
@@ -209,8 +211,10 @@ class ModelRegistry:
         *,
         thinking: bool | None = None,
         effort: Effort | None = None,
+        on_call: OnCall | None = None,
     ) -> Resolution:
-        """Main and worker for a turn (the order is in the module docstring)."""
+        """Main and worker for a turn (the order is in the module docstring); `on_call(role, model)`
+        hears of every request the two make."""
         prefs = prefs or ModelPrefs()
         if not self.providers:
             raise NoModelConfigured(SETUP_HINT)
@@ -224,13 +228,13 @@ class ModelRegistry:
         if main is None:
             main, main_source = self._default_main(), "default"
         worker, worker_source = self._worker_for(main, prefs, notes)
-        bound_main = self._bind(
-            main, thinking if thinking is not None else prefs.thinking, effort or prefs.effort
-        )
-        bound_worker = self._bind(worker, False, "low")
+        calls = ModelCalls(on_call=on_call)
+        main_thinking = thinking if thinking is not None else prefs.thinking
+        bound_main = self._bind(main, main_thinking, effort or prefs.effort, calls, "main")
+        bound_worker = self._bind(worker, False, "low", calls, "worker")
         if notes:
             notes.append(f"Using {bound_main.info.id}.")
-        return Resolution(bound_main, bound_worker, tuple(notes), main_source, worker_source)
+        return Resolution(bound_main, bound_worker, tuple(notes), main_source, worker_source, calls)
 
     def setup_problem(self, prefs: ModelPrefs | None = None) -> str | None:
         """Why no turn could get a model right now (what to set), or None when one resolves."""
@@ -307,11 +311,12 @@ class ModelRegistry:
             return main, "main"  # an unknown server: the only model we know it has is the main one
         return (provider, catalog.describe(provider.id, PROVIDER_TIERS[provider.id][1])), "derived"
 
-    def _bind(self, chosen: tuple[Provider, ModelInfo], thinking: bool, effort: Effort) -> BoundModel:
+    def _bind(
+        self, chosen: tuple[Provider, ModelInfo], thinking: bool, effort: Effort, calls: ModelCalls, role: str
+    ) -> BoundModel:
         provider, info = chosen
-        return BoundModel(
-            info, provider, self.client_for(provider), thinking and info.supports_thinking, effort
-        )
+        client = CountingClient(self.client_for(provider), calls, role)
+        return BoundModel(info, provider, client, thinking and info.supports_thinking, effort)
 
 
 _SOURCE_WORDS: dict[Source, str] = {

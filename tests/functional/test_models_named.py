@@ -18,6 +18,7 @@ from functions.deps import build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply
+from tests.fakes.fake_model_server import ToolCall as FakeCall
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import make_env
 
@@ -207,3 +208,26 @@ def test_info_takes_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     code, out, _ = run("info", "--json", "--memory", str(tmp_path / "elsewhere"))
     data = json.loads(out)
     assert code == 0 and data["memory"] == str(tmp_path / "elsewhere") and data["providers"] == ["groq"]
+
+
+def test_one_recall_per_question_and_the_calls_are_counted(
+    unlisted: Path, fake_models: FakeModelServer
+) -> None:
+    brain = Brain.install(fake_models)
+    brain.reports["recallReport"] = {
+        "hits": [],
+        "confidence": 0,
+        "reasoning": "nothing",
+        "recommended_reads": [],
+    }
+    ask = Reply(tool_calls=[FakeCall("recall", {"query": "Kyoto trip"})])
+    again = Reply(tool_calls=[FakeCall("recall", {"query": "kyoto trip?"})])
+    brain.main(ask, again, "I found nothing about Kyoto.")
+    data = chat_json(unlisted, "What did I plan for Kyoto?", "--model", "my-model")
+    assert data["reply"] == "I found nothing about Kyoto."
+    assert len(brain.requests["recallReport"]) == 1, "the second recall did not scan again"
+    second_result = brain.requests["main"][2].body["messages"][-1]
+    assert second_result["role"] == "tool" and second_result["content"].startswith("Note: recall already ran")
+    calls = data["model_calls"]
+    assert calls["main"] == 3 and calls["count"] == len(fake_models.model_requests())
+    assert calls["worker"] == calls["count"] - 3 >= 2, "the analyzer and the recall scan"

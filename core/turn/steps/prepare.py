@@ -85,7 +85,7 @@ def _start(turn_id: str, deps: TurnDeps, sink: EventSink) -> _Turn:
     request = load_request(deps, turn_id)
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
-    models = resolve_models(deps, request, config)
+    models = resolve_models(deps, request, config, sink)
     return _Turn(turn_id, request, deps, sink, batch, config, locale_of(request, config), models)
 
 
