@@ -22,15 +22,24 @@ def models_payload(registry: ModelRegistry, prefs: ModelPrefs, request_model: st
         payload["providers"].append(provider_state(registry, p))
         payload["models"] += [model_json(m, p) for m in registry.models_of(p, prefs)]
     try:
-        res = registry.resolve(request_model, prefs)
+        chosen = registry.choose(request_model, prefs)
     except NoModelConfigured as exc:
         payload["setup"] = str(exc)
         return payload
-    main = {**model_json(res.main.info, res.main.provider), "thinking": res.main.thinking}
-    payload["main"] = {**main, "effort": res.main.effort, "source": res.main_source}
-    worker = model_json(res.worker.info, res.worker.provider)
-    payload["worker"] = {**worker, "thinking": False, "source": res.worker_source}
-    payload["notes"] = list(res.notes)
+    (main_provider, main), (worker_provider, worker) = chosen.main, chosen.worker
+    thinking = prefs.thinking and main.supports_thinking
+    payload["main"] = {
+        **model_json(main, main_provider),
+        "thinking": thinking,
+        "effort": prefs.effort,
+        "source": chosen.main_source,
+    }
+    payload["worker"] = {
+        **model_json(worker, worker_provider),
+        "thinking": False,
+        "source": chosen.worker_source,
+    }
+    payload["notes"] = list(chosen.notes)
     return payload
 
 

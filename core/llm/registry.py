@@ -111,6 +111,17 @@ class Resolution:
     calls: ModelCalls = field(default_factory=ModelCalls, compare=False)
 
 
+@dataclass(frozen=True)
+class Choice:
+    """The main and worker models a turn would get, before any client exists."""
+
+    main: tuple[Provider, ModelInfo]
+    worker: tuple[Provider, ModelInfo]
+    main_source: Source
+    worker_source: Source
+    notes: tuple[str, ...] = ()
+
+
 class ModelRegistry:
     """Configured providers, their models, and main/worker resolution."""
 
@@ -204,17 +215,8 @@ class ModelRegistry:
             return plain[0], catalog.describe(plain[0].id, model_id)
         return None
 
-    def resolve(
-        self,
-        request_model: str | None = None,
-        prefs: ModelPrefs | None = None,
-        *,
-        thinking: bool | None = None,
-        effort: Effort | None = None,
-        on_call: OnCall | None = None,
-    ) -> Resolution:
-        """Main and worker for a turn (the order is in the module docstring); `on_call(role, model)`
-        hears of every request the two make."""
+    def choose(self, request_model: str | None = None, prefs: ModelPrefs | None = None) -> Choice:
+        """Which main and worker models a turn would get, without building clients (no SDK import)."""
         prefs = prefs or ModelPrefs()
         if not self.providers:
             raise NoModelConfigured(SETUP_HINT)
@@ -228,18 +230,35 @@ class ModelRegistry:
         if main is None:
             main, main_source = self._default_main(), "default"
         worker, worker_source = self._worker_for(main, prefs, notes)
+        if notes:
+            notes.append(f"Using {main[1].id}.")
+        return Choice(main, worker, main_source, worker_source, tuple(notes))
+
+    def resolve(
+        self,
+        request_model: str | None = None,
+        prefs: ModelPrefs | None = None,
+        *,
+        thinking: bool | None = None,
+        effort: Effort | None = None,
+        on_call: OnCall | None = None,
+    ) -> Resolution:
+        """Main and worker for a turn, bound to their clients (the order is in the module
+        docstring); `on_call(role, model)` hears of every request the two make."""
+        prefs = prefs or ModelPrefs()
+        chosen = self.choose(request_model, prefs)
         calls = ModelCalls(on_call=on_call)
         main_thinking = thinking if thinking is not None else prefs.thinking
-        bound_main = self._bind(main, main_thinking, effort or prefs.effort, calls, "main")
-        bound_worker = self._bind(worker, False, "low", calls, "worker")
-        if notes:
-            notes.append(f"Using {bound_main.info.id}.")
-        return Resolution(bound_main, bound_worker, tuple(notes), main_source, worker_source, calls)
+        bound_main = self._bind(chosen.main, main_thinking, effort or prefs.effort, calls, "main")
+        bound_worker = self._bind(chosen.worker, False, "low", calls, "worker")
+        return Resolution(
+            bound_main, bound_worker, chosen.notes, chosen.main_source, chosen.worker_source, calls
+        )
 
     def setup_problem(self, prefs: ModelPrefs | None = None) -> str | None:
         """Why no turn could get a model right now (what to set), or None when one resolves."""
         try:
-            self.resolve(None, prefs)
+            self.choose(None, prefs)
         except NoModelConfigured as exc:
             return str(exc)
         return None

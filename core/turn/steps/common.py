@@ -95,6 +95,7 @@ def resolve_models(
 def _announcer(sink: EventSink | None) -> Callable[[str, str], None] | None:
     if sink is None:
         return None
+
     def announce(role: str, model: str) -> None:
         sink.emit("model.call", role=role, model=model)
 
