@@ -76,7 +76,7 @@ function useSaver(t) {
 function TextModel({ id, label, value, placeholder, list, hint, onInput }) {
   return html`<div class="field">
     <label for=${id}>${label}</label>
-    <input id=${id} type="text" list=${list} value=${value} placeholder=${placeholder} autocomplete="off" spellcheck="false"
+    <input id=${id} type="text" list=${list} value=${value} placeholder=${placeholder} maxlength="128" autocomplete="off" spellcheck="false"
       aria-describedby=${`${id}-hint`} onInput=${(e) => onInput(e.currentTarget.value.trim())} />
     <p id=${`${id}-hint`} class="hint">${hint}</p>
   </div>`;
