@@ -231,3 +231,15 @@ def test_one_recall_per_question_and_the_calls_are_counted(
     calls = data["model_calls"]
     assert calls["main"] == 3 and calls["count"] == len(fake_models.model_requests())
     assert calls["worker"] == calls["count"] - 3 >= 2, "the analyzer and the recall scan"
+
+
+def test_the_serve_banner_names_the_model_or_the_problem(
+    unlisted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from functions.server import ServeOptions, describe, prepare
+
+    options = ServeOptions(memory=unlisted)
+    lines = describe(prepare(options, load_settings()), options)
+    assert any("model: none — the server at" in line and "lists no models" in line for line in lines)
+    lines = describe(prepare(options, load_settings(model="cli-model")), options)
+    assert "model: cli-model (from env), worker cli-model (from main)" in lines
