@@ -27,6 +27,10 @@ def models_payload(registry: ModelRegistry, prefs: ModelPrefs, request_model: st
         payload["setup"] = str(exc)
         return payload
     (main_provider, main), (worker_provider, worker) = chosen.main, chosen.worker
+    offered = {(m["provider"], m["id"]) for m in payload["models"]}
+    for p, m in dict.fromkeys((chosen.main, chosen.worker)):
+        if (p.id, m.id) not in offered:  # a trusted id nobody lists: offered because it is in use
+            payload["models"].append(model_json(m, p))
     thinking = prefs.thinking and main.supports_thinking
     payload["main"] = {
         **model_json(main, main_provider),

@@ -24,11 +24,6 @@ _SOURCES = {
     "derived": "the provider's cheap tier",
     "main": "the main model",
 }
-_MODEL_SOURCES = {
-    "curated": "curated list",
-    "live": "listed by the server",
-    "configured": "named by you",
-}
 
 
 @app.command()
@@ -101,7 +96,8 @@ def _print(payload: dict[str, Any]) -> None:
         return
     typer.echo("Providers:")
     for p in payload["providers"]:
-        typer.echo(f"  {p['id']:<10} {p['name']}  ({_MODEL_SOURCES[p['models']]}; {p['detail']})")
+        source = "curated list; " if p["models"] == "curated" else ""
+        typer.echo(f"  {p['id']:<10} {p['name']}  ({source}{p['detail']})")
     typer.echo("Models:")
     main, worker = payload["main"] or {}, payload["worker"] or {}
     for m in payload["models"]:
