@@ -170,7 +170,11 @@ def _messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
 
 def _blocks(m: Message) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(m, UserMessage):
-        return "user", [{"type": "text", "text": m.text}] if m.text else []
+        images = [
+            {"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
+            for i in m.images
+        ]
+        return "user", [*images, *([{"type": "text", "text": m.text}] if m.text else [])]
     if isinstance(m, ToolResult):
         block = {
             "type": "tool_result",

@@ -194,7 +194,14 @@ def _tool_choice(choice: str) -> Any:
 
 def _message(m: Message, flavor: Flavor) -> dict[str, Any]:
     if isinstance(m, UserMessage):
-        return {"role": "user", "content": m.text}
+        if not m.images:
+            return {"role": "user", "content": m.text}
+        parts: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text else []
+        parts += [
+            {"type": "image_url", "image_url": {"url": f"data:{i.media_type};base64,{i.data}"}}
+            for i in m.images
+        ]
+        return {"role": "user", "content": parts}
     if isinstance(m, ToolResult):
         return {"role": "tool", "tool_call_id": m.call_id, "content": m.content}
     return _assistant(m, flavor)

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from core.clock import Clock
-from core.errors import NoModelConfigured
+from core.errors import InvalidInput, NoModelConfigured
 from core.llm import catalog
 from core.llm.catalog import PROVIDER_TIERS, ModelInfo
 from core.llm.client import RetryingClient, RetryPolicy
@@ -23,7 +23,7 @@ from core.llm.counting import CountingClient, ModelCalls, OnCall
 from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_from
 from core.llm.presets import KEY_VARIABLES
 from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
-from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest
+from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest, UserMessage
 
 __all__ = [
     "DEEPSEEK_BASE_URL",
@@ -96,6 +96,11 @@ class BoundModel:
         options.setdefault("thinking", self.thinking)
         options.setdefault("effort", self.effort)
         options["thinking"] = options["thinking"] and self.info.supports_thinking
+        known_blind = self.info.curated and not self.info.supports_vision  # an unknown model is trusted
+        if known_blind and any(isinstance(m, UserMessage) and m.images for m in messages):
+            raise InvalidInput(
+                f"{self.info.id} does not take images: pick a model marked vision (`previously models`)"
+            )
         return ModelRequest(model=self.info.id, messages=tuple(messages), **options)
 
 

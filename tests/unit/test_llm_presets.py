@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from core.clock import FixedClock
+from core.errors import InvalidInput
 from core.llm.catalog import curated, describe, provider_of
 from core.llm.openai_adapter import chat_params, thinking_params
 from core.llm.presets import CURATED, PRESETS, Preset
@@ -15,6 +16,7 @@ from core.llm.providers import Provider, ProviderConfig
 from core.llm.registry import ModelPrefs, ModelRegistry
 from core.llm.types import (
     AssistantMessage,
+    ImageInput,
     ModelRequest,
     StreamEvent,
     ToolCall,
@@ -188,3 +190,35 @@ def test_every_preset_request_fits_openais_schema(model) -> None:  # type: ignor
                 )
                 body = _wire_body(chat_params(request, model, flavor))
                 assert request_problems(body) == [], (model.id, thinking, effort, choice)
+
+
+PIXEL = ImageInput(
+    "image/png",
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+)
+
+
+@pytest.mark.parametrize(
+    "model", [m for m in CURATED if m.provider != "anthropic" and m.supports_vision], ids=lambda m: m.id
+)
+def test_images_go_to_vision_models_in_openais_shape(model) -> None:  # type: ignore[no-untyped-def]
+    flavor = next(p.flavor for p in PRESETS if p.id == model.provider)
+    request = ModelRequest(model=model.id, messages=(UserMessage("What is this?", (PIXEL,)),), thinking=True)
+    body = _wire_body(chat_params(request, model, flavor))
+    assert request_problems(body) == []
+    parts = body["messages"][0]["content"]
+    assert parts[0] == {"type": "text", "text": "What is this?"}
+    assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,iVBOR")
+
+
+def test_a_model_known_to_be_blind_refuses_images_and_an_unknown_one_is_trusted(clock: FixedClock) -> None:
+    reg = ModelRegistry(ProviderConfig(deepseek_api_key="d"), clock=clock, client_factory=NoCalls)
+    blind = reg.resolve("deepseek-v4-pro").main
+    with pytest.raises(InvalidInput, match="does not take images"):
+        blind.request([UserMessage("look", (PIXEL,))])
+    assert reg.resolve("deepseek-v4-flash-vision-exp").main.request([UserMessage("look", (PIXEL,))])
+    assert reg.resolve("deepseek-v5-preview").main.request([UserMessage("look", (PIXEL,))]), (
+        "a guess is trusted"
+    )
+    with pytest.raises(InvalidInput, match="images must be one of"):
+        ImageInput("application/pdf", "JVBER")
