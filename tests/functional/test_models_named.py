@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from core.memory.slice import parse_core_md
@@ -20,7 +22,7 @@ from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.fakes.fake_model_server import ToolCall as FakeCall
 from tests.fakes.live_server import live_server
-from tests.functional.api_env import make_env
+from tests.functional.api_env import make_env, same_origin
 
 pytestmark = pytest.mark.functional
 
@@ -243,3 +245,16 @@ def test_the_serve_banner_names_the_model_or_the_problem(
     assert any("model: none — the server at" in line and "lists no models" in line for line in lines)
     lines = describe(prepare(options, load_settings(model="cli-model")), options)
     assert "model: cli-model (from env), worker cli-model (from main)" in lines
+
+
+@settings(max_examples=40, deadline=None)
+@given(model_id=st.text(min_size=1, max_size=128).filter(lambda s: s.strip() and s.strip() != "auto"))
+def test_any_model_id_typed_in_settings_is_kept_exactly(model_id: str) -> None:
+    from core.llm.registry import ModelPrefs
+    from core.memory.config_store import read_config
+
+    env = make_env()
+    saved = env.client.patch("/api/config", json={"model": {"main": model_id}}, headers=same_origin())
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["config"]["model"]["main"] == model_id
+    assert ModelPrefs.from_config(read_config(env.storage.snapshot())[0].data).main == model_id
