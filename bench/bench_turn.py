@@ -108,13 +108,14 @@ class Bench:
             "wall": wall,
             "reply": self.runs.ended_at - start,
             "model": self.model_seconds[0],
+            "calls": sum(e["type"] == "model.call" for e in state.events),
         }
 
 
 def _row(label: str, r: dict[str, Any]) -> str:
     own = (r["wall"] - r["model"]) * 1000
     ms = [r["reply"] * 1000, r["wall"] * 1000, r["model"] * 1000, own]
-    return f"  {label:40} " + " ".join(f"{m:>9.0f}" for m in ms) + f"   {r['status']}"
+    return f"  {label:40} " + " ".join(f"{m:>9.0f}" for m in ms) + f" {r['calls']:>6}   {r['status']}"
 
 
 def bench_local(tmp: Path, fake: FakeModelServer) -> None:
@@ -132,8 +133,11 @@ def bench_local(tmp: Path, fake: FakeModelServer) -> None:
     batch.commit("bench: indexes")
     print(f"memory: {LOCAL_SLICES} slices, indexes built in {time.perf_counter() - t0:.0f} s")
     bench = Bench(storage, clock, fake)
-    print(f"  {'turn':40} {'reply ms':>9} {'all ms':>9} {'model ms':>9} {'non-model':>9}")
-    print("  (reply: until turn.done; all: including the after step; non-model: all minus model time)")
+    print(f"  {'turn':40} {'reply ms':>9} {'all ms':>9} {'model ms':>9} {'non-model':>9} {'calls':>6}")
+    print(
+        "  (reply: until turn.done; all: including the after step; non-model: all minus model time;"
+        " calls: model requests, main + worker)"
+    )
     print(_row("1st turn (new slice, cold process)", bench.turn("Let's plan the garden.")))
     warm = [bench.turn(f"Another thought, number {i}.") for i in range(WARM_TURNS)]
     for i, r in enumerate(warm, 2):

@@ -52,6 +52,7 @@ class HttpTurnClient:
         import httpx
 
         headers = {"x-access-key": key} if key else {}
+        self._sent_key = bool(key)
         self._http = httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout)
         self._errors = (httpx.HTTPError,)
 
@@ -64,7 +65,9 @@ class HttpTurnClient:
             data = r.json()
         except ValueError:
             data = {}
-        if r.status_code == 401:  # the server's text speaks to browsers; this is the command line
+        if r.status_code == 401 and self._sent_key:  # the server's text speaks to browsers; this is the CLI
+            raise ChatError("the key was refused (401): check --key or PREVIOUSLY_ACCESS_KEY")
+        if r.status_code == 401:
             raise ChatError("401: the server wants its access key: pass --key or set PREVIOUSLY_ACCESS_KEY")
         if r.status_code >= 400:
             message = data.get("message") if isinstance(data, dict) else None
@@ -136,9 +139,24 @@ def follow(client: TurnClient, turn_id: str, on_event: Callable[[dict[str, Any]]
             return view
 
 
-def chat(client: TurnClient, message: str, timezone: str, out: TextIO, err: TextIO, as_json: bool) -> int:
+def model_calls(events: list[dict[str, Any]]) -> dict[str, int]:
+    """How many model requests a turn made, from its `model.call` events (total and per role)."""
+    roles = [str(e.get("role")) for e in events if e.get("type") == "model.call"]
+    return {"count": len(roles), "main": roles.count("main"), "worker": roles.count("worker")}
+
+
+def chat(
+    client: TurnClient,
+    message: str,
+    timezone: str,
+    out: TextIO,
+    err: TextIO,
+    as_json: bool,
+    model: str | None = None,
+) -> int:
     """Send `message`, stream (or, with `as_json`, collect) the reply; 0 when the turn ended well."""
-    turn_id = client.start({"message": message, "timezone": timezone})
+    body = {"message": message, "timezone": timezone, **({"model": model} if model else {})}
+    turn_id = client.start(body)
     printer = Printer(out, err)
     final = follow(client, turn_id, (lambda e: None) if as_json else printer.event)
     if as_json:
@@ -152,6 +170,7 @@ def chat(client: TurnClient, message: str, timezone: str, out: TextIO, err: Text
             "slice_id": full.get("slice_id"),
             "reply": full.get("reply"),
             "error": {"code": error.get("code"), "message": error.get("message")} if error else None,
+            "model_calls": model_calls(events),
             "events": events,
         }
         out.write(json.dumps(shaped, ensure_ascii=False, indent=2) + "\n")

@@ -33,6 +33,8 @@ class ModelDirectory(Protocol):
 
     def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]: ...
 
+    def setup_problem(self, prefs: Any = None) -> str | None: ...
+
 
 class Searcher(Protocol):
     """The full-text recall floor: hits `{slice_id, relevance, reason}`, best first."""

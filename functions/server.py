@@ -19,6 +19,8 @@ import anyio
 from fastapi import FastAPI
 
 from core.errors import InvalidInput
+from core.llm.registry import ModelPrefs
+from core.memory.config_store import read_config
 from functions.api.app import create_app
 from functions.api.security import generate_key, is_loopback, key_weakness
 from functions.deps import REPO_ROOT, Deps, build_deps
@@ -144,9 +146,20 @@ def describe(deps: Deps, options: ServeOptions) -> list[str]:
     lines.append(
         "sign-in: required (access key)" if options.auth_required else "sign-in: off (this machine only)"
     )
-    if not deps.models.configured:
-        lines.append("model: none configured — chat will explain how to set one up (see docs/MODELS.md)")
+    lines.append(_model_line(deps))
     return lines
+
+
+def _model_line(deps: Deps) -> str:
+    """Which model answers and where it came from, or exactly what to set."""
+    if not deps.models.configured:
+        return "model: none configured — chat will explain how to set one up (see docs/MODELS.md)"
+    prefs = ModelPrefs.from_config(read_config(deps.storage.snapshot())[0].data)
+    payload = deps.models.models_payload(prefs)
+    main, worker = payload.get("main"), payload.get("worker")
+    if not main or not worker:
+        return f"model: none — {payload.get('setup')}"
+    return f"model: {main['id']} (from {main['source']}), worker {worker['id']} (from {worker['source']})"
 
 
 def check_port_free(host: str, port: int) -> None:

@@ -36,6 +36,17 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = Field(default=None, alias="OPENAI_API_KEY")
     openai_base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
     deepseek_api_key: SecretStr | None = Field(default=None, alias="DEEPSEEK_API_KEY")
+    moonshot_api_key: SecretStr | None = Field(default=None, alias="MOONSHOT_API_KEY")
+    dashscope_api_key: SecretStr | None = Field(default=None, alias="DASHSCOPE_API_KEY")
+    gemini_api_key: SecretStr | None = Field(default=None, alias="GEMINI_API_KEY")
+    google_api_key: SecretStr | None = Field(default=None, alias="GOOGLE_API_KEY")
+    google_generative_ai_api_key: SecretStr | None = Field(default=None, alias="GOOGLE_GENERATIVE_AI_API_KEY")
+    mistral_api_key: SecretStr | None = Field(default=None, alias="MISTRAL_API_KEY")
+    xai_api_key: SecretStr | None = Field(default=None, alias="XAI_API_KEY")
+    groq_api_key: SecretStr | None = Field(default=None, alias="GROQ_API_KEY")
+    # The deployment's model names (a user's Settings choice in config.json wins over these).
+    model: str | None = Field(default=None, alias="PREVIOUSLY_MODEL")
+    worker_model: str | None = Field(default=None, alias="PREVIOUSLY_WORKER_MODEL")
 
     access_key: SecretStr | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY")
     # The key's salted scrypt hash (`previously hash-key`); the unsalted SHA-256 of older deployments

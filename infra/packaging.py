@@ -16,6 +16,8 @@ from infra.config import REPO_ROOT
 
 # The packages that run on Lambda; tests, web/, sample/ and infra/ never ship in a function.
 APP_PACKAGES = ("core", "functions", "identity")
+# Documents the API serves (`GET /api/help/models`, the page's model set-up link).
+APP_DOCS = ("docs/MODELS.md",)
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".gitkeep", ".DS_Store")
 
 
@@ -37,6 +39,10 @@ def stage_app_code(out: Path, repo_root: Path = REPO_ROOT) -> Path:
         source = repo_root / package
         if source.is_dir():
             shutil.copytree(source, out / package, ignore=_SKIP)
+    for doc in APP_DOCS:
+        if (repo_root / doc).is_file():
+            (out / doc).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(repo_root / doc, out / doc)
     return out
 
 

@@ -24,6 +24,14 @@ SECRET_KEYS = (
     "OPENAI_BASE_URL",
     "ANTHROPIC_BASE_URL",
     "DEEPSEEK_API_KEY",
+    "MOONSHOT_API_KEY",
+    "DASHSCOPE_API_KEY",
+    "GEMINI_API_KEY",
+    "MISTRAL_API_KEY",
+    "XAI_API_KEY",
+    "GROQ_API_KEY",
+    "PREVIOUSLY_MODEL",
+    "PREVIOUSLY_WORKER_MODEL",
     "PREVIOUSLY_ACCESS_KEY_HASH",
     "PREVIOUSLY_ACCESS_KEY_SHA256",  # older deployments; `aws-secrets` replaces it with the hash above
 )

@@ -65,10 +65,15 @@ def _memory_readers(ctx: ToolContext) -> list[Callable[..., Any]]:
         timeline and topics and returns pointers (slice id, relevance, reason) and recommended
         reads. Call it once per topic; an empty result is final — do not call it again for the
         same thing. Then open the slices that matter with readSliceSummary or readSlice."""
-        try:
-            return run_recall(ctx, query, current_call_id()).tool_text(ctx)
-        except PreviouslyError as exc:
-            return triage(str(exc))
+        call_id = current_call_id()
+
+        def scan() -> str:
+            try:
+                return run_recall(ctx, query, call_id).tool_text(ctx)
+            except PreviouslyError as exc:
+                return triage(str(exc))
+
+        return ctx.recalls.answer(query, scan)
 
     def readSliceSummary(sliceId: SliceId) -> str:
         """A slice's summary only: when it ran (local and UTC), turns, focus, summary, tags, tone,

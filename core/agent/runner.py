@@ -90,7 +90,11 @@ def run_subagent(
     on_event: Callable[[StreamEvent], None] | None = None,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> RunResult[R]:
-    """Run up to `max_steps` model rounds; the last (or from `force_report_from`) must report."""
+    """Run up to `max_steps` model rounds; the last (or from `force_report_from`) must report.
+
+    A step that answers in prose instead of calling a tool makes the next step a forced report:
+    a worker that talks instead of reporting costs one extra call, never the whole step budget.
+    """
     budget = _Budget(budget_seconds, monotonic)
     by_name = {t.spec.name: t for t in tools}
     specs = (
@@ -99,9 +103,12 @@ def run_subagent(
     )
     messages: list[Message] = [UserMessage(prompt)]
     result: RunResult[R] = RunResult(ok=False)
+    talked = False  # the previous step answered in prose: this one must report
     try:
         for step in range(1, max_steps + 1):
-            forced = step == max_steps or (force_report_from is not None and step >= force_report_from)
+            forced = (
+                talked or step == max_steps or (force_report_from is not None and step >= force_report_from)
+            )
             if budget.remaining() <= 0:
                 raise _OverBudget
             request = model.request(
@@ -124,6 +131,7 @@ def run_subagent(
             messages += _answer_calls(finish.message.tool_calls, by_name, report, result.error)
             if not finish.message.tool_calls:
                 messages.append(UserMessage(f"Now call {report.name} with your findings."))
+                talked = True
     except _OverBudget:
         result.timed_out, result.error = True, f"timed out after {budget_seconds:g} s"
     except TransientError as exc:

@@ -13,6 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.recall_once import RecallMemo
 from core.clock import Clock
 from core.llm.registry import Resolution
 from core.llm.tools import Tool
@@ -37,7 +38,8 @@ class ToolContext:
     `progress(call_id, label)` becomes a `recall.progress` event and `hits(call_id, payload)` a
     `recall.hits` event (payload: query, hits, recommended, confidence). `system_prompt` is the
     turn's frozen prompt (thinkDeep reasons inside it); `slice_id` None outside a conversation;
-    `search_index` an already opened full-text index to reuse (else recall opens one).
+    `search_index` an already opened full-text index to reuse (else recall opens one);
+    `recalls` the turn's recall results so far (one recall per question, `recall_once`).
     """
 
     view: Reader
@@ -52,6 +54,7 @@ class ToolContext:
     hits: HitsFn = _ignore
     system_prompt: str = ""
     search_index: OpenIndex | None = None
+    recalls: RecallMemo = field(default_factory=RecallMemo)
     monotonic: Callable[[], float] = time.monotonic
 
     @property

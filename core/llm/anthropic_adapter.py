@@ -70,13 +70,19 @@ class AnthropicAdapter:
         except anthropic.APITimeoutError as exc:
             raise errors.timed_out(self.label, request.timeout) from exc
         except anthropic.APIConnectionError as exc:
-            raise errors.connection_lost(self.label, str(exc.__cause__ or exc)) from exc
+            cause = exc.__cause__
+            raise errors.connection_failed(self.label, self.endpoint, cause, str(cause or exc)) from exc
         except (ValueError, anthropic.APIResponseValidationError) as exc:
             raise errors.malformed(self.label, str(exc)) from exc
         except Exception as exc:
             if errors.is_transport_failure(exc):
                 raise errors.connection_lost(self.label, str(exc)) from exc
             raise
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for "cannot reach …" messages."""
+        return self.base_url or "https://api.anthropic.com"
 
     def _sdk(self) -> anthropic.Anthropic:
         if self._client is None:
@@ -164,7 +170,11 @@ def _messages(history: tuple[Message, ...]) -> list[dict[str, Any]]:
 
 def _blocks(m: Message) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(m, UserMessage):
-        return "user", [{"type": "text", "text": m.text}] if m.text else []
+        images = [
+            {"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}}
+            for i in m.images
+        ]
+        return "user", [*images, *([{"type": "text", "text": m.text}] if m.text else [])]
     if isinstance(m, ToolResult):
         block = {
             "type": "tool_result",

@@ -3,72 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
 
-from core.llm.types import Effort
+from core.llm.model_info import ModelInfo, ProviderId
+from core.llm.presets import CURATED, PRESET_BY_ID, PRESETS
 
-ProviderId = Literal["anthropic", "openai", "deepseek"]
-PROVIDER_ORDER: tuple[ProviderId, ...] = ("deepseek", "anthropic", "openai")
+__all__ = ["CURATED", "PROVIDER_ORDER", "PROVIDER_TIERS", "ModelInfo", "ProviderId", "describe"]
 
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """One model: who serves it and what it can do.
-
-    `adaptive_thinking` (Anthropic): the model takes `thinking: adaptive` plus an effort level
-    instead of a fixed thinking-token budget (newer Claude models accept only that).
-    `curated`: False when the entry was guessed from the id or listed live by a server.
-    """
-
-    id: str
-    name: str
-    provider: ProviderId
-    supports_thinking: bool = True
-    supports_vision: bool = False
-    max_tokens: int = 128_000
-    default_effort: Effort = "medium"
-    adaptive_thinking: bool = False
-    curated: bool = True
-
-
-CURATED: tuple[ModelInfo, ...] = (
-    ModelInfo("deepseek-v4-pro", "DeepSeek V4 Pro", "deepseek", max_tokens=393_216),
-    ModelInfo("deepseek-v4-flash", "DeepSeek V4 Flash", "deepseek", max_tokens=393_216),
-    ModelInfo(
-        "deepseek-v4-flash-vision-exp",
-        "DeepSeek V4 Flash Vision (experimental)",
-        "deepseek",
-        supports_vision=True,
-        max_tokens=393_216,
-    ),
-    ModelInfo(
-        "claude-sonnet-5",
-        "Claude Sonnet 5",
-        "anthropic",
-        supports_vision=True,
-        max_tokens=200_000,
-        adaptive_thinking=True,
-    ),
-    ModelInfo(
-        "claude-opus-4-8",
-        "Claude Opus 4.8",
-        "anthropic",
-        supports_vision=True,
-        max_tokens=200_000,
-        adaptive_thinking=True,
-    ),
-    ModelInfo("claude-haiku-4-5", "Claude Haiku 4.5", "anthropic", supports_vision=True, max_tokens=200_000),
-    ModelInfo("gpt-5.5", "GPT-5.5", "openai", supports_vision=True, max_tokens=400_000),
-    ModelInfo("gpt-5.4-mini", "GPT-5.4 mini", "openai", supports_vision=True, max_tokens=400_000),
-)
-
+PROVIDER_ORDER: tuple[ProviderId, ...] = tuple(p.id for p in PRESETS)
 # (main default, cheap worker) per provider.
-PROVIDER_TIERS: dict[ProviderId, tuple[str, str]] = {
-    "deepseek": ("deepseek-v4-pro", "deepseek-v4-flash"),
-    "anthropic": ("claude-sonnet-5", "claude-haiku-4-5"),
-    "openai": ("gpt-5.5", "gpt-5.4-mini"),
-}
+PROVIDER_TIERS: dict[ProviderId, tuple[str, str]] = {p.id: (p.main, p.worker) for p in PRESETS}
 
 # Ids the original stored in config.json that now name other models.
 ALIASES = {"deepseek-chat": "deepseek-v4-flash", "deepseek-reasoner": "deepseek-v4-pro"}
@@ -99,12 +42,11 @@ def provider_of(model_id: str) -> ProviderId | None:
     model_id = normalize_id(model_id)
     if model_id in _BY_ID:
         return _BY_ID[model_id].provider
-    if model_id.startswith("claude-"):
-        return "anthropic"
-    if model_id.startswith("deepseek-"):
-        return "deepseek"
-    if _OPENAI_REASONING.match(model_id) or model_id.startswith(("gpt-", "chatgpt-")):
+    if _OPENAI_REASONING.match(model_id):
         return "openai"
+    for preset in PRESETS:
+        if preset.prefixes and model_id.startswith(preset.prefixes):
+            return preset.id
     return None
 
 
@@ -138,7 +80,12 @@ def describe(provider: ProviderId, model_id: str, *, compatible: bool = False) -
             supports_thinking=bool(_OPENAI_REASONING.match(model_id)),
             curated=False,
         )
-    return ModelInfo(model_id, model_id, provider, curated=False)
+    flavor = PRESET_BY_ID[provider].flavor
+    if flavor == "plain":
+        return ModelInfo(model_id, model_id, provider, supports_thinking=False, curated=False)
+    if flavor == "effort":
+        return ModelInfo(model_id, model_id, provider, curated=False, thinking_off="low")
+    return ModelInfo(model_id, model_id, provider, curated=False, fixed_sampling=flavor == "moonshot")
 
 
 def _claude_is_adaptive(model_id: str) -> bool:

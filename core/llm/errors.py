@@ -28,6 +28,18 @@ class ModelTimeout(ModelUnavailable):
     """The provider did not answer within the request's timeout."""
 
 
+class Unreachable(ModelUnavailable):
+    """No connection could be made to the endpoint at all (nothing listens, the name does not resolve)."""
+
+
+class KeyRefused(ModelError):
+    """The provider refused the key (401 / 403)."""
+
+
+class ModelUnknown(ModelError):
+    """The provider does not serve the model (404)."""
+
+
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     """The provider's suggested wait from `retry-after-ms` / `retry-after` (seconds), if readable."""
     if not headers:
@@ -62,12 +74,12 @@ def from_status(
             f"{provider} is busy or unavailable (HTTP {status}): {detail}", retry_after_seconds(headers)
         )
     if status in (401, 403):
-        return ModelError(
-            f"{provider} rejected the credentials (HTTP {status}): {detail}. "
+        return KeyRefused(
+            f"{provider}: the key was refused ({status}): {detail}. "
             f"Check {env_var} — it must be a valid key for this endpoint."
         )
     if status == 404:
-        return ModelError(
+        return ModelUnknown(
             f"{provider} does not know the model or endpoint (HTTP 404) for {model!r}: {detail}. "
             "Pick another model (`previously models` lists them) or check the base URL."
         )
@@ -99,6 +111,22 @@ def status_of_stream_error(kind: object, code: object = None) -> int:
 def timed_out(provider: str, timeout: float) -> ModelTimeout:
     """A request that got no answer within its timeout."""
     return ModelTimeout(f"{provider} did not answer within {timeout:g} s")
+
+
+def unreachable(endpoint: str, detail: str) -> Unreachable:
+    """A connection that could not be made: "cannot reach http://… (connection refused)"."""
+    from core.llm.listing import unreachable_reason
+
+    return Unreachable(f"cannot reach {endpoint} ({unreachable_reason(Exception(detail))})")
+
+
+def connection_failed(
+    provider: str, endpoint: str, cause: BaseException | None, detail: str
+) -> ModelUnavailable:
+    """An SDK connection error: never connected (`unreachable`) or dropped mid-answer (`connection_lost`)."""
+    if cause is not None and type(cause).__name__ in ("ConnectError", "ConnectionRefusedError", "gaierror"):
+        return unreachable(endpoint, str(cause) or detail)
+    return connection_lost(provider, detail)
 
 
 def connection_lost(provider: str, detail: str) -> ModelUnavailable:

@@ -1,4 +1,4 @@
-"""The OpenAI chat-completions adapter: OpenAI itself, DeepSeek, and any compatible server.
+"""The OpenAI chat-completions adapter: OpenAI, the hosted presets that speak its API, any compatible server.
 
 One of only two modules that import a model SDK; the registry loads it lazily so code that never
 calls a model (the API's read routes) does not pay for the import.
@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import openai
 
@@ -18,6 +18,7 @@ from core.errors import PreviouslyError
 from core.llm import errors
 from core.llm.assembly import MessageBuilder, make_tool_call
 from core.llm.catalog import ModelInfo, ProviderId, describe
+from core.llm.presets import Flavor
 from core.llm.types import (
     AssistantMessage,
     Finish,
@@ -32,7 +33,6 @@ from core.llm.types import (
     UserMessage,
 )
 
-Flavor = Literal["openai", "deepseek", "compatible"]
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
     "tool_calls": "tool_calls",
@@ -45,9 +45,9 @@ _FINISH: dict[str, FinishReason] = {
 class OpenAIAdapter:
     """A `ModelClient` over `openai.OpenAI` for one endpoint.
 
-    `flavor` decides the reasoning options: OpenAI's `reasoning_effort`, DeepSeek's `thinking`
-    switch plus effort, or nothing for a generic compatible server. `env_var` is named in
-    credential errors so the user knows what to fix.
+    `flavor` decides how the reasoning options are spelled (`thinking_params`); nothing is sent
+    to a generic compatible server. `env_var` is named in credential errors so the user knows
+    what to fix.
     """
 
     api_key: str
@@ -72,7 +72,8 @@ class OpenAIAdapter:
         except openai.APITimeoutError as exc:
             raise errors.timed_out(self.label, request.timeout) from exc
         except openai.APIConnectionError as exc:
-            raise errors.connection_lost(self.label, str(exc.__cause__ or exc)) from exc
+            cause = exc.__cause__
+            raise errors.connection_failed(self.label, self.endpoint, cause, str(cause or exc)) from exc
         except (ValueError, openai.APIResponseValidationError) as exc:
             raise errors.malformed(self.label, str(exc)) from exc
         except openai.APIError as exc:  # an error object inside the stream, after an HTTP 200
@@ -85,6 +86,11 @@ class OpenAIAdapter:
             if errors.is_transport_failure(exc):
                 raise errors.connection_lost(self.label, str(exc)) from exc
             raise
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go, for "cannot reach …" messages."""
+        return self.base_url or "https://api.openai.com/v1"
 
     def _sdk(self) -> openai.OpenAI:
         if self._client is None:
@@ -127,22 +133,48 @@ def chat_params(request: ModelRequest, info: ModelInfo, flavor: Flavor) -> dict[
     if request.max_tokens:
         params["max_completion_tokens" if flavor == "openai" else "max_tokens"] = request.max_tokens
     params.update(thinking_params(flavor, info, request.thinking, request.effort))
-    if request.temperature is not None and not (
-        flavor == "openai" and request.thinking and info.supports_thinking
+    if (
+        request.temperature is not None
+        and not info.fixed_sampling
+        and not (flavor == "openai" and request.thinking and info.supports_thinking)
     ):
         params["temperature"] = request.temperature  # OpenAI reasoning models refuse it while reasoning
     return params
 
 
 def thinking_params(flavor: Flavor, info: ModelInfo, thinking: bool, effort: str) -> dict[str, Any]:
-    """Reasoning options per flavour (REFERENCE §13.5); off is always an explicit "off"."""
-    if not info.supports_thinking or flavor == "compatible":
+    """Reasoning options per flavour (REFERENCE §13.5, docs/MODELS.md); off is an explicit "off"
+    wherever the provider has one."""
+    if not info.supports_thinking or flavor in ("compatible", "plain"):
         return {}
     if flavor == "deepseek":
         if thinking:
             return {"reasoning_effort": effort, "extra_body": {"thinking": {"type": "enabled"}}}
         return {"extra_body": {"thinking": {"type": "disabled"}}}
+    if flavor == "moonshot":
+        return {"extra_body": {"thinking": {"type": "enabled" if thinking else "disabled"}}}
+    if flavor == "qwen":
+        if thinking:
+            return {"extra_body": {"enable_thinking": True, "thinking_budget": QWEN_BUDGETS[effort]}}
+        return {"extra_body": {"enable_thinking": False}}
+    if flavor == "effort":
+        if thinking:
+            return {"reasoning_effort": _nearest_effort(effort, info.efforts)}
+        return {"reasoning_effort": info.thinking_off} if info.thinking_off else {}
     return {"reasoning_effort": effort if thinking else _lowest_effort(info.id)}
+
+
+# Thinking-token budgets for Qwen's hybrid models, the same steps as Anthropic's older models.
+QWEN_BUDGETS = {"low": 4000, "medium": 12000, "high": 32000}
+_LEVELS = ("low", "medium", "high")
+
+
+def _nearest_effort(effort: str, accepted: tuple[str, ...]) -> str:
+    """`effort`, or the accepted level closest to it (ties go up: the user asked for more)."""
+    if effort in accepted or not accepted:
+        return effort
+    rank = _LEVELS.index(effort) if effort in _LEVELS else 1
+    return min(accepted, key=lambda a: (abs(_LEVELS.index(a) - rank), -_LEVELS.index(a)))
 
 
 def _lowest_effort(model_id: str) -> str:
@@ -162,7 +194,14 @@ def _tool_choice(choice: str) -> Any:
 
 def _message(m: Message, flavor: Flavor) -> dict[str, Any]:
     if isinstance(m, UserMessage):
-        return {"role": "user", "content": m.text}
+        if not m.images:
+            return {"role": "user", "content": m.text}
+        parts: list[dict[str, Any]] = [{"type": "text", "text": m.text}] if m.text else []
+        parts += [
+            {"type": "image_url", "image_url": {"url": f"data:{i.media_type};base64,{i.data}"}}
+            for i in m.images
+        ]
+        return {"role": "user", "content": parts}
     if isinstance(m, ToolResult):
         return {"role": "tool", "tool_call_id": m.call_id, "content": m.content}
     return _assistant(m, flavor)

@@ -1,59 +1,53 @@
-"""Which providers are configured, which models they offer, and which model answers (main) or works.
+"""Which model answers (main) and which works (worker), from the configured providers and their models.
 
-Built from a plain `ProviderConfig` (the composition root fills it from the environment). The
-adapters, and with them the SDKs, are imported only when a client is first needed.
+Main: the request's model → `model.main` in config.json (Settings) → `PREVIOUSLY_MODEL` (or `serve
+--model`) → the first provider's default. Worker: `model.worker` → `PREVIOUSLY_WORKER_MODEL` →
+the cheap tier of the main model's provider. A model the user names is trusted: a server's listing
+suggests models, it does not gate them.
 """
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
-from urllib.parse import urlparse
 
 from core.clock import Clock
-from core.errors import NoModelConfigured
+from core.errors import InvalidInput, NoModelConfigured
 from core.llm import catalog
-from core.llm.catalog import PROVIDER_ORDER, PROVIDER_TIERS, ModelInfo, ProviderId
+from core.llm.catalog import PROVIDER_TIERS, ModelInfo
 from core.llm.client import RetryingClient, RetryPolicy
-from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest
+from core.llm.counting import CountingClient, ModelCalls, OnCall
+from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_from
+from core.llm.presets import KEY_VARIABLES
+from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
+from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest, UserMessage
 
-DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+__all__ = [
+    "DEEPSEEK_BASE_URL",
+    "SETUP_HINT",
+    "BoundModel",
+    "ModelPrefs",
+    "ModelRegistry",
+    "Provider",
+    "ProviderConfig",
+    "Resolution",
+    "default_client",
+    "fetch_model_ids",
+    "providers_from",
+]
+
+DOCS_PATH = "/help/models"  # the served copy of docs/MODELS.md
 SETUP_HINT = (
-    "No model provider is configured. Set ANTHROPIC_API_KEY, OPENAI_API_KEY or DEEPSEEK_API_KEY; "
-    "for a local or other OpenAI-compatible server (Ollama, vLLM, llama.cpp) set OPENAI_BASE_URL "
-    "(e.g. http://localhost:11434/v1). See docs/MODELS.md."
+    "No model provider is configured. Set the API key of one provider — "
+    + ", ".join(v for v in KEY_VARIABLES if not v.startswith("GOOGLE_"))
+    + " — or, for a local or other OpenAI-compatible server (Ollama, vLLM, llama.cpp), "
+    "OPENAI_BASE_URL (e.g. http://localhost:11434/v1)."
 )
-_PLACEHOLDER_KEY = "not-needed"  # local servers ignore the key, but the SDK insists on one
-
-
-@dataclass(frozen=True)
-class ProviderConfig:
-    """Keys and endpoints, as plain values (no settings object reaches core)."""
-
-    anthropic_api_key: str | None = None
-    anthropic_base_url: str | None = None
-    openai_api_key: str | None = None
-    openai_base_url: str | None = None
-    deepseek_api_key: str | None = None
-    deepseek_base_url: str = DEEPSEEK_BASE_URL
-
-
-@dataclass(frozen=True)
-class Provider:
-    """One configured provider. `compatible`: a generic OpenAI-compatible server, models listed live."""
-
-    id: ProviderId
-    name: str
-    api: Literal["anthropic", "openai"]
-    api_key: str = field(repr=False)
-    base_url: str | None
-    env_var: str
-    compatible: bool = False
+# Where the main or worker model came from, as shown in Settings and `previously models`.
+Source = Literal["request", "config", "env", "default", "derived", "main"]
 
 
 @dataclass(frozen=True)
@@ -102,88 +96,35 @@ class BoundModel:
         options.setdefault("thinking", self.thinking)
         options.setdefault("effort", self.effort)
         options["thinking"] = options["thinking"] and self.info.supports_thinking
+        known_blind = self.info.curated and not self.info.supports_vision  # an unknown model is trusted
+        if known_blind and any(isinstance(m, UserMessage) and m.images for m in messages):
+            raise InvalidInput(
+                f"{self.info.id} does not take images: pick a model marked vision (`previously models`)"
+            )
         return ModelRequest(model=self.info.id, messages=tuple(messages), **options)
 
 
 @dataclass(frozen=True)
 class Resolution:
-    """The main and worker models for one turn, plus notes on any fallback taken."""
+    """The main and worker models for one turn, where each came from, and notes on any fallback."""
 
     main: BoundModel
     worker: BoundModel
     notes: tuple[str, ...] = ()
+    main_source: Source = "default"
+    worker_source: Source = "derived"
+    calls: ModelCalls = field(default_factory=ModelCalls, compare=False)
 
 
-def providers_from(config: ProviderConfig) -> list[Provider]:
-    """The configured providers, in the order defaults are chosen from."""
-    found: dict[str, Provider] = {}
-    if config.deepseek_api_key:
-        found["deepseek"] = Provider(
-            "deepseek",
-            "DeepSeek",
-            "openai",
-            config.deepseek_api_key,
-            config.deepseek_base_url,
-            "DEEPSEEK_API_KEY",
-        )
-    if config.anthropic_api_key:
-        found["anthropic"] = Provider(
-            "anthropic",
-            "Anthropic",
-            "anthropic",
-            config.anthropic_api_key,
-            config.anthropic_base_url,
-            "ANTHROPIC_API_KEY",
-        )
-    base = (config.openai_base_url or "").strip() or None
-    if config.openai_api_key or base:
-        compatible = base is not None and urlparse(base).hostname != "api.openai.com"
-        found["openai"] = Provider(
-            "openai",
-            f"OpenAI-compatible ({base})" if compatible else "OpenAI",
-            "openai",
-            config.openai_api_key or _PLACEHOLDER_KEY,
-            base,
-            "OPENAI_API_KEY",
-            compatible,
-        )
-    return [found[p] for p in PROVIDER_ORDER if p in found]
+@dataclass(frozen=True)
+class Choice:
+    """The main and worker models a turn would get, before any client exists."""
 
-
-def fetch_model_ids(base_url: str, api_key: str, timeout: float) -> list[str]:
-    """The ids an OpenAI-compatible server lists at `GET {base}/models`."""
-    req = urllib.request.Request(
-        base_url.rstrip("/") + "/models",
-        headers={"Authorization": f"Bearer {api_key}", "Accept": "application/json"},
-    )
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        body = json.loads(resp.read().decode("utf-8"))
-    return [str(m["id"]) for m in body.get("data", []) if isinstance(m, dict) and m.get("id")]
-
-
-def default_client(provider: Provider) -> ModelClient:
-    """The adapter for a provider, imported on first use (keeps the SDKs off cold paths)."""
-    if provider.api == "anthropic":
-        from core.llm.anthropic_adapter import AnthropicAdapter
-
-        return AnthropicAdapter(
-            provider.api_key, provider.base_url, label=provider.name, env_var=provider.env_var
-        )
-    from core.llm.openai_adapter import OpenAIAdapter
-
-    flavor: Literal["openai", "deepseek", "compatible"] = "openai"
-    if provider.compatible:
-        flavor = "compatible"
-    elif provider.id == "deepseek":
-        flavor = "deepseek"
-    return OpenAIAdapter(
-        provider.api_key,
-        provider.base_url,
-        flavor,
-        label=provider.name,
-        env_var=provider.env_var,
-        provider=provider.id,
-    )
+    main: tuple[Provider, ModelInfo]
+    worker: tuple[Provider, ModelInfo]
+    main_source: Source
+    worker_source: Source
+    notes: tuple[str, ...] = ()
 
 
 class ModelRegistry:
@@ -201,6 +142,7 @@ class ModelRegistry:
         cache_seconds: float = 1800.0,
         list_timeout: float = 3.0,
     ) -> None:
+        self.config = config
         self.providers = providers_from(config)
         self._clock = clock
         self._client_factory = client_factory
@@ -209,57 +151,93 @@ class ModelRegistry:
         self._sleep = sleep
         self._cache_ttl = timedelta(seconds=cache_seconds)
         self._list_timeout = list_timeout
-        self._live: dict[str, tuple[datetime, list[str] | None]] = {}
+        self._live: dict[str, tuple[datetime, Listing]] = {}
         self._clients: dict[str, ModelClient] = {}
 
     @property
     def configured(self) -> bool:
         return bool(self.providers)
 
-    def live_ids(self, provider: Provider) -> list[str] | None:
-        """The ids a compatible server lists (cached; None when it could not be asked)."""
+    def listing(self, provider: Provider) -> Listing:
+        """What a compatible server lists (cached; a failure is asked again after a minute)."""
         now = self._clock.now()
         cached = self._live.get(provider.id)
         if cached is not None and now < cached[0]:
             return cached[1]
         try:
-            ids: list[str] | None = self._list_models(
-                provider.base_url or "", provider.api_key, self._list_timeout
+            found = listing_from(
+                self._list_models(provider.base_url or "", provider.api_key, self._list_timeout)
             )
             ttl = self._cache_ttl
-        except (OSError, ValueError):
-            ids, ttl = None, min(self._cache_ttl, timedelta(seconds=60))  # ask again soon: it may come up
-        self._live[provider.id] = (now + ttl, ids)
-        return ids
+        except (OSError, ValueError) as exc:
+            found, ttl = listing_failure(exc), min(self._cache_ttl, timedelta(seconds=60))
+        self._live[provider.id] = (now + ttl, found)
+        return found
+
+    def live_ids(self, provider: Provider) -> list[str] | None:
+        """The ids a compatible server lists (None when it could not be asked or lists none)."""
+        found = self.listing(provider)
+        return list(found.ids) if found.state == "listed" else None
+
+    def named_ids(self, prefs: ModelPrefs | None = None) -> list[str]:
+        """The model ids the user named in config.json or the environment."""
+        prefs = prefs or ModelPrefs()
+        named = (prefs.main, prefs.worker, self.config.main_model, self.config.worker_model)
+        return [i.strip() for i in named if i and i.strip() and i != "auto"]
 
     def models_of(self, provider: Provider, prefs: ModelPrefs | None = None) -> list[ModelInfo]:
-        """A provider's models: curated, or listed live (falling back to the configured ids)."""
+        """A provider's models: curated, or listed live, plus the ids the user named for it."""
         if not provider.compatible:
             return catalog.curated_for(provider.id)
-        ids = self.live_ids(provider)
-        if ids is None:
-            prefs = prefs or ModelPrefs()
-            ids = [i for i in (prefs.main, prefs.worker) if i and i != "auto"]
+        ids = [*(self.live_ids(provider) or []), *self.named_ids(prefs)]
         return [catalog.describe(provider.id, i, compatible=True) for i in dict.fromkeys(ids)]
 
     def find(self, model_id: str, prefs: ModelPrefs | None = None) -> tuple[Provider, ModelInfo] | None:
-        """Which configured provider serves `model_id`, and what it is; None when none does."""
+        """Which configured provider serves `model_id`, and what it is; None when none can.
+
+        Curated and listed ids go to their provider; an id whose name says its provider goes
+        there; any other id is trusted to a compatible server, or to the only provider there is.
+        """
         model_id = catalog.normalize_id(model_id)
         if not model_id:
             return None
-        native = catalog.provider_of(model_id)
         plain = [p for p in self.providers if not p.compatible]
+        compatible = [p for p in self.providers if p.compatible]
         known = catalog.curated(model_id)
+        native = known.provider if known is not None else catalog.provider_of(model_id)
         for p in plain:
             if known is not None and known.provider == p.id:
                 return p, known
-        for p in self.providers:
-            if p.compatible and model_id in {m.id for m in self.models_of(p, prefs)}:
+        for p in compatible:
+            if model_id in (self.live_ids(p) or []):
                 return p, catalog.describe(p.id, model_id, compatible=True)
         for p in plain:
             if native == p.id:
                 return p, catalog.describe(p.id, model_id)
+        if compatible:
+            return compatible[0], catalog.describe(compatible[0].id, model_id, compatible=True)
+        if native is None and len(plain) == 1:
+            return plain[0], catalog.describe(plain[0].id, model_id)
         return None
+
+    def choose(self, request_model: str | None = None, prefs: ModelPrefs | None = None) -> Choice:
+        """Which main and worker models a turn would get, without building clients (no SDK import)."""
+        prefs = prefs or ModelPrefs()
+        if not self.providers:
+            raise NoModelConfigured(SETUP_HINT)
+        notes: list[str] = []
+        wanted: tuple[tuple[Source, str | None], ...] = (
+            ("request", request_model),
+            ("config", prefs.main),
+            ("env", self.config.main_model),
+        )
+        main, main_source = self._first_found(wanted, prefs, notes, "model")
+        if main is None:
+            main, main_source = self._default_main(), "default"
+        worker, worker_source = self._worker_for(main, prefs, notes)
+        if notes:
+            notes.append(f"Using {main[1].id}.")
+        return Choice(main, worker, main_source, worker_source, tuple(notes))
 
     def resolve(
         self,
@@ -268,29 +246,27 @@ class ModelRegistry:
         *,
         thinking: bool | None = None,
         effort: Effort | None = None,
+        on_call: OnCall | None = None,
     ) -> Resolution:
-        """Main = request → config → first provider's default; worker = pinned or the cheap tier."""
+        """Main and worker for a turn, bound to their clients (the order is in the module
+        docstring); `on_call(role, model)` hears of every request the two make."""
         prefs = prefs or ModelPrefs()
-        if not self.providers:
-            raise NoModelConfigured(SETUP_HINT)
-        notes: list[str] = []
-        main: tuple[Provider, ModelInfo] | None = None
-        for source, wanted in (("requested", request_model), ("configured", prefs.main)):
-            if wanted and wanted != "auto" and main is None:
-                main = self.find(wanted, prefs)
-                if main is None:
-                    notes.append(
-                        f"The {source} model {wanted!r} is not available from the configured providers."
-                    )
-        main = main or self._default_main(prefs)
-        worker = self._worker_for(main, prefs, notes)
-        bound_main = self._bind(
-            main, thinking if thinking is not None else prefs.thinking, effort or prefs.effort
+        chosen = self.choose(request_model, prefs)
+        calls = ModelCalls(on_call=on_call)
+        main_thinking = thinking if thinking is not None else prefs.thinking
+        bound_main = self._bind(chosen.main, main_thinking, effort or prefs.effort, calls, "main")
+        bound_worker = self._bind(chosen.worker, False, "low", calls, "worker")
+        return Resolution(
+            bound_main, bound_worker, chosen.notes, chosen.main_source, chosen.worker_source, calls
         )
-        bound_worker = self._bind(worker, False, "low")
-        if notes:
-            notes.append(f"Using {bound_main.info.id}.")
-        return Resolution(bound_main, bound_worker, tuple(notes))
+
+    def setup_problem(self, prefs: ModelPrefs | None = None) -> str | None:
+        """Why no turn could get a model right now (what to set), or None when one resolves."""
+        try:
+            self.choose(None, prefs)
+        except NoModelConfigured as exc:
+            return str(exc)
+        return None
 
     def client_for(self, provider: Provider) -> ModelClient:
         """One retrying client per provider, built on first use."""
@@ -302,76 +278,81 @@ class ModelRegistry:
     def models_payload(
         self, prefs: ModelPrefs | None = None, request_model: str | None = None
     ) -> dict[str, Any]:
-        """`GET /api/models`: providers, their models, and the resolved main and worker."""
-        prefs = prefs or ModelPrefs()
-        payload: dict[str, Any] = {"configured": self.configured, "providers": [], "models": []}
-        payload.update(main=None, worker=None, notes=[], setup=None)
-        for p in self.providers:
-            source = (
-                "curated" if not p.compatible else ("live" if self.live_ids(p) is not None else "configured")
-            )
-            payload["providers"].append(
-                {"id": p.id, "name": p.name, "base_url": p.base_url, "env": p.env_var, "models": source}
-            )
-            payload["models"] += [_model_json(m, p) for m in self.models_of(p, prefs)]
-        try:
-            res = self.resolve(request_model, prefs)
-        except NoModelConfigured as exc:
-            payload["setup"] = str(exc)
-            return payload
-        main = {**_model_json(res.main.info, res.main.provider), "thinking": res.main.thinking}
-        payload["main"] = {**main, "effort": res.main.effort}
-        payload["worker"] = {**_model_json(res.worker.info, res.worker.provider), "thinking": False}
-        payload["notes"] = list(res.notes)
-        return payload
+        """`GET /api/models` and `previously models`: providers, models, the resolved main and worker."""
+        from core.llm.models_view import models_payload
 
-    def _default_main(self, prefs: ModelPrefs) -> tuple[Provider, ModelInfo]:
+        return models_payload(self, prefs or ModelPrefs(), request_model)
+
+    def _first_found(
+        self,
+        wanted: tuple[tuple[Source, str | None], ...],
+        prefs: ModelPrefs,
+        notes: list[str],
+        what: str,
+    ) -> tuple[tuple[Provider, ModelInfo] | None, Source]:
+        for source, model_id in wanted:
+            if not model_id or model_id == "auto":
+                continue
+            found = self.find(model_id, prefs)
+            if found is not None:
+                return found, source
+            words = _SOURCE_WORDS[source]
+            notes.append(f"The {words} {what} {model_id!r} is not available from the configured providers.")
+        return None, "default"
+
+    def _default_main(self) -> tuple[Provider, ModelInfo]:
         for p in self.providers:
             if not p.compatible:
                 return p, catalog.describe(p.id, PROVIDER_TIERS[p.id][0])
-            listed = self.models_of(p, prefs)
+            listed = self.live_ids(p)
             if listed:
-                return p, listed[0]
+                return p, catalog.describe(p.id, listed[0], compatible=True)
+        server = next(p for p in self.providers if p.compatible)
+        found = self.listing(server)
+        if found.state == "unreachable":
+            raise NoModelConfigured(
+                f"{found.describe(server.endpoint)}: start the server or check OPENAI_BASE_URL."
+            )
+        if found.state == "refused":
+            raise NoModelConfigured(f"{found.describe(server.endpoint)}.")
         raise NoModelConfigured(
-            "The OpenAI-compatible server at OPENAI_BASE_URL lists no models and none is configured: "
-            "start the server (and pull a model), or set model.main in memory/user/config.json."
+            f"the server at {server.endpoint} lists no models: name one with --model or PREVIOUSLY_MODEL "
+            "(or in Settings)."
         )
 
     def _worker_for(
         self, main: tuple[Provider, ModelInfo], prefs: ModelPrefs, notes: list[str]
-    ) -> tuple[Provider, ModelInfo]:
-        if prefs.worker and prefs.worker != "auto":
-            pinned = self.find(prefs.worker, prefs)
-            if pinned is not None:
-                return pinned
-            notes.append(f"The pinned worker model {prefs.worker!r} is not available; deriving one instead.")
+    ) -> tuple[tuple[Provider, ModelInfo], Source]:
+        wanted: tuple[tuple[Source, str | None], ...] = (
+            ("config", prefs.worker),
+            ("env", self.config.worker_model),
+        )
+        pinned, source = self._first_found(wanted, prefs, notes, "worker model")
+        if pinned is not None:
+            return pinned, source
         provider = main[0]
         if provider.compatible:
-            return main  # an unknown server: the only model we know it has is the main one
-        return provider, catalog.describe(provider.id, PROVIDER_TIERS[provider.id][1])
+            return main, "main"  # an unknown server: the only model we know it has is the main one
+        return (provider, catalog.describe(provider.id, PROVIDER_TIERS[provider.id][1])), "derived"
 
-    def _bind(self, chosen: tuple[Provider, ModelInfo], thinking: bool, effort: Effort) -> BoundModel:
+    def _bind(
+        self, chosen: tuple[Provider, ModelInfo], thinking: bool, effort: Effort, calls: ModelCalls, role: str
+    ) -> BoundModel:
         provider, info = chosen
-        return BoundModel(
-            info, provider, self.client_for(provider), thinking and info.supports_thinking, effort
-        )
+        client = CountingClient(self.client_for(provider), calls, role)
+        return BoundModel(info, provider, client, thinking and info.supports_thinking, effort)
+
+
+_SOURCE_WORDS: dict[Source, str] = {
+    "request": "requested",
+    "config": "configured",
+    "env": "environment's",
+    "default": "default",
+    "derived": "derived",
+    "main": "main",
+}
 
 
 def _group(config: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = config.get(key)
     return value if isinstance(value, Mapping) else {}
-
-
-def _model_json(m: ModelInfo, p: Provider) -> dict[str, Any]:
-    return {
-        "id": m.id,
-        "name": m.name,
-        "provider": p.id,
-        "provider_name": p.name,
-        "supports_thinking": m.supports_thinking,
-        "supports_vision": m.supports_vision,
-        "max_tokens": m.max_tokens,
-        "default_thinking": m.supports_thinking,
-        "default_effort": m.default_effort,
-        "curated": m.curated,
-    }

@@ -22,10 +22,26 @@ TOOL_CHOICE_MODES = ("auto", "required", "none")
 
 
 @dataclass(frozen=True)
+class ImageInput:
+    """One picture sent with a user message: its media type and base64 bytes."""
+
+    media_type: str
+    data: str
+
+    def __post_init__(self) -> None:
+        if self.media_type not in IMAGE_TYPES:
+            raise InvalidInput(f"images must be one of {', '.join(IMAGE_TYPES)}, not {self.media_type!r}")
+
+
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+@dataclass(frozen=True)
 class UserMessage:
-    """What the user (or the calling code, for a sub-agent) says."""
+    """What the user (or the calling code, for a sub-agent) says; `images` need a vision model."""
 
     text: str
+    images: tuple[ImageInput, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ EventType = Literal[
     "tool.call",
     "recall.progress",
     "recall.hits",
+    "model.call",
     "card.evolved",
     "card.skipped",
     "turn.done",

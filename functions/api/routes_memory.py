@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from core.agent.briefing import arrival
 from core.clock import iso
-from core.llm.registry import SETUP_HINT
+from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.config_store import read_config
 from core.memory.flush import queue_flush
 from core.memory.recent import SliceInfo, catalog_slices, strand_slices, timeline
@@ -67,17 +67,19 @@ def _summary(s: SliceInfo) -> SliceSummary:
 
 # SETUP_HINT in Chinese, for the page in that language (the variable names stay as they are).
 SETUP_HINT_ZH = (
-    "还没有配置模型服务。请设置 ANTHROPIC_API_KEY、OPENAI_API_KEY 或 DEEPSEEK_API_KEY；"
+    "还没有配置模型服务。请设置其中一个服务的 API 密钥：DEEPSEEK_API_KEY、ANTHROPIC_API_KEY、OPENAI_API_KEY、"
+    "MOONSHOT_API_KEY、DASHSCOPE_API_KEY、GEMINI_API_KEY、MISTRAL_API_KEY、XAI_API_KEY 或 GROQ_API_KEY；"
     "本地或其他兼容 OpenAI 的服务（Ollama、vLLM、llama.cpp）请设置 OPENAI_BASE_URL"
-    "（例如 http://localhost:11434/v1）。详见 docs/MODELS.md。"
+    "（例如 http://localhost:11434/v1）。"
 )
 
 
-def _setup(deps: Deps, lang: str) -> list[str]:
+def _setup(deps: Deps, lang: str, config: dict[str, object]) -> list[str]:
     # An empty memory needs no note here: the briefing itself invites the first message.
-    if deps.models.configured:
-        return []
-    return [SETUP_HINT_ZH if lang == "zh" else SETUP_HINT]
+    if not deps.models.configured:
+        return [SETUP_HINT_ZH if lang == "zh" else SETUP_HINT]
+    problem = deps.models.setup_problem(ModelPrefs.from_config(config))
+    return [problem] if problem else []
 
 
 def _flags(deps: Deps) -> Flags:
@@ -99,7 +101,8 @@ def get_state(
 ) -> StateView:
     """The arrival briefing, the open slice and its turns, the newest slices, flags and set-up notes."""
     snapshot = deps.storage.snapshot()
-    lang = locale or read_config(snapshot)[0].locale
+    config = read_config(snapshot)[0]
+    lang = locale or config.locale
     state = arrival(snapshot, deps.clock.now(), checked_timezone(tz), lang)
     b = state.briefing
     return StateView(
@@ -116,7 +119,7 @@ def get_state(
         ],
         recent=[_summary(s) for s in state.recent],
         flags=_flags(deps),
-        setup=_setup(deps, lang),
+        setup=_setup(deps, lang, config.data),
     )
 
 

@@ -1,20 +1,34 @@
-"""Settings and models: `GET/PATCH /api/config` (memory/user/config.json) and `GET /api/models`."""
+"""Settings and models: `GET/PATCH /api/config` (memory/user/config.json), `GET /api/models`, and
+`GET /api/help/models` (the model set-up guide the page's notice links to)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
+from core.errors import NotFound
 from core.llm.registry import ModelPrefs
 from core.memory.config_store import SAVE_MESSAGE, queue_config_patch, read_config
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ConfigPatch, ConfigView, ErrorBody, ModelsView
-from functions.deps import Deps
+from functions.deps import REPO_ROOT, Deps
 
 router = APIRouter(tags=["settings"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
+MODELS_GUIDE = REPO_ROOT / "docs" / "MODELS.md"
+
+
+@router.get("/api/help/models", response_class=PlainTextResponse)
+def get_models_guide() -> PlainTextResponse:
+    """How to configure a model provider (docs/MODELS.md), as plain text."""
+    try:
+        text = MODELS_GUIDE.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise NotFound("The model guide is not bundled here; see docs/MODELS.md in the repository.") from exc
+    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
 
 @router.get("/api/models", response_model=ModelsView)
@@ -35,6 +49,7 @@ def models_view(payload: dict[str, Any]) -> ModelsView:
         worker=worker["id"] if worker else None,
         configured=bool(payload.get("configured")),
         provider_details=payload.get("providers", []),
+        presets=payload.get("presets", []),
         main_model=main,
         worker_model=worker,
         notes=payload.get("notes", []),

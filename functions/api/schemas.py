@@ -250,9 +250,15 @@ class ModelsView(BaseModel):
     main: str | None
     worker: str | None
     configured: bool = False
-    provider_details: list[dict[str, Any]] = Field(default=[], description="id, name, base_url, env, models")
+    provider_details: list[dict[str, Any]] = Field(
+        default=[], description="id, name, base_url, env, models, state, detail (what its listing said)"
+    )
+    presets: list[dict[str, Any]] = Field(
+        default=[],
+        description="Every known provider: id, name, env (key variables), configured, main, worker",
+    )
     main_model: dict[str, Any] | None = Field(
-        default=None, description="The resolved main model, with thinking/effort"
+        default=None, description="The resolved main model, with thinking/effort and source"
     )
     worker_model: dict[str, Any] | None = None
     notes: list[str] = []

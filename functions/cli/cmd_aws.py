@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from core.llm.presets import KEY_VARIABLES
 from functions.cli.app import JsonOpt, app, emit_json, fail
 
 # Asked for in this order; the access key is handled apart (only its hash is stored).
@@ -25,6 +26,12 @@ FIELDS = (
     ("OPENAI_API_KEY", "OpenAI (or OpenAI-compatible) API key"),
     ("OPENAI_BASE_URL", "OpenAI-compatible base URL (empty for OpenAI itself)"),
     ("DEEPSEEK_API_KEY", "DeepSeek API key"),
+)
+# Taken from the environment with --from-env only: the other providers' keys and the model names.
+ENV_ONLY_FIELDS = (
+    *(v for v in KEY_VARIABLES if v not in {name for name, _ in FIELDS}),
+    "PREVIOUSLY_MODEL",
+    "PREVIOUSLY_WORKER_MODEL",
 )
 HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_HASH"
 LEGACY_HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_SHA256"  # older deployments: unsalted, replaced on the next key
@@ -155,7 +162,8 @@ def aws_secrets(
     name = secret_name(stage)
     client, current = _read_secret(name, region)
     if from_env:
-        given = {field: os.environ.get(field, "").strip() for field, _ in FIELDS}
+        names = [*(field for field, _ in FIELDS), *ENV_ONLY_FIELDS]
+        given = {field: os.environ.get(field, "").strip() for field in names}
         access_key = os.environ.get("PREVIOUSLY_ACCESS_KEY", "").strip() or None
     else:
         given, access_key = _ask(current)

@@ -17,7 +17,7 @@ from core.errors import InvalidInput
 from core.turn.events import Event
 from core.turn.local_service import LocalTurnService
 from core.turn.service import TurnInput
-from functions.chat import local_timezone
+from functions.chat import local_timezone, model_calls
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
 from functions.settings import load_settings
@@ -87,10 +87,12 @@ def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) ->
     service.join(turn_id)  # the best-effort after step finishes its commit before we exit
 
 
-def _remote(url: str, key: str | None, message: str, json_out: bool, timezone: str) -> None:
+def _remote(
+    url: str, key: str | None, message: str, json_out: bool, timezone: str, model: str | None
+) -> None:
     from functions.cli.chat_remote import run_remote
 
-    run_remote(url, key, message, json_out, timezone=timezone)
+    run_remote(url, key, message, json_out, timezone=timezone, model=model)
 
 
 @app.command()
@@ -109,7 +111,7 @@ def chat(
     if not message.strip():
         raise fail("the message is empty")
     if url:
-        _remote(url, key, message, json_out, timezone or local_timezone())
+        _remote(url, key, message, json_out, timezone or local_timezone(), model)
         return
     storage = open_storage(memory, must_exist=False)
     settings = load_settings()
@@ -129,6 +131,7 @@ def chat(
                 "slice_id": state.slice_id,
                 "reply": state.reply,
                 "error": {"code": error["code"], "message": error["message"]} if error else None,
+                "model_calls": model_calls(state.events),
             }
         )
     if error is not None:

@@ -7,26 +7,20 @@ import importlib.metadata
 import typer
 
 from core.errors import InvalidInput
-from functions.cli.app import JsonOpt, app, emit_json, fail
+from core.llm.providers import providers_from
+from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
+from functions.llm import provider_config
 from functions.settings import load_settings
 
 
 @app.command()
-def info(json_out: JsonOpt = False) -> None:
+def info(json_out: JsonOpt = False, memory: MemoryOpt = None) -> None:
     """Show the resolved settings: storage backend, memory location, configured model providers."""
     try:
-        s = load_settings()
+        s = load_settings(**({"memory_root": memory} if memory else {}))
     except InvalidInput as exc:
         raise fail(str(exc)) from exc
-    providers = [
-        name
-        for name, key in (
-            ("anthropic", s.anthropic_api_key),
-            ("openai", s.openai_api_key or s.openai_base_url),
-            ("deepseek", s.deepseek_api_key),
-        )
-        if key
-    ]
+    providers = [p.id for p in providers_from(provider_config(s))]
     data = {
         "version": importlib.metadata.version("previously"),
         "storage": s.storage,

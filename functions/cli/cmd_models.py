@@ -6,8 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from core.errors import InvalidInput, PreviouslyError
+from core.errors import InvalidInput, NoModelConfigured, PreviouslyError
 from core.llm.client import complete
+from core.llm.errors import KeyRefused, ModelUnknown, Unreachable
 from core.llm.registry import BoundModel, ModelPrefs, ModelRegistry
 from core.llm.types import UserMessage
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
@@ -15,6 +16,14 @@ from functions.llm import build_registry, local_model_prefs
 from functions.settings import load_settings
 
 CHECK_PROMPT = "Reply with the single word: ready"
+_SOURCES = {
+    "request": "--model",
+    "config": "Settings (config.json)",
+    "env": "PREVIOUSLY_MODEL",
+    "default": "the provider's default",
+    "derived": "the provider's cheap tier",
+    "main": "the main model",
+}
 
 
 @app.command()
@@ -36,7 +45,7 @@ def models(
     registry = build_registry(settings)
     prefs = local_model_prefs(memory or settings.memory_root)
     payload = registry.models_payload(prefs, model)
-    if check and payload["main"] is not None:
+    if check and payload["configured"]:
         payload["check"] = _check(registry, model, prefs)
     if json_out:
         emit_json(payload)
@@ -47,17 +56,38 @@ def models(
 
 
 def _check(registry: ModelRegistry, model: str | None, prefs: ModelPrefs) -> list[dict[str, Any]]:
-    resolution = registry.resolve(model, prefs)
-    return [_try(role, bound) for role, bound in (("main", resolution.main), ("worker", resolution.worker))]
+    try:
+        resolution = registry.resolve(model, prefs)
+    except NoModelConfigured as exc:
+        return [{"role": "main", "model": None, "ok": False, "state": "no_model", "error": str(exc)}]
+    roles = [("main", resolution.main), ("worker", resolution.worker)]
+    if resolution.worker.info.id == resolution.main.info.id:
+        roles = roles[:1]  # one model in both roles: one call says it all
+    return [_try(role, bound, registry) for role, bound in roles]
 
 
-def _try(role: str, bound: BoundModel) -> dict[str, Any]:
+def _try(role: str, bound: BoundModel, registry: ModelRegistry) -> dict[str, Any]:
+    """One prompt to one model: ok, or why not (unreachable / refused / model_unknown / failed)."""
+    out: dict[str, Any] = {"role": role, "model": bound.info.id, "provider": bound.provider.id}
+    if bound.provider.compatible:
+        listed = registry.live_ids(bound.provider)
+        out["listed"] = listed is not None and bound.info.id in listed
     request = bound.request([UserMessage(CHECK_PROMPT)], thinking=False, timeout=60.0)
     try:
         reply = complete(bound.client, request)
     except PreviouslyError as exc:
-        return {"role": role, "model": bound.info.id, "ok": False, "error": str(exc)}
-    return {"role": role, "model": bound.info.id, "ok": True, "reply": reply.text.strip()[:200]}
+        return {**out, "ok": False, "state": _state(exc), "error": str(exc)}
+    return {**out, "ok": True, "state": "ok", "reply": reply.text.strip()[:200]}
+
+
+def _state(exc: PreviouslyError) -> str:
+    if isinstance(exc, Unreachable):
+        return "unreachable"
+    if isinstance(exc, KeyRefused):
+        return "refused"
+    if isinstance(exc, ModelUnknown):
+        return "model_unknown"
+    return "failed"
 
 
 def _print(payload: dict[str, Any]) -> None:
@@ -66,12 +96,8 @@ def _print(payload: dict[str, Any]) -> None:
         return
     typer.echo("Providers:")
     for p in payload["providers"]:
-        source = {
-            "curated": "curated list",
-            "live": "listed by the server",
-            "configured": "server unreachable",
-        }
-        typer.echo(f"  {p['id']:<10} {p['name']}  ({source[p['models']]}; {p['env']})")
+        source = "curated list; " if p["models"] == "curated" else ""
+        typer.echo(f"  {p['id']:<10} {p['name']}  ({source}{p['detail']})")
     typer.echo("Models:")
     main, worker = payload["main"] or {}, payload["worker"] or {}
     for m in payload["models"]:
@@ -85,10 +111,10 @@ def _print(payload: dict[str, Any]) -> None:
         typer.secho(payload["setup"], fg=typer.colors.YELLOW, err=True)
         return
     thinking = f"thinking {'on, effort ' + main['effort'] if main['thinking'] else 'off'}"
-    typer.echo(f"Main:   {main['id']} ({thinking})")
-    typer.echo(f"Worker: {worker['id']} (thinking off)")
+    typer.echo(f"Main:   {main['id']} ({thinking}; from {_SOURCES[main['source']]})")
+    typer.echo(f"Worker: {worker['id']} (thinking off; from {_SOURCES[worker['source']]})")
     for note in payload["notes"]:
         typer.echo(f"Note: {note}")
     for c in payload.get("check", []):
-        outcome = f"ok — {c['reply']!r}" if c["ok"] else f"FAILED — {c['error']}"
+        outcome = f"ok — {c['reply']!r}" if c["ok"] else f"FAILED ({c['state']}) — {c['error']}"
         typer.echo(f"Check {c['role']} ({c['model']}): {outcome}")

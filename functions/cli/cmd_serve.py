@@ -29,6 +29,12 @@ def serve(
         float,
         typer.Option("--maintenance-minutes", min=0, help="Minutes between maintenance passes (0: off)."),
     ] = 15.0,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", help="The model to answer with (as PREVIOUSLY_MODEL; Settings can override)."
+        ),
+    ] = None,
 ) -> None:
     """Run Previously locally: browse your memory, sign in, chat (Ctrl-C stops it)."""
     from functions.server import ServeOptions, run
@@ -37,6 +43,6 @@ def serve(
         host, port, Path(memory) if memory else None, demo, require_auth, maintenance_minutes
     )
     try:
-        run(options, load_settings())
+        run(options, load_settings(**({"model": model} if model else {})))
     except (InvalidInput, StorageError) as exc:
         raise fail(str(exc), code=2) from exc

@@ -150,6 +150,7 @@ def fake_model() -> Iterator[FakeModelServer]:
     server = FakeModelServer(responder=echo_responder).start()
     yield server
     server.stop()
+    assert not server.schema_errors, f"requests outside OpenAI's schema: {server.schema_errors}"
 
 
 def model_env(fake: FakeModelServer) -> dict[str, str | None]:

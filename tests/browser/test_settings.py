@@ -100,3 +100,31 @@ def test_the_demo_says_its_settings_are_not_kept(make_app, demo_server: Server) 
     else:
         assert "Demo" in banner.inner_text()
         assert page.get_by_test_id("settings-save").is_enabled()
+
+
+def test_the_model_field_takes_any_id_and_shows_where_each_model_comes_from(
+    make_app, own_server: Server
+) -> None:
+    app = make_app(own_server)
+    page = app.open("/#/settings", wait="[data-testid=settings-form]")
+    main = page.locator("#set-main")
+    hint = page.locator("#set-main-hint")
+    expect(hint).to_contain_text("Now: ")
+    options = page.locator("#model-ids option")
+    assert options.count() == len(own_server.get("/api/models")["models"]), "the listing only suggests"
+    states = page.get_by_test_id("provider-states")
+    expect(states.locator("[data-provider=moonshot]")).to_contain_text("set MOONSHOT_API_KEY")
+    expect(states.locator("[data-provider=anthropic]")).to_contain_text("ANTHROPIC_API_KEY is set")
+    main.fill("my-own-model:7b")  # on no list: typed by hand
+    with page.expect_response(lambda r: r.url.endswith("/api/config") and r.request.method == "PATCH"):
+        page.get_by_test_id("settings-save").click()
+    assert _config(own_server)["model"]["main"] == "my-own-model:7b"
+    expect(hint).to_have_text("Now: my-own-model:7b (from Settings)")
+    resolved = own_server.get("/api/models")
+    assert resolved["main"] == "my-own-model:7b" and resolved["main_model"]["source"] == "config"
+    save_screenshot(page, f"settings-models-{app.size}-light")
+    main.fill("")  # back to automatic, for the other tests on this server
+    with page.expect_response(lambda r: r.url.endswith("/api/config") and r.request.method == "PATCH"):
+        page.get_by_test_id("settings-save").click()
+    assert _config(own_server)["model"]["main"] == "auto"
+    expect(hint).not_to_contain_text("my-own-model")

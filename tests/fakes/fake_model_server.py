@@ -8,7 +8,10 @@
 Replies are served first-in first-out across both wire formats; when the queue is empty the
 optional `responder(request)` decides, else the server answers 418 saying nothing was scripted.
 Routes: `POST /v1/chat/completions`, `POST /v1/messages`, `GET /v1/models` (OpenAI's shape,
-or Anthropic's when the request carries `anthropic-version`).
+or Anthropic's when the request carries `anthropic-version`; 404 with `list_models=False`, as
+many gateways answer). Every chat-completions body is checked against OpenAI's published
+`CreateChatCompletionRequest` schema (`validate`, on by default): a body that does not fit is
+answered 400 and kept in `schema_errors`, so the test that sent it fails.
 
 Standalone, for manual and browser testing:
     python -m tests.fakes.fake_model_server --port 9999 --script replies.json [--echo]
@@ -31,6 +34,7 @@ from typing import Any
 
 from tests.fakes import fake_model_wire as wire
 from tests.fakes.fake_model_wire import Reply, ToolCall, Usage
+from tests.fakes.openai_schema import request_problems
 
 __all__ = ["FakeModelServer", "RecordedRequest", "Reply", "ToolCall", "Usage", "echo_responder"]
 
@@ -102,6 +106,9 @@ class FakeModelServer:
     host: str = "127.0.0.1"
     port: int = 0
     models: list[str] = field(default_factory=lambda: ["fake-large", "fake-small"])
+    list_models: bool = True
+    validate: bool = True
+    schema_errors: list[str] = field(default_factory=list)
     responder: Responder | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     _queue: deque[Reply] = field(default_factory=deque)
@@ -215,7 +222,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.fake._record(RecordedRequest("GET", self.path, self._headers()))
-        if self.path.rstrip("/").split("?")[0].endswith("/models"):
+        if self.path.rstrip("/").split("?")[0].endswith("/models") and self.fake.list_models:
             self._send_json(200, self._models_body())
         else:
             self._send_json(404, {"error": {"message": f"no route GET {self.path}", "type": "not_found"}})
@@ -232,12 +239,26 @@ class _Handler(BaseHTTPRequestHandler):
         if not path.endswith(("/chat/completions", "/messages")):
             self._send_json(404, {"error": {"message": f"no route POST {self.path}", "type": "not_found"}})
             return
+        problems = self._schema_problems(request)
+        if problems:
+            self._send_error_reply(
+                request, Reply.error(400, "not a valid chat-completions request: " + "; ".join(problems))
+            )
+            return
         reply = self.fake._next_reply(request)
         if reply is None:
             message = f"fake model server: no scripted reply for POST {path} (enqueue one or set a responder)"
             self._send_error_reply(request, Reply.error(418, message))
             return
         self._answer(request, reply)
+
+    def _schema_problems(self, request: RecordedRequest) -> list[str]:
+        if request.wire != "openai" or not self.fake.validate:
+            return []
+        problems = request_problems(request.json)
+        with self.fake._lock:
+            self.fake.schema_errors += problems
+        return problems
 
     def _answer(self, request: RecordedRequest, reply: Reply) -> None:
         if reply.delay and self.fake._stopping.wait(reply.delay):
@@ -364,8 +385,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--models", default="fake-large,fake-small", help="comma-separated ids for GET /v1/models"
     )
+    parser.add_argument("--no-listing", action="store_true", help="answer GET /v1/models with 404")
     args = parser.parse_args(argv)
-    fake = FakeModelServer(host=args.host, port=args.port, models=[m for m in args.models.split(",") if m])
+    fake = FakeModelServer(
+        host=args.host,
+        port=args.port,
+        models=[m for m in args.models.split(",") if m],
+        list_models=not args.no_listing,
+    )
     if args.script:
         fake.enqueue(*[Reply.from_json(r) for r in json.loads(args.script.read_text(encoding="utf-8"))])
     if args.echo or not args.script:

@@ -17,3 +17,4 @@ def fake_models() -> Iterator[FakeModelServer]:
         yield server
     finally:
         server.stop()
+    assert not server.schema_errors, f"requests outside OpenAI's schema: {server.schema_errors}"

@@ -25,6 +25,10 @@ class FakeModels:
     """A model directory with or without a provider."""
 
     configured: bool = True
+    problem: str | None = None  # what setup_problem says while configured
+
+    def setup_problem(self, prefs: Any = None) -> str | None:
+        return self.problem
 
     def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]:
         if not self.configured:

@@ -50,9 +50,11 @@ def test_chat_with_a_wrong_key_says_so() -> None:
     from functions.chat import ChatError
 
     env = make_env(required=True)
-    with live_server(env.client.app) as url, pytest.raises(ChatError, match="401"):
+    with live_server(env.client.app) as url, pytest.raises(ChatError, match=r"the key was refused \(401\)"):
         chat(HttpTurnClient(url, "wrong"), "hello", "UTC", io.StringIO(), io.StringIO(), as_json=False)
     assert env.turns.started == []
+    with live_server(env.client.app) as url, pytest.raises(ChatError, match="wants its access key"):
+        chat(HttpTurnClient(url, None), "hello", "UTC", io.StringIO(), io.StringIO(), as_json=False)
 
 
 def test_printer_notes_a_retried_step() -> None:

@@ -131,3 +131,15 @@ def test_a_missing_region_or_secret_is_a_clear_error(sm: Any, monkeypatch: pytes
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
     no_region = CliRunner().invoke(app, ["aws-secrets", "--from-env"])
     assert no_region.exit_code == 1 and "--region" in no_region.output, no_region.output
+
+
+def test_from_env_also_takes_every_providers_key_and_the_model_names(
+    sm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-1")
+    monkeypatch.setenv("PREVIOUSLY_MODEL", "openai/gpt-oss-120b")
+    result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
+    assert result.exit_code == 0, result.output
+    values = stored(sm)
+    assert values["GROQ_API_KEY"] == "gsk-1" and values["PREVIOUSLY_MODEL"] == "openai/gpt-oss-120b"
+    assert "gsk-1" not in result.output

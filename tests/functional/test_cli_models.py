@@ -55,14 +55,14 @@ def test_models_check_talks_to_the_model(tmp_path: Path, fake_models: FakeModelS
     config.parent.mkdir(parents=True)
     config.write_text(json.dumps({"model": {"main": "llama3.1:8b"}}), encoding="utf-8")
     fake_models.models = ["qwen3:4b", "llama3.1:8b"]
-    fake_models.enqueue(Reply(text="ready"), Reply(text="ready"))
+    fake_models.enqueue(Reply(text="ready"))
     out = run_cli(tmp_path, "--check", OPENAI_BASE_URL=fake_models.openai_base_url)
     assert out.returncode == 0, out.stderr
-    assert "Main:   llama3.1:8b (thinking off)" in out.stdout
+    assert "Main:   llama3.1:8b (thinking off; from Settings (config.json))" in out.stdout
     assert "* llama3.1:8b" in out.stdout and "  qwen3:4b" in out.stdout
     assert "Check main (llama3.1:8b): ok — 'ready'" in out.stdout
     sent = fake_models.model_requests()
-    assert [r.model for r in sent] == ["llama3.1:8b", "llama3.1:8b"]
+    assert [r.model for r in sent] == ["llama3.1:8b"], "one model in both roles is checked once"
 
 
 def test_models_check_reports_a_failing_model(tmp_path: Path, fake_models: FakeModelServer) -> None:

@@ -238,3 +238,17 @@ def test_error_inside_the_stream_is_classified(h: Harness) -> None:
     with pytest.raises(ModelError, match="context window exceeded") as info:
         complete(h.client, h.request())
     assert not isinstance(info.value, ModelTransientError)
+
+
+def test_an_image_reaches_the_wire(h: Harness) -> None:
+    from core.llm.types import ImageInput
+
+    pixel = ImageInput("image/png", "iVBORw0KGgo=")
+    h.fake.enqueue(Reply(text="A single pixel."))
+    assert complete(h.client, h.request(UserMessage("What is this?", (pixel,)))).text == "A single pixel."
+    content = h.fake.model_requests()[-1].body["messages"][-1]["content"]
+    if h.kind == "anthropic":
+        assert content[0]["source"] == {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
+        assert content[1] == {"type": "text", "text": "What is this?"}
+    else:  # checked against OpenAI's schema by the fake server as well
+        assert content[1] == {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}

@@ -169,3 +169,16 @@ def _tool_results(body: dict) -> list[str]:
         elif isinstance(message.get("content"), list):
             out += [b["content"] for b in message["content"] if b.get("type") == "tool_result"]
     return out
+
+
+def test_a_worker_that_talks_is_forced_to_report_on_the_next_step(
+    fake_models: FakeModelServer, model: BoundModel
+) -> None:
+    fake_models.enqueue(
+        Reply(text="Here is what I found: nothing much."),
+        Reply(tool_calls=[ToolCall("report_findings", {"slice_ids": ["2026-08-01-0900"]})]),
+    )
+    result = run_subagent(model, system="S", prompt="P", report=REPORT, tools=TOOLS, max_steps=8)
+    assert result.ok and result.steps == 2, "one extra call, not the whole step budget"
+    first, second = fake_models.model_requests()
+    assert first.forced_tool is None and second.forced_tool == "report_findings"

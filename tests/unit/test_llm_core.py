@@ -115,10 +115,11 @@ def test_error_classification() -> None:
     ms = errors.from_status(529, "overloaded", headers={"retry-after-ms": "1500"}, **kw)
     assert isinstance(ms, ModelTransientError) and ms.retry_after == 1.5
     auth = errors.from_status(401, "bad key", **kw)
-    assert type(auth) is ModelError and "DEEPSEEK_API_KEY" in str(auth)
+    assert type(auth) is errors.KeyRefused and "DEEPSEEK_API_KEY" in str(auth)
+    assert "the key was refused (401)" in str(auth) and isinstance(auth, ModelError)
     bad = errors.from_status(400, "tools[0]: name too long", **kw)
     assert type(bad) is ModelError and "tools[0]: name too long" in str(bad)
-    assert isinstance(errors.from_status(404, "no such model", **kw), ModelError)
+    assert isinstance(errors.from_status(404, "no such model", **kw), errors.ModelUnknown)
     assert errors.retry_after_seconds({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}) is None
 
 

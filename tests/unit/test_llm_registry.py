@@ -9,6 +9,7 @@ import pytest
 from core.clock import FixedClock
 from core.errors import NoModelConfigured
 from core.llm.client import RetryingClient
+from core.llm.counting import CountingClient
 from core.llm.registry import ModelPrefs, ModelRegistry, Provider, ProviderConfig, providers_from
 from core.llm.types import ModelRequest, StreamEvent, UserMessage
 
@@ -111,7 +112,9 @@ def test_compatible_server_lists_its_models_and_caches_them(clock: FixedClock) -
 def test_unreachable_server_falls_back_to_configured_ids(clock: FixedClock) -> None:
     listing = Listing(None)
     reg = registry(clock, listing, openai_base_url="http://localhost:8080/v1")
-    with pytest.raises(NoModelConfigured, match="lists no models"):
+    with pytest.raises(
+        NoModelConfigured, match=r"cannot reach http://localhost:8080/v1 \(connection refused\)"
+    ):
         reg.resolve()
     res = reg.resolve(prefs=ModelPrefs(main="my-model"))
     assert res.main.info.id == "my-model"
@@ -157,8 +160,10 @@ def test_bound_model_builds_requests(clock: FixedClock) -> None:
         "S",
     )
     assert res.worker.request([UserMessage("hi")]).thinking is False
-    assert isinstance(res.main.client, RetryingClient)
-    assert res.main.client is res.worker.client, "one client per provider"
+    assert isinstance(res.main.client, CountingClient) and isinstance(res.main.client.inner, RetryingClient)
+    assert res.main.client.inner is res.worker.client.inner, "one client per provider"
+    assert (res.main.client.role, res.worker.client.role) == ("main", "worker")
+    assert res.main.client.calls is res.worker.client.calls is res.calls
 
 
 def test_models_payload(clock: FixedClock) -> None:

@@ -63,14 +63,17 @@ def test_the_function_asset_holds_the_runtime_packages_only(tmp_path: Path) -> N
         "functions/b.py",
         "tests/t.py",
         "infra/i.py",
+        "docs/MODELS.md",
+        "docs/DEPLOY.md",
     ):
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         (repo / rel).write_text("x = 1\n", encoding="utf-8")
     out = stage_app_code(tmp_path / "out", repo)
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
         "core/a.py",
+        "docs/MODELS.md",
         "functions/b.py",
-    ]
+    ], "the model guide ships for GET /api/help/models"
 
 
 def test_a_layer_counts_as_built_only_with_its_manifest(tmp_path: Path) -> None:

@@ -98,6 +98,9 @@ export function useAppData(locale) {
         setStateError(null);
       })
       .catch(setStateError);
+  // Models resolve against the saved settings: read them again after a save.
+  const refreshModels = () =>
+    api.get("/api/models").then(setModels).catch(() => setModels({ providers: [], models: [], main: null, worker: null }));
   const refreshStrands = () =>
     api
       .get("/api/strands")
@@ -113,10 +116,10 @@ export function useAppData(locale) {
     refreshCatalog();
     refreshStrands();
     api.get("/api/config").then((res) => setConfig(unwrapConfig(res))).catch(() => setConfig({}));
-    api.get("/api/models").then(setModels).catch(() => setModels({ providers: [], models: [], main: null, worker: null }));
+    refreshModels();
   }, []);
 
-  return { catalog, catalogError, state, stateError, config, setConfig, models, strands, refreshCatalog, refreshState, refreshStrands };
+  return { catalog, catalogError, state, stateError, config, setConfig, models, strands, refreshCatalog, refreshState, refreshStrands, refreshModels };
 }
 
 const sliceCache = new Map();

@@ -69,7 +69,8 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
     </header>
     ${setup.length > 0 &&
     html`<div class="notice" role="note"><${Icon} name="circle-alert" />
-      <div>${setup.map((line) => html`<p>${line}</p>`)}</div></div>`}
+      <div>${setup.map((line) => html`<p>${line}</p>`)}
+        <p><a href="/api/help/models" target="_blank" rel="noopener" data-testid="setup-guide">${t("briefing.setupLink")}</a></p></div></div>`}
     ${topic &&
     html`<${Section} title=${t("briefing.lastTopic")} testid="briefing-last-topic">
       <p class="brief-topic">${topic}</p>

@@ -48,7 +48,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   const flags = (data.state && data.state.flags) || null;
   if (shown.view === "settings") {
     return html`<${Settings} config=${data.config} models=${data.models} flags=${flags} t=${t} theme=${prefs.theme}
-      onTheme=${prefs.setTheme} onConfigSaved=${(c) => (data.setConfig(c), prefs.adoptConfig(c, true))}
+      onTheme=${prefs.setTheme} onConfigSaved=${(c) => (data.setConfig(c), prefs.adoptConfig(c, true), data.refreshModels(), data.refreshState())}
       onSignOut=${() => api.post("/api/auth/sign-out").finally(() => location.assign("sign-in.html"))} />`;
   }
   if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;

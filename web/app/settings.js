@@ -73,18 +73,52 @@ function useSaver(t) {
   return { status, setStatus, message, setMessage, label };
 }
 
+function TextModel({ id, label, value, placeholder, list, hint, onInput }) {
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    <input id=${id} type="text" list=${list} value=${value} placeholder=${placeholder} maxlength="128" autocomplete="off" spellcheck="false"
+      aria-describedby=${`${id}-hint`} onInput=${(e) => onInput(e.currentTarget.value.trim())} />
+    <p id=${`${id}-hint`} class="hint">${hint}</p>
+  </div>`;
+}
+
+/** "Now: gpt-5.5 (from PREVIOUSLY_MODEL)" — the model a turn would get, and why. */
+function resolvedLine(chosen, t) {
+  if (!chosen) return t("settings.noModel");
+  return t("settings.resolved", { id: chosen.id, source: t(`settings.source.${chosen.source || "default"}`) });
+}
+
+/** Each provider Previously knows: set up (and what its server said) or the variable that turns it on. */
+function ProviderStates({ models, t }) {
+  const details = Object.fromEntries(((models && models.provider_details) || []).map((p) => [p.id, p]));
+  const presets = (models && models.presets) || [];
+  const server = details.openai && details.openai.state && details.openai.state !== "key_set" ? details.openai : null;
+  return html`<div class="field" data-testid="provider-states">
+    <p class="field-label">${t("settings.providers")}</p>
+    <ul class="provider-states small">
+      ${server && html`<li data-provider="compatible" data-state=${server.state}><strong>${server.name}</strong> — ${server.detail}</li>`}
+      ${presets.filter((p) => !(server && p.id === "openai")).map((p) => html`<li data-provider=${p.id} data-state=${p.configured ? "key_set" : "not_set"}>
+        <strong>${p.name}</strong> — ${p.configured ? t("settings.providerReady", { env: (details[p.id] || {}).env || p.env[0] }) : t("settings.providerOff", { env: p.env[0] })}
+      </li>`)}
+    </ul>
+  </div>`;
+}
+
 function ModelFields({ form, set, models, t }) {
-  const options = ((models && models.models) || []).map((m) => [m.id, `${m.name} · ${m.provider}`]);
+  const ids = ((models && models.models) || []).map((m) => m.id);
   return html`<fieldset class="panel">
     <legend>${t("settings.models")}</legend>
-    <${Select} id="set-main" label=${t("settings.mainModel")} value=${form.main}
-      options=${[["", t("settings.auto")], ...options]} onChange=${(v) => set("main", v)} />
-    <${Select} id="set-worker" label=${t("settings.workerModel")} value=${form.worker}
-      options=${[["auto", t("settings.auto")], ...options]} onChange=${(v) => set("worker", v)} />
+    <datalist id="model-ids">${ids.map((id) => html`<option value=${id} />`)}</datalist>
+    <${TextModel} id="set-main" label=${t("settings.mainModel")} value=${form.main} list="model-ids"
+      placeholder=${t("settings.auto")} hint=${resolvedLine(models && models.main_model, t)} onInput=${(v) => set("main", v)} />
+    <${TextModel} id="set-worker" label=${t("settings.workerModel")} value=${form.worker === "auto" ? "" : form.worker} list="model-ids"
+      placeholder=${t("settings.auto")} hint=${resolvedLine(models && models.worker_model, t)} onInput=${(v) => set("worker", v || "auto")} />
+    <p class="muted small">${t("settings.modelHint")}</p>
     <label class="switch-row"><span>${t("settings.thinking")}</span>
       <input type="checkbox" role="switch" checked=${form.thinking} onChange=${(e) => set("thinking", e.currentTarget.checked)} /></label>
     <${Select} id="set-effort" label=${t("settings.effort")} value=${form.effort}
       options=${["low", "medium", "high"].map((v) => [v, t(`input.effort.${v}`)])} onChange=${(v) => set("effort", v)} />
+    <${ProviderStates} models=${models} t=${t} />
   </fieldset>`;
 }
 

@@ -17,6 +17,7 @@ from core.turn.steps.common import (
     load_request,
     output,
     resolve_models,
+    sink_of,
     skip,
     user_config,
 )
@@ -33,7 +34,7 @@ def after(state: StepInput, deps: TurnDeps) -> StepOutput:
     turn_id = str(state["turn_id"])
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
-    models = resolve_models(deps, load_request(deps, turn_id), config)
+    models = resolve_models(deps, load_request(deps, turn_id), config, sink_of(deps, state, "after"))
     if models is None:
         return output(state, next=END)
     prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}

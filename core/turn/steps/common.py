@@ -8,6 +8,7 @@ chain of Tasks (the Step Functions definition) can run every step after the flow
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core.errors import InvalidInput, NoModelConfigured
@@ -69,8 +70,13 @@ def user_config(reader: Reader) -> UserConfig:
     return load_config(read_or_none(reader, CONFIG_JSON))
 
 
-def resolve_models(deps: TurnDeps, request: TurnInput, config: UserConfig) -> Resolution | None:
-    """Main and worker models for this turn; None when no provider is configured."""
+def resolve_models(
+    deps: TurnDeps, request: TurnInput, config: UserConfig, sink: EventSink | None = None
+) -> Resolution | None:
+    """Main and worker models for this turn; None when no provider is configured.
+
+    With a `sink`, every request the models make is announced as `model.call` {role, model}.
+    """
     if deps.models is None or not deps.models.configured:
         return None
     effort = request.effort if request.effort in ("low", "medium", "high") else None
@@ -80,9 +86,27 @@ def resolve_models(deps: TurnDeps, request: TurnInput, config: UserConfig) -> Re
             ModelPrefs.from_config(config.data),
             thinking=request.thinking,
             effort=effort,  # type: ignore[arg-type]
+            on_call=_announcer(sink),
         )
     except NoModelConfigured:
         return None
+
+
+def _announcer(sink: EventSink | None) -> Callable[[str, str], None] | None:
+    if sink is None:
+        return None
+
+    def announce(role: str, model: str) -> None:
+        sink.emit("model.call", role=role, model=model)
+
+    return announce
+
+
+def no_model_reason(deps: TurnDeps, config: UserConfig) -> str | None:
+    """What to set so that turns get a model (None: nothing is configured at all, say the general hint)."""
+    if deps.models is None or not deps.models.configured:
+        return None
+    return deps.models.setup_problem(ModelPrefs.from_config(config.data))
 
 
 def locale_of(request: TurnInput, config: UserConfig) -> str:

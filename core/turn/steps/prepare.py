@@ -43,6 +43,7 @@ from core.turn.steps.common import (
     PREPARED_KEY,
     load_request,
     locale_of,
+    no_model_reason,
     output,
     resolve_models,
     sink_of,
@@ -84,7 +85,7 @@ def _start(turn_id: str, deps: TurnDeps, sink: EventSink) -> _Turn:
     request = load_request(deps, turn_id)
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
-    models = resolve_models(deps, request, config)
+    models = resolve_models(deps, request, config, sink)
     return _Turn(turn_id, request, deps, sink, batch, config, locale_of(request, config), models)
 
 
@@ -126,6 +127,7 @@ def _prepare(t: _Turn) -> dict[str, Any]:
         "slice_closed": closed_id,
         "user_turn_id": t.turn_id,
         "no_model": t.models is None,
+        "no_model_reason": no_model_reason(t.deps, t.config) if t.models is None else None,
         "timezone": t.request.timezone or "UTC",
         "locale": t.locale,
         "card_note": note,
@@ -222,6 +224,6 @@ def _announce(state: StepInput, deps: TurnDeps, sink: EventSink, record: dict[st
     common = {"slice_id": record["slice_id"], "closed_slice_id": record["slice_closed"], "round": 0}
     if record["no_model"]:
         if not seen & {"turn.error", "turn.done"}:
-            sink.emit("turn.error", code="no_model", message=SETUP_HINT)
+            sink.emit("turn.error", code="no_model", message=record.get("no_model_reason") or SETUP_HINT)
         return output(state, next=END, **common)
     return output(state, next="respond", **common)

@@ -64,7 +64,7 @@ def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict
     prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
-    models = resolve_models(deps, request, config)
+    models = resolve_models(deps, request, config, sink)
     if models is None:
         record = _record([], "error", Usage(), ("no_model", "No model is configured."))
     elif deps.run_store.get(turn_id, CANCEL_KEY):

@@ -16,6 +16,7 @@ from typing import Any
 
 from core.agent.labels import tool_label
 from core.agent.main_tools import ToolContext, main_tools
+from core.agent.recall_once import RecallMemo
 from core.llm.tools import Tool
 from core.llm.types import ToolCall, ToolResult
 from core.memory.paths import MemoryPath
@@ -35,6 +36,7 @@ from core.turn.steps.common import (
     skip,
     user_config,
 )
+from core.turn.steps.respond import _earlier_rounds
 from core.turn.table import StepInput, StepOutput
 from core.turn.wire import message_from_json, message_to_json
 
@@ -99,7 +101,7 @@ def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolC
         view=batch,
         batch=batch,
         clock=deps.clock,
-        models=resolve_models(deps, request, config),
+        models=resolve_models(deps, request, config, sink),
         slice_id=str(prepared.get("slice_id") or state.get("slice_id")),
         timezone=announce.timezone,
         locale=announce.locale,
@@ -108,6 +110,7 @@ def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolC
         hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
         system_prompt=str(deps.run_store.get(turn_id, PROMPT_KEY) or ""),
         monotonic=deps.monotonic,
+        recalls=RecallMemo.from_history(_earlier_rounds(deps, turn_id, int(state.get("round", 0)))),
     )
     by_name = {t.spec.name: t for t in main_tools(ctx)}
     for call in calls:
