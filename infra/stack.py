@@ -56,13 +56,16 @@ class PreviouslyStack(Stack):
             self, "Workflow", config=config, factory=factory, flow=flow, environment=memory_env
         )
 
+        # The API and WebSocket functions are reached only through CloudFront, whose
+        # viewer-address header names the client for the sign-in and access-key throttle.
+        viewer_env = {**memory_env, "PREVIOUSLY_BEHIND_CLOUDFRONT": "true"}
         api_fn = factory.function(
             self,
             "ApiFunction",
             handler=API_HANDLER,
             timeout=Duration.seconds(29),
             memory_mb=config.api_memory_mb,
-            environment=memory_env,
+            environment=viewer_env,
             description="HTTP API (FastAPI)",
             snap_start=True,
         )
@@ -72,7 +75,7 @@ class PreviouslyStack(Stack):
             handler=WS_HANDLER,
             timeout=Duration.seconds(29),
             memory_mb=512,
-            environment=memory_env,
+            environment=viewer_env,
             description="WebSocket routes: connect, start and follow turns",
             snap_start=True,
         )

@@ -294,3 +294,15 @@ def test_snap_start_on_published_versions_and_callers_use_the_live_alias(resourc
     integrations = [r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Integration"]
     uris = [json.dumps(i["Properties"]["IntegrationUri"]) for i in integrations]
     assert uris and all("Live" in uri for uri in uris), uris
+
+
+def test_only_the_functions_behind_cloudfront_believe_its_viewer_header(resources: dict[str, Any]) -> None:
+    for r in resources.values():
+        if r["Type"] != "AWS::Lambda::Function":
+            continue
+        env = r["Properties"].get("Environment", {}).get("Variables", {})
+        behind = r["Properties"]["Handler"] in (
+            "functions.handlers.api.handler",
+            "functions.handlers.ws.handler",
+        )
+        assert (env.get("PREVIOUSLY_BEHIND_CLOUDFRONT") == "true") is behind, r["Properties"]["Handler"]
