@@ -212,14 +212,32 @@ def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.Monke
 
 
 def test_a_posting_summary_counts_head_turns_and_passages() -> None:
-    from core.search.postings import decode, encode_doc, join, windows_with
+    from core.search.postings import encode_doc, entries, hits_of, join, windows_with
 
-    assert encode_doc(4, [(0, 2)], 5) == ("4,2,0,0", "")
-    assert encode_doc(4, [(3, 1)], 5) == ("4,0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
-    assert encode_doc(4, [(0, 1), (1, 2), (5, 1)], 5) == ("4,1,3,2", "1,2,5,1")
+    assert encode_doc([(0, 2)], 5) == ("2,0,0", "")
+    assert encode_doc([(3, 1)], 5) == ("0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
+    assert encode_doc([(0, 1), (1, 2), (5, 1)], 5) == ("1,3,2", "1,2,5,1")
+    # In at least half the turns: one count per turn.
+    assert encode_doc([(1, 2), (2, 1), (4, 3)], 5) == ("0,6,3", "=2,1,0,3,0")
     for n in range(0, 8):
         for j in range(n):
             assert windows_with([j], n) == len({a for a in range(max(1, n - 2)) if a <= j < a + 3})
-    rows = [encode_doc(0, [(0, 1), (2, 2)], 4), encode_doc(1, [(1, 1)], 1)]
-    raw = join([r for r, _ in rows], [p for _, p in rows])
-    assert decode(raw) == [(0, [(0, 1), (2, 2)]), (1, [(1, 1)])]
+    a, b = encode_doc([(0, 1), (2, 2)], 4), encode_doc([(1, 1)], 1)
+    raw = join([f"0,{a[0]}", f"1,{b[0]}"], [a[1], b[1]])
+    assert entries(raw) == [(0, a), (1, b)]
+    assert [hits_of(e) for _, e in entries(raw)] == [[(0, 1), (2, 2)], [(1, 1)]]
+
+
+def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
+    from core.search.postings import TermPostings, encode_doc, join
+
+    for hits, n in (([(2, 1)], 6), ([(1, 1), (2, 4), (3, 1), (6, 2)], 6), ([(0, 3), (1, 1)], 1)):
+        summary, piece = encode_doc(hits, n)
+        post = TermPostings()
+        post.add(join([f"0,{summary}"], [piece]), 7, set())
+        counts = [0] * n
+        for turn, tf in hits:
+            if turn:
+                counts[turn - 1] = tf
+        assert post.turn_counts(7, n) == counts
+        assert 7 in post and 6 not in post and post.turn_counts(6, n) is None
