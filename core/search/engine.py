@@ -14,8 +14,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from itertools import compress, islice
-from operator import add
+from itertools import compress, islice, repeat
+from operator import add, mul, truediv
 from zoneinfo import ZoneInfo
 
 from core.search.corpus import Corpus
@@ -128,26 +128,40 @@ class Engine:
             post = c.postings(term)
             if not post:
                 continue
-            weights = self._weights(post)
-            if len(post) == len(scores):  # in every document: add the columns in one pass
-                scores = list(map(add, scores, weights))
+            if 4 * len(post) > len(scores):  # a common term: add a whole column in one pass
+                scores = list(map(add, scores, self._dense_weights(post)))
                 continue
-            for doc, x in zip(post.docs, weights, strict=True):
+            for doc, x in zip(post.docs, self._weights(post), strict=True):
                 scores[doc] += x
         return scores
 
     def _weights(self, post: TermPostings) -> list[float]:
-        """A term's BM25F share of each of its documents' scores (computed once per term)."""
+        """A term's BM25F share of each of its documents' scores (computed once per term).
+
+        Element-wise maps over the columns (C loops) rather than a comprehension; the head term
+        is added only where the head holds the term, and `2·(0/n) + x` is exactly `x`.
+        """
         if post.weights is None:
             c = self.corpus
             head_norm, body_norm = self._norms()
+            xs = list(map(truediv, post.bodies, map(body_norm.__getitem__, post.docs)))
+            for i, h in enumerate(post.heads):
+                if h:
+                    d = post.docs[i]
+                    xs[i] = HEAD_WEIGHT * (h / head_norm[d]) + post.bodies[i] / body_norm[d]
             w, k1 = idf(c.n, len(post)), K1 + 1
-            xs = [
-                HEAD_WEIGHT * (h / head_norm[d]) + tf / body_norm[d]
-                for d, h, tf in zip(post.docs, post.heads, post.bodies, strict=True)
-            ]
-            post.weights = [w * (x * k1 / (x + K1) if x > 0 else 0.0) for x in xs]
+            saturated = map(truediv, map(mul, xs, repeat(k1)), map(add, xs, repeat(K1)))
+            post.weights = list(map(mul, repeat(w), saturated))
         return post.weights
+
+    def _dense_weights(self, post: TermPostings) -> list[float]:
+        """`_weights` spread over every document number (0.0 where the term is absent), cached."""
+        if post.dense is None:
+            dense = [0.0] * len(self.corpus.ids)
+            for doc, x in zip(post.docs, self._weights(post), strict=True):
+                dense[doc] = x
+            post.dense = dense
+        return post.dense
 
     def _norms(self) -> tuple[list[float], list[float]]:
         """BM25 length normalisation of every document's head and turns (computed once)."""
@@ -251,7 +265,7 @@ class Engine:
 
 def _top(scores: list[float], k: int) -> list[int]:
     """The documents of the `k` highest positive scores, best first (ties: lower number first)."""
-    positive = sum(1 for x in scores if x > 0) if k < len(scores) else len(scores)
+    positive = len(scores) - scores.count(0.0)
     if positive > k:
         floor = heapq.nlargest(k, scores)[-1]
         docs = list(compress(range(len(scores)), map(floor.__le__, scores)))

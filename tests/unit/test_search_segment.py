@@ -125,8 +125,8 @@ def test_a_sound_index_lists_only_the_folders_newer_than_its_newest_slice() -> N
     assert SLICES.value not in snap.listed
     assert snap.listed == [p.value for p in tail_prefixes(newest)]
     assert index.search("beagle shoes", 1, CLOCK.now()).hits[0].slice_id == "2026-03-14-0900"
-    # Checking that the hit still exists lists its day folder only.
-    assert snap.listed[-1] == "memory/episodic/slices/2026/03/14"
+    # Checking that the hit still exists lists its own folder only.
+    assert snap.listed[-1] == "memory/episodic/slices/2026/03/14/0900"
 
 
 def test_tail_prefixes_cover_the_rest_of_the_year_and_the_years_after() -> None:
