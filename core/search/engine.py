@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -128,11 +129,10 @@ class Engine:
             post = c.postings(term)
             if not post:
                 continue
-            if 4 * len(post) > len(scores):  # a common term: add a whole column in one pass
-                scores = list(map(add, scores, self._dense_weights(post)))
-                continue
-            for doc, x in zip(post.docs, self._weights(post), strict=True):
-                scores[doc] += x
+            # scores[doc] += weight for each of the term's documents, as C-level maps.
+            docs = post.docs
+            summed = map(add, map(scores.__getitem__, docs), self._weights(post))
+            deque(map(scores.__setitem__, docs, summed), maxlen=0)
         return scores
 
     def _weights(self, post: TermPostings) -> list[float]:
@@ -144,24 +144,15 @@ class Engine:
         if post.weights is None:
             c = self.corpus
             head_norm, body_norm = self._norms()
-            xs = list(map(truediv, post.bodies, map(body_norm.__getitem__, post.docs)))
-            for i, h in enumerate(post.heads):
-                if h:
-                    d = post.docs[i]
-                    xs[i] = HEAD_WEIGHT * (h / head_norm[d]) + post.bodies[i] / body_norm[d]
+            docs, heads, bodies = post.docs, post.heads, post.bodies
+            xs = list(map(truediv, bodies, map(body_norm.__getitem__, docs)))
+            for i in compress(range(len(heads)), heads):  # the few documents with it in the head
+                d = docs[i]
+                xs[i] = HEAD_WEIGHT * (heads[i] / head_norm[d]) + bodies[i] / body_norm[d]
             w, k1 = idf(c.n, len(post)), K1 + 1
             saturated = map(truediv, map(mul, xs, repeat(k1)), map(add, xs, repeat(K1)))
             post.weights = list(map(mul, repeat(w), saturated))
         return post.weights
-
-    def _dense_weights(self, post: TermPostings) -> list[float]:
-        """`_weights` spread over every document number (0.0 where the term is absent), cached."""
-        if post.dense is None:
-            dense = [0.0] * len(self.corpus.ids)
-            for doc, x in zip(post.docs, self._weights(post), strict=True):
-                dense[doc] = x
-            post.dense = dense
-        return post.dense
 
     def _norms(self) -> tuple[list[float], list[float]]:
         """BM25 length normalisation of every document's head and turns (computed once)."""

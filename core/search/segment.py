@@ -224,7 +224,7 @@ class Segment:
         """Parse a whole segment file; InvalidInput when it is not one this version can read."""
         view = SegmentView.decode(text)
         try:
-            postings = dict(view.items())
+            postings = {term: plist.unpack(stored) for term, stored in view.items()}
         except (ValueError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
         return cls(view.name, view.metas(), postings, text)
@@ -258,7 +258,7 @@ def _blocks(postings: dict[str, str]) -> list[tuple[str, str]]:
     lines: list[str] = []
     size = 0
     for term in sorted(postings):
-        line = f"{term}\t{postings[term]}"
+        line = f"{term}\t{plist.pack(postings[term])}"
         if lines and size + len(line) > BLOCK_CHARS:
             out.append((lines[0].split("\t", 1)[0], "\n".join(lines)))
             lines, size = [], 0
@@ -286,7 +286,15 @@ class SegmentView:
     def of(cls, seg: Segment) -> SegmentView:
         """A view of a segment held in memory (nothing to decompress)."""
         postings = seg.postings
-        return cls(seg.name, _columns(seg.docs), seg.stats(), postings.get, lambda: list(postings.items()))
+
+        def lookup(term: str) -> str | None:
+            raw = postings.get(term)
+            return plist.pack(raw) if raw else None
+
+        def items() -> list[tuple[str, str]]:
+            return [(term, plist.pack(raw)) for term, raw in postings.items()]
+
+        return cls(seg.name, _columns(seg.docs), seg.stats(), lookup, items)
 
     @classmethod
     def decode(cls, text: str) -> SegmentView:

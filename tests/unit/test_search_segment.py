@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.clock import FixedClock
 from core.errors import InvalidInput
 from core.memory.paths import SLICES, MemoryPath, core_md
 from core.search import segment as segment_mod
+from core.search.postings import TermPostings, join, pack, unpack
 from core.search.reader import read_slice
 from core.search.recall import open_index, refresh_index, tail_prefixes
 from core.search.segment import Segment, SegmentView, Stats, analyze, fingerprint, window_stats
@@ -43,7 +46,8 @@ def test_a_view_finds_every_term_and_only_those(monkeypatch: pytest.MonkeyPatch)
     seg = sample_segment()
     view = SegmentView.decode(seg.encode())
     for term, raw in seg.postings.items():
-        assert view.lookup(term) == raw
+        assert view.lookup(term) == pack(raw)
+        assert unpack(pack(raw)) == raw
     for absent in ("", "a", "zzzz", "pixe", "pixell", "~", "beagl\t"):
         assert view.lookup(absent) is None
     assert view.stats == seg.stats()
@@ -184,7 +188,7 @@ def test_the_format_doc_shows_what_the_code_writes() -> None:
     assert json.dumps(header["stats"]) in section
     assert f'"bytes": {len(seg.encode())},' in section
     for term in ("pixel", "travel"):
-        assert f"`{term}→{seg.postings[term].replace(chr(9), '→')}`" in section
+        assert f"`{term}→{pack(seg.postings[term]).replace(chr(9), '→')}`" in section
 
 
 def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -217,24 +221,58 @@ def test_a_posting_summary_counts_head_turns_and_passages() -> None:
     assert encode_doc([(0, 2)], 5) == ("2,0,0", "")
     assert encode_doc([(3, 1)], 5) == ("0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
     assert encode_doc([(0, 1), (1, 2), (5, 1)], 5) == ("1,3,2", "1,2,5,1")
-    # In at least half the turns: one count per turn.
-    assert encode_doc([(1, 2), (2, 1), (4, 3)], 5) == ("0,6,3", "=2,1,0,3,0")
+    # In more than half the turns: one character per turn, "@" + count.
+    assert encode_doc([(1, 2), (2, 1), (4, 3)], 5) == ("0,6,3", "=BA@C@")
+    assert encode_doc([(1, 300), (2, 1)], 3)[1] == "1,300,2,1"  # a count past one byte stays in pairs
     for n in range(0, 8):
         for j in range(n):
             assert windows_with([j], n) == len({a for a in range(max(1, n - 2)) if a <= j < a + 3})
     a, b = encode_doc([(0, 1), (2, 2)], 4), encode_doc([(1, 1)], 1)
     raw = join([f"0,{a[0]}", f"1,{b[0]}"], [a[1], b[1]])
     assert entries(raw) == [(0, a), (1, b)]
-    assert [hits_of(e) for _, e in entries(raw)] == [[(0, 1), (2, 2)], [(1, 1)]]
+    assert [hits_of(e, n) for (_, e), n in zip(entries(raw), (4, 1), strict=True)] == [
+        [(0, 1), (2, 2)],
+        [(1, 1)],
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 70_000),
+            st.integers(0, 70_000),
+            st.integers(0, 2**31),
+            st.integers(0, 40),
+            st.text(alphabet="0123456789,=@ABC", max_size=12),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_file_form_of_postings_round_trips(rows: list[tuple[int, int, int, int, str]]) -> None:
+    raw = join([f"{p},{h},{b},{w}" for p, h, b, w, _ in rows], [piece for *_, piece in rows])
+    assert unpack(pack(raw)) == raw
+
+
+def test_a_damaged_summary_loses_the_segments_share_of_the_term_only() -> None:
+    post = TermPostings()
+    post.add("hnot*base64\t", 0, set())
+    post.add("x" + pack("0,1,0,0\t")[1:], 0, set())
+    assert len(post) == 0
+    post.add(pack("0,1,0,0\t"), 3, set())
+    assert post.docs == [3] and post.heads == [1]
+    with pytest.raises(ValueError):
+        unpack("hnot*base64\t")
 
 
 def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
-    from core.search.postings import TermPostings, encode_doc, join
+    from core.search.postings import encode_doc
 
     for hits, n in (([(2, 1)], 6), ([(1, 1), (2, 4), (3, 1), (6, 2)], 6), ([(0, 3), (1, 1)], 1)):
         summary, piece = encode_doc(hits, n)
         post = TermPostings()
-        post.add(join([f"0,{summary}"], [piece]), 7, set())
+        post.add(pack(join([f"0,{summary}"], [piece])), 7, set())
         counts = [0] * n
         for turn, tf in hits:
             if turn:
