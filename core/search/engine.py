@@ -31,6 +31,9 @@ HEAD_WEIGHT = 2.0
 SLICE_SHARE = 0.5
 TIME_WEIGHT = 0.5
 RECENCY_WEIGHT = 0.01
+# A term in at least 1/DENSE_SHARE of the documents is added as a whole column (one C-level
+# add per document) rather than scattered (four per posting).
+DENSE_SHARE = 4
 CANDIDATES = 100  # passage-scored slices; docs/RECALL.md "Speed" has the measurements
 
 
@@ -129,6 +132,9 @@ class Engine:
             post = c.postings(term)
             if not post:
                 continue
+            if DENSE_SHARE * len(post) >= len(scores):  # a common term: add its whole column
+                scores = list(map(add, scores, self._dense(post)))
+                continue
             # scores[doc] += weight for each of the term's documents, as C-level maps.
             docs = post.docs
             summed = map(add, map(scores.__getitem__, docs), self._weights(post))
@@ -153,6 +159,14 @@ class Engine:
             saturated = map(truediv, map(mul, xs, repeat(k1)), map(add, xs, repeat(K1)))
             post.weights = list(map(mul, repeat(w), saturated))
         return post.weights
+
+    def _dense(self, post: TermPostings) -> list[float]:
+        """`_weights` by document number (0.0 where the term is absent), kept for common terms."""
+        if post.dense is None:
+            dense = [0.0] * len(self.corpus.ids)
+            deque(map(dense.__setitem__, post.docs, self._weights(post)), maxlen=0)
+            post.dense = dense
+        return post.dense
 
     def _norms(self) -> tuple[list[float], list[float]]:
         """BM25 length normalisation of every document's head and turns (computed once)."""

@@ -184,7 +184,8 @@ class TermPostings:
 
     Columns rather than per-document dicts: ranking walks them whole, and a document is found
     by bisection. `weights` caches the term's slice-stage score per document (set by the engine,
-    which owns the formula), so a term asked for again costs a sum, not a rescoring.
+    which owns the formula), so a term asked for again costs a sum, not a rescoring; `dense`
+    holds a common term's weights by document number, to be added as one column.
     """
 
     docs: list[int] = field(default_factory=list)
@@ -193,6 +194,7 @@ class TermPostings:
     pieces: list[str] = field(default_factory=list)
     window_df: int = 0  # passages holding the term, over all documents
     weights: list[float] | None = field(default=None, repr=False)
+    dense: list[float] | None = field(default=None, repr=False)  # weights by document number
 
     def __len__(self) -> int:
         return len(self.docs)
