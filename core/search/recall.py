@@ -157,11 +157,17 @@ class _Existing:
     def __init__(self, snapshot: Readable, corpus: Corpus, overlay_from: int) -> None:
         self.snapshot, self.corpus, self.overlay_from = snapshot, corpus, overlay_from
         self.days: dict[MemoryPath, set[MemoryPath]] = {}
+        self.seen: dict[int, bool] = {}  # answered once per open index (one snapshot)
 
     def __call__(self, doc: int) -> bool:
         if doc >= self.overlay_from:
             return True  # read from its file just now
-        sid = self.corpus.ids[doc]
+        found = self.seen.get(doc)
+        if found is None:
+            found = self.seen[doc] = self._exists(self.corpus.ids[doc])
+        return found
+
+    def _exists(self, sid: str) -> bool:
         if core_md(sid) in self.snapshot.list(slice_dir(sid)):
             return True
         day = day_dir(*parse_slice_id(sid)[:3])
