@@ -28,7 +28,7 @@ from core.search.tokenize import TOKENIZER_VERSION, tokenize
 
 SEGMENT_SCHEMA = 3
 SEGMENT_KIND = "previously.search.segment"
-BLOCK_CHARS = 48_000  # raw postings text per compressed block: a query inflates few of them
+BLOCK_CHARS = 16_000  # raw postings text per compressed block: a query inflates few of them
 _STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
 _COLUMNS = ("ids", "start", "tz", "status", "fp", "roles", "head", "body", "lens")
 
