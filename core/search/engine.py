@@ -218,7 +218,7 @@ class Engine:
         today: date,
     ) -> dict[int, float]:
         top_s = max((slice_scores[d] for d in pool), default=0.0) or 1.0
-        matched = any(x > 0 for x in slice_scores)
+        matched = slice_scores.count(0.0) < len(slice_scores)  # some slice holds a term
         top_p = max((v[0] for v in passages.values()), default=0.0) or 1.0
         final = {}
         for doc in pool:

@@ -12,7 +12,7 @@ from core.clock import FixedClock
 from core.errors import InvalidInput
 from core.memory.paths import SLICES, MemoryPath, core_md
 from core.search import segment as segment_mod
-from core.search.postings import TermPostings, join, pack, unpack
+from core.search.postings import TermPostings, hits_of, join, pack, unpack
 from core.search.reader import read_slice
 from core.search.recall import open_index, refresh_index, tail_prefixes
 from core.search.segment import Segment, SegmentView, Stats, analyze, fingerprint, window_stats
@@ -279,3 +279,35 @@ def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
                 counts[turn - 1] = tf
         assert post.turn_counts(7, n) == counts
         assert 7 in post and 6 not in post and post.turn_counts(6, n) is None
+
+
+_WORDSET = st.sampled_from(["kayak", "lake", "Lake", "湖", "划船", "one", "1", "ünïcode", "a"])
+_TURN = st.lists(_WORDSET, max_size=260).map(" ".join) | st.text(max_size=80)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_TURN, min_size=0, max_size=7), min_size=1, max_size=5), st.text(max_size=30))
+def test_any_slice_text_survives_the_file_and_the_reader(turn_lists: list[list[str]], head: str) -> None:
+    from core.search.reader import SliceText, TurnText
+
+    docs = []
+    for i, turns in enumerate(turn_lists):
+        sid = f"2026-01-0{i + 1}-0900"
+        st_ = SliceText(sid, focus=head, status="closed", turns=[TurnText("user", "", t) for t in turns])
+        docs.append(analyze(st_, fingerprint(repr(turns))))
+    seg = Segment.build("0001", docs)
+    again = Segment.decode(seg.encode())
+    assert again.docs == seg.docs and again.postings == seg.postings
+    view = SegmentView.decode(seg.encode())
+    for pos, doc in enumerate(docs):
+        n = len(doc.meta.turn_lens)
+        for term, entry in doc.terms.items():
+            post = TermPostings()
+            stored = view.lookup(term)
+            assert stored is not None
+            post.add(stored, 0, set())
+            expected = [0] * n
+            for turn, tf in hits_of(entry, n):
+                if turn:
+                    expected[turn - 1] = tf
+            assert post.turn_counts(pos, n) == (expected if any(expected) else None)
