@@ -35,7 +35,8 @@ Entry = tuple[str, str]  # ("head,turns,passages" counts, turns piece): one slic
 _DENSE = "="  # marks a piece with one character per turn
 _ZERO = 64  # code point of a zero count in a dense piece ("@"): above every separator
 _MAX_DENSE = 255 - _ZERO  # counts up to this fit one latin-1 byte
-_SHIFT = bytes((i - _ZERO) % 256 for i in range(256))  # byte → count, for bytes.translate
+# byte → count, for bytes.translate; anything below "@" (a damaged piece) counts 0
+_SHIFT = bytes(max(0, i - _ZERO) for i in range(256))
 # Binary columns: 16-bit when every value fits, else 32-bit; little-endian in the file.
 _WIDTHS = {"h": "H", "i": next(code for code in "ILQ" if array(code).itemsize == 4)}
 
@@ -118,11 +119,13 @@ def piece_counts(piece: str, n_turns: int) -> list[int]:
             counts = (counts + [0] * n_turns)[:n_turns]
         return counts
     counts = [0] * n_turns
-    if piece:
-        nums = list(map(int, piece.split(",")))
-        for turn, tf in zip(nums[0::2], nums[1::2], strict=False):
-            if 0 < turn <= n_turns:
-                counts[turn - 1] = tf
+    try:
+        nums = list(map(int, piece.split(","))) if piece else []
+    except ValueError:
+        return counts  # a damaged piece: the slice keeps its summary, loses its passages
+    for turn, tf in zip(nums[0::2], nums[1::2], strict=False):
+        if 0 < turn <= n_turns:
+            counts[turn - 1] = max(0, tf)
     return counts
 
 

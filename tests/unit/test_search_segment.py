@@ -266,6 +266,15 @@ def test_a_damaged_summary_loses_the_segments_share_of_the_term_only() -> None:
         unpack("hnot*base64\t")
 
 
+def test_a_damaged_dense_piece_counts_nothing_where_it_is_damaged() -> None:
+    from core.search.postings import piece_counts
+
+    assert piece_counts("=A?\u4e00B", 4) == [1, 0, 0, 2]
+    assert piece_counts("=AB", 4) == [1, 2, 0, 0]  # shorter than the slice: the rest is 0
+    assert piece_counts("1,2,x,1", 3) == [0, 0, 0]  # a damaged pair list: no passage, no crash
+    assert piece_counts("1,2,9,1", 3) == [2, 0, 0]  # a turn past the slice's end is ignored
+
+
 def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
     from core.search.postings import encode_doc
 
