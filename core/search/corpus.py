@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.clock import try_parse_iso
-from core.search.postings import TermPostings
+from core.search.postings import TermPostings, window_sums
 from core.search.segment import SegmentView, Stats, _ints
 
 
@@ -51,6 +51,7 @@ class Corpus:
         self._offsets: list[int] = []
         self._parsed_lens: dict[int, list[int]] = {}
         self._instants: dict[int, datetime] = {}
+        self._window_norms: dict[int, list[float]] = {}
         self._live: list[int] | None = None
         stats = Stats()
         for seg in self.segments:
@@ -65,9 +66,11 @@ class Corpus:
             self._lens += c["lens"]
             stats = stats + seg.stats
         self.alive = [True] * len(self.ids)
+        self.dead: set[int] = set()
         for s, pos in self.skip:
             doc = self._offsets[s] + pos
             self.alive[doc] = False
+            self.dead.add(doc)
             stats = stats - Stats.of(self.head_len[doc], self.turn_lens(doc))
         self.n = stats.docs
         self.avg_body = stats.body / stats.docs if stats.docs else 1.0
@@ -82,6 +85,14 @@ class Corpus:
             lens = self._parsed_lens[doc] = _ints(self._lens[doc])
         return lens
 
+    def window_norms(self, doc: int, b: float) -> list[float]:
+        """BM25 length normalisation of each passage of a slice (computed once per slice)."""
+        norms = self._window_norms.get(doc)
+        if norms is None:
+            avg = self.avg_window or 1.0
+            norms = self._window_norms[doc] = [1 - b + b * x / avg for x in window_sums(self.turn_lens(doc))]
+        return norms
+
     def n_turns(self, doc: int) -> int:
         return len(self.roles[doc])
 
@@ -94,7 +105,7 @@ class Corpus:
         for s, seg in enumerate(self.segments):
             raw = seg.lookup(term)
             if raw:
-                out.add(raw, self._offsets[s], self.alive)
+                out.add(raw, self._offsets[s], self.dead)
         self._cache[term] = out
         return out
 

@@ -9,15 +9,18 @@ point at. The weights were chosen on the LoCoMo dev conversations (docs/RECALL.m
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from itertools import islice
+from itertools import compress, islice, repeat
+from operator import add, mul, truediv
 from zoneinfo import ZoneInfo
 
 from core.search.corpus import Corpus
-from core.search.postings import WINDOW_TURNS
+from core.search.postings import WINDOW_TURNS, TermPostings, window_sums
 from core.search.timeparse import parse_time
 from core.search.tokenize import query_terms, tokenize, words
 from core.search.window import Anchor, TimeWindow
@@ -28,7 +31,10 @@ HEAD_WEIGHT = 2.0
 SLICE_SHARE = 0.5
 TIME_WEIGHT = 0.5
 RECENCY_WEIGHT = 0.01
-CANDIDATES = 300
+# A term in at least 1/DENSE_SHARE of the documents is added as a whole column (one C-level
+# add per document) rather than scattered (four per posting).
+DENSE_SHARE = 4
+CANDIDATES = 100  # passage-scored slices; docs/RECALL.md "Speed" has the measurements
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,7 @@ class Engine:
         # text ("friends for 4 years"), so they count as words instead.
         terms, surface = _question_terms(question if windows and not fits else tq.rest)
         slice_scores = self._slice_scores(terms)
-        pool = sorted(slice_scores, key=lambda d: -slice_scores[d])[:CANDIDATES]
+        pool = _top(slice_scores, CANDIDATES)
         pool = list(dict.fromkeys(pool + [d for d, fit in fits.items() if fit > 0]))
         if not terms and not windows:
             pool = docs
@@ -118,20 +124,49 @@ class Engine:
 
     # ------------------------------------------------------------------ stages
 
-    def _slice_scores(self, terms: list[str]) -> dict[int, float]:
+    def _slice_scores(self, terms: list[str]) -> list[float]:
+        """BM25F of every document (0.0 where no term occurs), indexed by document number."""
         c = self.corpus
-        head_norm, body_norm = self._norms()
-        scores: dict[int, float] = {}
+        scores = [0.0] * len(c.ids)
         for term in terms:
             post = c.postings(term)
             if not post:
                 continue
-            weight = idf(c.n, len(post))
-            heads = post.heads
-            for doc, tf in post.bodies.items():
-                x = HEAD_WEIGHT * (heads[doc] / head_norm[doc]) + tf / body_norm[doc]
-                scores[doc] = scores.get(doc, 0.0) + weight * (x * (K1 + 1) / (x + K1) if x > 0 else 0.0)
+            if DENSE_SHARE * len(post) >= len(scores):  # a common term: add its whole column
+                scores = list(map(add, scores, self._dense(post)))
+                continue
+            # scores[doc] += weight for each of the term's documents, as C-level maps.
+            docs = post.docs
+            summed = map(add, map(scores.__getitem__, docs), self._weights(post))
+            deque(map(scores.__setitem__, docs, summed), maxlen=0)
         return scores
+
+    def _weights(self, post: TermPostings) -> list[float]:
+        """A term's BM25F share of each of its documents' scores (computed once per term).
+
+        Element-wise maps over the columns (C loops) rather than a comprehension; the head term
+        is added only where the head holds the term, and `2·(0/n) + x` is exactly `x`.
+        """
+        if post.weights is None:
+            c = self.corpus
+            head_norm, body_norm = self._norms()
+            docs, heads, bodies = post.docs, post.heads, post.bodies
+            xs = list(map(truediv, bodies, map(body_norm.__getitem__, docs)))
+            for i in compress(range(len(heads)), heads):  # the few documents with it in the head
+                d = docs[i]
+                xs[i] = HEAD_WEIGHT * (heads[i] / head_norm[d]) + bodies[i] / body_norm[d]
+            w, k1 = idf(c.n, len(post)), K1 + 1
+            saturated = map(truediv, map(mul, xs, repeat(k1)), map(add, xs, repeat(K1)))
+            post.weights = list(map(mul, repeat(w), saturated))
+        return post.weights
+
+    def _dense(self, post: TermPostings) -> list[float]:
+        """`_weights` by document number (0.0 where the term is absent), kept for common terms."""
+        if post.dense is None:
+            dense = [0.0] * len(self.corpus.ids)
+            deque(map(dense.__setitem__, post.docs, self._weights(post)), maxlen=0)
+            post.dense = dense
+        return post.dense
 
     def _norms(self) -> tuple[list[float], list[float]]:
         """BM25 length normalisation of every document's head and turns (computed once)."""
@@ -147,13 +182,14 @@ class Engine:
     def _passage_scores(self, terms: list[str], pool: list[int]) -> dict[int, tuple[float, int]]:
         """Best passage score and its first turn (0-based) for each pooled slice."""
         c = self.corpus
-        weights = {t: idf(c.n_windows, max(1, c.postings(t).window_df)) for t in terms if c.postings(t)}
+        posts = [c.postings(t) for t in terms]
+        weighted = [(idf(c.n_windows, max(1, p.window_df)), p) for p in posts if p]
         best: dict[int, tuple[float, int]] = {}
         for doc in pool:
-            rows = [(weights[t], c.postings(t).turns(doc)) for t in weights]
-            hits = [(w, turns) for w, turns in rows if turns]
+            n = c.n_turns(doc)
+            hits = [(w, counts) for w, p in weighted if (counts := p.turn_counts(doc, n))]
             if hits:
-                best[doc] = _best_passage(c.turn_lens(doc), hits, c.avg_window or 1.0)
+                best[doc] = _best_passage(c.window_norms(doc, B), hits)
         return best
 
     def _fits(
@@ -175,22 +211,23 @@ class Engine:
     def _fuse(
         self,
         pool: list[int],
-        slice_scores: dict[int, float],
+        slice_scores: list[float],
         passages: dict[int, tuple[float, int]],
         fits: dict[int, float],
         tz: ZoneInfo,
         today: date,
     ) -> dict[int, float]:
-        top_s = max((slice_scores.get(d, 0.0) for d in pool), default=0.0) or 1.0
+        top_s = max((slice_scores[d] for d in pool), default=0.0) or 1.0
+        matched = slice_scores.count(0.0) < len(slice_scores)  # some slice holds a term
         top_p = max((v[0] for v in passages.values()), default=0.0) or 1.0
         final = {}
         for doc in pool:
-            text = SLICE_SHARE * slice_scores.get(doc, 0.0) / top_s
+            text = SLICE_SHARE * slice_scores[doc] / top_s
             text += (1 - SLICE_SHARE) * passages.get(doc, (0.0, 0))[0] / top_p
             age = (today - self.corpus.local_date(doc, tz)).days
             recency = RECENCY_WEIGHT * math.exp(-max(0, age) / 180)
             score = text + TIME_WEIGHT * fits.get(doc, 0.0)
-            if score > 0 or not slice_scores:
+            if score > 0 or not matched:
                 final[doc] = score + recency
         return final
 
@@ -199,9 +236,10 @@ class Engine:
         out = []
         for anchor in anchors:
             scores = self._slice_scores(list(dict.fromkeys(tokenize(anchor.text))))
-            if not scores:
+            best = _top(scores, 1)
+            if not best:
                 continue
-            day = self.corpus.local_date(max(scores, key=lambda d: scores[d]), tz)
+            day = self.corpus.local_date(best[0], tz)
             phrase = f"{anchor.direction} {anchor.text}"
             if anchor.direction == "before":
                 out.append(TimeWindow(None, day, "before", phrase))
@@ -230,37 +268,29 @@ class Engine:
         return Hit(c.ids[doc], relevance, _reason(doc, found, surface, passages, windows, fits, c, tz))
 
 
-def _window_sums(values: list[int]) -> list[int]:
-    """The sum over each passage's turns, in passage order (one passage for a short slice)."""
-    if len(values) <= WINDOW_TURNS:
-        return [sum(values)]
-    total = sum(values[:WINDOW_TURNS])
-    sums = [total]
-    for a in range(1, len(values) - WINDOW_TURNS + 1):
-        total += values[a + WINDOW_TURNS - 1] - values[a - 1]
-        sums.append(total)
-    return sums
+def _top(scores: list[float], k: int) -> list[int]:
+    """The documents of the `k` highest positive scores, best first (ties: lower number first)."""
+    positive = len(scores) - scores.count(0.0)
+    if positive > k:
+        floor = heapq.nlargest(k, scores)[-1]
+        docs = list(compress(range(len(scores)), map(floor.__le__, scores)))
+    else:
+        docs = list(compress(range(len(scores)), map((0.0).__lt__, scores)))
+    docs.sort(key=lambda d: -scores[d])
+    return docs[:k]
 
 
-def _best_passage(lens: list[int], hits: list[tuple[float, dict[int, int]]], avg: float) -> tuple[float, int]:
+def _best_passage(norms: list[float], hits: list[tuple[float, list[int]]]) -> tuple[float, int]:
     """The best passage's BM25 score and first turn, given each term's weight and turn counts."""
-    n = len(lens)
-    norms = [1 - B + B * x / avg for x in _window_sums(lens)]
     scores = [0.0] * len(norms)
-    for w, turns in hits:
-        counts = [0] * n
-        for j, tf in turns.items():
-            if j < n:
-                counts[j] = tf
-        for a, tf in enumerate(_window_sums(counts)):
+    k1 = K1 + 1
+    for w, counts in hits:
+        for a, tf in enumerate(window_sums(counts)):
             if tf:
                 x = tf / norms[a]
-                scores[a] += w * x * (K1 + 1) / (x + K1)
-    top = (0.0, 0)
-    for a, score in enumerate(scores):
-        if score > top[0]:
-            top = (score, a)
-    return top
+                scores[a] += w * x * k1 / (x + K1)
+    best = max(scores)
+    return (best, scores.index(best)) if best > 0 else (0.0, 0)
 
 
 def _question_terms(text: str) -> tuple[list[str], dict[str, str]]:

@@ -17,7 +17,15 @@ from zoneinfo import ZoneInfo
 from core.clock import Clock, iso
 from core.errors import InvalidInput
 from core.memory.damage import read_or_skip
-from core.memory.paths import SLICES, MemoryPath, core_md, day_dir, legacy_flat_md, parse_slice_id
+from core.memory.paths import (
+    SLICES,
+    MemoryPath,
+    core_md,
+    day_dir,
+    legacy_flat_md,
+    parse_slice_id,
+    slice_dir,
+)
 from core.search.corpus import Corpus, zone
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
@@ -141,21 +149,33 @@ def _slice_path(snapshot: Readable, slice_id: str) -> MemoryPath:
 
 
 class _Existing:
-    """Whether a stored slice's file still exists (checked per day folder, only for hits)."""
+    """Whether a stored slice's file still exists (checked only for hits).
+
+    The slice's own folder is listed (a couple of entries; on GitHub it comes from the tree
+    listing), and its day folder only when that has no core.md: a legacy flat `HHMM.md`.
+    """
 
     def __init__(self, snapshot: Readable, corpus: Corpus, overlay_from: int) -> None:
         self.snapshot, self.corpus, self.overlay_from = snapshot, corpus, overlay_from
-        self.days: dict[MemoryPath, set[str]] = {}
+        self.days: dict[MemoryPath, set[MemoryPath]] = {}
+        self.seen: dict[int, bool] = {}  # answered once per open index (one snapshot)
 
     def __call__(self, doc: int) -> bool:
         if doc >= self.overlay_from:
             return True  # read from its file just now
-        sid = self.corpus.ids[doc]
+        found = self.seen.get(doc)
+        if found is None:
+            found = self.seen[doc] = self._exists(self.corpus.ids[doc])
+        return found
+
+    def _exists(self, sid: str) -> bool:
+        if core_md(sid) in self.snapshot.list(slice_dir(sid)):
+            return True
         day = day_dir(*parse_slice_id(sid)[:3])
         files = self.days.get(day)
         if files is None:
-            files = self.days[day] = {p.value for p in self.snapshot.list(day)}
-        return core_md(sid).value in files or legacy_flat_md(sid).value in files
+            files = self.days[day] = set(self.snapshot.list(day))
+        return legacy_flat_md(sid) in files
 
 
 def _latest_zone(corpus: Corpus) -> ZoneInfo:
@@ -192,14 +212,21 @@ def _write(
     for seg in segments:
         if seg.name in changed:
             batch.put(segment_path(seg.name), seg.encode())
-    live = {s.name for s in segments}
+    size = sum(len(s.encode()) for s in segments)
+    _finish(batch, [SegmentInfo.of(s) for s in segments], old_names, size, clock)
+    return size
+
+
+def _finish(
+    batch: WriteBatch, infos: list[SegmentInfo], old_names: list[str], size: int, clock: Clock
+) -> None:
+    """Empty the segments no longer listed and queue the manifest for `infos`."""
+    live = {i.name for i in infos}
     for name in old_names:
         if name not in live:
             # Storage has no delete: an orphaned segment is emptied so it costs nothing.
             batch.put(segment_path(name), Segment(name).encode())
-    size = sum(len(s.encode()) for s in segments)
-    batch.put(MANIFEST, manifest_text([SegmentInfo.of(s) for s in segments], clock.now(), size))
-    return size
+    batch.put(MANIFEST, manifest_text(infos, clock.now(), size))
 
 
 def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
@@ -209,16 +236,32 @@ def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> Refres
     indexed are picked up. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
     """
     listed = slice_paths(batch)
-    stored = load_stored(batch)
-    if full or not stored.present or stored.problems:
-        docs = [d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid]))]
-        segments = layout(docs)
-        size = _write(batch, segments, {s.name for s in segments}, stored.names, clock)
-        reasons = stored.problems or ([] if stored.present else ["no index yet"])
-        return RefreshReport(
-            True, len(docs), 0, 0, len(docs), len(segments), size, reasons if not full else ["--full"]
-        )
+    manifest = load_manifest(batch)
+    if full or not manifest.present or manifest.problems:
+        reasons = ["--full"] if full else manifest.problems or ([] if manifest.present else ["no index yet"])
+        return _rebuild(batch, listed, manifest.names, reasons, clock)
+    stored = load_stored(batch, manifest)
+    if stored.problems:
+        return _rebuild(batch, listed, stored.names, stored.problems, clock)
     return _incremental(batch, stored, listed, clock)
+
+
+def _rebuild(
+    batch: WriteBatch, listed: dict[str, MemoryPath], old_names: list[str], reasons: list[str], clock: Clock
+) -> RefreshReport:
+    """Index every slice from scratch, a segment at a time: each is encoded and queued as soon
+    as its run of slices is complete, so the build holds one segment's entries, not the memory's."""
+    docs = (d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid])))
+    infos: list[SegmentInfo] = []
+    size = 0
+    for seg in layout(docs):
+        text = seg.encode()
+        batch.put(segment_path(seg.name), text)
+        infos.append(SegmentInfo.of(seg))
+        size += len(text)
+    _finish(batch, infos, old_names, size, clock)
+    count = sum(i.slices for i in infos)
+    return RefreshReport(True, count, 0, 0, count, len(infos), size, reasons)
 
 
 def _incremental(

@@ -26,9 +26,9 @@ from core.search.postings import WINDOW_TURNS
 from core.search.reader import SliceText
 from core.search.tokenize import TOKENIZER_VERSION, tokenize
 
-SEGMENT_SCHEMA = 2
+SEGMENT_SCHEMA = 3
 SEGMENT_KIND = "previously.search.segment"
-BLOCK_CHARS = 48_000  # raw postings text per compressed block: a query inflates few of them
+BLOCK_CHARS = 16_000  # raw postings text per compressed block: a query inflates few of them
 _STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
 _COLUMNS = ("ids", "start", "tz", "status", "fp", "roles", "head", "body", "lens")
 
@@ -49,10 +49,14 @@ class DocMeta:
 
 @dataclass
 class DocTerms:
-    """An analysed slice: its metadata and term → [(turn number, tf)]."""
+    """An analysed slice: its metadata and term → its encoded entry (`postings.encode_doc`).
+
+    Entries are kept encoded: a segment is built by joining strings, and a split or removal
+    moves them between segments without parsing a count.
+    """
 
     meta: DocMeta
-    terms: dict[str, list[tuple[int, int]]]
+    terms: dict[str, plist.Entry]
 
 
 def fingerprint(text: str) -> str:
@@ -78,7 +82,8 @@ def analyze(st: SliceText, fp: str) -> DocTerms:
                 hits.append((n, tf))
     roles = "".join((t.role[:1] or "?") for t in st.turns)
     meta = DocMeta(st.slice_id, st.start, st.timezone, st.status, fp, roles, len(head), lens)
-    return DocTerms(meta, terms)
+    n_turns = len(lens)
+    return DocTerms(meta, {term: plist.encode_doc(hits, n_turns) for term, hits in terms.items()})
 
 
 def window_stats(turn_lens: list[int]) -> tuple[int, int]:
@@ -139,10 +144,10 @@ class Segment:
 
     def explode(self) -> list[DocTerms]:
         """Every document with its terms again (for removals and splits; reads every list)."""
-        per_doc: list[dict[str, list[tuple[int, int]]]] = [{} for _ in self.docs]
+        per_doc: list[dict[str, plist.Entry]] = [{} for _ in self.docs]
         for term, raw in self.postings.items():
-            for pos, hits in plist.decode(raw):
-                per_doc[pos][term] = hits
+            for pos, entry in plist.entries(raw):
+                per_doc[pos][term] = entry
         return [DocTerms(meta, terms) for meta, terms in zip(self.docs, per_doc, strict=True)]
 
     @classmethod
@@ -151,9 +156,8 @@ class Segment:
         rows: dict[str, list[str]] = {}
         pieces: dict[str, list[str]] = {}
         for pos, doc in enumerate(docs):
-            n_turns = len(doc.meta.turn_lens)
-            for term, hits in doc.terms.items():
-                row, piece = plist.encode_doc(pos, hits, n_turns)
+            for term, (summary, piece) in doc.terms.items():
+                row = f"{pos},{summary}"
                 if term in rows:
                     rows[term].append(row)
                     pieces[term].append(piece)
@@ -167,9 +171,8 @@ class Segment:
         pos = len(self.docs)
         self.text = None
         self.docs.append(doc.meta)
-        for term, hits in doc.terms.items():
-            row, piece = plist.encode_doc(pos, hits, len(doc.meta.turn_lens))
-            self.postings[term] = plist.append(self.postings.get(term), row, piece)
+        for term, (summary, piece) in doc.terms.items():
+            self.postings[term] = plist.append(self.postings.get(term), f"{pos},{summary}", piece)
 
     def upsert(self, doc: DocTerms) -> Segment:
         """This segment with `doc` added, or replacing the document with the same slice id."""
@@ -221,7 +224,7 @@ class Segment:
         """Parse a whole segment file; InvalidInput when it is not one this version can read."""
         view = SegmentView.decode(text)
         try:
-            postings = dict(view.items())
+            postings = {term: plist.unpack(stored) for term, stored in view.items()}
         except (ValueError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
         return cls(view.name, view.metas(), postings, text)
@@ -255,7 +258,7 @@ def _blocks(postings: dict[str, str]) -> list[tuple[str, str]]:
     lines: list[str] = []
     size = 0
     for term in sorted(postings):
-        line = f"{term}\t{postings[term]}"
+        line = f"{term}\t{plist.pack(postings[term])}"
         if lines and size + len(line) > BLOCK_CHARS:
             out.append((lines[0].split("\t", 1)[0], "\n".join(lines)))
             lines, size = [], 0
@@ -283,7 +286,15 @@ class SegmentView:
     def of(cls, seg: Segment) -> SegmentView:
         """A view of a segment held in memory (nothing to decompress)."""
         postings = seg.postings
-        return cls(seg.name, _columns(seg.docs), seg.stats(), postings.get, lambda: list(postings.items()))
+
+        def lookup(term: str) -> str | None:
+            raw = postings.get(term)
+            return plist.pack(raw) if raw else None
+
+        def items() -> list[tuple[str, str]]:
+            return [(term, plist.pack(raw)) for term, raw in postings.items()]
+
+        return cls(seg.name, _columns(seg.docs), seg.stats(), lookup, items)
 
     @classmethod
     def decode(cls, text: str) -> SegmentView:

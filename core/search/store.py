@@ -10,6 +10,7 @@ stay cached by blob id.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +24,7 @@ from core.search.tokenize import TOKENIZER_VERSION
 
 MANIFEST = SEARCH_DIR / "manifest.json"
 MANIFEST_KIND = "previously.search.manifest"
-MANIFEST_SCHEMA = 2
+MANIFEST_SCHEMA = 3
 MAX_SEGMENT_SLICES = 1000
 MAX_SEGMENT_BYTES = 900_000
 READ_THREADS = 8
@@ -99,9 +100,10 @@ def load_manifest(snapshot: Readable) -> StoredIndex:
     return StoredIndex(present=True, names=[i.name for i in infos], infos=infos)
 
 
-def load_stored(snapshot: Readable) -> StoredIndex:
-    """Read the manifest and all its segments whole (for writers); damage is reported, not raised."""
-    out = load_manifest(snapshot)
+def load_stored(snapshot: Readable, manifest: StoredIndex | None = None) -> StoredIndex:
+    """Read the manifest (unless given) and all its segments whole (for writers); damage is
+    reported, not raised."""
+    out = manifest if manifest is not None else load_manifest(snapshot)
     for name in out.names:
         text = snapshot.read(segment_path(name))
         if text is None:
@@ -185,21 +187,35 @@ def _split(seg: Segment, fresh: _Names) -> list[Segment]:
     """Split a segment that outgrew its limits into chronological halves, recursively."""
     if len(seg.docs) <= 1 or fits(seg):
         return [seg]
-    docs = sorted(seg.explode(), key=lambda d: d.meta.slice_id)
+    return _halves(seg.name, sorted(seg.explode(), key=lambda d: d.meta.slice_id), fresh)
+
+
+def _pack(name: str, docs: list[DocTerms], fresh: _Names) -> list[Segment]:
+    """`docs` (in slice-id order) as one segment named `name`, or halves when over the limits."""
+    seg = Segment.build(name, docs)
+    return [seg] if len(docs) <= 1 or fits(seg) else _halves(name, docs, fresh)
+
+
+def _halves(name: str, docs: list[DocTerms], fresh: _Names) -> list[Segment]:
     half = len(docs) // 2
-    left = Segment.build(seg.name, docs[:half])
-    right = Segment.build(fresh(), docs[half:])
-    return _split(left, fresh) + _split(right, fresh)
+    return _pack(name, docs[:half], fresh) + _pack(fresh(), docs[half:], fresh)
 
 
-def layout(docs: list[DocTerms]) -> list[Segment]:
-    """A fresh set of segments for `docs`, in slice-id order."""
-    ordered = sorted(docs, key=lambda d: d.meta.slice_id)
+def layout(docs: Iterable[DocTerms]) -> Iterator[Segment]:
+    """Fresh segments for `docs`, which come in slice-id order, yielded a run at a time.
+
+    A run of `MAX_SEGMENT_SLICES` slices is packed as soon as it is complete, so a caller that
+    writes each segment away holds one run's entries at a time, not the whole memory's.
+    """
     fresh = _Names(1)
-    out: list[Segment] = []
-    for i in range(0, len(ordered), MAX_SEGMENT_SLICES):
-        out.extend(_split(Segment.build(fresh(), ordered[i : i + MAX_SEGMENT_SLICES]), fresh))
-    return out
+    run: list[DocTerms] = []
+    for doc in docs:
+        run.append(doc)
+        if len(run) == MAX_SEGMENT_SLICES:
+            yield from _pack(fresh(), run, fresh)
+            run = []
+    if run:
+        yield from _pack(fresh(), run, fresh)
 
 
 def route(infos: list[SegmentInfo], slice_id: str) -> str | None:

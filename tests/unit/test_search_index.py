@@ -167,3 +167,67 @@ def test_segments_stay_under_the_byte_cap(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(segs) > 1
     assert all(len(t) <= 1000 or len(Segment.decode(t).docs) == 1 for t in segs)
     assert answers(storage) == answers(storage_with(SAMPLE))
+
+
+def as_schema_2(storage: InMemoryStorage) -> None:
+    """Mark the stored index as written by the previous layout (text summaries, schema 2)."""
+    for path, text in list(storage.files.items()):
+        if path.is_under(SEARCH_DIR):
+            storage.files[path] = text.replace('"_schema": 3,', '"_schema": 2,')
+
+
+def test_an_index_of_the_previous_schema_is_rebuilt_never_misread() -> None:
+    storage = storage_with(SAMPLE)
+    expected = answers(storage)  # built in memory: no index at all
+    refresh(storage)
+    as_schema_2(storage)
+    index = open_index(storage.snapshot())
+    assert "another version" in index.notes[0]
+    assert answers(storage) == expected
+    batch = WriteBatch.open(storage)
+    report = refresh_index(batch, CLOCK)
+    batch.commit("maintain")
+    assert report.rebuilt and report.slices == len(SAMPLE)
+    assert '"_schema": 3,' in storage.files[store.MANIFEST]
+    assert open_index(storage.snapshot()).notes == []
+    assert answers(storage) == expected
+
+
+def test_a_segment_of_the_previous_schema_under_a_current_manifest_is_rebuilt() -> None:
+    storage = storage_with(SAMPLE)
+    expected = answers(storage)
+    refresh(storage)
+    seg = store.segment_path("0001")
+    storage.files[seg] = storage.files[seg].replace('"_schema": 3,', '"_schema": 2,')
+    assert any("segment 0001" in n and "schema 2" in n for n in open_index(storage.snapshot()).notes)
+    assert answers(storage) == expected
+    batch = WriteBatch.open(storage)
+    assert refresh_index(batch, CLOCK).rebuilt
+    batch.commit("maintain")
+    assert open_index(storage.snapshot()).notes == []
+
+
+def test_closing_a_slice_over_an_old_index_rebuilds_a_small_memory() -> None:
+    storage = storage_with(SAMPLE)
+    refresh(storage)
+    as_schema_2(storage)
+    sid = "2026-08-11-0900"
+    storage.files[core_md(sid)] = slice_text(sid, [("user", "a kayak lesson on the lake")])
+    batch = WriteBatch.open(storage)
+    assert index_slice(batch, sid, CLOCK)
+    batch.commit("close")
+    index = open_index(storage.snapshot())
+    assert index.notes == []
+    assert index.search("kayak lesson", 1, CLOCK.now()).hits[0].slice_id == sid
+
+
+def test_a_stored_legacy_flat_slice_is_returned_and_dropped_once_deleted() -> None:
+    from core.memory.paths import legacy_flat_md
+
+    sid = "2025-01-02-0930"
+    storage = storage_with(SAMPLE)
+    storage.files[legacy_flat_md(sid)] = slice_text(sid, [("user", "baked sourdough with rye")])
+    refresh(storage)
+    assert open_index(storage.snapshot()).search("sourdough", 1, CLOCK.now()).hits[0].slice_id == sid
+    del storage.files[legacy_flat_md(sid)]
+    assert open_index(storage.snapshot()).search("sourdough", 1, CLOCK.now()).hits == []

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.clock import FixedClock
 from core.errors import InvalidInput
 from core.memory.paths import SLICES, MemoryPath, core_md
 from core.search import segment as segment_mod
+from core.search.postings import TermPostings, hits_of, join, pack, unpack
 from core.search.reader import read_slice
 from core.search.recall import open_index, refresh_index, tail_prefixes
 from core.search.segment import Segment, SegmentView, Stats, analyze, fingerprint, window_stats
@@ -43,7 +46,8 @@ def test_a_view_finds_every_term_and_only_those(monkeypatch: pytest.MonkeyPatch)
     seg = sample_segment()
     view = SegmentView.decode(seg.encode())
     for term, raw in seg.postings.items():
-        assert view.lookup(term) == raw
+        assert view.lookup(term) == pack(raw)
+        assert unpack(pack(raw)) == raw
     for absent in ("", "a", "zzzz", "pixe", "pixell", "~", "beagl\t"):
         assert view.lookup(absent) is None
     assert view.stats == seg.stats()
@@ -125,8 +129,8 @@ def test_a_sound_index_lists_only_the_folders_newer_than_its_newest_slice() -> N
     assert SLICES.value not in snap.listed
     assert snap.listed == [p.value for p in tail_prefixes(newest)]
     assert index.search("beagle shoes", 1, CLOCK.now()).hits[0].slice_id == "2026-03-14-0900"
-    # Checking that the hit still exists lists its day folder only.
-    assert snap.listed[-1] == "memory/episodic/slices/2026/03/14"
+    # Checking that the hit still exists lists its own folder only.
+    assert snap.listed[-1] == "memory/episodic/slices/2026/03/14/0900"
 
 
 def test_tail_prefixes_cover_the_rest_of_the_year_and_the_years_after() -> None:
@@ -184,7 +188,7 @@ def test_the_format_doc_shows_what_the_code_writes() -> None:
     assert json.dumps(header["stats"]) in section
     assert f'"bytes": {len(seg.encode())},' in section
     for term in ("pixel", "travel"):
-        assert f"`{term}→{seg.postings[term].replace(chr(9), '→')}`" in section
+        assert f"`{term}→{pack(seg.postings[term]).replace(chr(9), '→')}`" in section
 
 
 def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,14 +216,107 @@ def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.Monke
 
 
 def test_a_posting_summary_counts_head_turns_and_passages() -> None:
-    from core.search.postings import decode, encode_doc, join, windows_with
+    from core.search.postings import encode_doc, entries, hits_of, join, windows_with
 
-    assert encode_doc(4, [(0, 2)], 5) == ("4,2,0,0", "")
-    assert encode_doc(4, [(3, 1)], 5) == ("4,0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
-    assert encode_doc(4, [(0, 1), (1, 2), (5, 1)], 5) == ("4,1,3,2", "1,2,5,1")
+    assert encode_doc([(0, 2)], 5) == ("2,0,0", "")
+    assert encode_doc([(3, 1)], 5) == ("0,1,3", "3,1")  # turn 3 of 5 is in all 3 passages
+    assert encode_doc([(0, 1), (1, 2), (5, 1)], 5) == ("1,3,2", "1,2,5,1")
+    # In more than half the turns: one character per turn, "@" + count.
+    assert encode_doc([(1, 2), (2, 1), (4, 3)], 5) == ("0,6,3", "=BA@C@")
+    assert encode_doc([(1, 300), (2, 1)], 3)[1] == "1,300,2,1"  # a count past one byte stays in pairs
     for n in range(0, 8):
         for j in range(n):
             assert windows_with([j], n) == len({a for a in range(max(1, n - 2)) if a <= j < a + 3})
-    rows = [encode_doc(0, [(0, 1), (2, 2)], 4), encode_doc(1, [(1, 1)], 1)]
-    raw = join([r for r, _ in rows], [p for _, p in rows])
-    assert decode(raw) == [(0, [(0, 1), (2, 2)]), (1, [(1, 1)])]
+    a, b = encode_doc([(0, 1), (2, 2)], 4), encode_doc([(1, 1)], 1)
+    raw = join([f"0,{a[0]}", f"1,{b[0]}"], [a[1], b[1]])
+    assert entries(raw) == [(0, a), (1, b)]
+    assert [hits_of(e, n) for (_, e), n in zip(entries(raw), (4, 1), strict=True)] == [
+        [(0, 1), (2, 2)],
+        [(1, 1)],
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 70_000),
+            st.integers(0, 70_000),
+            st.integers(0, 2**31),
+            st.integers(0, 40),
+            st.text(alphabet="0123456789,=@ABC", max_size=12),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_the_file_form_of_postings_round_trips(rows: list[tuple[int, int, int, int, str]]) -> None:
+    raw = join([f"{p},{h},{b},{w}" for p, h, b, w, _ in rows], [piece for *_, piece in rows])
+    assert unpack(pack(raw)) == raw
+
+
+def test_a_damaged_summary_loses_the_segments_share_of_the_term_only() -> None:
+    post = TermPostings()
+    post.add("hnot*base64\t", 0, set())
+    post.add("x" + pack("0,1,0,0\t")[1:], 0, set())
+    assert len(post) == 0
+    post.add(pack("0,1,0,0\t"), 3, set())
+    assert post.docs == [3] and post.heads == [1]
+    with pytest.raises(ValueError):
+        unpack("hnot*base64\t")
+
+
+def test_a_damaged_dense_piece_counts_nothing_where_it_is_damaged() -> None:
+    from core.search.postings import piece_counts
+
+    assert piece_counts("=A?\u4e00B", 4) == [1, 0, 0, 2]
+    assert piece_counts("=AB", 4) == [1, 2, 0, 0]  # shorter than the slice: the rest is 0
+    assert piece_counts("1,2,x,1", 3) == [0, 0, 0]  # a damaged pair list: no passage, no crash
+    assert piece_counts("1,2,9,1", 3) == [2, 0, 0]  # a turn past the slice's end is ignored
+
+
+def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
+    from core.search.postings import encode_doc
+
+    for hits, n in (([(2, 1)], 6), ([(1, 1), (2, 4), (3, 1), (6, 2)], 6), ([(0, 3), (1, 1)], 1)):
+        summary, piece = encode_doc(hits, n)
+        post = TermPostings()
+        post.add(pack(join([f"0,{summary}"], [piece])), 7, set())
+        counts = [0] * n
+        for turn, tf in hits:
+            if turn:
+                counts[turn - 1] = tf
+        assert post.turn_counts(7, n) == counts
+        assert 7 in post and 6 not in post and post.turn_counts(6, n) is None
+
+
+_WORDSET = st.sampled_from(["kayak", "lake", "Lake", "湖", "划船", "one", "1", "ünïcode", "a"])
+_TURN = st.lists(_WORDSET, max_size=260).map(" ".join) | st.text(max_size=80)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_TURN, min_size=0, max_size=7), min_size=1, max_size=5), st.text(max_size=30))
+def test_any_slice_text_survives_the_file_and_the_reader(turn_lists: list[list[str]], head: str) -> None:
+    from core.search.reader import SliceText, TurnText
+
+    docs = []
+    for i, turns in enumerate(turn_lists):
+        sid = f"2026-01-0{i + 1}-0900"
+        st_ = SliceText(sid, focus=head, status="closed", turns=[TurnText("user", "", t) for t in turns])
+        docs.append(analyze(st_, fingerprint(repr(turns))))
+    seg = Segment.build("0001", docs)
+    again = Segment.decode(seg.encode())
+    assert again.docs == seg.docs and again.postings == seg.postings
+    view = SegmentView.decode(seg.encode())
+    for pos, doc in enumerate(docs):
+        n = len(doc.meta.turn_lens)
+        for term, entry in doc.terms.items():
+            post = TermPostings()
+            stored = view.lookup(term)
+            assert stored is not None
+            post.add(stored, 0, set())
+            expected = [0] * n
+            for turn, tf in hits_of(entry, n):
+                if turn:
+                    expected[turn - 1] = tf
+            assert post.turn_counts(pos, n) == (expected if any(expected) else None)
