@@ -51,21 +51,23 @@ def test_theme_follows_the_system_cycles_and_persists_without_a_flash(make_app, 
     page = app.open()
     assert page.evaluate("window.__darkAtStart") is True
     dark = "() => document.documentElement.classList.contains('dark')"
+    light = "() => !document.documentElement.classList.contains('dark')"
+    # The class follows the toggle in an effect after its render: wait for it, briefly.
     toggle = page.get_by_test_id("theme-toggle")
     assert toggle.get_attribute("data-theme") == "system"
     toggle.click()
     expect(toggle).to_have_attribute("data-theme", "light")
-    assert page.evaluate(dark) is False
+    page.wait_for_function(light, timeout=3000)
     toggle.click()
     expect(toggle).to_have_attribute("data-theme", "dark")
-    assert page.evaluate(dark) is True
+    page.wait_for_function(dark, timeout=3000)
     page.emulate_media(color_scheme="light")
     page.reload()
     page.wait_for_selector("[data-testid=wheel]")
     assert page.evaluate("window.__darkAtStart") is True
     page.get_by_test_id("theme-toggle").click()
     expect(page.get_by_test_id("theme-toggle")).to_have_attribute("data-theme", "system")
-    assert page.evaluate(dark) is False
+    page.wait_for_function(light, timeout=3000)
 
 
 def test_chinese_from_the_url_sticks_and_the_toggle_switches_back(make_app, demo_server: Server) -> None:
