@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.errors import PathDenied
-from core.memory.paths import MemoryPath, check_size
+from core.storage.paths import MemoryPath, check_size
 
 UpdateFn = Callable[[str | None], str | None]
 

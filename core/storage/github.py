@@ -27,7 +27,6 @@ import github.GitTree
 from github import Auth, Github, InputGitTreeElement
 
 from core.errors import ConflictError, InvalidInput, PathDenied, StorageError
-from core.memory.paths import FileTooLarge, MemoryPath, check_size, size_limit
 from core.storage.base import (
     Change,
     CommitResult,
@@ -39,6 +38,7 @@ from core.storage.base import (
 from core.storage.blobcache import BlobCache
 from core.storage.github_errors import RefConflict, RetryPolicy, Target, call
 from core.storage.local import decode_text, git_blob_sha
+from core.storage.paths import FileTooLarge, MemoryPath, check_size, size_limit
 
 DEFAULT_API_URL = "https://api.github.com"
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")

@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from core.errors import InvalidInput, PathDenied, StorageError
-from core.memory.paths import FileTooLarge, MemoryPath, size_limit
 from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_changes
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
+from core.storage.paths import FileTooLarge, MemoryPath, size_limit
 
 _NEW_FILE_MODE = 0o644
 
