@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from core.errors import PathDenied
 from core.storage.paths import MemoryPath, check_size
@@ -83,6 +83,39 @@ class Snapshot(Protocol):
         which files changed without fetching them.
         """
         ...
+
+
+@runtime_checkable
+class Prefetching(Protocol):
+    """A snapshot whose reads are remote: it can fetch many files at once before they are read."""
+
+    def prefetch(self, paths: Iterable[MemoryPath]) -> int:
+        """Fetch the texts of `paths` not held yet (several at a time, or one archive); returns
+        how many were fetched. Reading them afterwards costs nothing."""
+        ...
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a remote backend may still ask of its server before the limit resets."""
+
+    remaining: int
+    limit: int
+    reset_at: float  # epoch seconds
+
+
+@runtime_checkable
+class Budgeted(Protocol):
+    """A backend with a request budget (GitHub's rate limit)."""
+
+    def budget(self) -> Budget | None:
+        """The budget the last answer reported; None before the first request."""
+        ...
+
+
+def request_budget(storage: object) -> Budget | None:
+    """The storage's request budget, or None when it has none (local folders, memory)."""
+    return storage.budget() if isinstance(storage, Budgeted) else None
 
 
 class Reader(Protocol):
@@ -189,6 +222,18 @@ class WriteBatch:
         pending = {c.path for c in self.changes if c.path.is_under(prefix)} - set(listed)
         created = [p for p in pending if self.read(p) is not None]
         return sorted([*listed, *created]) if created else list(listed)
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        """The file's blob sha as this batch sees it (a pending change is hashed, not fetched)."""
+        if any(c.path == path for c in self.changes):
+            text = self.read(path)
+            return None if text is None else blob_sha(text)
+        return self.snapshot.version_of(path)
+
+    def prefetch(self, paths: Iterable[MemoryPath]) -> int:
+        """Let a remote snapshot fetch these files at once (no-op for local backends)."""
+        snap = self.snapshot
+        return snap.prefetch(paths) if isinstance(snap, Prefetching) else 0
 
     def put(self, path: MemoryPath, text: str) -> None:
         self.changes.append(Put(path, text))
