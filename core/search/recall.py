@@ -20,7 +20,15 @@ from core.memory.paths import SLICES, MemoryPath, core_md, day_dir, legacy_flat_
 from core.search.corpus import Corpus, zone
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
-from core.search.segment import DocTerms, Segment, SegmentView, analyze, fingerprint
+from core.search.segment import (
+    FINGERPRINT_LEN,
+    DocMeta,
+    DocTerms,
+    Segment,
+    SegmentView,
+    analyze,
+    fingerprint,
+)
 from core.search.store import (
     MANIFEST,
     SegmentInfo,
@@ -204,12 +212,14 @@ def _write(
 def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
     """Bring the stored index in line with the slice files (queued on `batch`, not committed).
 
-    Every slice is read and compared by content hash, so marks or merges made after a slice was
-    indexed are picked up. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
+    Every slice's blob sha (from the listing: no read) is compared with the one it was indexed
+    from, so marks or merges made after a slice was indexed are picked up; only changed slices
+    are read, fetched together. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
     """
     listed = slice_paths(batch)
     stored = load_stored(batch)
     if full or not stored.present or stored.problems:
+        batch.prefetch(listed.values())  # a cold build reads everything: one archive on GitHub
         docs = [d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid]))]
         segments = layout(docs)
         size = _write(batch, segments, {s.name for s in segments}, stored.names, clock)
@@ -224,9 +234,11 @@ def _incremental(
     batch: WriteBatch, stored: StoredIndex, listed: dict[str, MemoryPath], clock: Clock
 ) -> RefreshReport:
     indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
+    changed_ids = [sid for sid in sorted(listed) if not _unchanged(batch, indexed.get(sid), listed[sid])]
+    batch.prefetch(listed[sid] for sid in changed_ids)
     upserts: list[DocTerms] = []
     added = 0
-    for sid in sorted(listed):
+    for sid in changed_ids:
         text = batch.read(listed[sid])
         if text is None:
             continue
@@ -244,6 +256,12 @@ def _incremental(
     else:
         report.bytes = sum(len(s.encode()) for s in segments)
     return report
+
+
+def _unchanged(batch: WriteBatch, meta: DocMeta | None, path: MemoryPath) -> bool:
+    """Whether the stored document was built from the file's current version (no read)."""
+    version = batch.version_of(path)
+    return meta is not None and version is not None and meta.fingerprint == version[:FINGERPRINT_LEN]
 
 
 def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:

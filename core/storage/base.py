@@ -95,6 +95,23 @@ class Prefetching(Protocol):
         ...
 
 
+@runtime_checkable
+class Versioned(Protocol):
+    """A reader that knows a file's blob sha without reading it (snapshots, write batches)."""
+
+    def version_of(self, path: MemoryPath) -> str | None: ...
+
+
+def prefetch(reader: object, paths: Iterable[MemoryPath]) -> int:
+    """Ask `reader` to fetch `paths` ahead when it can (remote snapshots); else do nothing."""
+    return reader.prefetch(paths) if isinstance(reader, Prefetching) else 0
+
+
+def version_of(reader: object, path: MemoryPath) -> str | None:
+    """The file's blob sha when `reader` can tell without reading; None when it cannot."""
+    return reader.version_of(path) if isinstance(reader, Versioned) else None
+
+
 @dataclass(frozen=True)
 class Budget:
     """What a remote backend may still ask of its server before the limit resets."""
