@@ -32,10 +32,11 @@ from core.memory.catalog import (
     slice_meta,
 )
 from core.memory.catalog_pending import drop_folded, overlay, parse_pending, upsert_pending
+from core.memory.catalog_shas import Versions, parse_shas, render_shas
 from core.memory.monthly_index import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.slice import Slice
 from core.memory.strands import load_strands, render_strands, weave_tags
-from core.storage.base import Reader
+from core.storage.base import Reader, prefetch, version_of
 
 SEED_MONTHS = 24
 _SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
@@ -96,14 +97,21 @@ def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, Entry]:
     return seeded
 
 
+def may_be_stale(prior: Entry | None, today: str, reread_all: bool = False) -> bool:
+    """Whether an entry must be made again from its slice: new, dry, dated today, or all asked."""
+    return prior is None or reread_all or bool(prior.get("needs_marking")) or prior.get("date") == today
+
+
 def reconcile(
     projected: Mapping[str, Entry],
     slice_ids: Iterable[str],
     read_meta: Callable[[str], SliceMeta | None],
     today: str,
     reread_all: bool = False,
+    unchanged: Callable[[str], bool] = lambda sid: False,
 ) -> tuple[list[Entry], WeaveResult]:
-    """Entries for the slices on disk, reusing projected ones where they cannot be stale."""
+    """Entries for the slices on disk, reusing projected ones where they cannot be stale
+    (`unchanged`: the slice's file is still the version its entry was made from)."""
     entries: list[Entry] = []
     added = newly_dry = 0
     on_disk = set()
@@ -116,7 +124,7 @@ def reconcile(
                 entries.append(entry_from_meta(sid, meta))
                 added += 1
             continue
-        if not (reread_all or prior.get("needs_marking") or prior.get("date") == today):
+        if not may_be_stale(prior, today, reread_all) or (not reread_all and unchanged(sid)):
             entries.append(prior)
             continue
         meta = read_meta(sid)
@@ -188,7 +196,13 @@ def weave_catalog(
     )
     if slice_ids is None:
         slice_ids = list_slice_ids(batch)
-    entries, counts = reconcile(projected, slice_ids, load, iso(now)[:10], reread_all)
+    today = iso(now)[:10]
+    shas_text = read_or_none(batch, paths.CATALOG_SHAS_JSON)
+    versions = Versions(parse_shas(shas_text), lambda sid: version_of(batch, paths.core_md(sid)))
+    unchanged = versions.unchanged if projected else (lambda sid: False)
+    stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
+    prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
+    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged)
     resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
     doc = build_index(entries, now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
@@ -196,6 +210,10 @@ def weave_catalog(
     index_text, md_text = render_files(doc, locale)
     batch.put(paths.CATALOG_JSON, index_text)
     batch.put(paths.TIMELINE_MD, md_text)
+    if not reread_all:  # a full rebuild leaves it: an unchanged file still gives the same entry
+        recorded = versions.record(doc["slices"], today)
+        if recorded or shas_text is not None:  # no file until there is something to record
+            batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
     if folded:
         batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded))

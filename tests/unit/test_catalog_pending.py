@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from core.memory import paths
 from core.memory.catalog import read_index
 from core.memory.catalog_pending import drop_folded, overlay, parse_pending, render_pending, upsert_pending
+from core.memory.catalog_shas import parse_shas
 from core.memory.slice import Slice, Turn, render_core_md
-from core.memory.weave import queue_catalog_entries, weave_timeline
-from core.storage.base import WriteBatch
+from core.memory.weave import meta_loader, queue_catalog_entries, weave_catalog, weave_timeline
+from core.storage.base import WriteBatch, blob_sha
 from core.storage.memory import InMemoryStorage
 
 pytestmark = pytest.mark.unit
@@ -103,11 +104,8 @@ def test_a_new_slice_costs_only_the_small_file_until_the_weave_folds_it() -> Non
     assert index is not None and [e["id"] for e in index["slices"]] == ["2026-08-01-0900", "2026-08-11-1200"]
     batch = WriteBatch.open(storage)
     weave_timeline(batch, NOW, force=True)
-    assert set(batch.commit("maintenance").written) == {
-        paths.CATALOG_JSON,
-        paths.TIMELINE_MD,
-        paths.PENDING_JSON,
-    }
+    folded = {paths.CATALOG_JSON, paths.TIMELINE_MD, paths.PENDING_JSON, paths.CATALOG_SHAS_JSON}
+    assert set(batch.commit("maintenance").written) == folded
     assert json.loads(storage.files[paths.CATALOG_JSON])["slices"] == index["slices"]
     assert parse_pending(storage.files[paths.PENDING_JSON]) == []
     assert "2026-08-11-1200" in storage.files[paths.TIMELINE_MD]
@@ -118,3 +116,36 @@ def test_no_catalog_no_pending_entry() -> None:
     batch = WriteBatch.open(storage)
     queue_catalog_entries(batch, [_slice("2026-08-11-1200")])
     assert batch.pending_paths == []
+
+
+def test_a_weave_rereads_a_dry_slice_only_when_its_file_changed() -> None:
+    storage = InMemoryStorage()
+    dry = _slice("2026-08-01-0900")  # no focus, no summary: re-read by every weave
+    storage.files[paths.core_md(dry.slice_id)] = render_core_md(dry)
+    reads: list[str] = []
+
+    def weave() -> None:
+        batch = WriteBatch.open(storage)
+        load = meta_loader(batch)
+        weave_catalog(batch, NOW, lambda sid: reads.append(sid) or load(sid), force=True)
+        batch.commit("weave")
+
+    weave()
+    assert reads == ["2026-08-01-0900"]
+    assert parse_shas(storage.files[paths.CATALOG_SHAS_JSON]) == {
+        dry.slice_id: blob_sha(render_core_md(dry))[:16]
+    }
+    weave()
+    assert reads == ["2026-08-01-0900"]  # unchanged: not read again
+    marked = Slice(**{**dry.__dict__, "focus": "Marked since"})
+    storage.files[paths.core_md(dry.slice_id)] = render_core_md(marked)
+    weave()
+    assert reads == ["2026-08-01-0900"] * 2
+    index = read_index(storage.snapshot())
+    assert index is not None and index["slices"][0]["focus"] == "Marked since"
+    assert parse_shas(storage.files[paths.CATALOG_SHAS_JSON]) == {}  # no longer dry, not today
+
+
+@pytest.mark.parametrize("text", [None, "", "garbage", '{"core_md": []}', '{"core_md": {"x": 3}}'])
+def test_an_unreadable_shas_file_records_nothing(text: str | None) -> None:
+    assert parse_shas(text) == {}
