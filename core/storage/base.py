@@ -171,26 +171,44 @@ def blob_sha(text: str) -> str:
 
 
 def resolve_changes(
-    changes: Sequence[Change], read: Callable[[MemoryPath], str | None]
+    changes: Sequence[Change],
+    read: Callable[[MemoryPath], str | None],
+    version: Callable[[MemoryPath], str | None] | None = None,
 ) -> dict[MemoryPath, str]:
     """Evaluate changes in order against `read`, returning only files whose text changes.
 
-    Several changes to one path compose (each sees the previous one's result). Sizes are
-    checked here, so no backend can write a file over the cap.
+    Several changes to one path compose (each sees the previous one's result). A file whose
+    first change is a Put is not read to compute it; with `version` (the stored blob sha, free
+    on GitHub) it is not read to compare either — a 5 MB index rewritten unchanged costs nothing.
+    Sizes are checked here, so no backend can write a file over the cap.
     """
     current: dict[MemoryPath, str | None] = {}
     for change in changes:
         require_memory_path(change.path)
-        base = current[change.path] if change.path in current else read(change.path)
+        if change.path in current:
+            base = current[change.path]
+        else:
+            base = None if isinstance(change, Put) else read(change.path)
         new = change.apply(base)
         current[change.path] = base if new is None else new
     out: dict[MemoryPath, str] = {}
     for path, text in current.items():
-        if text is None or text == read(path):
+        if text is None or _unchanged(path, text, read, version):
             continue
         check_size(path, text)
         out[path] = text
     return out
+
+
+def _unchanged(
+    path: MemoryPath,
+    text: str,
+    read: Callable[[MemoryPath], str | None],
+    version: Callable[[MemoryPath], str | None] | None,
+) -> bool:
+    if version is not None:
+        return blob_sha(text) == version(path)
+    return text == read(path)
 
 
 def is_hidden(path: str) -> bool:

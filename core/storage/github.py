@@ -135,6 +135,13 @@ class GitHubSnapshot:
     def prefetch(self, paths: Iterable[MemoryPath]) -> int:
         return self.owner.prefetch(self.listing, paths)
 
+    def checked_version(self, path: MemoryPath) -> str | None:
+        """`version_of`, refusing a stored file over its cap as reading it would."""
+        entry = self.listing.entries.get(path.value)
+        if entry is not None and entry.size > size_limit(path):
+            raise FileTooLarge(path, entry.size)
+        return entry.sha if entry else None
+
 
 class GitHubStorage:
     """Memory in the GitHub repository `repo` (owner/name), on `branch` (default: the repo's)."""
@@ -199,7 +206,7 @@ class GitHubStorage:
         snap = base if isinstance(base, GitHubSnapshot) and base.owner is self else self.snapshot()
         attempts = self.policy.conflict_attempts
         for attempt in range(1, attempts + 1):
-            written = resolve_changes(changes, snap.read)
+            written = resolve_changes(changes, snap.read, snap.checked_version)
             if not written:
                 return CommitResult(version=snap.version, attempts=attempt)
             sha = self._try_commit(snap.listing, written, message)

@@ -110,3 +110,16 @@ def _archive_with(fake: FakeGitHub, sha: str, path: str, data: bytes) -> bytes:
                 content, member.size = data, len(data)
             tar.addfile(member, io.BytesIO(content) if member.isfile() else None)
     return gzip.compress(out.getvalue())
+
+
+def test_rewriting_a_file_unchanged_reads_nothing_and_writes_nothing(fake_github: FakeGitHub) -> None:
+    big = MemoryPath("memory/episodic/timeline/index.json")
+    fake_github.commit_files({big.value: "x" * 2_000_000}, "seed")
+    storage = fake_github.client(branch="main")
+    batch = WriteBatch.open(storage)
+    fake_github.reset_counts()
+    batch.put(big, "x" * 2_000_000)
+    assert not batch.commit("no-op").changed
+    assert fake_github.counts == {}  # compared by blob sha: no 2 MB download, no commit
+    batch.put(big, "y")
+    assert batch.commit("change").changed and fake_github.read(big.value) == "y"
