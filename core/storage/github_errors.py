@@ -23,6 +23,7 @@ from github import GithubException
 
 from core.clock import Clock, SystemClock
 from core.errors import PreviouslyError, StorageError, TransientError
+from core.storage.base import BudgetSpent
 
 T = TypeVar("T")
 _FAST_FORWARD = re.compile(r"not a fast.?forward", re.IGNORECASE)
@@ -38,11 +39,12 @@ class GitHubRateLimited(TransientError):
         self.retry_after = retry_after
 
 
-class RateLimitSpent(GitHubRateLimited):
+class RateLimitSpent(GitHubRateLimited, BudgetSpent):
     """The token's primary budget (requests an hour) is spent until `reset_at` (epoch seconds)."""
 
     def __init__(self, message: str, retry_after: float, reset_at: float) -> None:
-        super().__init__(message, retry_after)
+        TransientError.__init__(self, message)  # both bases only add attributes
+        self.retry_after = retry_after
         self.reset_at = reset_at
 
 
