@@ -43,7 +43,7 @@ from core.search.store import (
     route,
     segment_path,
 )
-from core.storage.base import WriteBatch
+from core.storage.base import WriteBatch, prefetch
 
 # Building the index inside a turn is fine for a young memory; a large one waits for `maintain`.
 INLINE_BUILD_LIMIT = 200
@@ -96,7 +96,9 @@ def open_index(snapshot: Readable) -> OpenIndex:
     skip, known, reread = _stale(stored.views, listed if whole else None)
     for sid in reread:
         listed.setdefault(sid, _slice_path(snapshot, sid))
-    fresh = [d for sid in sorted(set(listed) - known) if (d := _analyze(snapshot, sid, listed[sid]))]
+    unknown = sorted(set(listed) - known)
+    prefetch(snapshot, [listed[sid] for sid in unknown])  # fetched together (an archive when many)
+    fresh = [d for sid in unknown if (d := _analyze(snapshot, sid, listed[sid]))]
     notes = list(stored.problems)
     if not stored.present:
         notes.append(

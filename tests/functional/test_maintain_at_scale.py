@@ -9,7 +9,10 @@ import pytest
 from core.clock import FixedClock, SequentialIds
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.memory.paths import core_md
+from core.memory.rebuild import rebuild_indexes
 from core.memory.slice import parse_core_md
+from core.search import recall
+from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import RetryPolicy
 from core.turn.deps import TurnDeps
@@ -103,3 +106,18 @@ def test_a_spent_budget_stops_cleanly_and_the_next_pass_resumes(fake_github: Fak
     assert resumed.stopped is None and resumed.search_index["slices"] == len(ids) + 1
     assert parse_core_md(fake_github.read(core_md(ACTIVE).value) or "").status == "closed"
     assert run_maintenance(deps_for(client(fake_github, clock), clock), use_model=False).commits == []
+
+
+def test_a_cold_weave_and_a_cold_recall_read_the_slices_in_one_archive(fake_github: FakeGitHub) -> None:
+    seed(fake_github)
+    clock = FixedClock.at(NOW)
+    batch = WriteBatch.open(client(fake_github, clock))
+    fake_github.reset_counts()
+    report = rebuild_indexes(batch, clock.now())
+    assert report.slices == 81 and fake_github.counts["GET codeload"] == 1
+    assert fake_github.counts["GET /git/blobs/{sha}"] == 0
+    batch.commit("weave")
+    fake_github.reset_counts()
+    result = recall(client(fake_github, clock).snapshot(), "note 7", 3, clock)
+    assert result.hits and fake_github.counts["GET codeload"] == 1
+    assert fake_github.counts["GET /git/blobs/{sha}"] <= 3, fake_github.counts
