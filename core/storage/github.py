@@ -15,8 +15,11 @@ and try again, a bounded number of times. Only the configured repository is ever
 from __future__ import annotations
 
 import base64
+import logging
 import re
+import tarfile
 import threading
+import zlib
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,9 +33,10 @@ import github.GitRef
 import github.GitTree
 from github import Auth, Github, InputGitTreeElement
 
-from core.errors import ConflictError, InvalidInput, PathDenied, StorageError
+from core.errors import ConflictError, InvalidInput, PathDenied, PreviouslyError, StorageError
 from core.storage.base import (
     Budget,
+    BudgetSpent,
     Change,
     CommitResult,
     Snapshot,
@@ -46,6 +50,7 @@ from core.storage.github_errors import RateLimitSpent, RefConflict, RetryPolicy,
 from core.storage.local import decode_text, git_blob_sha
 from core.storage.paths import FileTooLarge, MemoryPath, check_size, size_limit
 
+log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://api.github.com"
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _FILE_MODES = ("100644", "100755")
@@ -91,6 +96,10 @@ class Listing:
             data = text.encode("utf-8")
             entries[path.value] = Entry(git_blob_sha(data), len(data), self.mode_of(path.value))
         return Listing.of(commit, tree, entries)
+
+
+class ArchiveUnusable(Exception):
+    """The repository archive could not be fetched or read (internal: prefetch falls back)."""
 
 
 class GitHubSnapshot:
@@ -241,7 +250,10 @@ class GitHubStorage:
                 missing[path] = entry
         fetched = 0
         if len(missing) > ARCHIVE_OVER:
-            fetched = self._from_archive(listing, missing)
+            try:
+                fetched = self._from_archive(listing, missing)
+            except ArchiveUnusable as exc:  # the files are read blob by blob instead
+                log.warning("repository archive unusable (%s); reading %d files as blobs", exc, len(missing))
             missing = {p: e for p, e in missing.items() if self.blobs.get(e.sha) is None}
         if missing:
             with ThreadPoolExecutor(PARALLEL_READS) as pool:
@@ -260,11 +272,16 @@ class GitHubStorage:
     def _from_archive(self, listing: Listing, wanted: Mapping[MemoryPath, Entry]) -> int:
         """Cache the wanted files from the commit's archive (those whose blob sha matches)."""
         what = "download the memory archive"
-        url = self._call(lambda: self._repo.get_archive_link("tarball", listing.commit), what)
-        data = self._call(lambda: download(url, self._timeout), what)
-        shas = {p.value: e.sha for p, e in wanted.items()}
+        try:
+            url = self._call(lambda: self._repo.get_archive_link("tarball", listing.commit), what)
+            data = self._call(lambda: download(url, self._timeout), what)
+            files = list(matching_files(data, shas := {p.value: e.sha for p, e in wanted.items()}))
+        except BudgetSpent:
+            raise
+        except (PreviouslyError, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise ArchiveUnusable(str(exc)) from exc
         count = 0
-        for path, raw in matching_files(data, shas):
+        for path, raw in files:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:

@@ -123,3 +123,17 @@ def test_rewriting_a_file_unchanged_reads_nothing_and_writes_nothing(fake_github
     assert fake_github.counts == {}  # compared by blob sha: no 2 MB download, no commit
     batch.put(big, "y")
     assert batch.commit("change").changed and fake_github.read(big.value) == "y"
+
+
+@pytest.mark.parametrize("broken", ["garbage", "missing"])
+def test_an_unusable_archive_falls_back_to_blobs(fake_github: FakeGitHub, broken: str) -> None:
+    wanted = seed(fake_github, 70)
+    batch = WriteBatch.open(fake_github.client(branch="main"))
+    if broken == "garbage":
+        fake_github._archives[fake_github.head() or ""] = b"not a gzip tarball"
+    else:
+        fake_github.fail_next(3, "500", route="GET /tarball/{ref}")
+    fake_github.reset_counts()
+    assert batch.prefetch(wanted) == 70
+    assert fake_github.counts["GET /git/blobs/{sha}"] == 70
+    assert all(batch.read(p) == fake_github.read(p.value) for p in wanted)
