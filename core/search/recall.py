@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from core.clock import Clock, iso
 from core.errors import InvalidInput
 from core.memory.paths import SLICES, MemoryPath, core_md, day_dir, legacy_flat_md, parse_slice_id
+from core.search import built_from
 from core.search.corpus import Corpus, zone
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
@@ -219,6 +220,15 @@ def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> Refres
     are read, fetched together. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
     """
     listed = slice_paths(batch)
+    same = None if full else built_from.current(batch, listed)
+    if same is not None:  # built from exactly these slice versions: no segment is loaded
+        return RefreshReport(False, slices=same.slices, segments=same.segments, bytes=same.bytes)
+    report = _refresh(batch, clock, full, listed)
+    built_from.record(batch, listed, report.slices, report.segments, report.bytes)
+    return report
+
+
+def _refresh(batch: WriteBatch, clock: Clock, full: bool, listed: dict[str, MemoryPath]) -> RefreshReport:
     stored = load_stored(batch)
     if full or not stored.present or stored.problems:
         batch.prefetch(listed.values())  # a cold build reads everything: one archive on GitHub

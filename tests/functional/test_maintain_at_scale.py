@@ -11,7 +11,8 @@ from core.llm.registry import ModelRegistry, ProviderConfig
 from core.memory.paths import core_md
 from core.memory.rebuild import rebuild_indexes
 from core.memory.slice import parse_core_md
-from core.search import recall
+from core.search import recall, refresh_index
+from core.search.built_from import parse_built_from
 from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import RetryPolicy
@@ -121,3 +122,29 @@ def test_a_cold_weave_and_a_cold_recall_read_the_slices_in_one_archive(fake_gith
     result = recall(client(fake_github, clock).snapshot(), "note 7", 3, clock)
     assert result.hits and fake_github.counts["GET codeload"] == 1
     assert fake_github.counts["GET /git/blobs/{sha}"] <= 3, fake_github.counts
+
+
+def test_an_unchanged_search_index_is_known_from_one_small_file(fake_github: FakeGitHub) -> None:
+    ids = seed(fake_github)
+    clock = FixedClock.at(NOW)
+    run_maintenance(deps_for(client(fake_github, clock), clock), use_model=False)
+    batch = WriteBatch.open(client(fake_github, clock))
+    fake_github.reset_counts()
+    report = refresh_index(batch, clock)
+    assert (report.rebuilt, report.slices, report.updated) == (False, len(ids) + 1, 0)
+    assert fake_github.counts["GET /git/blobs/{sha}"] == 1  # built-from.json: no manifest, no segment
+    assert not batch.commit("nothing").changed
+    fake_github.commit_files({core_md(ids[0]).value: lambda t: (t or "") + "\nMore.\n"})
+    batch = WriteBatch.open(client(fake_github, clock))
+    assert refresh_index(batch, clock).updated == 1
+    batch.commit("refresh")
+    fake_github.commit_files({"memory/episodic/search/seg-0001.json": "damaged"})
+    batch = WriteBatch.open(client(fake_github, clock))
+    assert refresh_index(batch, clock).rebuilt  # a damaged segment fails the record: rebuilt
+
+
+@pytest.mark.parametrize(
+    "text", [None, "", "garbage", "[]", '{"index": "a"}', '{"index": "a", "digest": "b", "slices": "x"}']
+)
+def test_an_unreadable_built_from_record_means_a_full_check(text: str | None) -> None:
+    assert parse_built_from(text) is None
