@@ -1,7 +1,7 @@
 """`search/built-from.json`: which slice versions the stored search index was built from.
 
 A refresh compares every slice's blob sha with the index, which means loading every segment
-(about one file per 600 slices). This one small file lets it skip that when nothing changed:
+(about one file per 500 slices). This one small file lets it skip that when nothing changed:
 a digest of every listed slice's id and blob sha (free on GitHub: the tree listing carries
 them) and one over the blob shas of the index's own files (manifest and segments) as written
 with it. Both equal → the index is current.
