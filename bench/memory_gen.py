@@ -28,8 +28,11 @@ def _pool(rng: random.Random, size: int = 4000) -> list[str]:
     return [_sentence(rng, rng.randint(5, 40)) for _ in range(size)]
 
 
-def core_md(rng: random.Random, slice_id: str, start: datetime, pool: list[str]) -> str:
-    """One closed slice with 4–30 turns, written as the product writes it; 5 % are left unmarked."""
+def core_md(
+    rng: random.Random, slice_id: str, start: datetime, pool: list[str], unmarked: float = 0.05
+) -> str:
+    """One closed slice with 4–30 turns, written as the product writes it; 5 % (`unmarked`) are
+    left unmarked."""
     n_turns = rng.randint(4, 30)
     stamps = [iso(start + timedelta(seconds=40 * i + rng.randint(0, 30))) for i in range(n_turns)]
     turns = [
@@ -41,7 +44,7 @@ def core_md(rng: random.Random, slice_id: str, start: datetime, pool: list[str])
         )
         for i, stamp in enumerate(stamps)
     ]
-    marked = rng.random() >= 0.05
+    marked = rng.random() >= unmarked
     s = Slice(
         slice_id=slice_id,
         status="closed",

@@ -16,6 +16,7 @@ from typing import Any
 from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput
 from core.memory import jsjson, paths
+from core.memory.catalog_pending import overlay, parse_pending
 from core.memory.slice import Slice, as_text, as_text_list, parse_frontmatter
 from core.memory.timeline_md import render_timeline_md
 from core.memory.turns import count_turns
@@ -159,8 +160,12 @@ def parse_index(text: str | None) -> tuple[dict[str, Any] | None, list[str]]:
 
 
 def read_index(reader: Reader) -> dict[str, Any] | None:
-    """The current catalog, or None when there is none (or it is unreadable)."""
-    return parse_index(read_or_none(reader, paths.CATALOG_JSON))[0]
+    """The current catalog — index.json with the entries still pending (`catalog_pending`)
+    overlaid — or None when there is none (or it is unreadable)."""
+    index = parse_index(read_or_none(reader, paths.CATALOG_JSON))[0]
+    if index is None:
+        return None
+    return overlay(index, parse_pending(read_or_none(reader, paths.PENDING_JSON)))
 
 
 def read_or_none(reader: Reader, path: paths.MemoryPath) -> str | None:

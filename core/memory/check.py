@@ -19,7 +19,7 @@ from core.errors import SliceFormatError
 from core.memory import paths
 from core.memory.appendix import explain_unplaceable
 from core.memory.card import is_card, parse_card
-from core.memory.catalog import parse_index, read_or_none
+from core.memory.catalog import parse_index, read_index, read_or_none
 from core.memory.config import parse_config
 from core.memory.damage import DamagedFile, read_text
 from core.memory.monthly_index import parse_monthly
@@ -294,8 +294,8 @@ def _check_folders(folders: dict[str, set[str]]) -> list[Finding]:
 
 
 def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list[Finding]:
-    """Catalog entries without a slice (phantoms) and slices the catalog lacks."""
-    index, _ = parse_index(read_or_none(reader, paths.CATALOG_JSON))
+    """Catalog entries without a slice (phantoms) and slices the catalog lacks (pending entries count)."""
+    index = read_index(reader)
     if index is None:
         return []
     listed = {str(e["id"]) for e in index["slices"]}

@@ -27,7 +27,7 @@ from core.memory.forget_card import CardScrub, RefMatch, mentions, ref_matcher, 
 from core.memory.merge import edit_slice
 from core.memory.monthly_index import monthly_path, remove_monthly
 from core.memory.slice import Slice, parse_core_md
-from core.memory.slice_view import missing_slice, slice_file
+from core.memory.slice_view import missing_slice, readable_slice_file, slice_file
 from core.memory.slicer import USER_MARK
 from core.memory.strands import drop_slice, load_strands, render_strands
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
@@ -160,7 +160,7 @@ def _queue_turn(
     batch: WriteBatch, slice_id: str, turn_id: str, now: datetime, locale: str, clock: Clock
 ) -> bool:
     """Queue the removal of one exchange; True when it was the slice's last (the slice goes)."""
-    path, text = slice_file(batch, slice_id)
+    path, text = readable_slice_file(batch, slice_id)
     if path != paths.core_md(slice_id):
         raise InvalidInput(
             f"Slice {slice_id} is an old single-file slice; forget it whole (without --turn), "

@@ -17,6 +17,7 @@ from core.memory.catalog import MetaReader, SliceMeta, coerce_list, read_or_none
 from core.memory.monthly_index import monthly_entry_from_catalog, render_monthly
 from core.memory.strands import parse_strands, rebuild_strands, render_strands
 from core.memory.weave import Progress, WeaveResult, Writer, meta_loader, slice_ids_in, weave_catalog
+from core.storage.base import prefetch
 
 _MONTHLY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/_index\.json$")
 _FLAT_RE = re.compile(r"^memory/episodic/slices/(\d{4}/\d{2}/\d{2}/\d{4})\.md$")
@@ -57,6 +58,10 @@ def rebuild_indexes(
     slice_ids = slice_ids_in(listing)
     if on_total:
         on_total(len(slice_ids))
+    # Every slice and every file the rebuild compares with: one archive download on GitHub.
+    derived = [p for p in listing if _MONTHLY_RE.match(p.value)]
+    derived += [paths.CATALOG_JSON, paths.TIMELINE_MD, paths.STRANDS_JSON]
+    prefetch(batch, [*(paths.core_md(sid) for sid in slice_ids), *derived])
     load = meta_loader(batch, read_meta, progress)
     metas: dict[str, SliceMeta | None] = {sid: load(sid) for sid in slice_ids}
 

@@ -18,7 +18,7 @@ from core.memory.appendix import code_fence
 from core.memory.config_store import read_config
 from core.memory.merge import edit_slice
 from core.memory.slice import Slice, Turn, parse_core_md
-from core.memory.slice_view import slice_file
+from core.memory.slice_view import readable_slice_file
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.storage.base import Storage, WriteBatch
 
@@ -65,7 +65,7 @@ def _last_exchange(s: Slice, turn_id: str) -> list[Turn]:
 def retract_exchange(storage: Storage, slice_id: str, turn_id: str, clock: Clock) -> Retracted:
     """Move the slice's last exchange from core.md into agent.md (one commit)."""
     batch = WriteBatch.open(storage)
-    path, text = slice_file(batch, slice_id)
+    path, text = readable_slice_file(batch, slice_id)
     if path != paths.core_md(slice_id):
         raise InvalidInput(f"Slice {slice_id} is an old single-file slice; send a new message instead.")
     current = parse_core_md(text)

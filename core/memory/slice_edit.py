@@ -19,7 +19,7 @@ from core.memory import paths
 from core.memory.config_store import read_config
 from core.memory.merge import edit_slice
 from core.memory.slice import Slice, parse_core_md
-from core.memory.slice_view import slice_file
+from core.memory.slice_view import readable_slice_file
 from core.memory.slicer import USER_MARK
 from core.memory.strands import find_matching, load_strands, render_strands
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_slice_strands
@@ -102,7 +102,7 @@ def edit_slice_marks(storage: Storage, slice_id: str, changes: SliceChanges, clo
     if storage.demo or storage.read_only:
         raise ReadOnly("This memory is read-only (the demo persona): edits are not saved here.")
     batch = WriteBatch.open(storage)
-    path, text = slice_file(batch, slice_id)
+    path, text = readable_slice_file(batch, slice_id)
     if path != paths.core_md(slice_id):
         raise InvalidInput(f"Slice {slice_id} is an old single-file slice; it cannot be edited in place.")
     current = parse_core_md(text)  # SliceFormatError names the line to fix first

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.errors import NotFound, SliceFormatError
+from core.errors import InvalidInput, NotFound, SliceFormatError
 from core.memory.agent_md import cognition_for
 from core.memory.damage import Damage, DamagedFile, read_or_skip, read_text
 from core.memory.paths import (
@@ -54,6 +54,16 @@ def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str | Damage]:
         if text is not None:
             return path, text
     raise missing_slice(slice_id)
+
+
+def readable_slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str]:
+    """`slice_file` for changes that must parse the slice: a damaged file is refused, untouched."""
+    path, text = slice_file(view, slice_id)
+    if isinstance(text, Damage):
+        raise InvalidInput(
+            f"{text}. Repair the file first (it is left exactly as it is), or forget the whole slice."
+        )
+    return path, text
 
 
 def missing_slice(slice_id: str) -> NotFound:

@@ -8,7 +8,7 @@ re-read. In a turn the weave is throttled to once per 5 minutes unless forced.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -31,14 +31,17 @@ from core.memory.catalog import (
     render_files,
     slice_meta,
 )
+from core.memory.catalog_pending import drop_folded, overlay, parse_pending, upsert_pending
+from core.memory.catalog_shas import Versions, parse_shas, render_shas
 from core.memory.monthly_index import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.slice import Slice
 from core.memory.strands import load_strands, render_strands, weave_tags
-from core.storage.base import Reader
+from core.storage.base import Reader, prefetch, version_of
 
 SEED_MONTHS = 24
 _SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
 _PREFIX = paths.SLICES.value + "/"
+_CATALOG_DIR = paths.MemoryPath(paths.CATALOG_JSON.parent)
 
 Progress = Callable[[], None]  # called once per slice read
 
@@ -94,14 +97,21 @@ def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, Entry]:
     return seeded
 
 
+def may_be_stale(prior: Entry | None, today: str, reread_all: bool = False) -> bool:
+    """Whether an entry must be made again from its slice: new, dry, dated today, or all asked."""
+    return prior is None or reread_all or bool(prior.get("needs_marking")) or prior.get("date") == today
+
+
 def reconcile(
     projected: Mapping[str, Entry],
     slice_ids: Iterable[str],
     read_meta: Callable[[str], SliceMeta | None],
     today: str,
     reread_all: bool = False,
+    unchanged: Callable[[str], bool] = lambda sid: False,
 ) -> tuple[list[Entry], WeaveResult]:
-    """Entries for the slices on disk, reusing projected ones where they cannot be stale."""
+    """Entries for the slices on disk, reusing projected ones where they cannot be stale
+    (`unchanged`: the slice's file is still the version its entry was made from)."""
     entries: list[Entry] = []
     added = newly_dry = 0
     on_disk = set()
@@ -114,7 +124,7 @@ def reconcile(
                 entries.append(entry_from_meta(sid, meta))
                 added += 1
             continue
-        if not (reread_all or prior.get("needs_marking") or prior.get("date") == today):
+        if not may_be_stale(prior, today, reread_all) or (not reread_all and unchanged(sid)):
             entries.append(prior)
             continue
         meta = read_meta(sid)
@@ -172,6 +182,7 @@ def weave_catalog(
     """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
     the new catalog document (None when the throttle skipped the weave)."""
     index, _ = parse_index(read_or_none(batch, paths.CATALOG_JSON))
+    pending_text = read_or_none(batch, paths.PENDING_JSON) if index is not None else None
     if index is not None and not force and is_fresh(index, now):
         skipped = WeaveResult(
             needs_marking=int(index.get("needs_marking") or 0),
@@ -179,10 +190,19 @@ def weave_catalog(
             skipped=True,
         )
         return None, skipped
-    projected = {e["id"]: e for e in index["slices"]} if index is not None else seed_from_monthly(batch, now)
+    current = overlay(index, parse_pending(pending_text))
+    projected = (
+        {e["id"]: e for e in current["slices"]} if current is not None else seed_from_monthly(batch, now)
+    )
     if slice_ids is None:
         slice_ids = list_slice_ids(batch)
-    entries, counts = reconcile(projected, slice_ids, load, iso(now)[:10], reread_all)
+    today = iso(now)[:10]
+    shas_text = read_or_none(batch, paths.CATALOG_SHAS_JSON)
+    versions = Versions(parse_shas(shas_text), lambda sid: version_of(batch, paths.core_md(sid)))
+    unchanged = versions.unchanged if projected else (lambda sid: False)
+    stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
+    prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
+    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged)
     resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
     doc = build_index(entries, now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
@@ -190,6 +210,13 @@ def weave_catalog(
     index_text, md_text = render_files(doc, locale)
     batch.put(paths.CATALOG_JSON, index_text)
     batch.put(paths.TIMELINE_MD, md_text)
+    if not reread_all:  # a full rebuild leaves it: an unchanged file still gives the same entry
+        recorded = versions.record(doc["slices"], today)
+        if recorded or shas_text is not None:  # no file until there is something to record
+            batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
+    folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
+    if folded:
+        batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded))
     result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
@@ -238,31 +265,22 @@ def weave_slice_strands(batch: Writer, s: Slice) -> None:
 
 
 def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "en") -> None:
-    """Queue the slice's catalog entry and the re-rendered timeline.md; no-op without a catalog.
+    """Queue the slice's catalog entry (see `queue_catalog_entries`)."""
+    queue_catalog_entries(batch, [s])
 
-    Both are Updates: on a conflict the entry is upserted into the other writer's catalog and
-    timeline.md is rendered from that result.
+
+def queue_catalog_entries(batch: Writer, slices: Sequence[Slice]) -> None:
+    """Queue these slices' catalog entries into `timeline/pending.json`; no-op without a catalog.
+
+    index.json and timeline.md are not rewritten here (megabytes at 10,000 slices): the next
+    maintenance pass or weave folds the pending entries in, and `read_index` overlays them
+    meanwhile. The entry's strands are its tags that are strand keys now, as a weave sets them.
     """
-    state: dict[str, str | None] = {}
-
-    def index_fn(text: str | None) -> str | None:
-        state["md"] = None
-        index, _ = parse_index(text)
-        if index is None:
-            return None
-        prior = next((e for e in index["slices"] if e["id"] == s.slice_id), None)
-        entry = entry_from_slice(s, prior.get("strands", []) if prior else [])
-        others = [e for e in index["slices"] if e["id"] != s.slice_id]
-        index_text, state["md"] = render_files(build_index([*others, entry], now), locale)
-        return index_text
-
-    def md_fn(_: str | None) -> str | None:
-        if "md" not in state:  # read before commit: evaluate the catalog change first
-            batch.read(paths.CATALOG_JSON)
-        return state.get("md")
-
-    batch.update(paths.CATALOG_JSON, index_fn)
-    batch.update(paths.TIMELINE_MD, md_fn)
+    if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
+        return
+    keys = set(load_strands(read_or_none(batch, paths.STRANDS_JSON)))
+    entries = [entry_from_slice(s, [t for t in s.tags if t in keys]) for s in slices]
+    batch.update(paths.PENDING_JSON, lambda text: upsert_pending(text, entries))
 
 
 def _weave_strands(text: str | None, s: Slice) -> str:

@@ -26,10 +26,19 @@ from core.memory.paths import (
     parse_slice_id,
     slice_dir,
 )
+from core.search import built_from
 from core.search.corpus import Corpus, zone
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
-from core.search.segment import DocTerms, Segment, SegmentView, analyze, fingerprint
+from core.search.segment import (
+    FINGERPRINT_LEN,
+    DocMeta,
+    DocTerms,
+    Segment,
+    SegmentView,
+    analyze,
+    fingerprint,
+)
 from core.search.store import (
     MANIFEST,
     SegmentInfo,
@@ -44,7 +53,7 @@ from core.search.store import (
     route,
     segment_path,
 )
-from core.storage.base import WriteBatch
+from core.storage.base import WriteBatch, prefetch
 
 # Building the index inside a turn is fine for a young memory; a large one waits for `maintain`.
 INLINE_BUILD_LIMIT = 200
@@ -97,7 +106,9 @@ def open_index(snapshot: Readable) -> OpenIndex:
     skip, known, reread = _stale(stored.views, listed if whole else None)
     for sid in reread:
         listed.setdefault(sid, _slice_path(snapshot, sid))
-    fresh = [d for sid in sorted(set(listed) - known) if (d := _analyze(snapshot, sid, listed[sid]))]
+    unknown = sorted(set(listed) - known)
+    prefetch(snapshot, [listed[sid] for sid in unknown])  # fetched together (an archive when many)
+    fresh = [d for sid in unknown if (d := _analyze(snapshot, sid, listed[sid]))]
     notes = list(stored.problems)
     if not stored.present:
         notes.append(
@@ -232,10 +243,20 @@ def _finish(
 def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
     """Bring the stored index in line with the slice files (queued on `batch`, not committed).
 
-    Every slice is read and compared by content hash, so marks or merges made after a slice was
-    indexed are picked up. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
+    Every slice's blob sha (from the listing: no read) is compared with the one it was indexed
+    from, so marks or merges made after a slice was indexed are picked up; only changed slices
+    are read, fetched together. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
     """
     listed = slice_paths(batch)
+    same = None if full else built_from.current(batch, listed)
+    if same is not None:  # built from exactly these slice versions: no segment is loaded
+        return RefreshReport(False, slices=same.slices, segments=same.segments, bytes=same.bytes)
+    report = _refresh(batch, clock, full, listed)
+    built_from.record(batch, listed, report.slices, report.segments, report.bytes)
+    return report
+
+
+def _refresh(batch: WriteBatch, clock: Clock, full: bool, listed: dict[str, MemoryPath]) -> RefreshReport:
     manifest = load_manifest(batch)
     if full or not manifest.present or manifest.problems:
         reasons = ["--full"] if full else manifest.problems or ([] if manifest.present else ["no index yet"])
@@ -251,6 +272,7 @@ def _rebuild(
 ) -> RefreshReport:
     """Index every slice from scratch, a segment at a time: each is encoded and queued as soon
     as its run of slices is complete, so the build holds one segment's entries, not the memory's."""
+    batch.prefetch(listed.values())  # a cold build reads everything: one archive on GitHub
     docs = (d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid])))
     infos: list[SegmentInfo] = []
     size = 0
@@ -268,9 +290,11 @@ def _incremental(
     batch: WriteBatch, stored: StoredIndex, listed: dict[str, MemoryPath], clock: Clock
 ) -> RefreshReport:
     indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
+    changed_ids = [sid for sid in sorted(listed) if not _unchanged(batch, indexed.get(sid), listed[sid])]
+    batch.prefetch(listed[sid] for sid in changed_ids)
     upserts: list[DocTerms] = []
     added = 0
-    for sid in sorted(listed):
+    for sid in changed_ids:
         text = read_or_skip(batch, listed[sid])
         if text is None:
             continue
@@ -288,6 +312,12 @@ def _incremental(
     else:
         report.bytes = sum(len(s.encode()) for s in segments)
     return report
+
+
+def _unchanged(batch: WriteBatch, meta: DocMeta | None, path: MemoryPath) -> bool:
+    """Whether the stored document was built from the file's current version (no read)."""
+    version = batch.version_of(path)
+    return meta is not None and version is not None and meta.fingerprint == version[:FINGERPRINT_LEN]
 
 
 def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:

@@ -11,7 +11,6 @@ JSON parses rather than decoding every list. The format is in docs/FORMAT.md.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import zlib
 from bisect import bisect_left, bisect_right
@@ -25,8 +24,10 @@ from core.search import postings as plist
 from core.search.postings import WINDOW_TURNS
 from core.search.reader import SliceText
 from core.search.tokenize import TOKENIZER_VERSION, tokenize
+from core.storage.base import blob_sha
 
 SEGMENT_SCHEMA = 3
+FINGERPRINT_LEN = 16
 SEGMENT_KIND = "previously.search.segment"
 BLOCK_CHARS = 16_000  # raw postings text per compressed block: a query inflates few of them
 _STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
@@ -60,8 +61,12 @@ class DocTerms:
 
 
 def fingerprint(text: str) -> str:
-    """A short content hash of a core.md: a changed file is re-indexed, an unchanged one is not."""
-    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+    """A short content hash of a core.md: a changed file is re-indexed, an unchanged one is not.
+
+    The prefix of the file's git blob sha, so a refresh can compare it with the version the
+    storage lists (free on GitHub) without reading the file.
+    """
+    return blob_sha(text)[:FINGERPRINT_LEN]
 
 
 def analyze(st: SliceText, fp: str) -> DocTerms:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from core.errors import InvalidInput, PathDenied
-from core.memory.paths import MemoryPath, check_size
+from core.errors import InvalidInput, PathDenied, TransientError
+from core.storage.paths import MemoryPath, check_size
 
 UpdateFn = Callable[[str | None], str | None]
 
@@ -96,6 +96,65 @@ class Snapshot(Protocol):
         ...
 
 
+@runtime_checkable
+class Prefetching(Protocol):
+    """A snapshot whose reads are remote: it can fetch many files at once before they are read."""
+
+    def prefetch(self, paths: Iterable[MemoryPath]) -> int:
+        """Fetch the texts of `paths` not held yet (several at a time, or one archive); returns
+        how many were fetched. Reading them afterwards costs nothing."""
+        ...
+
+
+@runtime_checkable
+class Versioned(Protocol):
+    """A reader that knows a file's blob sha without reading it (snapshots, write batches)."""
+
+    def version_of(self, path: MemoryPath) -> str | None: ...
+
+
+def prefetch(reader: object, paths: Iterable[MemoryPath]) -> int:
+    """Ask `reader` to fetch `paths` ahead when it can (remote snapshots); else do nothing."""
+    return reader.prefetch(paths) if isinstance(reader, Prefetching) else 0
+
+
+def version_of(reader: object, path: MemoryPath) -> str | None:
+    """The file's blob sha when `reader` can tell without reading; None when it cannot."""
+    return reader.version_of(path) if isinstance(reader, Versioned) else None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a remote backend may still ask of its server before the limit resets."""
+
+    remaining: int
+    limit: int
+    reset_at: float  # epoch seconds
+
+
+class BudgetSpent(TransientError):
+    """The backend's request budget is spent until `reset_at` (epoch seconds); the message
+    names the limit and the reset. Nothing was written by the request that met it."""
+
+    def __init__(self, message: str, reset_at: float) -> None:
+        super().__init__(message)
+        self.reset_at = reset_at
+
+
+@runtime_checkable
+class Budgeted(Protocol):
+    """A backend with a request budget (GitHub's rate limit)."""
+
+    def budget(self) -> Budget | None:
+        """The budget the last answer reported; None before the first request."""
+        ...
+
+
+def request_budget(storage: object) -> Budget | None:
+    """The storage's request budget, or None when it has none (local folders, memory)."""
+    return storage.budget() if isinstance(storage, Budgeted) else None
+
+
 class Reader(Protocol):
     """Anything that reads memory files: a Snapshot, or a WriteBatch (which sees its own writes)."""
 
@@ -132,17 +191,21 @@ def blob_sha(text: str) -> str:
 
 
 def resolve_changes(
-    changes: Sequence[Change], read: Callable[[MemoryPath], str | None]
+    changes: Sequence[Change],
+    read: Callable[[MemoryPath], str | None],
+    version: Callable[[MemoryPath], str | None] | None = None,
 ) -> dict[MemoryPath, str]:
     """Evaluate changes in order against `read`, returning only files whose text changes.
 
-    Several changes to one path compose (each sees the previous one's result). Sizes are
-    checked here, so no backend can write a file over the cap. A backend that can delete
-    calls `resolve_batch` instead; here a Delete is refused rather than silently skipped.
+    Several changes to one path compose (each sees the previous one's result). A file whose
+    first change is a Put is not read to compute it; with `version` (the stored blob sha, free
+    on GitHub) it is not read to compare either — a 5 MB index rewritten unchanged costs nothing.
+    Sizes are checked here, so no backend can write a file over the cap. A backend that can
+    delete calls `resolve_batch` instead; here a Delete is refused rather than silently skipped.
     """
     if any(isinstance(c, Delete) for c in changes):
         raise InvalidInput("This storage backend cannot delete files.")
-    return resolve_batch(changes, read).written
+    return resolve_batch(changes, read, version=version).written
 
 
 @dataclass(frozen=True)
@@ -160,6 +223,7 @@ def resolve_batch(
     changes: Sequence[Change],
     read: Callable[[MemoryPath], str | None],
     exists: Callable[[MemoryPath], bool] | None = None,
+    version: Callable[[MemoryPath], str | None] | None = None,
 ) -> Resolved:
     """`resolve_changes` with deletions: a path whose last change leaves no text is deleted
     when it exists now (`exists`, else `read`; a Delete never reads the file it removes)."""
@@ -169,7 +233,10 @@ def resolve_batch(
         if isinstance(change, Delete):
             current[change.path] = None
             continue
-        base = current[change.path] if change.path in current else read(change.path)
+        if change.path in current:
+            base = current[change.path]
+        else:
+            base = None if isinstance(change, Put) else read(change.path)
         new = change.apply(base)
         current[change.path] = base if new is None else new
     written: dict[MemoryPath, str] = {}
@@ -179,11 +246,22 @@ def resolve_batch(
             if exists(path) if exists else read(path) is not None:
                 deleted.append(path)
             continue
-        if text == read(path):
+        if _unchanged(path, text, read, version):
             continue
         check_size(path, text)
         written[path] = text
     return Resolved(written, tuple(sorted(deleted)))
+
+
+def _unchanged(
+    path: MemoryPath,
+    text: str,
+    read: Callable[[MemoryPath], str | None],
+    version: Callable[[MemoryPath], str | None] | None,
+) -> bool:
+    if version is not None:
+        return blob_sha(text) == version(path)
+    return text == read(path)
 
 
 def is_hidden(path: str) -> bool:
@@ -237,6 +315,18 @@ class WriteBatch:
         if deleted:
             listed = [p for p in listed if p not in deleted or self.read(p) is not None]
         return sorted([*listed, *created]) if created else list(listed)
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        """The file's blob sha as this batch sees it (a pending change is hashed, not fetched)."""
+        if any(c.path == path for c in self.changes):
+            text = self.read(path)
+            return None if text is None else blob_sha(text)
+        return self.snapshot.version_of(path)
+
+    def prefetch(self, paths: Iterable[MemoryPath]) -> int:
+        """Let a remote snapshot fetch these files at once (no-op for local backends)."""
+        snap = self.snapshot
+        return snap.prefetch(paths) if isinstance(snap, Prefetching) else 0
 
     def put(self, path: MemoryPath, text: str) -> None:
         self.changes.append(Put(path, text))

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.errors import ReadOnly, StorageError
-from core.memory.paths import MemoryPath, check_size
 from core.storage.base import Change, CommitResult, Delete, Snapshot, blob_sha, is_hidden, resolve_changes
 from core.storage.local import LocalSnapshot
+from core.storage.paths import MemoryPath, check_size
 
 
 class DemoSnapshot:

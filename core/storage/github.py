@@ -1,7 +1,10 @@
 """The GitHub backend: memory in one repository, one commit per batch (PyGithub, Git Data API).
 
 A snapshot costs one conditional ref read plus, when the head is new to this process, one
-recursive tree listing; file texts are fetched on demand and cached by blob sha. A commit is
+recursive tree listing; file texts are fetched on demand and cached by blob sha, or fetched
+ahead in bulk (`prefetch`: several blobs at a time, or the whole commit as one archive when
+many are wanted). Every answer's rate-limit headers are kept (`budget`); once the budget is
+spent we stop with `RateLimitSpent` before sending another request. A commit is
 three requests: a tree with inline contents on top of the snapshot's tree, a commit whose
 parent is the snapshot's head, and a non-forced ref update. When another writer moved the
 branch first, GitHub refuses the ref update; we then take a new snapshot, re-evaluate every
@@ -12,11 +15,15 @@ and try again, a bounded number of times. Only the configured repository is ever
 from __future__ import annotations
 
 import base64
+import logging
 import re
+import tarfile
 import threading
+import zlib
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
@@ -26,9 +33,10 @@ import github.GitRef
 import github.GitTree
 from github import Auth, Github, InputGitTreeElement
 
-from core.errors import ConflictError, InvalidInput, PathDenied, StorageError
-from core.memory.paths import FileTooLarge, MemoryPath, check_size, size_limit
+from core.errors import ConflictError, InvalidInput, PathDenied, PreviouslyError, StorageError
 from core.storage.base import (
+    Budget,
+    BudgetSpent,
     Change,
     CommitResult,
     Snapshot,
@@ -37,13 +45,19 @@ from core.storage.base import (
     resolve_batch,
 )
 from core.storage.blobcache import BlobCache
-from core.storage.github_errors import RefConflict, RetryPolicy, Target, call
+from core.storage.github_archive import download, matching_files
+from core.storage.github_errors import RateLimitSpent, RefConflict, RetryPolicy, Target, call, spent_message
 from core.storage.local import decode_text, git_blob_sha
+from core.storage.paths import FileTooLarge, MemoryPath, check_size, size_limit
 
+log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://api.github.com"
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _FILE_MODES = ("100644", "100755")
 _LISTINGS_KEPT = 4
+# Past this many unread files one archive download (two requests) beats fetching blob by blob.
+ARCHIVE_OVER = 64
+PARALLEL_READS = 8
 T = TypeVar("T")
 
 
@@ -89,6 +103,10 @@ class Listing:
         return Listing.of(commit, tree, entries)
 
 
+class ArchiveUnusable(Exception):
+    """The repository archive could not be fetched or read (internal: prefetch falls back)."""
+
+
 class GitHubSnapshot:
     """The repository at one commit; texts come from the storage's blob cache or one request."""
 
@@ -132,6 +150,16 @@ class GitHubSnapshot:
         """Whether the file is in this commit (without fetching it)."""
         return path.value in self.listing.entries
 
+    def prefetch(self, paths: Iterable[MemoryPath]) -> int:
+        return self.owner.prefetch(self.listing, paths)
+
+    def checked_version(self, path: MemoryPath) -> str | None:
+        """`version_of`, refusing a stored file over its cap as reading it would."""
+        entry = self.listing.entries.get(path.value)
+        if entry is not None and entry.size > size_limit(path):
+            raise FileTooLarge(path, entry.size)
+        return entry.sha if entry else None
+
 
 class GitHubStorage:
     """Memory in the GitHub repository `repo` (owner/name), on `branch` (default: the repo's)."""
@@ -149,7 +177,7 @@ class GitHubStorage:
         api_url: str = DEFAULT_API_URL,
         timeout: int = 20,
         policy: RetryPolicy | None = None,
-        blob_cache_bytes: int = 32 * 1024 * 1024,
+        blob_cache_bytes: int = 128 * 1024 * 1024,
     ) -> None:
         if not _REPO_RE.match(repo or ""):
             raise InvalidInput(f'GITHUB_REPO must look like owner/name, not "{repo}".')
@@ -158,6 +186,7 @@ class GitHubStorage:
         self.repo_name = repo
         self.policy = policy or RetryPolicy()
         self.blobs = BlobCache(blob_cache_bytes)
+        self._timeout = timeout
         self._gh = Github(
             base_url=api_url.rstrip("/"),
             auth=Auth.Token(token),
@@ -167,6 +196,7 @@ class GitHubStorage:
             seconds_between_requests=None,
             seconds_between_writes=None,
             user_agent="previously-memory",
+            pool_size=PARALLEL_READS,
         )
         self._repo = self._gh.get_repo(repo)
         self._branch = branch or None
@@ -194,7 +224,7 @@ class GitHubStorage:
         snap = base if isinstance(base, GitHubSnapshot) and base.owner is self else self.snapshot()
         attempts = self.policy.conflict_attempts
         for attempt in range(1, attempts + 1):
-            resolved = resolve_batch(changes, snap.read, snap.exists)
+            resolved = resolve_batch(changes, snap.read, snap.exists, snap.checked_version)
             if not resolved:
                 return CommitResult(version=snap.version, attempts=attempt)
             written = resolved.written
@@ -222,7 +252,55 @@ class GitHubStorage:
             self.blobs.put(entry.sha, text, len(data))
         return text
 
+    def prefetch(self, listing: Listing, paths: Iterable[MemoryPath]) -> int:
+        """Fetch the uncached files among `paths`: one archive when there are many, else
+        several blobs at a time. Returns how many files were fetched."""
+        missing: dict[MemoryPath, Entry] = {}
+        for path in paths:
+            entry = listing.entries.get(path.value)
+            if entry is not None and entry.size <= size_limit(path) and self.blobs.get(entry.sha) is None:
+                missing[path] = entry
+        fetched = 0
+        if len(missing) > ARCHIVE_OVER:
+            try:
+                fetched = self._from_archive(listing, missing)
+            except ArchiveUnusable as exc:  # the files are read blob by blob instead
+                log.warning("repository archive unusable (%s); reading %d files as blobs", exc, len(missing))
+            missing = {p: e for p, e in missing.items() if self.blobs.get(e.sha) is None}
+        if missing:
+            with ThreadPoolExecutor(PARALLEL_READS) as pool:
+                list(pool.map(lambda item: self.blob_text(item[1], item[0]), missing.items()))
+        return fetched + len(missing)
+
+    def budget(self) -> Budget | None:
+        """GitHub's primary rate budget as the last answer reported it (None before any)."""
+        remaining, limit = self._gh.requester.rate_limiting
+        if limit < 0:
+            return None
+        return Budget(remaining, limit, float(self._gh.requester.rate_limiting_resettime))
+
     # ------------------------------------------------------------------ internals
+
+    def _from_archive(self, listing: Listing, wanted: Mapping[MemoryPath, Entry]) -> int:
+        """Cache the wanted files from the commit's archive (those whose blob sha matches)."""
+        what = "download the memory archive"
+        try:
+            url = self._call(lambda: self._repo.get_archive_link("tarball", listing.commit), what)
+            data = self._call(lambda: download(url, self._timeout), what)
+            files = list(matching_files(data, shas := {p.value: e.sha for p, e in wanted.items()}))
+        except BudgetSpent:
+            raise
+        except (PreviouslyError, tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise ArchiveUnusable(str(exc)) from exc
+        count = 0
+        for path, raw in files:
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                continue  # read later through the blob API, which raises the clear error
+            self.blobs.put(shas[path], text, len(raw))
+            count += 1
+        return count
 
     def _head(self) -> tuple[str, Listing | None]:
         with self._lock:
@@ -321,5 +399,14 @@ class GitHubStorage:
                 self._listings.popitem(last=False)
 
     def _call(self, fn: Callable[[], T], what: str, conflicts: bool = False) -> T:
+        self._refuse_when_spent(what)
         target = Target(self.repo_name, self._branch)
         return call(fn, what, target, self.policy, conflicts=conflicts)
+
+    def _refuse_when_spent(self, what: str) -> None:
+        """Stop before a request GitHub would refuse: the budget is known to be spent."""
+        budget = self.budget()
+        now = self.policy.clock.now().timestamp()
+        if budget is not None and budget.remaining <= 0 and budget.reset_at > now:
+            message = spent_message(what, budget.limit, budget.reset_at, self.policy.clock)
+            raise RateLimitSpent(message, budget.reset_at - now, budget.reset_at)

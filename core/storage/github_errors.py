@@ -15,6 +15,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import requests
@@ -22,6 +23,7 @@ from github import GithubException
 
 from core.clock import Clock, SystemClock
 from core.errors import PreviouslyError, StorageError, TransientError
+from core.storage.base import BudgetSpent
 
 T = TypeVar("T")
 _FAST_FORWARD = re.compile(r"not a fast.?forward", re.IGNORECASE)
@@ -35,6 +37,27 @@ class GitHubRateLimited(TransientError):
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class RateLimitSpent(GitHubRateLimited, BudgetSpent):
+    """The token's primary budget (requests an hour) is spent until `reset_at` (epoch seconds)."""
+
+    def __init__(self, message: str, retry_after: float, reset_at: float) -> None:
+        TransientError.__init__(self, message)  # both bases only add attributes
+        self.retry_after = retry_after
+        self.reset_at = reset_at
+
+
+def spent_message(what: str, limit: int | None, reset_at: float, clock: Clock) -> str:
+    """Names the limit and when it resets; says that nothing was lost."""
+    wait = max(0.0, reset_at - clock.now().timestamp())
+    when = datetime.fromtimestamp(reset_at, UTC).strftime("%H:%M UTC")
+    size = f"{limit:,} requests an hour" if limit else "requests an hour"
+    return (
+        f"GitHub's rate limit for this token is spent ({size}; stopped before: {what}). It resets at "
+        f"{when}, in about {max(1, round(wait / 60))} min. Nothing was lost: run it again after that "
+        "and it resumes where it stopped."
+    )
 
 
 class RefConflict(Exception):
@@ -105,6 +128,10 @@ def classify(exc: BaseException, what: str, target: Target, clock: Clock) -> Pre
     status, message = exc.status, _message(exc)
     headers = {str(k).lower(): str(v) for k, v in (exc.headers or {}).items()}
     wait = rate_limit_wait(status, headers, message, clock)
+    if wait is not None and headers.get("x-ratelimit-remaining") == "0" and "retry-after" not in headers:
+        reset_at = clock.now().timestamp() + wait
+        limit = _int(headers.get("x-ratelimit-limit"))
+        return RateLimitSpent(spent_message(what, limit, reset_at, clock), wait, reset_at)
     if wait is not None:
         return GitHubRateLimited(
             f"GitHub rate limit reached ({what}); retry in about {round(wait)} s.", retry_after=wait
@@ -158,6 +185,13 @@ def _seconds(value: str) -> float:
         return max(0.0, float(value))
     except ValueError:
         return SECONDARY_LIMIT_WAIT
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(float(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _message(exc: GithubException) -> str:

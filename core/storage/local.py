@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from core.errors import InvalidInput, PathDenied, StorageError
-from core.memory.paths import FileTooLarge, MemoryPath, size_limit
 from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_batch
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
+from core.storage.paths import FileTooLarge, MemoryPath, size_limit
 
 _NEW_FILE_MODE = 0o644
 
@@ -37,6 +37,7 @@ class LocalSnapshot:
         self._real_root = root.resolve()
         self._plain_dirs: set[str] = set()  # folders under the root known not to be links
         self._plain_files: set[str] = set()  # regular files (not links) seen by a listing
+        self._versions: dict[str, tuple[tuple[int, int, int], str]] = {}
 
     def read(self, path: MemoryPath) -> str | None:
         data = self._read_bytes(path)
@@ -84,8 +85,24 @@ class LocalSnapshot:
                         stack.append(entry.path)
 
     def version_of(self, path: MemoryPath) -> str | None:
+        # Hashing means reading the file; a file whose size and mtime did not move since this
+        # view last hashed it has the same sha (several passes of a refresh ask for every slice).
+        listed = f"{self.root}/{require_memory_path(path).value}"
+        try:
+            info = os.stat(listed)
+            stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            stamp = None
+        known = self._versions.get(listed)
+        if stamp is not None and known is not None and known[0] == stamp:
+            return known[1]
         data = self._read_bytes(path, limit=False)
-        return None if data is None else git_blob_sha(data)
+        if data is None:
+            return None
+        sha = git_blob_sha(data)
+        if stamp is not None:
+            self._versions[listed] = (stamp, sha)
+        return sha
 
     def _read_bytes(self, path: MemoryPath, limit: bool = True) -> bytes | None:
         listed = f"{self.root}/{require_memory_path(path).value}"

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from core.errors import ReadOnly
-from core.memory.paths import MemoryPath, check_size
 from core.storage.base import (
     Change,
     CommitResult,
@@ -17,6 +16,7 @@ from core.storage.base import (
     require_memory_path,
     resolve_batch,
 )
+from core.storage.paths import MemoryPath, check_size
 
 
 @dataclass

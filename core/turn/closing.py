@@ -14,9 +14,9 @@ from datetime import datetime
 from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import NotFound
-from core.memory.catalog import build_index, entry_from_slice, parse_index, read_or_none, render_files
+from core.memory.catalog import read_or_none
 from core.memory.merge import SliceEdit, edit_slice
-from core.memory.paths import CATALOG_JSON, STRANDS_JSON, TIMELINE_MD, MemoryPath, core_md
+from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
 from core.memory.slice import Slice, parse_core_md
 from core.memory.slicer import (
     ActiveSlice,
@@ -29,6 +29,7 @@ from core.memory.strands import load_strands, prune, render_strands
 from core.memory.weave import (
     WeaveResult,
     meta_loader,
+    queue_catalog_entries,
     upsert_monthly_entry,
     weave_catalog,
     weave_slice_strands,
@@ -101,32 +102,9 @@ def queue_close(
 
 
 def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, locale: str) -> None:
-    """Queue the catalog entries of these slices and the re-rendered timeline.md as one Update each.
-
-    One rewrite for a close and the slice opening after it (a 10,000-slice catalog is ~5 MB);
-    on a conflict the entries are upserted into the other writer's catalog. No-op without one.
-    """
-    rendered: dict[str, str | None] = {}
-
-    def index_fn(text: str | None) -> str | None:
-        rendered["md"] = None
-        index, _ = parse_index(text)
-        if index is None:
-            return None
-        by_id = {str(e["id"]): e for e in index["slices"]}
-        for s in slices:
-            prior = by_id.get(s.slice_id)
-            by_id[s.slice_id] = entry_from_slice(s, prior.get("strands", []) if prior else [])
-        index_text, rendered["md"] = render_files(build_index(list(by_id.values()), now), locale)
-        return index_text
-
-    def md_fn(_: str | None) -> str | None:
-        if "md" not in rendered:  # read before the commit: evaluate the catalog change first
-            batch.read(CATALOG_JSON)
-        return rendered.get("md")
-
-    batch.update(CATALOG_JSON, index_fn)
-    batch.update(TIMELINE_MD, md_fn)
+    """Queue the catalog entries of these slices (into timeline/pending.json: a small file;
+    maintenance folds it into the ~5 MB index.json). No-op without a catalog."""
+    queue_catalog_entries(batch, slices)
 
 
 def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:

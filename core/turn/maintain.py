@@ -9,13 +9,18 @@
 3. Flag stale card items (Now items a week old, Horizon items past their date) in the report;
    they are never removed here (the evolution pass decides).
 Running it twice in a row changes nothing the second time.
+
+On GitHub the pass watches the token's rate budget: with fewer than `RESERVE` requests left it
+closes slices but skips the optional work (tidying, marks, the search refresh), and when the
+budget runs out it stops cleanly — what was committed stays, `stopped` names the limit and its
+reset, and the next pass picks up where this one stopped (every step is idempotent).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.agent.marker import mark_slice
@@ -25,13 +30,13 @@ from core.llm.registry import Resolution
 from core.memory.card import aged_now_items, is_card, overdue_horizon, parse_card
 from core.memory.catalog import read_index
 from core.memory.config import UserConfig
-from core.memory.damage import damaged_slices
-from core.memory.paths import CARD, core_md
+from core.memory.damage import damaged_slices, slice_files
+from core.memory.paths import CARD, core_md, day_dir, legacy_flat_slice_id
 from core.memory.slice import Slice, parse_core_md
 from core.memory.slicer import ActiveSlice, slice_age_exceeded
 from core.memory.weave import meta_loader, weave_catalog
 from core.search import refresh_index
-from core.storage.base import WriteBatch
+from core.storage.base import BudgetSpent, WriteBatch, request_budget
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
@@ -41,6 +46,8 @@ from core.turn.steps.common import resolve_models, user_config
 
 Progress = Callable[[str], None]
 FALLBACK_BACKFILL_LIMIT = 200
+# Requests a pass leaves for turns: below this it does only what cannot wait (closing slices).
+RESERVE = 100
 
 
 @dataclass
@@ -69,6 +76,8 @@ class MaintenanceReport:
     files_written: int = 0
     # "path: problem" for every slice file skipped as damaged (left exactly as it is).
     damaged: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # work left for a later pass, and why
+    stopped: str | None = None  # the request budget ran out: the limit and when it resets
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,26 +90,63 @@ def run_maintenance(
     progress: Progress | None = None,
     rebuild_search: bool = False,
 ) -> MaintenanceReport:
-    """One maintenance pass over the memory."""
-    say = progress or (lambda _: None)
+    """One maintenance pass over the memory (stops cleanly when the request budget runs out)."""
+    report = MaintenanceReport()
+    try:
+        _run(deps, report, use_model, progress or (lambda _: None), rebuild_search)
+    except BudgetSpent as exc:
+        report.stopped = str(exc)
+    return report
+
+
+def _run(
+    deps: TurnDeps, report: MaintenanceReport, use_model: bool, say: Progress, rebuild_search: bool
+) -> None:
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
     models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
-    report = MaintenanceReport(model=models.worker.info.id if models else None)
+    report.model = models.worker.info.id if models else None
     say("Reading the timeline")
-    report.damaged = [str(d) for d in damaged_slices(batch)]
     reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
     for active in expired_slices(batch, deps.clock.now(), config):
         say(f"Closing slice {active.slice.slice_id}")
         report.closed.append(_close(batch, deps, active, config.locale, models))
         _commit(batch, report, f"Maintenance — close slice {active.slice.slice_id}")
+    short = budget_note(deps)
+    if short is not None:
+        report.skipped = [f"tidying, marks and the search refresh: {short}"]
+        _commit(batch, report, "Maintenance — catalog")
+        return
     _tidy(batch, deps, report, config, models, say)
     say("Refreshing the search index")
     search = refresh_index(batch, deps.clock, full=rebuild_search)
     report.search_index = asdict(search)
+    report.damaged = _damaged(batch, search.slices)
     report.stale_card = stale_card_items(batch.read(CARD), deps.clock.now())
     _commit(batch, report, "Maintenance — indexes")
-    return report
+
+
+def _damaged(batch: WriteBatch, indexed: int) -> list[str]:
+    """The damaged slice files, named; read only when the index is missing some slice.
+
+    A damaged file is never indexed, so an index holding every listed slice proves there is
+    none, and an unchanged memory costs no read here.
+    """
+    if indexed >= len(slice_files(batch)):
+        return []
+    return [str(d) for d in damaged_slices(batch)]
+
+
+def budget_note(deps: TurnDeps) -> str | None:
+    """Why optional work does not fit the storage's request budget now, or None when it does."""
+    budget = request_budget(deps.storage)
+    if budget is None or budget.remaining >= RESERVE:
+        return None
+    when = datetime.fromtimestamp(budget.reset_at, UTC).strftime("%H:%M UTC")
+    return (
+        f"only {budget.remaining} of {budget.limit:,} GitHub requests left until {when}; "
+        "kept for turns, the next pass after the reset does it"
+    )
 
 
 def _tidy(
@@ -130,11 +176,16 @@ def _tidy(
 
 
 def expired_slices(batch: WriteBatch, now: datetime, config: UserConfig) -> list[ActiveSlice]:
-    """Active slices past their time cap: the recovered one and any the catalog still lists as active."""
+    """Active slices past their time cap, as the reconciled catalog lists them.
+
+    The catalog was just reconciled with the slice folders, so it knows every active slice;
+    only a legacy flat file (never catalogued) needs the slicer's scan of the recent day folders.
+    """
     found: dict[str, ActiveSlice] = {}
-    active = recover_active(batch, now)
-    if active is not None:
-        found[active.slice.slice_id] = active
+    if _legacy_files_near(batch, now):
+        active = recover_active(batch, now)
+        if active is not None:
+            found[active.slice.slice_id] = active
     index = read_index(batch)
     for entry in index["slices"] if index else []:
         sid = str(entry["id"])
@@ -145,6 +196,15 @@ def expired_slices(batch: WriteBatch, now: datetime, config: UserConfig) -> list
             found[sid] = ActiveSlice(loaded, core_md(sid))
     cap_ms = config.max_slice_minutes * 60_000
     return [a for a in found.values() if slice_age_exceeded(a.slice.start, now, cap_ms)]
+
+
+def _legacy_files_near(batch: WriteBatch, now: datetime) -> bool:
+    """Whether today's or yesterday's day folder holds a legacy flat slice file (a listing, no read)."""
+    for instant in (now, now - timedelta(hours=24)):
+        year, month, day = iso(instant)[:10].split("-")
+        if any(legacy_flat_slice_id(p) for p in batch.list(day_dir(year, month, day))):
+            return True
+    return False
 
 
 def _load(batch: WriteBatch, slice_id: str) -> Slice | None:

@@ -24,8 +24,9 @@ from core.memory.paths import STRANDS_JSON, appendix_md, core_md
 from core.memory.slice import Slice
 from core.memory.slicer import apply_fallback_mark
 from core.memory.strands import MergeProposal, apply_merges, filter_proposals, load_strands, render_strands
+from core.memory.weave import queue_catalog_entries
 from core.storage.base import WriteBatch
-from core.turn.closing import forced_weave, read_slice
+from core.turn.closing import read_slice
 
 BACKFILL_LIMIT = 3
 
@@ -138,13 +139,14 @@ def run_passes(
     exclude: Collection[str],
     backfill_limit: int = BACKFILL_LIMIT,
 ) -> PassReport:
-    """Consolidation (with a worker) and the dry-slice backfill; re-weave the catalog if marked."""
+    """Consolidation (with a worker) and the dry-slice backfill; the marked slices' catalog entries."""
     report = PassReport()
     if worker is not None:
         report.merges = consolidate(batch, worker)
     backfill(
         batch, worker, now_iso=iso(now), locale=locale, exclude=exclude, limit=backfill_limit, report=report
     )
-    if report.marked or report.marked_by_fallback:
-        forced_weave(batch, now, locale)
+    marked = report.marked + report.marked_by_fallback
+    if marked:  # their catalog entries, into the small pending file (maintenance folds them in)
+        queue_catalog_entries(batch, [read_slice(batch, sid) for sid in marked])
     return report

@@ -65,12 +65,16 @@ def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
     if marked:
         fallback = len(report.marked_by_fallback)
         lines.append(f"marked {_count(len(marked), 'dry slice')} ({fallback} deterministically)")
-    lines.append(_index_line(report.search_index))
+    if report.search_index:
+        lines.append(_index_line(report.search_index))
     for damaged in report.damaged:
         lines.append(f"damaged, skipped and left as it is: {damaged}")
     for what, items in (("Now items a week old", "aged_now"), ("overdue Horizon items", "overdue_horizon")):
         for item in report.stale_card.get(items, []):
             lines.append(f"card — {what}: {item}")
+    lines += [f"skipped {note}" for note in report.skipped]
+    if report.stopped:
+        lines.append(f"stopped: {report.stopped}")
     commits, files = _count(len(report.commits), "commit"), _count(report.files_written, "file")
     lines.append(f"{commits}, {files} written, {seconds} s")
     return lines

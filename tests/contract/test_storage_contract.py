@@ -189,3 +189,17 @@ def test_update_is_evaluated_against_the_latest_text_not_the_batch_snapshot(back
     batch.update(A, append("## Turn mine\n"))
     batch.commit("Turn mine — housekeeping")
     assert backend.stored()[A.value] == "base\n## Turn other\n## Turn mine\n"
+
+
+def test_a_batch_reports_versions_with_its_pending_writes_and_prefetch_changes_nothing(
+    backend: Backend,
+) -> None:
+    backend.storage.commit([Put(A, "one\n"), Put(B, "[]\n")], "seed")
+    batch = WriteBatch.open(backend.storage)
+    batch.prefetch([A, B, C])
+    assert batch.version_of(A) == blob_sha("one\n") and batch.version_of(C) is None
+    batch.update(A, lambda t: (t or "") + "two\n")
+    batch.put(C, "{}")
+    assert batch.version_of(A) == blob_sha("one\ntwo\n") and batch.version_of(C) == blob_sha("{}")
+    assert batch.version_of(B) == blob_sha("[]\n")
+    assert batch.read(A) == "one\ntwo\n"

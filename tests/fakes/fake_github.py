@@ -3,7 +3,9 @@
 A stdlib `ThreadingHTTPServer` on a free port, backed by a real bare git repository
 (`fake_git.BareRepo`), so the real PyGithub code path runs and a test can inspect real git
 history afterwards. It checks the token, answers 404 for any other repository, refuses
-non-fast-forward ref updates with GitHub's 422, counts requests per route, and can inject
+non-fast-forward ref updates with GitHub's 422, counts requests (per route) and bytes, keeps
+a primary rate budget (`X-RateLimit-*` headers, 403 once spent, 304s free), answers conditional
+requests with ETags, redirects `/tarball/{ref}` to a codeload-like archive URL, and can inject
 faults (5xx, rate limits, slow answers) and a concurrent writer just before the next ref update.
 """
 
@@ -13,6 +15,7 @@ import contextlib
 import json
 import random
 import re
+import secrets
 import threading
 import time
 from collections import Counter, deque
@@ -29,6 +32,8 @@ import pytest
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import RetryPolicy
 from tests.fakes.fake_git import TREE_MODE, BareRepo, CommitInfo, FileChange, GitDataError
+from tests.fakes.fake_github_archive import tarball
+from tests.fakes.fake_github_limits import RateBudget, exceeded_message
 from tests.fakes.fake_github_routes import ROUTES, Handler, Response
 
 
@@ -61,6 +66,11 @@ class FakeGitHub:
         self.counts: Counter[str] = Counter()
         self.requests: list[str] = []
         self.server_seconds = 0.0  # time spent answering, so benchmarks can report the client's share
+        self.bytes_sent = 0  # response payloads, so benchmarks can report bytes per operation
+        self.bytes_received = 0  # request bodies (uploads)
+        self.budget = RateBudget()
+        self._archives: dict[str, bytes] = {}
+        self._archive_token = secrets.token_hex(8)
         self.truncate_over: int | None = None
         self._faults: deque[Fault] = deque()
         self._races: deque[Callable[[FakeGitHub], None]] = deque()
@@ -130,6 +140,18 @@ class FakeGitHub:
             self.counts.clear()
             self.requests.clear()
             self.server_seconds = 0.0
+            self.bytes_sent = self.bytes_received = 0
+
+    def sent(self, nbytes: int, received: int = 0) -> None:
+        with self._meta:
+            self.bytes_sent += nbytes
+            self.bytes_received += received
+
+    def codeload_url(self, sha: str) -> str:
+        """Where `/tarball/{ref}` redirects: a download URL carrying its own short-lived token."""
+        return (
+            f"{self.url}/_codeload/{self.owner}/{self.name}/legacy.tar.gz/{sha}?token={self._archive_token}"
+        )
 
     def commit_files(self, changes: Mapping[str, FileChange], message: str = "Concurrent commit") -> str:
         """Commit on the branch directly, as another writer would."""
@@ -160,6 +182,8 @@ class FakeGitHub:
 
     def _handle(self, method: str, raw: str, headers: dict[str, str], body: bytes) -> Response:
         split = urlsplit(raw)
+        if split.path.startswith("/_codeload/"):
+            return self._codeload(split.path, parse_qs(split.query))
         m = re.match(r"^/repos/([^/]+)/([^/]+)(/.*)?$", split.path)
         rest = (m.group(3) or "") if m else split.path
         route, handler, params = _route(method, rest) if m else ("unknown", None, {})
@@ -171,6 +195,25 @@ class FakeGitHub:
             return Response(
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com"}
             )
+        if self.budget.spent():
+            return Response(403, {"message": exceeded_message()}, self.budget.headers())
+        resp = self._answer(method, rest, split.query, route, handler, params, m, headers, body)
+        self.budget.charge(resp.status)
+        resp.headers.update({k: v for k, v in self.budget.headers().items() if k not in resp.headers})
+        return resp
+
+    def _answer(
+        self,
+        method: str,
+        rest: str,
+        query: str,
+        route: str,
+        handler: Handler | None,
+        params: dict[str, str],
+        m: re.Match[str] | None,
+        headers: dict[str, str],
+        body: bytes,
+    ) -> Response:
         if not m or (m.group(1), m.group(2)) != (self.owner, self.name) or handler is None:
             return Response(404, {"message": "Not Found"})
         fault = self._take_fault(route)
@@ -182,11 +225,24 @@ class FakeGitHub:
             return Response(409, {"message": "Git Repository is empty."})
         try:
             data = json.loads(body) if body else None
-            return handler(self, params, parse_qs(split.query), data, headers)
+            return handler(self, params, parse_qs(query), data, headers)
         except json.JSONDecodeError:
             return Response(400, {"message": "Problems parsing JSON"})
         except GitDataError as exc:
             return Response(404 if exc.missing else 422, {"message": str(exc)})
+
+    def _codeload(self, path: str, query: dict[str, list[str]]) -> Response:
+        """The archive download: no API budget is spent, the URL's token is the credential."""
+        with self._meta:
+            self.counts["GET codeload"] += 1
+            self.requests.append(f"GET {path}")
+        m = re.match(r"^/_codeload/([^/]+)/([^/]+)/legacy\.tar\.gz/([0-9a-f]{40})$", path)
+        if not m or query.get("token") != [self._archive_token] or (m[1], m[2]) != (self.owner, self.name):
+            return Response(404, {"message": "Not Found"})
+        sha = m[3]
+        if sha not in self._archives:
+            self._archives[sha] = tarball(self.git, self.owner, self.name, sha)
+        return Response(200, self._archives[sha], {"Content-Type": "application/x-gzip"})
 
     def _take_fault(self, route: str) -> Fault | None:
         with self._meta:
@@ -308,9 +364,13 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
         resp = self.fake.handle(self.command, self.path, headers, body)
-        payload = b"" if resp.body is None else json.dumps(resp.body).encode("utf-8")
+        if isinstance(resp.body, bytes):
+            payload = resp.body
+        else:
+            payload = b"" if resp.body is None else json.dumps(resp.body).encode("utf-8")
+        self.fake.sent(len(payload), len(body))
         self.send_response(resp.status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        resp.headers.setdefault("Content-Type", "application/json; charset=utf-8")
         for key, value in resp.headers.items():
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(payload)))

@@ -56,8 +56,8 @@ def get_ref(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str])
     if sha is None:
         return Response(404, {"message": "Not Found"})
     etag = f'"ref-{sha}"'
-    if h.get("if-none-match") == etag:
-        return Response(304, None, {"ETag": etag})
+    if (unchanged := conditional(h, etag)) is not None:
+        return unchanged
     return Response(200, fake.ref_json(p["b"], sha), {"ETag": etag})
 
 
@@ -97,15 +97,26 @@ def post_commit(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, s
     return Response(201, fake.commit_json(sha))
 
 
+def conditional(h: dict[str, str], etag: str) -> Response | None:
+    """A 304 when the client already holds this version (`If-None-Match`), else None."""
+    if etag in [t.strip() for t in h.get("if-none-match", "").split(",")]:
+        return Response(304, None, {"ETag": etag})
+    return None
+
+
 def get_tree(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]) -> Response:
     tree = fake.git.resolve_tree(p["sha"])
     if tree is None:
         return Response(404, {"message": "Not Found"})
     recursive = "recursive" in q
+    etag = f'"tree-{tree}-{int(recursive)}-{fake.truncate_over}"'
+    if (unchanged := conditional(h, etag)) is not None:
+        return unchanged
     entries = list(fake.git.walk(tree, recursive))
     cap = fake.truncate_over
     truncated = recursive and cap is not None and len(entries) > cap
-    return Response(200, fake.tree_json(tree, entries[:cap] if truncated else entries, truncated))
+    body = fake.tree_json(tree, entries[:cap] if truncated else entries, truncated)
+    return Response(200, body, {"ETag": etag})
 
 
 def post_tree(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]) -> Response:
@@ -146,6 +157,9 @@ def get_blob(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]
     blob = fake.git.get(p["sha"])
     if not isinstance(blob, Blob):
         return Response(404, {"message": "Not Found"})
+    etag = f'"blob-{p["sha"]}"'
+    if (unchanged := conditional(h, etag)) is not None:
+        return unchanged
     raw = blob.as_raw_string()
     body = {
         "sha": p["sha"],
@@ -155,7 +169,17 @@ def get_blob(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]
         "content": b64(raw),
         "encoding": "base64",
     }
-    return Response(200, body)
+    return Response(200, body, {"ETag": etag})
+
+
+def get_tarball(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]) -> Response:
+    """302 to a codeload-like URL serving the archive of the commit `ref` names."""
+    ref = p.get("ref") or fake.git.branch
+    obj = fake.git.get(ref) if len(ref) == 40 else None
+    sha = ref if isinstance(obj, Commit) else fake.git.head(ref.removeprefix("refs/heads/"))
+    if sha is None:
+        return Response(404, {"message": "Not Found"})
+    return Response(302, None, {"Location": fake.codeload_url(sha)})
 
 
 def post_blob(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]) -> Response:
@@ -176,6 +200,7 @@ ROUTES: list[tuple[str, re.Pattern[str], str, Handler]] = [
     ("POST", re.compile(r"^/git/trees$"), "POST /git/trees", post_tree),
     ("GET", re.compile(r"^/git/blobs/(?P<sha>[^/]+)$"), "GET /git/blobs/{sha}", get_blob),
     ("POST", re.compile(r"^/git/blobs$"), "POST /git/blobs", post_blob),
+    ("GET", re.compile(r"^/tarball(?:/(?P<ref>.+))?$"), "GET /tarball/{ref}", get_tarball),
 ]
 
 __all__ = ["FILE_MODE", "ROUTES", "Handler", "Response", "b64"]

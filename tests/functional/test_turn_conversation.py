@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FixedClock
+from core.memory.catalog import read_index
 from core.memory.paths import STRANDS_JSON, agent_md, core_md
 from core.storage.local import LocalStorage
 from tests.fakes.brain import ANALYZER, CONSOLIDATOR, MAIN, MARKER, Brain, analysis
@@ -160,7 +161,8 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
 
     dry = harness.slice(DRY)
     assert (dry.focus, dry.summary) == ("A greeting", "Said hello.")
-    catalog = json.loads(harness.read("memory/episodic/timeline/index.json") or "{}")
+    catalog = read_index(harness.storage.snapshot())  # index.json + the entries still pending
+    assert catalog is not None
     entries = {e["id"]: e for e in catalog["slices"]}
     assert entries[FIRST]["status"] == "closed" and entries[FIRST]["focus"] == "Garden planning"
     assert entries[DRY]["needs_marking"] is False

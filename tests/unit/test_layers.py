@@ -70,3 +70,24 @@ def test_nothing_imports_infra_at_run_time() -> None:
         if "infra" in _imports(p) or "aws_cdk" in _imports(p)
     ]
     assert offenders == []
+
+
+def _modules(path: Path) -> set[str]:
+    """Full dotted names of the absolute imports of one file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.unit
+def test_storage_knows_nothing_of_memory() -> None:
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(m for m in _modules(p) if m.startswith("core.memory"))
+        for p in _py_files("core/storage")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}

@@ -41,7 +41,11 @@ def test_rebuild_writes_a_manifest_and_segments_and_answers_the_same() -> None:
     indexed = storage_with(SAMPLE)
     refresh(indexed)
     files = search_files(indexed)
-    assert set(files) == {"memory/episodic/search/manifest.json", "memory/episodic/search/seg-0001.json"}
+    assert set(files) == {
+        "memory/episodic/search/manifest.json",
+        "memory/episodic/search/seg-0001.json",
+        "memory/episodic/search/built-from.json",
+    }
     assert open_index(indexed.snapshot()).notes == []
     assert answers(indexed) == answers(unindexed)
 

@@ -8,9 +8,9 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.catalog import parse_index
+from core.memory.catalog import read_index
 from core.memory.monthly_index import monthly_entry, render_monthly, upsert_monthly
-from core.memory.slice import Slice, Turn
+from core.memory.slice import Slice, Turn, render_core_md
 from core.memory.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
@@ -44,7 +44,8 @@ def _weave(storage: InMemoryStorage, **kw: object) -> dict:
 
 
 def _ids(storage: InMemoryStorage) -> list[str]:
-    index, _ = parse_index(storage.files[paths.CATALOG_JSON])
+    """The catalog's ids as our readers see it (index.json with the pending entries)."""
+    index = read_index(storage.snapshot())
     assert index is not None
     return [e["id"] for e in index["slices"]]
 
@@ -102,7 +103,7 @@ def test_an_entry_that_becomes_dry_is_counted() -> None:
     assert (result["newly_dry"], result["needs_marking"]) == (1, 1)
 
 
-def test_index_slice_writes_monthly_strands_and_catalog() -> None:
+def test_index_slice_writes_monthly_strands_and_a_pending_catalog_entry() -> None:
     storage = _storage({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
     _weave(storage)
     s = Slice(
@@ -111,15 +112,25 @@ def test_index_slice_writes_monthly_strands_and_catalog() -> None:
         tags=["Garden"],
         turns=[Turn("t1", "2026-08-11T12:00:00.000Z", "user", "hello")],
     )
+    index_before, timeline_before = storage.files[paths.CATALOG_JSON], storage.files[paths.TIMELINE_MD]
     batch = WriteBatch.open(storage)
+    batch.put(paths.core_md(s.slice_id), render_core_md(s))
     index_slice(batch, s, NOW, created=True)
-    assert "2026-08-11-1200" in (batch.read(paths.TIMELINE_MD) or "")
-    batch.commit("turn")
+    result = batch.commit("turn")
+    assert paths.CATALOG_JSON not in result.written and paths.TIMELINE_MD not in result.written
     assert _ids(storage) == ["2026-08-01-0900", "2026-08-11-1200"]
     assert json.loads(storage.files[paths.STRANDS_JSON]) == {"garden": ["2026/08/11/1200"]}
     monthly = json.loads(storage.files[paths.monthly_index("2026", "08")])
     assert [e["id"] for e in monthly["slices"]] == ["2026-08-11-1200"]
+    assert (storage.files[paths.CATALOG_JSON], storage.files[paths.TIMELINE_MD]) == (
+        index_before,
+        timeline_before,
+    )
+    # the next weave (maintenance) folds the pending entry into index.json and timeline.md
+    _weave(storage)
     assert "- **2026-08-11-1200** *(no summary)* · 1 turn [Garden]" in storage.files[paths.TIMELINE_MD]
+    assert [e["id"] for e in json.loads(storage.files[paths.CATALOG_JSON])["slices"]] == _ids(storage)
+    assert json.loads(storage.files[paths.PENDING_JSON])["slices"] == []
 
 
 def test_catalog_upsert_merges_into_a_concurrent_writers_catalog() -> None:
@@ -133,8 +144,11 @@ def test_catalog_upsert_merges_into_a_concurrent_writers_catalog() -> None:
     other.commit("other")
     batch.commit("ours")  # the Update is re-evaluated on the newest text
     assert _ids(storage) == ["2026-08-01-0900", "2026-08-10-1000", "2026-08-11-1200"]
-    md = storage.files[paths.TIMELINE_MD]
-    assert "theirs" in md and "mine" in md
+    pending = json.loads(storage.files[paths.PENDING_JSON])["slices"]
+    assert [(e["id"], e["focus"]) for e in pending] == [
+        ("2026-08-10-1000", "theirs"),
+        ("2026-08-11-1200", "mine"),
+    ]
 
 
 def test_catalog_upsert_is_a_no_op_without_a_catalog() -> None:
