@@ -27,7 +27,7 @@ from core.memory.forget_card import CardScrub, RefMatch, mentions, ref_matcher, 
 from core.memory.merge import edit_slice
 from core.memory.monthly_index import monthly_path, remove_monthly
 from core.memory.slice import Slice, parse_core_md
-from core.memory.slice_view import missing_slice, readable_slice_file, slice_file
+from core.memory.slice_view import missing_slice, readable_slice_file
 from core.memory.slicer import USER_MARK
 from core.memory.strands import drop_slice, load_strands, render_strands
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.clock import parse_iso
+from core.imports.writer import import_slices
 from core.memory import matter, paths
 from core.memory.agent_md import append_cognition, cognition_entry, cognition_for
 from core.memory.core_edits import FlushTurn, flush_core_md, mark_escaped
 from core.memory.escape import escape_turn, needs_escape, unescape_turn
-from core.imports.writer import import_slices
 from core.memory.merge import append_turn, merge_turns
 from core.memory.slice import Slice, Turn, body_turns, parse_core_md, render_core_md
 from core.memory.turns import count_turns, parse_turns
