@@ -8,6 +8,15 @@ from typing import Any
 from core.clock import parse_iso
 from core.memory.slice import KEY_ORDER, LIST_KEYS, Slice, Turn
 from core.memory.yaml_load import YamlDate
+from tests.conformance.vectors import shape
+
+# The vectors' in-memory TimeSlice object (optional keys appear only when set).
+SLICE = shape(
+    "slice",
+    "slice_id turns",
+    "focus status start end timezone summary open_loops decisions tags related_slices loops"
+    " emotional_tone closedBy evolutionSummary estimatedTokens",
+)
 
 _DATE_NOTE_RE = re.compile(r'^\(non-string \[object Date\]: "(.*)"\)$')
 

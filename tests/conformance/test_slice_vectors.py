@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
+from core.errors import SliceFormatError
 from core.memory import paths
 from core.memory.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
 from core.memory.merge import merge_turns
 from core.memory.slice import KEY_ORDER, Turn, escaped, new_slice, parse_core_md, render_core_md
 from core.memory.turns import apply_range, parse_doc, parse_slice_id, slice_turn_spans
-from tests.conformance.slice_shapes import assert_same_slice, slice_from_vector
-from tests.conftest import load_vectors
+from tests.conformance.slice_shapes import SLICE, assert_same_slice, slice_from_vector
+from tests.conformance.vectors import Case, shape, vectors
 
-FORMAT = load_vectors("slice_format.json")
-CREATE = load_vectors("slice_create.json")
-PARSER = load_vectors("turn_parser.json")
-MERGE = load_vectors("turn_merge.json")
+FORMAT = vectors("slice_format.json")
+CREATE = vectors("slice_create.json")
+PARSER = vectors("turn_parser.json")
+MERGE = vectors("turn_merge.json")
+
+PARSED = shape("parsed", "raw manager_parseSlice", "turn_parser_parseTurns")
+# The original's slice parser threw (a YAML syntax error); `throws` holds its message or `true`.
+THROWS = shape("throws", "raw throws", "turn_parser_parseTurns")
+READ_ONLY = shape("read-tool only", "raw turn_parser_parseTurns")
+PARSE = PARSER.cases("parse", PARSED, THROWS, READ_ONLY)
 
 pytestmark = pytest.mark.conformance
 
 
-@pytest.mark.parametrize("case", FORMAT["serialize"], ids=[c["name"] for c in FORMAT["serialize"]])
-def test_serialize(case: dict) -> None:
+@pytest.mark.parametrize("case", FORMAT.cases("serialize", shape("serialize", "input serialized reparsed")))
+def test_serialize(case: Case) -> None:
     s = slice_from_vector(case["input"])
     text = render_core_md(s)
     if not escaped(s):
@@ -44,13 +53,16 @@ def _without_escapes(text: str) -> str:
     return "".join(out) + text[pos:]
 
 
-def test_frontmatter_key_order() -> None:
+@pytest.mark.parametrize("case", FORMAT.value("frontmatter_key_order"))
+def test_frontmatter_key_order(case: Case) -> None:
     # `marked_by` is ours and comes last, after the original's keys.
-    assert list(KEY_ORDER) == [*FORMAT["frontmatter_key_order"], "marked_by"]
+    assert list(KEY_ORDER) == [*case.data, "marked_by"]
 
 
-@pytest.mark.parametrize("case", FORMAT["paths"], ids=[c["id"] for c in FORMAT["paths"]])
-def test_paths(case: dict) -> None:
+@pytest.mark.parametrize(
+    "case", FORMAT.cases("paths", shape("paths", "id rel timeline_dir core agent previously"))
+)
+def test_paths(case: Case) -> None:
     sid = case["id"]
     assert paths.slice_rel(sid) == case["rel"]
     assert str(paths.slice_dir(sid) / "timeline") == case["timeline_dir"]
@@ -59,8 +71,9 @@ def test_paths(case: dict) -> None:
     assert str(paths.card_snapshot(sid)) == case["previously"]
 
 
-def test_create() -> None:
-    want = CREATE["result"]
+@pytest.mark.parametrize("case", CREATE.cases("result", SLICE))
+def test_create(case: Case) -> None:
+    want = case.data
     first = want["turns"][0]
     s = new_slice(
         want["slice_id"],
@@ -69,16 +82,29 @@ def test_create() -> None:
         Turn(first["turnId"], first["timestamp"], first["role"], first["content"]),
     )
     assert_same_slice(s, want)
-    assert render_core_md(s) == CREATE["serialized"]
+    assert render_core_md(s) == CREATE.section("serialized")
 
 
-@pytest.mark.parametrize("case", PARSER["parse"], ids=[c["name"] for c in PARSER["parse"]])
-def test_slice_parser(case: dict) -> None:
-    assert_same_slice(parse_core_md(case["raw"]), case["manager_parseSlice"])
+@pytest.mark.parametrize("case", PARSE)
+def test_slice_parser(case: Case) -> None:
+    if case.kind == "throws":
+        # The file is refused with a message saying how to fix it, never read as something else.
+        with pytest.raises(SliceFormatError, match="Fix the YAML"):
+            parse_core_md(case["raw"])
+    elif case.kind == "parsed":
+        assert_same_slice(parse_core_md(case["raw"]), case["manager_parseSlice"])
+    else:
+        # No recorded slice-parser result: it must still answer (a slice or a clear refusal).
+        with contextlib.suppress(SliceFormatError):
+            parse_core_md(case["raw"])
 
 
-@pytest.mark.parametrize("case", PARSER["parse"], ids=[c["name"] for c in PARSER["parse"]])
-def test_read_tool_parser(case: dict) -> None:
+@pytest.mark.parametrize("case", PARSE)
+def test_read_tool_parser(case: Case) -> None:
+    if "turn_parser_parseTurns" not in case:
+        # The read-tool parser scans lines and reads no YAML: it never throws.
+        assert parse_doc(case["raw"]).turns is not None
+        return
     want = case["turn_parser_parseTurns"]
     doc = parse_doc(case["raw"])
     assert doc.frontmatter == want["frontmatter"]
@@ -95,25 +121,24 @@ def test_read_tool_parser(case: dict) -> None:
     assert got == want["turns"]
 
 
-RANGE = PARSER["apply_range"]
-
-
-@pytest.mark.parametrize("case", RANGE["cases"], ids=[str(c["range"]) for c in RANGE["cases"]])
-def test_apply_range(case: dict) -> None:
-    assert parse_doc(RANGE["raw"]).frontmatter == RANGE["frontmatter_text"]
-    result = apply_range(RANGE["raw"], case["range"])
+@pytest.mark.parametrize(
+    "case", PARSER.cases("apply_range", shape("range", "range selected_indices reassembled"))
+)
+def test_apply_range(case: Case) -> None:
+    raw = case.shared("raw")
+    if "frontmatter_text" in case.group:
+        assert parse_doc(raw).frontmatter == case.shared("frontmatter_text")
+    result = apply_range(raw, case["range"])
     assert result.selected == case["selected_indices"]
     assert result.text == case["reassembled"]
 
 
-@pytest.mark.parametrize(
-    "case", PARSER["parse_slice_id"], ids=[c["id"] or "(empty)" for c in PARSER["parse_slice_id"]]
-)
-def test_parse_slice_id(case: dict) -> None:
+@pytest.mark.parametrize("case", PARSER.cases("parse_slice_id", shape("id", "id parsed")))
+def test_parse_slice_id(case: Case) -> None:
     parsed = parse_slice_id(case["id"])
     assert (parsed._asdict() if parsed else None) == case["parsed"]
 
 
-@pytest.mark.parametrize("case", MERGE["cases"], ids=[str(i) for i in range(len(MERGE["cases"]))])
-def test_turn_merge(case: dict) -> None:
+@pytest.mark.parametrize("case", MERGE.cases("cases", shape("merge", "remote_raw local merged")))
+def test_turn_merge(case: Case) -> None:
     assert merge_turns(case["remote_raw"], slice_from_vector(case["local"])) == case["merged"]
