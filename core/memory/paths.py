@@ -29,7 +29,7 @@ _PROTECTED = (
 # An allowed root, then non-empty segments that are not `.` or `..` (%, \\ and NUL are refused
 # before this is tried): exactly the paths that normalise to themselves and are allowed.
 _CANONICAL_RE = re.compile(r"(?:memory|tasks|sessions)(?:/(?!\.\.?(?:/|\Z))[^/]+)*")
-_SLICE_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{4})$")
+_SLICE_ID_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{4})\Z")  # ASCII digits, no trailing newline
 
 
 def normalize(raw: str) -> str:

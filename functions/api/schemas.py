@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Effort = Literal["low", "medium", "high"]
 Locale = Literal["en", "zh"]
-SLICE_ID_PATTERN = r"^\d{4}-\d{2}-\d{2}-\d{4}$"
+SLICE_ID_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}$"  # ASCII digits only, as in JS
 
 
 class Strict(BaseModel):
