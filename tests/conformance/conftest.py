@@ -7,9 +7,10 @@ import pytest
 from tests.conformance.vectors import Case
 
 
-@pytest.fixture(autouse=True)
-def _known_case_shape(request: pytest.FixtureRequest) -> None:
-    callspec = getattr(request.node, "callspec", None)
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """Fail (not error, not skip) before the test body runs, naming file, section and case."""
+    callspec = getattr(item, "callspec", None)
     for value in callspec.params.values() if callspec else ():
         if isinstance(value, Case) and value.problem:
             pytest.fail(value.problem, pytrace=False)

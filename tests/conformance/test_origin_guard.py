@@ -8,6 +8,8 @@ refusal body is ours (`{"error": "forbidden", "message": …}`); the status is t
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from functions.api.security import AccessKey, origin_allowed
@@ -65,4 +67,13 @@ def test_preflight_on_a_guarded_route_is_never_refused(route: str, required: boo
     assert origin_allowed("OPTIONS", headers, AccessKey.from_plain("s3cret")) is True
     r = env.client.options(route, headers=headers)
     assert r.status_code not in (401, 403), r.text
-    assert env.turns.started == [] and env.storage.commits == []
+    assert env.turns.started == [] and env.files() == {}
+
+
+@pytest.mark.parametrize("url", V.value("url"))
+def test_cases_were_sent_to_the_chat_url(url: Case) -> None:
+    """The cases were POSTs to the original's chat route; ours is `/api/turns` on the same host."""
+    host = urlsplit(str(url.data)).netloc
+    assert host and origin_allowed(
+        "POST", {"origin": f"http://{host}", "host": host}, AccessKey.from_plain("k")
+    )

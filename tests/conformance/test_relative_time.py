@@ -66,10 +66,10 @@ def test_weekday_label(case: Case) -> None:
 @_cases("rel_phrase_and_tag")
 def test_rel_phrase_and_tag(case: Case) -> None:
     given = case.get("opts") or {}
-    opts = {"weekday": bool(given.get("weekday")), "due": bool(given.get("due"))}
+    weekday, due = bool(given.get("weekday")), bool(given.get("due"))
     args = (case["iso"], case["nowIso"], case["timezone"], case["locale"])
-    assert reltime.rel_phrase(*args, **opts) == case["phrase"]
-    assert reltime.rel_tag(*args, **opts) == case["tag"]
+    assert reltime.rel_phrase(*args, weekday=weekday, due=due) == case["phrase"]
+    assert reltime.rel_tag(*args, weekday=weekday, due=due) == case["tag"]
 
 
 @_cases("annotate_date")

@@ -10,7 +10,8 @@ from core.errors import SliceFormatError
 from core.memory import paths
 from core.memory.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
 from core.memory.merge import merge_turns
-from core.memory.slice import KEY_ORDER, Turn, escaped, new_slice, parse_core_md, render_core_md
+from core.memory.monthly_index import monthly_entry, upsert_monthly
+from core.memory.slice import KEY_ORDER, Slice, Turn, escaped, new_slice, parse_core_md, render_core_md
 from core.memory.turns import apply_range, parse_doc, parse_slice_id, slice_turn_spans
 from tests.conformance.slice_shapes import SLICE, assert_same_slice, slice_from_vector
 from tests.conformance.vectors import Case, shape, vectors
@@ -142,3 +143,18 @@ def test_parse_slice_id(case: Case) -> None:
 @pytest.mark.parametrize("case", MERGE.cases("cases", shape("merge", "remote_raw local merged")))
 def test_turn_merge(case: Case) -> None:
     assert merge_turns(case["remote_raw"], slice_from_vector(case["local"])) == case["merged"]
+
+
+@pytest.mark.parametrize(
+    "case", FORMAT.cases("monthly_index", shape("monthly", "entry serialized", "path_*"))
+)
+def test_monthly_index(case: Case) -> None:
+    """The monthly `_index.json` entry of a slice, the file's bytes, and its path."""
+    entry = case["entry"]
+    keys = ("focus", "summary", "tags", "status", "start", "open_loops", "decisions")
+    s = Slice(slice_id=entry["id"], **{k: entry[k] for k in keys if k in entry})
+    assert monthly_entry(s) == entry
+    assert upsert_monthly(None, monthly_entry(s)) == case["serialized"]
+    for key in (k for k in case if k.startswith("path_")):
+        _, year, month = key.split("_")  # path_<year>_<month>, the month as a number
+        assert str(paths.monthly_index(year, month)) == case[key], key

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +26,7 @@ DESCRIPTIVE = frozenset({"name", "description", "note", "notes", "comment"})
 
 @dataclass(frozen=True)
 class Shape:
-    """One kind of case: the keys it must have and the keys it may have."""
+    """One kind of case: the keys it must have and the keys it may have (`path_*`: any such key)."""
 
     kind: str
     required: frozenset[str]
@@ -35,7 +36,11 @@ class Shape:
         if not isinstance(data, Mapping):
             return self.kind == TEXT.kind
         keys = set(data)
-        return self.required <= keys and keys <= self.required | self.optional | DESCRIPTIVE
+        allowed = self.required | self.optional | DESCRIPTIVE
+        prefixes = tuple(k[:-1] for k in self.optional if k.endswith("*"))
+        return self.required <= keys and all(
+            k in allowed or (prefixes and k.startswith(prefixes)) for k in keys
+        )
 
     def describe(self) -> str:
         if self is TEXT or self.kind == TEXT.kind:
@@ -104,10 +109,10 @@ def failing(where: str, problem: str) -> Case:
 class VectorFile:
     """One vector file, loaded once per run (`vectors(name)`); remembers which sections tests read."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, root: Path | None = None):
         self.name = name
         self.read: set[str] = {"description"}
-        self.data, self.problem = _load(name)
+        self.data, self.problem = _load(root or vectors_dir(), name)
 
     def section(self, path: str) -> Any:
         """The value at a dotted section path, for use inside a test (fails by name when absent)."""
@@ -192,8 +197,8 @@ def opened() -> dict[str, VectorFile]:
     return dict(_OPEN)
 
 
-def _load(name: str) -> tuple[dict[str, Any], str | None]:
-    path = vectors_dir() / name
+def _load(root: Path, name: str) -> tuple[dict[str, Any], str | None]:
+    path = root / name
     if not path.is_file():
         return {}, f"vector file missing: {path} (set PREVIOUSLY_VECTORS_DIR)"
     try:
