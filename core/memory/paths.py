@@ -29,7 +29,8 @@ _PROTECTED = (
 # An allowed root, then non-empty segments that are not `.` or `..` (%, \\ and NUL are refused
 # before this is tried): exactly the paths that normalise to themselves and are allowed.
 _CANONICAL_RE = re.compile(r"(?:memory|tasks|sessions)(?:/(?!\.\.?(?:/|\Z))[^/]+)*")
-_SLICE_ID_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{4})\Z")  # ASCII digits, no trailing newline
+# ASCII digits only, nothing after them (Python's `\d` takes any Unicode digit, `$` a final newline).
+_SLICE_ID_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{4})\Z")
 
 
 def normalize(raw: str) -> str:
