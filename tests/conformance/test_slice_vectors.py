@@ -6,7 +6,7 @@ import contextlib
 
 import pytest
 
-from core.errors import SliceFormatError
+from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
 from core.memory.merge import merge_turns
@@ -60,16 +60,25 @@ def test_frontmatter_key_order(case: Case) -> None:
     assert list(KEY_ORDER) == [*case.data, "marked_by"]
 
 
-@pytest.mark.parametrize(
-    "case", FORMAT.cases("paths", shape("paths", "id rel timeline_dir core agent previously"))
-)
+PATH_KEYS = "id rel timeline_dir core agent previously"
+
+
+@pytest.mark.parametrize("case", FORMAT.cases("paths", shape("paths", PATH_KEYS)))
 def test_paths(case: Case) -> None:
     sid = case["id"]
-    assert paths.slice_rel(sid) == case["rel"]
-    assert str(paths.slice_dir(sid) / "timeline") == case["timeline_dir"]
-    assert str(paths.core_md(sid)) == case["core"]
-    assert str(paths.agent_md(sid)) == case["agent"]
-    assert str(paths.card_snapshot(sid)) == case["previously"]
+    if paths.is_slice_id(sid):
+        assert paths.slice_rel(sid) == case["rel"]
+        assert str(paths.slice_dir(sid) / "timeline") == case["timeline_dir"]
+        assert str(paths.core_md(sid)) == case["core"]
+        assert str(paths.agent_md(sid)) == case["agent"]
+        assert str(paths.card_snapshot(sid)) == case["previously"]
+        return
+    # Deliberate difference (docs/FORMAT.md "Paths"): the original maps an id of fewer than four
+    # parts (a date-only legacy id) into the day directory itself; we build no path from it.
+    assert case["rel"] == "/".join(sid.split("-")), "the original's legacy mapping"
+    for helper in (paths.slice_rel, paths.slice_dir, paths.core_md, paths.agent_md, paths.card_snapshot):
+        with pytest.raises(InvalidInput, match="Expected YYYY-MM-DD-HHMM"):
+            helper(sid)
 
 
 @pytest.mark.parametrize("case", CREATE.cases("result", SLICE))
@@ -174,3 +183,26 @@ def test_monthly_index(case: Case) -> None:
     for key in (k for k in case if k.startswith("path_")):
         _, year, month = key.split("_")  # path_<year>_<month>, the month as a number
         assert str(paths.monthly_index(year, month)) == case[key], key
+
+
+@pytest.mark.parametrize(
+    "sid", ["2026-08-16", "2026-08", "2026", "2026-08-16-", "2026-08-16-1000\n", "２０２６-08-16-1000"]
+)
+def test_path_helpers_build_nothing_from_a_date_only_or_odd_id(sid: str) -> None:
+    """REFERENCE §1 maps a date-only id to `YYYY/MM/DD` (the day folder that holds the slices);
+    we refuse it, and every other id that is not four ASCII digit groups, with the form to use."""
+    helpers = (paths.slice_rel, paths.slice_dir, paths.core_md, paths.agent_md, paths.appendix_md)
+    for helper in (*helpers, paths.card_snapshot, paths.legacy_flat_md, paths.parse_slice_id):
+        with pytest.raises(InvalidInput, match="Expected YYYY-MM-DD-HHMM"):
+            helper(sid)
+    assert not paths.is_slice_id(sid) and parse_slice_id(sid) is None
+
+
+def test_a_date_only_id_through_the_api_is_refused() -> None:
+    from tests.functional.api_env import make_env
+
+    env = make_env(key=None)
+    for route in ("/api/slices/2026-08-16", "/api/slices/2026-08-16-1000%0A"):
+        r = env.client.get(route)
+        assert r.status_code in (400, 404, 422) and r.json()["error"], route
+    assert env.files() == {}
