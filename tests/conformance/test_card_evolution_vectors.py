@@ -21,20 +21,23 @@ CURRENT_CARD = card_text(identity=["Name: Mara"])
 
 def analysis_from(data: Any) -> TurnAnalysis:
     """The original's in-memory analysis shape (camelCase) as our TurnAnalysis."""
-    judgment = data.get("evolveCard")
-    evolve = EvolveJudgment(bool(judgment["worth"]), judgment.get("reason", "")) if judgment else None
+    judgment = data.get("evolveCard", data.get("evolve_card"))
+    evolve = EvolveJudgment(bool(judgment.get("worth")), judgment.get("reason") or "") if judgment else None
     return TurnAnalysis(evolve_card=evolve)
 
 
 @pytest.mark.parametrize(
-    "case", vectors("recall_filters.json").cases("should_run_card_evolution", shape("gate", "analysis run"))
+    "case",
+    vectors("recall_filters.json").cases("should_run_card_evolution", shape("gate", "analysis run", "card")),
 )
 def test_should_run_card_evolution(case: Case) -> None:
     analysis = case["analysis"]
-    judgment = (analysis or {}).get("evolveCard")
+    judgment = (analysis or {}).get("evolveCard", (analysis or {}).get("evolve_card"))
     if judgment is not None and not isinstance(judgment, dict):
         pytest.fail(f"{case.where}: evolveCard is a {type(judgment).__name__}, expected an object")
-    run, reason = should_evolve(analysis_from(analysis or {}), CURRENT_CARD)
+    # A case may give the live card's text (a legacy or blank card changes the decision).
+    card = case.get("card", CURRENT_CARD)
+    run, reason = should_evolve(analysis_from(analysis or {}), card)
     assert run is case["run"]
     assert reason, "a decision always says why"
 

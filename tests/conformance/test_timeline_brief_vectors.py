@@ -65,3 +65,28 @@ def test_briefs(case: Case) -> None:
         recent=opts.get("recent", 10),
     )
     assert brief == case["brief"]
+
+
+EMPTY_BRIEF = "## Timeline (recent)\n- (empty — no slices yet)"
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        {},
+        {"_schema": 1, "updated_at": "X", "slice_count": 0, "needs_marking": 0, "slices": []},
+        {
+            "slices": [
+                {"id": "2026-08-17-1400", "date": "2026-08-17", "status": "active", "focus": "", "tags": []}
+            ]
+        },
+    ],
+    ids=["no catalog", "empty catalog", "only the current slice"],
+)
+def test_an_empty_pool_renders_the_empty_line(index: dict[str, Any]) -> None:
+    """REFERENCE §11.7: no earlier closed slice → the header and the one empty line, any locale."""
+    for locale in ("en", "zh"):
+        brief = timeline_brief(
+            index, as_of="2026-08-17-1400", now=None, timezone="UTC", locale=locale, labels=ORIGINAL_LABELS
+        )
+        assert brief == EMPTY_BRIEF
