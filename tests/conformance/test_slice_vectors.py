@@ -17,7 +17,7 @@ from tests.conformance.slice_shapes import SLICE, assert_same_slice, slice_from_
 from tests.conformance.vectors import Case, shape, vectors
 
 FORMAT = vectors("slice_format.json")
-CREATE = vectors("slice_create.json")
+CREATE = vectors("slice_create.json").uses("serialized")
 PARSER = vectors("turn_parser.json")
 MERGE = vectors("turn_merge.json")
 

@@ -1,7 +1,8 @@
 """Every vector file in the vectors directory, and every section of it, is read by some test.
 
 A section no test reads (a new function in a fuller vector set) or a file no test opens fails
-here by name instead of being ignored.
+here by name instead of being ignored. Reads count when they happen at import (`cases`,
+`value`, `uses`), so the result does not depend on which tests ran first or on which worker.
 """
 
 from __future__ import annotations

@@ -114,6 +114,11 @@ class VectorFile:
         self.read: set[str] = {"description"}
         self.data, self.problem = _load(root or vectors_dir(), name)
 
+    def uses(self, *sections: str) -> VectorFile:
+        """Declare, at import, sections a test reads only inside its body (for the coverage test)."""
+        self.read.update(s.split(".")[0] for s in sections)
+        return self
+
     def section(self, path: str) -> Any:
         """The value at a dotted section path, for use inside a test (fails by name when absent)."""
         self.read.add(path.split(".")[0])
