@@ -10,6 +10,7 @@ rebuilt here.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -31,6 +32,8 @@ from tests.conformance.vectors import Case, shape, vectors
 
 V = vectors("agent_md.json")
 pytestmark = pytest.mark.conformance
+_HEADER_RE = re.compile(r"## Cognition (\S+) — (\S+)\n")
+_ENTRY_IDS = re.compile(r"^## Cognition (\S+) — ", re.M)
 ABRIDGED_STEP = Step((), [ToolCall("webSearch", {"query": "x" * 120})])
 
 
@@ -108,12 +111,17 @@ def test_full_entry(entry: Case) -> None:
     body = render_invocation(_records(_first("extract_cognition", COGNITION)))
     body += render_reports(_reports(_first("think_deep_reports", REPORTS)))
     assert body == entry["body"]
-    assert cognition_entry("Qm9vZg", "2026-08-17T05:16:00.000Z", body) == entry["header"] + entry["body"]
-    result = append_cognition(entry["existing_agent_md"], entry["header"] + body)
+    header = _HEADER_RE.fullmatch(entry["header"])
+    assert header, f"{entry.where}: header is not `## Cognition <turnId> — <ISO>\\n`"
+    turn_id, at = header.groups()
+    assert cognition_entry(turn_id, at, body) == entry["header"] + entry["body"]
+    existing = entry["existing_agent_md"]
+    result = append_cognition(existing, entry["header"] + body)
     assert result == entry["resulting_agent_md"]
     assert append_cognition(None, entry["header"] + body) == entry["header"] + body
-    assert cognition_for(result, "abc123") == "### Thinking\nearlier"
-    assert cognition_for(result, "Qm9vZg") == body.strip()
+    assert cognition_for(result, turn_id) == body.strip()
+    for old_id in _ENTRY_IDS.findall(existing or ""):  # every earlier entry still reads as before
+        assert cognition_for(result, old_id) == cognition_for(existing, old_id)
 
 
 @pytest.mark.parametrize("case", V.cases("think_deep_reports", REPORTS))

@@ -66,6 +66,8 @@ def test_weekday_label(case: Case) -> None:
 @_cases("rel_phrase_and_tag")
 def test_rel_phrase_and_tag(case: Case) -> None:
     given = case.get("opts") or {}
+    unknown = set(given) - {"weekday", "due"}
+    assert not unknown, f"{case.where}: opts this test does not know: {sorted(unknown)}"
     weekday, due = bool(given.get("weekday")), bool(given.get("due"))
     args = (case["iso"], case["nowIso"], case["timezone"], case["locale"])
     assert reltime.rel_phrase(*args, weekday=weekday, due=due) == case["phrase"]

@@ -51,8 +51,12 @@ def test_deterministic_mark(case: Case) -> None:
 
 @pytest.mark.parametrize("expected", vectors("slice_create.json").cases("result", SLICE))
 def test_create_slice_matches_vector(expected: Case) -> None:
-    now = parse_iso("2026-08-17T05:15:42.118Z")
-    made = slicer.open_slice("hello", "Asia/Shanghai", "Qm9vZg", now, slicer.minute_id(now))
+    """createSlice(message, timezone, turnId) at the vector's clock (its `start`)."""
+    first = expected["turns"][0]
+    now = parse_iso(expected["start"])
+    made = slicer.open_slice(
+        first["content"], expected["timezone"], first["turnId"], now, slicer.minute_id(now)
+    )
     assert (made.slice_id, made.status, made.start, made.timezone, made.focus, made.summary) == (
         expected["slice_id"],
         expected["status"],
