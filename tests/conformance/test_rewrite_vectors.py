@@ -9,6 +9,7 @@ import pytest
 from core.errors import InvalidInput
 from core.memory import matter
 from core.memory.core_edits import backfill_rewrite, flush_core_md, parse_flush_request
+from tests.conformance.slice_shapes import assert_original_bytes
 from tests.conformance.test_flush_vectors import FLUSH as FLUSH_CASE
 from tests.conformance.test_flush_vectors import expected_status
 from tests.conformance.vectors import Case, shape, vectors
@@ -26,7 +27,7 @@ def test_backfill_rewrite(case: Case) -> None:
     text, moved = backfill_rewrite(
         case["before"], after["focus"], after["summary"], "2026-08-12T00:00:00.000Z"
     )
-    assert text == case["after"]
+    assert_original_bytes(text, case["after"])
     assert moved is None
 
 
@@ -45,7 +46,7 @@ def test_flush(case: Case) -> None:
         return
     req = parse_flush_request(body)
     got = flush_core_md(case.get("existing_core_md"), req.slice_id, req.turns, FLUSH_NOW)
-    assert got == case["core_md_after"]
+    assert_original_bytes(got, case["core_md_after"])
 
 
 @pytest.mark.parametrize(

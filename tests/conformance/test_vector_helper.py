@@ -92,3 +92,21 @@ def test_whole_values_and_wildcard_keys(tmp_path: Path) -> None:
     (strict,) = _cases(vf, "m", shape("m", "entry", "path_2026_8"))
     assert strict.problem is not None and "path_2027_1" in strict.problem
     assert vf.read == {"description", "order", "m"}
+
+
+def test_the_original_framing_differs_only_by_the_kept_blank_end() -> None:
+    from core.memory.slice import Slice, render_core_md
+    from tests.conformance.slice_shapes import as_the_original_frames_it
+
+    s = Slice(slice_id="2026-01-01-0000", start="2026-01-01T00:00:00.000Z", timezone="UTC")
+    s.status, s.end, s.closed_by, s.evolution_summary = (
+        "closed",
+        "2026-01-01T00:30:00.000Z",
+        "time_cap",
+        "x\n\n",
+    )
+    ours = render_core_md(s)
+    assert ours.endswith("evolution_summary: |+\n  x\n\n---\n\n")
+    assert as_the_original_frames_it(ours).endswith("evolution_summary: |+\n  x\n---\n\n")
+    s.evolution_summary = "x"
+    assert as_the_original_frames_it(render_core_md(s)) == render_core_md(s)
