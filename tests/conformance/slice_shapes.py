@@ -100,3 +100,20 @@ def assert_original_bytes(ours: str, original: str) -> None:
     """Byte for byte the original's file, but for the kept blank end of a last YAML value."""
     if ours != original:
         assert as_the_original_frames_it(ours) == original
+
+
+def _kept(original: Any, given: Any) -> Any:
+    if isinstance(original, str) and isinstance(given, str):
+        lost = given[len(original) :]
+        return given if given.startswith(original) and "\n" in lost and not lost.strip() else original
+    if isinstance(original, list) and isinstance(given, list) and len(original) == len(given):
+        return [_kept(o, g) for o, g in zip(original, given, strict=True)]
+    return original
+
+
+def with_kept_ends(reparsed: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The original's re-read slice, with the trailing line breaks its framing lost put back.
+
+    Where the original read back `summary` as `a` from a written `a\\n`, we read `a\\n`.
+    """
+    return {k: _kept(v, given.get(k)) if k != "turns" else v for k, v in reparsed.items()}
