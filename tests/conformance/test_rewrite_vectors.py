@@ -42,7 +42,8 @@ def test_flush(case: Case) -> None:
     if expected_status(case) != 200:
         with pytest.raises(InvalidInput, match="Invalid request body"):
             parse_flush_request(body)
-        assert case.get("core_md_after") is None
+        if case["status"] != 200:  # else the original wrote a header it could not read back
+            assert case.get("core_md_after") is None
         return
     req = parse_flush_request(body)
     got = flush_core_md(case.get("existing_core_md"), req.slice_id, req.turns, FLUSH_NOW)
