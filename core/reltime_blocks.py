@@ -214,7 +214,8 @@ def slice_head_block(
         lines.extend(f"    - {a}" for a in anchors)
     lines.append(f"- Continuity: {continuity_line(cont)}")
     if evolution_summary.strip():
-        lines.append(f"- Card change recorded as this slice opened: {' '.join(evolution_summary.split())}")
+        one_line = " ".join(evolution_summary.split())
+        lines.append(f"- The user card was updated just as this slice began: {one_line}")
     lines.append(
         "- The slice-start time above may already be tens of minutes old. Whenever a precise time "
         'matters ("now", "in a few minutes", something due today), call the currentTime tool first '

@@ -23,7 +23,7 @@ from core.clock import iso
 from core.memory import card as c
 from core.memory import card_rules as r
 from core.memory.card import Anchor, HorizonItem, NowItem
-from core.memory.card_migrate import is_legacy, migrate_to_card
+from core.memory.card_migrate import is_legacy, to_current_card
 from core.reltime import local_date_key
 from core.text import collapse_ws, js_trim, utf16_slice
 
@@ -85,7 +85,7 @@ class CardSession:
     ) -> None:
         text = base_text or ""
         legacy = is_legacy(text)
-        start = migrate_to_card(text, slice_id=slice_id, now=now) if legacy else c.parse_card(text, now)
+        start = to_current_card(text, slice_id=slice_id, now=now) if text.strip() else c.parse_card(text, now)
         self.base = start.copy()
         self.card = start
         self.card.slice_id, self.card.updated = slice_id, iso(now)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.clock import iso
-from core.memory.card import Card, NowItem, is_card, is_date
+from core.memory.card import Card, NowItem, is_card, is_date, parse_card
 from core.text import js_trim
 
 V3_STAMP = "Format: user profile + self-model"
@@ -275,3 +275,23 @@ def archive_to_card(doc: ArchiveDoc, now: datetime) -> Card:
 def migrate_to_card(text: str, *, slice_id: str, now: datetime) -> Card:
     """Any legacy document → the current card (stamped now)."""
     return archive_to_card(migrate_to_archive(text, slice_id=slice_id, now=now), now)
+
+
+def foreign_to_card(text: str, *, slice_id: str, now: datetime) -> Card:
+    """A document in no card format, kept whole: every non-blank line as written, under Unsorted.
+
+    It is not parsed as a card: a title, a `_…_` line or a comment, which the card parser skips
+    as card furniture, are the user's words here.
+    """
+    card = Card(slice_id=slice_id, updated=iso(now))
+    card.unplaced = [line for line in (js_trim(raw) for raw in (text or "").split("\n")) if line]
+    return card
+
+
+def to_current_card(text: str, *, slice_id: str, now: datetime) -> Card:
+    """Any stored card document as the current card: a card parsed, a legacy one migrated, other text kept."""
+    if is_card(text):
+        return parse_card(text, now)
+    if is_legacy(text):
+        return migrate_to_card(text, slice_id=slice_id, now=now)
+    return foreign_to_card(text, slice_id=slice_id, now=now)

@@ -12,8 +12,8 @@ import re
 from datetime import datetime, timedelta
 
 from core.clock import Clock, iso
-from core.memory.card import is_card, new_card, parse_card, render_card
-from core.memory.card_migrate import is_legacy, migrate_to_card
+from core.memory.card import is_card, new_card, render_card
+from core.memory.card_migrate import to_current_card
 from core.memory.card_store import write_card
 from core.memory.paths import CARD, card_snapshot, day_dir
 from core.storage.base import WriteBatch
@@ -26,7 +26,7 @@ def upgrade_card_text(text: str, slice_id: str, now: datetime) -> str:
     """Card text in the current format: legacy documents migrated, other text kept under Unsorted."""
     if is_card(text):
         return text
-    card = migrate_to_card(text, slice_id=slice_id, now=now) if is_legacy(text) else parse_card(text, now)
+    card = to_current_card(text, slice_id=slice_id, now=now)
     card.slice_id = card.slice_id or slice_id
     card.updated = iso(now)
     return render_card(card)

@@ -17,9 +17,9 @@ from typing import Protocol
 from core.clock import iso
 from core.errors import ConflictError, NotFound
 from core.memory import card_edit
-from core.memory.card import Card, is_card, parse_card, render_card
+from core.memory.card import Card, render_card
 from core.memory.card_edit import NumberedEntry
-from core.memory.card_migrate import is_legacy, migrate_to_card
+from core.memory.card_migrate import to_current_card
 from core.memory.paths import CARD, EPISODIC, MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 
@@ -60,9 +60,7 @@ def to_card(text: str | None, now: datetime) -> Card:
     """Parse card text of any known format (None or blank → an empty card)."""
     if not text or not text.strip():
         return Card(updated=iso(now))
-    if is_legacy(text) and not is_card(text):
-        return migrate_to_card(text, slice_id="", now=now)
-    return parse_card(text, now)
+    return to_current_card(text, slice_id="", now=now)
 
 
 def read_card(view: Reader) -> StoredCard:

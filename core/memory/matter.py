@@ -3,6 +3,12 @@
 Reading: frontmatter exists only when the file starts with `---` (not `----`); it ends at the
 first `\\n---`; exactly one line break after that is dropped. Writing: `---\\n<yaml>\\n---\\n`
 then the body, plus a final `\\n` only when the body does not already end with one.
+
+One deliberate difference, so a value that ends in line breaks (or is only one) comes back
+whole when it is the last one (docs/FORMAT.md): gray-matter trims the dumped YAML and hands
+js-yaml the text without the line break before the closing `---`, which loses a last value's
+trailing line breaks. We keep the dump's trailing blank space and read the YAML with that
+line break; for every other file both sides are the same bytes and the same values.
 """
 
 from __future__ import annotations
@@ -82,7 +88,8 @@ def load_with_nodes(matter: Matter, source: str = "frontmatter") -> tuple[dict[s
         )
     if not matter.has_frontmatter or matter.yaml_is_blank:
         return {}, None
-    data, node = load_yaml_node(matter.yaml_text, first_line=1, source=source)
+    # The line break before the closing `---` ends the last line of the YAML (a `|` value's too).
+    data, node = load_yaml_node(matter.yaml_text + "\n", first_line=1, source=source)
     if data is None:
         return {}, node
     if not isinstance(data, dict):
@@ -105,6 +112,10 @@ def with_final_newline(text: str) -> str:
 
 def stringify(data: dict[str, Any], body: str) -> str:
     """`matter.stringify(body, data)`: frontmatter (omitted when empty) then the body."""
-    yaml_text = js_trim(dump(data))
-    head = "" if yaml_text == "{}" else f"{OPEN}\n{with_final_newline(yaml_text)}{OPEN}\n"
-    return head + with_final_newline(body)
+    dumped = dump(data)
+    yaml_text = js_trim(dumped)
+    if yaml_text == "{}":
+        return with_final_newline(body)
+    # gray-matter's trim, except blank space that belongs to the last value (`|+`, `|2` blocks).
+    kept = dumped if dumped.startswith(yaml_text) else with_final_newline(yaml_text)
+    return f"{OPEN}\n{kept}{OPEN}\n" + with_final_newline(body)

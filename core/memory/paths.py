@@ -42,7 +42,8 @@ __all__ = [
     "writable_path",
 ]
 
-_SLICE_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{4})$")
+# ASCII digits only, nothing after them (Python's `\d` takes any Unicode digit, `$` a final newline).
+_SLICE_ID_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{4})\Z")
 
 
 MEMORY = MemoryPath("memory")

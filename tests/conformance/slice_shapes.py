@@ -6,8 +6,19 @@ import re
 from typing import Any
 
 from core.clock import parse_iso
+from core.memory import matter
 from core.memory.slice import KEY_ORDER, LIST_KEYS, Slice, Turn
 from core.memory.yaml_load import YamlDate
+from core.text import js_trim_end
+from tests.conformance.vectors import shape
+
+# The vectors' in-memory TimeSlice object (optional keys appear only when set).
+SLICE = shape(
+    "slice",
+    "slice_id turns",
+    "focus status start end timezone summary open_loops decisions tags related_slices loops"
+    " emotional_tone closedBy evolutionSummary estimatedTokens",
+)
 
 _DATE_NOTE_RE = re.compile(r'^\(non-string \[object Date\]: "(.*)"\)$')
 
@@ -70,3 +81,39 @@ def assert_same_slice(ours: Slice, expected: dict[str, Any]) -> None:
             assert parse_iso(value) == parse_iso(iso), key
             want[key] = got[key]
     assert got == {k: want[k] for k in want} and set(got) == set(want)
+
+
+def as_the_original_frames_it(text: str) -> str:
+    """The file with gray-matter's trim applied to its frontmatter (the original's bytes).
+
+    Deliberate difference (core/memory/matter.py): we keep the blank end of a last frontmatter
+    value that ends in line breaks; the original trims it away. Nothing else differs.
+    """
+    split = matter.split(text)
+    if not split.has_frontmatter or not split.closed:
+        return text
+    end = split.yaml_offset + len(split.yaml_text)
+    return text[: split.yaml_offset] + js_trim_end(split.yaml_text) + text[end:]
+
+
+def assert_original_bytes(ours: str, original: str) -> None:
+    """Byte for byte the original's file, but for the kept blank end of a last YAML value."""
+    if ours != original:
+        assert as_the_original_frames_it(ours) == original
+
+
+def _kept(original: Any, given: Any) -> Any:
+    if isinstance(original, str) and isinstance(given, str):
+        lost = given[len(original) :]
+        return given if given.startswith(original) and "\n" in lost and not lost.strip() else original
+    if isinstance(original, list) and isinstance(given, list) and len(original) == len(given):
+        return [_kept(o, g) for o, g in zip(original, given, strict=True)]
+    return original
+
+
+def with_kept_ends(reparsed: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The original's re-read slice, with the trailing line breaks its framing lost put back.
+
+    Where the original read back `summary` as `a` from a written `a\\n`, we read `a\\n`.
+    """
+    return {k: _kept(v, given.get(k)) if k != "turns" else v for k, v in reparsed.items()}

@@ -7,19 +7,19 @@ from dataclasses import asdict
 import pytest
 
 from core.memory.card_diff import diff_card_lines, summarize_card_changes
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance
 
-CASES = load_vectors("card_diff.json")["cases"]
+CASES = vectors("card_diff.json").cases("cases", shape("diff", "before after mutations summary"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[str(i) for i in range(len(CASES))])
-def test_mutations(case: dict) -> None:
+@pytest.mark.parametrize("case", CASES)
+def test_mutations(case: Case) -> None:
     got = [asdict(m) for m in diff_card_lines(case["before"], case["after"])]
     assert got == case["mutations"]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[str(i) for i in range(len(CASES))])
-def test_summary(case: dict) -> None:
+@pytest.mark.parametrize("case", CASES)
+def test_summary(case: Case) -> None:
     assert asdict(summarize_card_changes(case["before"], case["after"])) == case["summary"]

@@ -11,7 +11,7 @@ from core.agent.evolution import should_evolve
 from core.clock import FixedClock
 from core.memory.card import HorizonItem
 from core.memory.card_time import card_from_text, time_flags
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 from tests.fakes.evolution import card_text
 
 pytestmark = pytest.mark.conformance
@@ -19,24 +19,33 @@ pytestmark = pytest.mark.conformance
 CURRENT_CARD = card_text(identity=["Name: Mara"])
 
 
-def analysis_from(data: dict[str, Any]) -> TurnAnalysis:
+def analysis_from(data: Any) -> TurnAnalysis:
     """The original's in-memory analysis shape (camelCase) as our TurnAnalysis."""
-    judgment = data.get("evolveCard")
-    evolve = EvolveJudgment(bool(judgment["worth"]), judgment.get("reason", "")) if judgment else None
+    judgment = data.get("evolveCard", data.get("evolve_card"))
+    evolve = EvolveJudgment(bool(judgment.get("worth")), judgment.get("reason") or "") if judgment else None
     return TurnAnalysis(evolve_card=evolve)
 
 
-def test_should_run_card_evolution() -> None:
-    cases = load_vectors("recall_filters.json")["should_run_card_evolution"]
-    assert cases, "the vector section is empty"
-    for case in cases:
-        run, reason = should_evolve(analysis_from(case["analysis"]), CURRENT_CARD)
-        assert run is case["run"], case
-        assert reason, "a decision always says why"
+@pytest.mark.parametrize(
+    "case",
+    vectors("recall_filters.json").cases("should_run_card_evolution", shape("gate", "analysis run", "card")),
+)
+def test_should_run_card_evolution(case: Case) -> None:
+    analysis = case["analysis"]
+    judgment = (analysis or {}).get("evolveCard", (analysis or {}).get("evolve_card"))
+    if judgment is not None and not isinstance(judgment, dict):
+        pytest.fail(f"{case.where}: evolveCard is a {type(judgment).__name__}, expected an object")
+    # A case may give the live card's text (a legacy or blank card changes the decision).
+    card = case.get("card", CURRENT_CARD)
+    run, reason = should_evolve(analysis_from(analysis or {}), card)
+    assert run is case["run"]
+    assert reason, "a decision always says why"
 
 
-def test_overdue_detection(clock: FixedClock) -> None:
-    case = load_vectors("card_format.json")["overdue"]
+@pytest.mark.parametrize(
+    "case", vectors("card_format.json").cases("overdue", shape("overdue", "today horizon overdue"))
+)
+def test_overdue_detection(case: Case, clock: FixedClock) -> None:
     items = [HorizonItem(h["text"], h["by"], h["refs"]) for h in case["horizon"]]
     card = card_from_text(card_text(horizon=items), clock.now())
     flags = time_flags(card, case["today"])

@@ -1,60 +1,161 @@
 """REFERENCE §17.5: `POST /api/episodic/flush` (flush.json) — statuses and the exact core.md bytes.
 
 Deliberate differences: a refused body answers `{"error": "invalid_request", "message": …}`
-instead of `{"error": "Invalid request body"}`, and malformed JSON is a 400, not a 500.
+instead of `{"error": "Invalid request body"}`; malformed JSON (a case whose `request_body` is
+a string) is a 400, not a 500; a timestamp with blank space or a line break is refused (the
+original wrote a header it could not read back). A refused flush writes nothing and keeps the
+existing file as it was.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
 
 from core.clock import FixedClock
 from core.memory.paths import core_md
+from core.memory.turns import parse_slice_id
 from core.storage.memory import InMemoryStorage
-from tests.conftest import load_vectors
+from tests.conformance.slice_shapes import assert_original_bytes
+from tests.conformance.vectors import Case, shape, vectors
 from tests.functional.api_env import make_env, same_origin
 
 pytestmark = pytest.mark.conformance
-VECTORS = load_vectors("flush.json")
-CASES = VECTORS["cases"]
+VECTORS = vectors("flush.json")
+FLUSH = shape("flush", "request_body status", "existing_core_md response core_md_after")
+CASES = VECTORS.cases("cases", FLUSH)
 CLOCK = "2026-07-10T14:31:05.123Z"
+ID = "2026-07-10-1430"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_flush_case(case: dict[str, Any]) -> None:
+def refused_by_us(body: Any) -> bool:
+    """A body the original accepted but we refuse on purpose (a timestamp that breaks the header)."""
+    turns = body.get("turns") if isinstance(body, dict) else None
+    stamps = [t.get("timestamp") for t in turns or [] if isinstance(t, dict)]
+    return any(isinstance(s, str) and (s == "" or re.search(r"\s", s)) for s in stamps)
+
+
+def expected_status(case: Case) -> int:
+    if isinstance(case["request_body"], str) or refused_by_us(case["request_body"]):
+        return 400
+    return int(case["status"])
+
+
+def _post(env: Any, body: Any) -> Any:
+    if isinstance(body, str):  # the raw request text, e.g. malformed JSON
+        headers = {**same_origin(), "content-type": "application/json"}
+        return env.client.post("/api/episodic/flush", content=body.encode(), headers=headers)
+    return env.client.post("/api/episodic/flush", json=body, headers=same_origin())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_flush_case(case: Case) -> None:
     body = case["request_body"]
-    path = core_md(body["sliceId"]) if case["status"] == 200 else None
-    files = {str(path): case["existing_core_md"]} if path and case["existing_core_md"] is not None else {}
+    slice_id = body.get("sliceId") if isinstance(body, dict) else None
+    path = core_md(slice_id) if isinstance(slice_id, str) and parse_slice_id(slice_id) else None
+    existing = case.get("existing_core_md")
+    files = {str(path): existing} if path and existing is not None else {}
     storage = InMemoryStorage.from_texts(files)
+    before = dict(storage.files)
     env = make_env(storage=storage, key=None, clock=FixedClock.at(CLOCK))
-    r = env.client.post("/api/episodic/flush", json=body, headers=same_origin())
-    assert r.status_code == case["status"], r.text
-    if case["status"] == 200:
+    r = _post(env, body)
+    status = expected_status(case)
+    assert r.status_code == status, r.text
+    if status == 200:
         assert r.json() == case["response"]
-        assert storage.files[path] == case["core_md_after"]  # type: ignore[index]
-        assert storage.commits[-1][0] == f"Flush turns for slice {body['sliceId']}"
+        assert path is not None
+        assert_original_bytes(storage.files[path], case["core_md_after"])
+        assert storage.commits[-1][0] == f"Flush turns for slice {slice_id}"
     else:
-        assert r.json()["error"] == "invalid_request"
-        assert storage.files == {} and storage.commits == []
+        # The schema refuses with `invalid_request`; the header check (a timestamp with blank
+        # space) is the domain's, `invalid_input`. Both are 400 and name what to fix.
+        assert r.json()["error"] in ("invalid_request", "invalid_input") and r.json()["message"]
+        assert storage.files == before and storage.commits == []
 
 
-def test_limits_match() -> None:
-    limits = VECTORS["limits"]
-    body = {"sliceId": "2026-07-10-1430", "turns": [{"role": "user", "content": "x", "timestamp": "t"}]}
+@pytest.mark.parametrize(
+    "limits",
+    VECTORS.cases(
+        "limits", shape("limits", "turns_min turns_max content_max_chars timestamp_max_chars roles")
+    ),
+)
+def test_limits_match(limits: Case) -> None:
+    """Each limit at its edge and one past it, through the route (lengths in UTF-16 units)."""
     env = make_env(key=None, clock=FixedClock.at(CLOCK))
+    turn = {"role": "user", "content": "x", "timestamp": "t"}
 
-    def post(**changes: Any) -> int:
-        turn = {**body["turns"][0], **changes.pop("turn", {})}  # type: ignore[index]
-        payload = {**body, "turns": [turn] * changes.pop("count", 1)}
+    def post(count: int = 1, **changes: Any) -> int:
+        payload = {"sliceId": ID, "turns": [{**turn, **changes}] * count}
         return env.client.post("/api/episodic/flush", json=payload, headers=same_origin()).status_code
 
-    assert post(count=limits["turns_max"]) == 200
-    assert post(count=limits["turns_max"] + 1) == 400
-    assert post(turn={"content": "x" * limits["content_max_chars"]}) == 200
-    assert post(turn={"content": "x" * (limits["content_max_chars"] + 1)}) == 400
-    assert post(turn={"content": "😀" * (limits["content_max_chars"] // 2 + 1)}) == 400  # UTF-16 units
-    assert post(turn={"timestamp": "t" * limits["timestamp_max_chars"]}) == 200
-    assert post(turn={"role": "system"}) == 400
-    assert set(limits["roles"]) == {"user", "agent"}
+    lo, hi, most = limits["turns_min"], limits["turns_max"], limits["content_max_chars"]
+    assert post(count=lo) == 200 and post(count=hi) == 200
+    assert post(count=lo - 1) == 400 and post(count=hi + 1) == 400
+    assert post(content="x" * most) == 200 and post(content="x" * (most + 1)) == 400
+    assert post(content="😀" * (most // 2)) == 200 and post(content="😀" * (most // 2 + 1)) == 400
+    stamp = limits["timestamp_max_chars"]
+    assert post(timestamp="t" * stamp) == 200 and post(timestamp="t" * (stamp + 1)) == 400
+    assert post(timestamp="😀" * (stamp // 2 + 1)) == 400  # UTF-16 units, not characters
+    for role in limits["roles"]:
+        assert post(role=role) == 200
+    assert post(role="system") == 400 and post(role="User") == 400
+    assert post(content="") == 200  # an empty message is a message
+
+
+@pytest.mark.parametrize(
+    "slice_id",
+    [
+        "2026-07-10",
+        "not-a-slice",
+        "2026-7-10-1430",
+        "2026-07-10-1430\n",
+        "２０２６-07-10-1430",
+        "2026/07/10/1430",
+        "",
+    ],
+)
+def test_slice_id_forms_refused(slice_id: str) -> None:
+    """sliceId must be four ASCII digit groups 4/2/2/4 (flush.json `sliceId_regex`); nothing is written."""
+    storage = InMemoryStorage()
+    env = make_env(storage=storage, key=None, clock=FixedClock.at(CLOCK))
+    r = _post(env, {"sliceId": slice_id, "turns": [{"role": "user", "content": "x", "timestamp": "t"}]})
+    assert r.status_code == 400 and storage.files == {} and storage.commits == []
+
+
+def test_no_range_check_on_the_id_values() -> None:
+    """The original checks the shape only: `2026-13-45-9999` is accepted as written."""
+    storage = InMemoryStorage()
+    env = make_env(storage=storage, key=None, clock=FixedClock.at(CLOCK))
+    r = _post(
+        env, {"sliceId": "2026-13-45-9999", "turns": [{"role": "user", "content": "x", "timestamp": "t"}]}
+    )
+    assert r.status_code == 200
+    assert list(map(str, storage.files)) == ["memory/episodic/slices/2026/13/45/9999/timeline/core.md"]
+
+
+@pytest.mark.parametrize("raw", ["{bad", "[]", '"text"', "null", json.dumps({"sliceId": ID})])
+def test_bad_bodies_are_400_and_write_nothing(raw: str) -> None:
+    storage = InMemoryStorage()
+    env = make_env(storage=storage, key=None, clock=FixedClock.at(CLOCK))
+    r = _post(env, raw)
+    assert r.status_code == 400 and r.json()["error"] == "invalid_request"
+    assert storage.files == {} and storage.commits == []
+
+
+@pytest.mark.parametrize("regex", VECTORS.value("sliceId_regex"))
+def test_slice_id_rule_is_the_documented_one(regex: Case) -> None:
+    assert str(regex.data).startswith(r"^\d{4}-\d{2}-\d{2}-\d{4}$")
+    assert parse_slice_id(ID) is not None and parse_slice_id("2026-07-10") is None
+
+
+@pytest.mark.parametrize("stamp", ["a b", "2026-07-10T14:30:00Z\n", "\t"])
+def test_a_timestamp_that_breaks_the_header_is_refused_and_nothing_changes(stamp: str) -> None:
+    existing = "---\nslice_id: 2026-07-10-1430\n---\n## Turn 1 — 2026-07-10T14:30:00Z (user)\n\nhello"
+    storage = InMemoryStorage.from_texts({str(core_md(ID)): existing})
+    env = make_env(storage=storage, key=None, clock=FixedClock.at(CLOCK))
+    r = _post(env, {"sliceId": ID, "turns": [{"role": "user", "content": "x", "timestamp": stamp}]})
+    assert r.status_code == 400 and "timestamp" in r.json()["message"]
+    assert storage.files[core_md(ID)] == existing and storage.commits == []

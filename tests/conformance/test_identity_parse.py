@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from core.memory.identity import parse_identity
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance
 
-CASES = load_vectors("identity_parse.json")["cases"]
+CASES = vectors("identity_parse.json").cases("cases", shape("identity", "input output"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[str(i) for i in range(len(CASES))])
-def test_identity_parse(case: dict) -> None:
+@pytest.mark.parametrize("case", CASES)
+def test_identity_parse(case: Case) -> None:
     got = parse_identity(case["input"])
     assert (got.to_dict() if got else None) == case["output"]

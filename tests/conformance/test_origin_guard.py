@@ -1,55 +1,79 @@
 """REFERENCE §17.3: the same-origin guard's decision table (origin_guard.json), case by case.
 
-Each case runs twice: against the pure decision function, and through the API as a POST to a
-guarded route. The refusal body is ours (`{"error": "forbidden", "message": …}`); the status
-is the original's.
+Each case runs twice: against the pure decision function, and through the API (a POST to a
+guarded route; a GET to the health route; any other method, e.g. an OPTIONS preflight, to the
+guarded route, which the guard lets through untouched — rule 1, "non-POST → allow"). The
+refusal body is ours (`{"error": "forbidden", "message": …}`); the status is the original's.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from functions.api.security import AccessKey, origin_allowed
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 from tests.functional.api_env import make_env
 
 pytestmark = pytest.mark.conformance
-CASES = load_vectors("origin_guard.json")["cases"]
+V = vectors("origin_guard.json")
+CASES = V.cases("cases", shape("guard", "method headers access_secret allowed status", "body"))
 
 
-def _key(case: dict[str, Any]) -> AccessKey | None:
+def _key(case: Case) -> AccessKey | None:
     return AccessKey.from_plain(case["access_secret"]) if case["access_secret"] else None
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_decision(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", CASES)
+def test_decision(case: Case) -> None:
     headers = {k.lower(): v for k, v in case["headers"].items()}
     assert origin_allowed(case["method"], headers, _key(case)) is case["allowed"]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_through_the_api(case: dict[str, Any]) -> None:
+def _route(method: str) -> str:
+    return "/api/health" if method in ("GET", "HEAD") else "/api/turns"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_through_the_api(case: Case) -> None:
     env = make_env(key=case["access_secret"] or None, required=False)
     headers = {k.lower(): v for k, v in case["headers"].items()}
     if "host" not in headers:
         # httpx always sends Host; an empty one stands for "no Host header at all".
         headers["host"] = ""
-    method = case["method"]
-    r = env.client.request(
-        method,
-        "/api/turns" if method == "POST" else "/api/health",
-        json={"message": "hi"} if method == "POST" else None,
-        headers=headers,
-    )
-    if case["allowed"]:
-        assert r.status_code in (200, 202), r.text
-    else:
+    method = str(case["method"]).upper()
+    body = {"message": "hi"} if method == "POST" else None
+    r = env.client.request(method, _route(method), json=body, headers=headers)
+    if not case["allowed"]:
         assert r.status_code == case["status"] == 403
         assert r.json()["error"] == "forbidden"
         assert env.turns.started == []
+    elif method in ("POST", "GET"):
+        assert r.status_code in (200, 202), r.text
+    else:
+        # Not refused by the guard; what the route answers to this method is the route's business.
+        assert r.status_code not in (401, 403), r.text
+        assert env.turns.started == []
 
 
-def test_every_case_ran() -> None:
-    assert len(CASES) == 11
+@pytest.mark.parametrize("route", ["/api/turns", "/api/episodic/flush"])
+@pytest.mark.parametrize("required", [False, True])
+def test_preflight_on_a_guarded_route_is_never_refused(route: str, required: bool) -> None:
+    """REFERENCE §17.3 rule 1: a preflight (OPTIONS, cross-origin, no key) is not a POST, so the
+    guard allows it; it starts nothing and writes nothing, signed in or not."""
+    env = make_env(key="s3cret", required=required)
+    headers = {"origin": "https://evil.example", "access-control-request-method": "POST"}
+    assert origin_allowed("OPTIONS", headers, AccessKey.from_plain("s3cret")) is True
+    r = env.client.options(route, headers=headers)
+    assert r.status_code not in (401, 403), r.text
+    assert env.turns.started == [] and env.files() == {}
+
+
+@pytest.mark.parametrize("url", V.value("url"))
+def test_cases_were_sent_to_the_chat_url(url: Case) -> None:
+    """The cases were POSTs to the original's chat route; ours is `/api/turns` on the same host."""
+    host = urlsplit(str(url.data)).netloc
+    assert host and origin_allowed(
+        "POST", {"origin": f"http://{host}", "host": host}, AccessKey.from_plain("k")
+    )

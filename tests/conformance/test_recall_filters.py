@@ -16,29 +16,32 @@ from github import GithubException
 from core.agent import recall_filters as f
 from core.agent.timeline_brief import paginate_entries, paginate_markdown
 from core.storage.github_errors import is_conflict
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 
-V = load_vectors("recall_filters.json")
+V = vectors("recall_filters.json")
+IN_OUT = shape("input/output", "input output")
 pytestmark = pytest.mark.conformance
 REPORT = "recallReport"
 
 
-@pytest.mark.parametrize("case", V["normalize_recommended_reads"])
-def test_normalize_recommended_reads(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", V.cases("normalize_recommended_reads", IN_OUT))
+def test_normalize_recommended_reads(case: Case) -> None:
     assert f.normalize_recommended_reads(case["input"]) == case["output"]
 
 
-def test_exclude_current() -> None:
-    case = V["exclude_current"]
+@pytest.mark.parametrize("case", V.cases("exclude_current", shape("exclude", "items current output")))
+def test_exclude_current(case: Case) -> None:
     items = [*case["items"], *case["output"]]
     assert f.exclude_current(items, case["current"]) == case["output"]
 
 
-def test_filter_known() -> None:
-    case = V["filter_known"]
+@pytest.mark.parametrize(
+    "case", V.cases("filter_known", shape("filter", "items valid output", "output_when_catalog_unreadable"))
+)
+def test_filter_known(case: Case) -> None:
     strays = [{"slice_id": "2026-01-01-0000"}]
     assert f.filter_known([*case["items"], *strays], set(case["valid"])) == case["output"]
-    unreadable = case["output_when_catalog_unreadable"]
+    unreadable = case.get("output_when_catalog_unreadable", case["items"])
     assert f.filter_known(unreadable, None) == unreadable
 
 
@@ -47,21 +50,29 @@ def _entry(n: int) -> dict[str, Any]:
             "focus": f"f{n}", "summary": "", "tags": [], "turn_count": 2}  # fmt: skip
 
 
-def test_paginate_entries() -> None:
+@pytest.mark.parametrize("want", V.value("paginate_entries"))
+def test_paginate_entries(want: Case) -> None:
     entries = [_entry(n) for n in range(3)]
     # The original's labels are Chinese ("2轮").
-    assert paginate_entries(entries, 2, labels="zh") == V["paginate_entries"]
-    assert paginate_entries([], 2) == V["paginate_entries_empty"]
+    assert paginate_entries(entries, 2, labels="zh") == want.data
 
 
-def test_paginate_markdown() -> None:
+@pytest.mark.parametrize("want", V.value("paginate_entries_empty"))
+def test_paginate_entries_empty(want: Case) -> None:
+    assert paginate_entries([], 2) == want.data
+
+
+@pytest.mark.parametrize("want", V.value("paginate_markdown"))
+def test_paginate_markdown(want: Case) -> None:
     md = "# Timeline\n\n## 2026-08\n### 08-02\n- **2026-08-02-0900** b\n\n"
     md += "### 08-01\n- **2026-08-01-0900** a\n"
-    assert paginate_markdown(md, 1) == V["paginate_markdown"]
+    assert paginate_markdown(md, 1) == want.data
 
 
-@pytest.mark.parametrize("case", V["prepare_recall_step"])
-def test_prepare_recall_step(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "case", V.cases("prepare_recall_step", shape("step", "steps maxSteps output", "reported"))
+)
+def test_prepare_recall_step(case: Case) -> None:
     got = f.recall_step_override(case["steps"], case["maxSteps"], bool(case.get("reported")), REPORT)
     assert got == case["output"]
 
@@ -71,24 +82,38 @@ def test_the_last_step_is_forced_when_no_report_came() -> None:
     assert f.first_forced_step(8, REPORT) == 8
 
 
-@pytest.mark.parametrize("case", V["tolerant_bounded01"], ids=lambda c: repr(c["input"]))
-def test_tolerant_bounded01(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", V.cases("tolerant_bounded01", IN_OUT))
+def test_tolerant_bounded01(case: Case) -> None:
     assert f.tolerant_bounded01(case["input"]) == pytest.approx(case["output"])
 
 
-@pytest.mark.parametrize("case", V["tolerant_number_array"])
-def test_tolerant_number_array(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", V.cases("tolerant_number_array", IN_OUT))
+def test_tolerant_number_array(case: Case) -> None:
     assert f.tolerant_number_array(case["input"]) == case["output"]
 
 
-@pytest.mark.parametrize("case", V["transient"], ids=lambda c: c["message"])
-def test_transient_triage(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", V.cases("transient", shape("message", "message transient triage")))
+def test_transient_triage(case: Case) -> None:
     assert f.is_transient(case["message"]) is case["transient"]
     assert f.triage(case["message"]) == case["triage"]
 
 
-@pytest.mark.parametrize("case", V["ref_conflict"], ids=lambda c: c["error"]["message"])
-def test_ref_conflict(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", V.cases("ref_conflict", shape("error", "error conflict")))
+def test_ref_conflict(case: Case) -> None:
+    """`error` is the thrown object: a status, a message, both or neither (or a bare message string)."""
     err = case["error"]
-    exc = GithubException(err.get("status", 0), {"message": err["message"]}, None)
+    if not isinstance(err, dict):
+        err = {"message": err}
+    status = err.get("status")
+    data = {"message": err["message"]} if err.get("message") is not None else {}
+    exc = GithubException(status if isinstance(status, int) else 0, data, None)
     assert is_conflict(exc) is case["conflict"]
+
+
+# The product has no web tools and no token budget: these helpers have no counterpart to test.
+NOT_PORTED = ("private_host", "extract_text", "token_budget")
+
+
+@pytest.mark.parametrize("section", [p for name in NOT_PORTED for p in V.value(name)])
+def test_not_ported_sections_are_declared(section: Case) -> None:
+    assert section.data, f"{section.where} is empty"

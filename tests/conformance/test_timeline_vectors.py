@@ -6,6 +6,7 @@ The time-tagged lines and the prompt briefs are tested with the prompt (test_tim
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -17,22 +18,30 @@ from core.memory.timeline_md import group_entries, render_timeline_md, slice_lin
 from core.memory.weave import weave_timeline
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance
 
-V = load_vectors("timeline_render.json")
-SCENARIOS = V["weave_scenarios"]
+V = vectors("timeline_render.json")
+# A scenario starts from `files_before`, or (without it) from the tree the scenario before it
+# left, changed as it says: a phantom catalog entry injected, files added or rewritten.
+FROM_FILES = shape("from files", "clock files_before result index_json", "force timeline_md")
+FOLLOW_UP = shape(
+    "follow-up", "clock result index_json", "force injected_phantom added_file refilled_file timeline_md"
+)
+SCENARIOS = V.cases("weave_scenarios", FROM_FILES, FOLLOW_UP)
 
 
-@pytest.mark.parametrize("case", V["slice_line"], ids=[c["name"] for c in V["slice_line"]])
-def test_slice_line(case: dict) -> None:
+@pytest.mark.parametrize("case", V.cases("slice_line", shape("line", "entry line")))
+def test_slice_line(case: Case) -> None:
     assert slice_line(case["entry"], "zh") == case["line"]
 
 
-@pytest.mark.parametrize("case", V["render_md"], ids=[c["name"] for c in V["render_md"]])
-def test_render_md(case: dict) -> None:
+@pytest.mark.parametrize("case", V.cases("render_md", shape("render", "index markdown", "groups")))
+def test_render_md(case: Case) -> None:
     assert render_timeline_md(case["index"], "zh") == case["markdown"]
+    if "groups" not in case:
+        return
     groups = [
         {"era": era, "days": [{"day": day, "slices": entries} for day, entries in days]}
         for era, days in group_entries(case["index"]["slices"])
@@ -40,18 +49,33 @@ def test_render_md(case: dict) -> None:
     assert groups == case["groups"]
 
 
+EMPTY_MD = "# Timeline\n\n_Generated: X_\n_Slices: 0_\n_Needs marking: 0_\n_Schema: 1_\n"
+
+
 def test_empty_catalog_is_the_header_and_one_newline() -> None:
+    """REFERENCE §11.2: no slices → the header plus one `\\n`, whatever form the empty list takes."""
     index = {"_schema": 1, "updated_at": "X", "slice_count": 0, "needs_marking": 0, "slices": []}
-    assert (
-        render_timeline_md(index, "zh")
-        == "# Timeline\n\n_Generated: X_\n_Slices: 0_\n_Needs marking: 0_\n_Schema: 1_\n"
-    )
+    assert render_timeline_md(index, "zh") == EMPTY_MD == render_timeline_md(index, "en")
+    assert render_timeline_md({**index, "slices": None}, "zh") == EMPTY_MD
+    assert render_timeline_md({k: v for k, v in index.items() if k != "slices"}, "zh") == EMPTY_MD
 
 
-def test_slice_entry_from_disk_example() -> None:
-    case = V["slice_entry_from_disk_example"]
-    entry = entry_from_meta(case["entry"]["id"], read_meta(case["core_md"]))
-    assert json.dumps(entry, ensure_ascii=False) == json.dumps(case["entry"], ensure_ascii=False)
+def test_weave_of_an_empty_tree_writes_an_empty_catalog() -> None:
+    storage = InMemoryStorage()
+    result = _weave(storage, "2026-08-11T12:00:00.000Z", force=True)
+    assert {k: result[k] for k in ("added", "removed", "total", "needs_marking")} == {
+        "added": 0, "removed": 0, "total": 0, "needs_marking": 0,
+    }  # fmt: skip
+    index = json.loads(storage.files[paths.CATALOG_JSON])
+    assert index["slices"] == [] and index["slice_count"] == 0
+    assert '"slices": []' in storage.files[paths.CATALOG_JSON]
+    assert storage.files[paths.TIMELINE_MD] == EMPTY_MD.replace("X", "2026-08-11T12:00:00.000Z")
+
+
+@pytest.mark.parametrize("example", V.cases("slice_entry_from_disk_example", shape("entry", "core_md entry")))
+def test_slice_entry_from_disk_example(example: Case) -> None:
+    entry = entry_from_meta(example["entry"]["id"], read_meta(example["core_md"]))
+    assert json.dumps(entry, ensure_ascii=False) == json.dumps(example["entry"], ensure_ascii=False)
 
 
 def _weave(storage: InMemoryStorage, clock: str, force: bool) -> dict:
@@ -61,55 +85,50 @@ def _weave(storage: InMemoryStorage, clock: str, force: bool) -> dict:
     return result.as_dict()
 
 
-def _first_run() -> InMemoryStorage:
-    storage = InMemoryStorage.from_texts(SCENARIOS[0]["files_before"])
-    _weave(storage, SCENARIOS[0]["clock"], SCENARIOS[0]["force"])
+def _scenario_cases() -> list[Case]:
+    return [p.values[0] for p in SCENARIOS]
+
+
+def _prepare(index: int) -> InMemoryStorage:
+    """The tree scenario `index` starts from (earlier scenarios replayed when it follows one)."""
+    case = _scenario_cases()[index]
+    if case.kind == "from files":
+        return InMemoryStorage.from_texts(case["files_before"])
+    if index == 0:
+        pytest.fail(f"{case.where}: the first scenario has no files_before to start from", pytrace=False)
+    storage = _prepare(index - 1)
+    before = _scenario_cases()[index - 1]
+    _weave(storage, before["clock"], bool(before.get("force", False)))
+    _apply_changes(storage, case)
     return storage
 
 
-def test_weave_first_run() -> None:
-    case = SCENARIOS[0]
-    storage = InMemoryStorage.from_texts(case["files_before"])
-    assert _weave(storage, case["clock"], case.get("force", False)) == case["result"]
+def _apply_changes(storage: InMemoryStorage, case: Case) -> None:
+    if "injected_phantom" in case:
+        index = json.loads(storage.files[paths.CATALOG_JSON])
+        sid = case["injected_phantom"]
+        index["slices"].insert(0, dict(index["slices"][0], id=sid, date=sid[:10]))
+        storage.files[paths.CATALOG_JSON] = json.dumps(index, ensure_ascii=False, indent=2)
+    for key in ("added_file", "refilled_file"):
+        if key in case:
+            storage.files[paths.MemoryPath(case[key]["path"])] = case[key]["content"]
+
+
+@pytest.mark.parametrize("case", SCENARIOS)
+def test_weave_scenario(case: Case) -> None:
+    storage = _prepare(_scenario_cases().index(case))
+    assert _weave(storage, case["clock"], bool(case.get("force", False))) == case["result"]
     assert storage.files[paths.CATALOG_JSON] == case["index_json"]
-    assert storage.files[paths.TIMELINE_MD] == case["timeline_md"]
-
-
-def test_weave_stale_reconcile() -> None:
-    case = SCENARIOS[1]
-    storage = _first_run()
-    index = json.loads(storage.files[paths.CATALOG_JSON])
-    phantom = dict(index["slices"][0], id=case["injected_phantom"], date=case["injected_phantom"][:10])
-    index["slices"].insert(0, phantom)
-    storage.files[paths.CATALOG_JSON] = json.dumps(index, ensure_ascii=False, indent=2)
-    for f in (case["added_file"], case["refilled_file"]):
-        storage.files[paths.MemoryPath(f["path"])] = f["content"]
-    assert _weave(storage, case["clock"], case.get("force", False)) == case["result"]
-    assert storage.files[paths.CATALOG_JSON] == case["index_json"]
-    assert storage.files[paths.TIMELINE_MD] == case["timeline_md"]
-
-
-def test_weave_seeds_from_monthly_indexes() -> None:
-    case = SCENARIOS[2]
-    storage = InMemoryStorage.from_texts(case["files_before"])
-    assert _weave(storage, case["clock"], case.get("force", False)) == case["result"]
-    assert storage.files[paths.CATALOG_JSON] == case["index_json"]
+    if "timeline_md" in case:
+        assert storage.files[paths.TIMELINE_MD] == case["timeline_md"]
 
 
 def test_weave_is_throttled_within_five_minutes() -> None:
-    storage = _first_run()
+    first = _scenario_cases()[0]
+    storage = _prepare(0)
+    _weave(storage, first["clock"], bool(first.get("force", False)))
     before = dict(storage.files)
-    result = _weave(storage, "2026-08-11T12:04:59.999Z", force=False)
-    assert result == {
-        "added": 0,
-        "removed": 0,
-        "newly_dry": 0,
-        "needs_marking": 1,
-        "total": 3,
-        "skipped": True,
-    }
+    later = (parse_iso(first["clock"]) + timedelta(minutes=5) - timedelta(milliseconds=1)).isoformat()
+    result = _weave(storage, later, force=False)
+    assert result["skipped"] is True and result["added"] == result["removed"] == 0
     assert storage.files == before
-
-
-def test_all_scenarios_are_covered() -> None:
-    assert len(SCENARIOS) == 3

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from core.turn.history import slice_window
 from core.turn.steps.finalize import turn_status
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance
 
-V = load_vectors("slicer.json")
+V = vectors("slicer.json")
 
 
-@pytest.mark.parametrize("case", V["history_window"], ids=range(len(V["history_window"])))
-def test_history_window(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "case", V.cases("history_window", shape("window", "history userTurnsInSlice maxMessages window"))
+)
+def test_history_window(case: Case) -> None:
     window = slice_window(case["history"], lambda m: m["role"], case["userTurnsInSlice"], case["maxMessages"])
     assert window == case["window"]
 
 
-@pytest.mark.parametrize("case", V["turn_status"], ids=[c["finishReason"] for c in V["turn_status"]])
-def test_turn_status(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("case", V.cases("turn_status", shape("status", "finishReason text status")))
+def test_turn_status(case: Case) -> None:
     assert turn_status(case["finishReason"], case["text"]) == case["status"]

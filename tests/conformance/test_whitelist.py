@@ -11,14 +11,25 @@ import pytest
 
 from core.errors import PathDenied
 from core.memory import paths
-from tests.conftest import load_vectors
+from tests.conformance.vectors import Case, shape, vectors
 
-CASES = load_vectors("whitelist.json")["cases"]
+V = vectors("whitelist.json")
+CASES = V.cases("cases", shape("path", "path normalized allowed protected writable"))
 
 
 @pytest.mark.conformance
-@pytest.mark.parametrize("case", CASES, ids=[c["path"] for c in CASES])
-def test_whitelist_case(case: dict) -> None:
+@pytest.mark.parametrize("prefixes", V.value("allowed_prefixes"))
+def test_allowed_prefixes(prefixes: Case) -> None:
+    """Each prefix the original allows admits a file under it; a sibling name does not pass."""
+    for prefix in prefixes.data:
+        inside = prefix.rstrip("/") + "/x.md" if prefix.endswith("/") else prefix
+        assert paths.original_allows(inside), prefix
+        assert not paths.original_allows("other/" + inside), prefix
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("case", CASES)
+def test_whitelist_case(case: Case) -> None:
     raw = case["path"]
     assert paths.normalize(raw) == case["normalized"]
     assert paths.original_allows(raw) is case["allowed"]

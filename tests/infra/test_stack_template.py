@@ -242,7 +242,8 @@ def test_a_missing_layer_is_a_warning_not_a_failure(synth: Synth) -> None:
 
 def test_the_function_asset_holds_only_runtime_packages(synth: Synth) -> None:
     staged = synth.outdir / "build" / "app"
-    assert sorted(p.name for p in staged.iterdir()) == ["core", "functions", "identity"]
+    assert sorted(p.name for p in staged.iterdir()) == ["core", "docs", "functions", "identity"]
+    assert sorted(p.name for p in (staged / "docs").iterdir()) == ["MODELS.md"]  # /api/help/models
     assert not list(staged.rglob("__pycache__"))
     cdk_import = re.compile(r"^\s*(import|from)\s+(aws_cdk|constructs|infra)\b", re.MULTILINE)
     assert not [p for p in staged.rglob("*.py") if cdk_import.search(p.read_text(encoding="utf-8"))]

@@ -88,7 +88,7 @@ def test_chinese_slice_head_uses_chinese_anchors_and_the_summary_line() -> None:
     lines = block.split("\n")
     assert lines[3].startswith("- 日期锚点")
     assert lines[4] == "    - 今天：2026-08-17（周一）"
-    assert "- Card change recorded as this slice opened: Learned that Alex moved." in lines
+    assert "- The user card was updated just as this slice began: Learned that Alex moved." in lines
     assert (
         lines[-1]
         == "Use the user's local time (Asia/Shanghai) for any time references in your reply — not UTC."
