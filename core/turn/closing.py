@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
-from core.errors import NotFound
+from core.errors import ConflictError, NotFound
 from core.memory.catalog import build_index, entry_from_slice, parse_index, read_or_none, render_files
 from core.memory.merge import SliceEdit, edit_slice
 from core.memory.paths import CATALOG_JSON, STRANDS_JSON, TIMELINE_MD, MemoryPath, core_md
@@ -100,13 +101,29 @@ def queue_close(
     return Closed(closed, signal)
 
 
-def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, locale: str) -> None:
+def active_ids(reader: Reader) -> set[str]:
+    """The ids the catalog lists as active."""
+    index, _ = parse_index(reader.read(CATALOG_JSON))
+    return {str(e["id"]) for e in index["slices"] if e.get("status") == "active"} if index else set()
+
+
+def upsert_catalog(
+    batch: WriteBatch,
+    slices: Sequence[Slice],
+    now: datetime,
+    locale: str,
+    *,
+    known_active: set[str] | None = None,
+) -> None:
     """Queue the catalog entries of these slices and the re-rendered timeline.md as one Update each.
 
     One rewrite for a close and the slice opening after it (a 10,000-slice catalog is ~5 MB);
     on a conflict the entries are upserted into the other writer's catalog. No-op without one.
+    With `known_active`, the update refuses (ConflictError) a catalog that lists an active slice
+    outside it and these slices: another writer opened one since the caller looked.
     """
     rendered: dict[str, str | None] = {}
+    ours = {s.slice_id for s in slices}
 
     def index_fn(text: str | None) -> str | None:
         rendered["md"] = None
@@ -114,6 +131,8 @@ def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, lo
         if index is None:
             return None
         by_id = {str(e["id"]): e for e in index["slices"]}
+        if known_active is not None:
+            _refuse_new_active(by_id, known_active | ours)
         for s in slices:
             prior = by_id.get(s.slice_id)
             by_id[s.slice_id] = entry_from_slice(s, prior.get("strands", []) if prior else [])
@@ -127,6 +146,12 @@ def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, lo
 
     batch.update(CATALOG_JSON, index_fn)
     batch.update(TIMELINE_MD, md_fn)
+
+
+def _refuse_new_active(by_id: dict[str, Any], known: set[str]) -> None:
+    others = sorted(sid for sid, e in by_id.items() if e.get("status") == "active" and sid not in known)
+    if others:
+        raise ConflictError(f"Another writer opened slice {others[0]} meanwhile; saving the message again.")
 
 
 def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:

@@ -1,5 +1,7 @@
 """The scheduled pass (`previously maintain`, EventBridge, the local server's timer).
 
+0. Recovery first (core/turn/recovery.py): a message accepted but never saved is saved, a turn
+   left `running` by a dead process ends `interrupted`.
 1. Close every active slice whose time cap passed with no next message, with its close-time
    work: marking (the worker, else the deterministic mark), indexes, card evolution — one
    commit per closed slice, so a failure later loses none of them.
@@ -35,6 +37,7 @@ from core.turn.closing import prune_strands, queue_close, recover_active, upsert
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
+from core.turn.recovery import recover_turns
 from core.turn.service import TurnInput
 from core.turn.steps.common import resolve_models, user_config
 
@@ -66,6 +69,7 @@ class MaintenanceReport:
     stale_card: dict[str, list[str]] = field(default_factory=dict)
     commits: list[str] = field(default_factory=list)
     files_written: int = 0
+    recovered: dict[str, list[str]] = field(default_factory=dict)  # core/turn/recovery.py
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,10 +84,11 @@ def run_maintenance(
 ) -> MaintenanceReport:
     """One maintenance pass over the memory."""
     say = progress or (lambda _: None)
+    recovered = recover_turns(deps)  # accepted messages first: before anything closes a slice
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
     models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
-    report = MaintenanceReport(model=models.worker.info.id if models else None)
+    report = MaintenanceReport(model=models.worker.info.id if models else None, recovered=asdict(recovered))
     say("Reading the timeline")
     reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
     for active in expired_slices(batch, deps.clock.now(), config):

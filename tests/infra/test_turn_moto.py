@@ -107,7 +107,7 @@ def test_a_turn_with_a_tool_round_runs_on_the_state_machine(aws_turn: AwsTurn) -
     assert state.reply == "Nothing about gardens yet — tell me about yours!"
     assert [e["seq"] for e in state.events] == list(range(1, len(state.events) + 1))
     steps = [e["step"] for e in state.events if e["type"] == "step.started"]
-    assert steps == ["prepare", "respond", "tools", "respond", "finalize", "after"]
+    assert steps == ["save", "analyze", "respond", "tools", "respond", "finalize", "after"]
     assert "turn.done@finalize" in _types(state)
     # What the browser was pushed is what the run store holds.
     assert aws_turn.pushed() == state.events
@@ -189,13 +189,13 @@ def test_a_crashing_after_step_is_caught_and_the_turn_stays_done(aws_turn: AwsTu
     assert execution == "SUCCEEDED"
 
 
-def test_stop_pressed_while_preparing_ends_the_turn_interrupted(aws_turn: AwsTurn) -> None:
+def test_stop_pressed_while_saving_ends_the_turn_interrupted(aws_turn: AwsTurn) -> None:
     def prepare_then_stop(event: dict[str, Any]) -> Any:
         out = _task(event)
         aws_turn.turns.cancel(event["state"]["turn_id"])  # the stop button, through the S3 flag
         return out
 
-    aws_turn.handlers[f"Workflow{function_id('prepare')}"] = prepare_then_stop
+    aws_turn.handlers[f"Workflow{function_id('save')}"] = prepare_then_stop
     aws_turn.brain.main(Reply(text="This should never be asked for."))
     state = aws_turn.run("Tell me a long story.")
     assert state.status == "interrupted", _types(state)
