@@ -44,7 +44,8 @@ class ThreadLauncher:
     def launch(self, turn_id: str, request: TurnInput) -> None:
         thread = threading.Thread(target=self._run, args=(turn_id,), name=f"turn-{turn_id}", daemon=True)
         with self._lock:
-            self._threads = {k: t for k, t in self._threads.items() if t.is_alive()}
+            # A thread launched but not started yet is not alive: keep every turn still running.
+            self._threads = {k: t for k, t in self._threads.items() if k in self._running or t.is_alive()}
             self._threads[turn_id] = thread
             self._running.add(turn_id)
         self.deps.run_store.put(turn_id, OWNER_KEY, self._owner)
