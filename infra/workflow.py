@@ -145,17 +145,18 @@ def _route(
         asks = sfn.Condition.and_(
             sfn.Condition.is_present("$.next"), sfn.Condition.string_equals("$.next", target)
         )
-        if loop and (name, target) == (loop.head, loop.body):
+        if loop and name == loop.head and target in loop.bodies:
             under_cap = sfn.Condition.number_less_than_json_path("$.loop.rounds", "$.loop.cap")
             count = sfn.Pass(
                 scope,
-                "CountRound",
+                "CountRound" if target == loop.body else f"CountRound-{target}",
                 parameters={"rounds.$": "States.MathAdd($.loop.rounds, 1)", "cap.$": "$.loop.cap"},
                 result_path="$.loop",
             )
             choice.when(sfn.Condition.and_(asks, under_cap), count.next(state_for(target)))
             # At the cap the state machine refuses another round, whatever the step asked for.
-            choice.when(asks, _goto(scope, f"{name}-cap-reached", targets[0], state_for))
+            capped = f"{name}-cap-reached" if target == loop.body else f"{name}-cap-reached-{target}"
+            choice.when(asks, _goto(scope, capped, targets[0], state_for))
         else:
             choice.when(asks, state_for(target))
     choice.otherwise(

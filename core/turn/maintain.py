@@ -84,11 +84,11 @@ def run_maintenance(
 ) -> MaintenanceReport:
     """One maintenance pass over the memory."""
     say = progress or (lambda _: None)
-    recovered = recover_turns(deps)  # accepted messages first: before anything closes a slice
+    recovered = _recover(deps)  # accepted messages first: before anything closes a slice
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
     models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
-    report = MaintenanceReport(model=models.worker.info.id if models else None, recovered=asdict(recovered))
+    report = MaintenanceReport(model=models.worker.info.id if models else None, recovered=recovered)
     say("Reading the timeline")
     reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
     for active in expired_slices(batch, deps.clock.now(), config):
@@ -102,6 +102,14 @@ def run_maintenance(
     report.stale_card = stale_card_items(batch.read(CARD), deps.clock.now())
     _commit(batch, report, "Maintenance — indexes")
     return report
+
+
+def _recover(deps: TurnDeps) -> dict[str, list[str]]:
+    try:
+        return asdict(recover_turns(deps))
+    except Exception as exc:  # an unreachable run store must not stop the memory's own maintenance
+        deps.log.error("maintenance: recovery failed", exc_info=exc)
+        return {"error": [f"{type(exc).__name__}: {exc}"]}
 
 
 def _tidy(

@@ -48,11 +48,16 @@ class StepSpec:
 
 @dataclass(frozen=True)
 class ToolLoop:
-    """The edge head → body, taken at most `cap` times per turn."""
+    """The edges head → body (and head → each of `also`), taken at most `cap` times per turn."""
 
     head: str
     body: str
     cap: int
+    also: tuple[str, ...] = ()
+
+    @property
+    def bodies(self) -> tuple[str, ...]:
+        return (self.body, *self.also)
 
 
 @dataclass(frozen=True)
@@ -79,8 +84,9 @@ class Flow:
             if not targets or unknown:
                 raise ValueError(f"step {name} leads to unknown steps {sorted(unknown)}")
         if self.loop:
-            if self.loop.body not in self.transitions.get(self.loop.head, ()):
-                raise ValueError(f"the loop edge {self.loop.head} → {self.loop.body} is not in the flow")
+            for body in self.loop.bodies:
+                if body not in self.transitions.get(self.loop.head, ()):
+                    raise ValueError(f"the loop edge {self.loop.head} → {body} is not in the flow")
             if self.loop.cap < 1:
                 raise ValueError("the loop cap must be at least 1")
 

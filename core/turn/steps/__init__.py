@@ -1,4 +1,4 @@
-"""The step table of a turn: save → close → analyze → respond ⇄ tools → finalize → after.
+"""The step table of a turn: save → close → analyze → respond ⇄ (recall, tools) → finalize → after.
 
 Each step is a function `(StepState, TurnDeps) -> StepState` of small typed state (ids and
 counters) and the injected dependencies; bulk data lives in the run store under the turn id.
@@ -29,7 +29,9 @@ FLOW: dict[str, tuple[str, ...]] = {
     "save": ("analyze", "close"),
     "close": ("analyze",),
     "analyze": ("respond", END),
-    "respond": ("finalize", "tools"),
+    "respond": ("finalize", "tools", "recall"),
+    # A failing recall is caught and goes on to tools, which answers it from the full-text floor.
+    "recall": ("tools", "respond"),
     "tools": ("respond",),
     "finalize": ("after",),
     "after": (END,),
@@ -49,6 +51,7 @@ def _lazy(module: str, name: str) -> Callable[[StepInput, Any], StepOutput]:
 
 
 _STORAGE = ("ConflictError", "TransientError")
+_RECALL = (*_STORAGE, "ModelTransientError")
 
 
 def _step(name: str, label: str, retry: RetryRule, timeout: int, best_effort: bool = False) -> StepSpec:
@@ -64,6 +67,8 @@ STEP_TABLE: dict[str, StepSpec] = {
         _step("close", "Closing the last slice", RetryRule(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
         _step("analyze", "Reading the timeline", RetryRule(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
         _step("respond", "Thinking", RetryRule(_STORAGE, 3, 2.0, 2.0), 300),
+        # The worker's scan: a transient model error is retried here alone, under its own timeout.
+        _step("recall", "Searching memory", RetryRule(_RECALL, 3, 1.0, 2.0), 150, best_effort=True),
         _step("tools", "Using tools", RetryRule(_STORAGE, 3, 1.0, 2.0), 300),
         _step("finalize", "Saving the reply", RetryRule(_STORAGE, 5, 1.0, 2.0), 120),
         _step(
@@ -71,7 +76,7 @@ STEP_TABLE: dict[str, StepSpec] = {
         ),
     )
 }
-TOOL_LOOP = ToolLoop(head="respond", body="tools", cap=TOOL_ROUND_CAP)
+TOOL_LOOP = ToolLoop(head="respond", body="tools", cap=TOOL_ROUND_CAP, also=("recall",))
 TURN_FLOW = Flow(tuple(STEP_TABLE.values()), FLOW, FIRST_STEP, TOOL_LOOP)
 
 __all__ = ["FIRST_STEP", "FLOW", "STEP_TABLE", "TOOL_LOOP", "TOOL_ROUND_CAP", "TURN_FLOW"]

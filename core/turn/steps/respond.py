@@ -22,6 +22,7 @@ from core.turn.prompting import frozen_prompt, with_card_note
 from core.turn.state import StepState
 from core.turn.steps import TOOL_ROUND_CAP
 from core.turn.steps.common import CANCEL_KEY, StepContext, load_context, results_key, round_key
+from core.turn.steps.recall import asks_recall
 from core.turn.stream import CallOutcome, stream_call
 from core.turn.wire import message_to_json, messages_from_json
 
@@ -35,7 +36,9 @@ def respond(state: StepState, deps: TurnDeps) -> StepState:
     if not isinstance(record, dict):
         record = _run_round(load_context(state, deps, "respond"))
     wants_tools = record["finish"] == "tool_calls" and state.round < TOOL_ROUND_CAP and _has_calls(record)
-    return state.then("tools" if wants_tools else "finalize")
+    if not wants_tools:
+        return state.then("finalize")
+    return state.then("recall" if asks_recall(record) else "tools")
 
 
 def _has_calls(record: dict[str, Any]) -> bool:

@@ -27,6 +27,7 @@ from core.turn.steps.common import PROMPT_KEY, StepContext, load_context, result
 from core.turn.wire import message_from_json, message_to_json
 
 MAX_PARALLEL = 4
+RECALL_TOOL = "recall"
 DISPLAY_CHARS = 2000
 INTERRUPTED = "Interrupted: the user stopped the turn before this tool ran."
 
@@ -55,17 +56,43 @@ class SharedBatch(WriteBatch):
 
 
 def tools(state: StepState, deps: TurnDeps) -> StepState:
-    """Run the calls of round `state.round`; the next round follows."""
+    """Run the calls of round `state.round` the recall state did not answer; the next round follows.
+
+    A recall call without a stored result (the recall state failed and was caught) is answered
+    here from the full-text floor alone, without the worker model.
+    """
     turn_id, rnd = state.turn_id, state.round
     if deps.run_store.get(turn_id, results_key(rnd)) is None:
-        calls = _calls_of(deps.run_store.get(turn_id, round_key(rnd)))
+        calls = calls_of(deps.run_store.get(turn_id, round_key(rnd)))
+        done = stored_results(deps, turn_id, recall_key(rnd))
+        pending = [c for c in calls if c.id not in done]
         batch = SharedBatch(deps.storage, deps.storage.snapshot())
-        results = _run_calls(load_context(state, deps, "tools", batch), batch, calls)
+        ctx = load_context(state, deps, "tools", batch)
+        floor = [c for c in pending if c.name == RECALL_TOOL]
+        fresh = run_calls(ctx, batch, [c for c in pending if c.name != RECALL_TOOL])
+        fresh += run_calls(ctx, batch, floor, floor_only=True) if floor else []
+        by_id = {**done, **{r.call_id: r for r in fresh}}
+        results = [by_id[c.id] for c in calls if c.id in by_id]
         deps.run_store.put(turn_id, results_key(rnd), [message_to_json(r) for r in results])
     return state.then("respond", round=rnd + 1)
 
 
-def _calls_of(record: Any) -> list[ToolCall]:
+def recall_key(n: int) -> str:
+    """Run-store key of the results the recall state found for round `n`."""
+    return f"recall-{n}"
+
+
+def stored_results(deps: TurnDeps, turn_id: str, key: str) -> dict[str, ToolResult]:
+    """Tool results stored under `key`, by call id."""
+    out: dict[str, ToolResult] = {}
+    for data in deps.run_store.get(turn_id, key) or []:
+        result = message_from_json(data)
+        if isinstance(result, ToolResult):
+            out[result.call_id] = result
+    return out
+
+
+def calls_of(record: Any) -> list[ToolCall]:
     messages = record.get("messages") if isinstance(record, dict) else None
     if not messages:
         return []
@@ -73,7 +100,15 @@ def _calls_of(record: Any) -> list[ToolCall]:
     return list(getattr(last, "tool_calls", ()))
 
 
-def _run_calls(ctx: StepContext, batch: SharedBatch, calls: list[ToolCall]) -> list[ToolResult]:
+def run_calls(
+    ctx: StepContext, batch: SharedBatch, calls: list[ToolCall], *, floor_only: bool = False
+) -> list[ToolResult]:
+    """Announce and run `calls` in parallel threads; commit the tools' file writes, if any.
+
+    `floor_only` runs them without a model (recall falls back to its full-text floor).
+    """
+    if not calls:
+        return []
     sink, deps, turn_id = ctx.sink, ctx.deps, ctx.turn_id
     announce = _Announcer(sink, ctx.locale, ctx.timezone)
     if ctx.cancelled():
@@ -82,7 +117,7 @@ def _run_calls(ctx: StepContext, batch: SharedBatch, calls: list[ToolCall]) -> l
         view=batch,
         batch=batch,
         clock=deps.clock,
-        models=ctx.models,
+        models=None if floor_only else ctx.models,
         slice_id=ctx.slice_id,
         timezone=announce.timezone,
         locale=announce.locale,
