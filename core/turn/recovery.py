@@ -69,20 +69,25 @@ def recover_turns(deps: TurnDeps) -> RecoveryReport:
     """One pass over the run store (see the module docstring)."""
     report = RecoveryReport()
     for turn_id in deps.run_store.turn_ids():
-        if not isinstance(deps.run_store.get(turn_id, REQUEST_KEY), dict):
-            continue  # not a turn (the slice-level entries) or never accepted
-        events = deps.run_store.events(turn_id)
-        if status_of(events) == "running":
-            if process_alive(deps.run_store.get(turn_id, OWNER_KEY)) is not False:
-                continue
-            deps.run_store.append(turn_id, [interrupted_ending(turn_id, events)])
-            report.ended.append(turn_id)
-        if any(e["type"] == "turn.started" for e in events) or saved_record(deps, turn_id):
-            continue
         try:
-            commit_user_message(deps, turn_id)
-            report.saved.append(turn_id)
-        except Exception as exc:  # one unsaveable turn must not stop the others; the next pass retries
-            deps.log.error("recovery: could not save the message of turn %s", turn_id, exc_info=exc)
+            _recover(deps, turn_id, report)
+        except Exception as exc:  # one broken run (unreadable files) must not stop the others
+            deps.log.error("recovery: could not recover turn %s", turn_id, exc_info=exc)
             report.failed.append(turn_id)
     return report
+
+
+def _recover(deps: TurnDeps, turn_id: str, report: RecoveryReport) -> None:
+    if not isinstance(deps.run_store.get(turn_id, REQUEST_KEY), dict):
+        return  # not a turn (the slice-level entries) or never accepted
+    events = deps.run_store.events(turn_id)
+    if status_of(events) == "running":
+        if process_alive(deps.run_store.get(turn_id, OWNER_KEY)) is not False:
+            return
+        deps.run_store.append(turn_id, [interrupted_ending(turn_id, events)])
+        report.ended.append(turn_id)
+    if any(e["type"] == "turn.started" for e in events) or saved_record(deps, turn_id):
+        return
+    # The next pass tries again if this fails (the error is logged by the caller).
+    commit_user_message(deps, turn_id)
+    report.saved.append(turn_id)

@@ -244,3 +244,17 @@ def test_a_turn_of_a_live_process_is_left_alone(tmp_path: Path, clock: FixedCloc
     h.deps.sink_for("t1", "save", 1).emit("step.started", label="Saving your message")
     assert recover_turns(h.deps) == recover_turns(h.deps).__class__()
     assert find_active_slice(WriteBatch.open(h.deps.storage), clock.now()) is None
+
+
+def test_a_broken_run_does_not_stop_recovery_of_the_others(tmp_path: Path, clock: FixedClock) -> None:
+    from core.turn.runstore_fs import FolderRunStore
+
+    runs = FolderRunStore(tmp_path / "runs")
+    h = make_harness(LocalStorage(tmp_path / "root"), clock, None, runs=runs)
+    (tmp_path / "runs" / "bad").mkdir(parents=True)
+    (tmp_path / "runs" / "bad" / "request.json").write_text("{not json", encoding="utf-8")
+    runs.put("t1", "request", TurnInput("Save me anyway.").to_json())
+    runs.put("t1", OWNER_KEY, {"host": __import__("socket").gethostname(), "pid": 2**22 + 12345})
+    report = recover_turns(h.deps)
+    assert report.failed == ["bad"] and report.saved == ["t1"]
+    assert (tmp_path / "runs" / "bad" / "request.json").read_text(encoding="utf-8") == "{not json"
