@@ -57,6 +57,8 @@ class Deps:
     storage_kind: str = "local"
     # The scheduled maintenance pass (serve runs it on a timer); None where a scheduler does it.
     maintenance: Callable[[], object] | None = None
+    # What serve runs once at start: turns a dead process left behind, temporary files of a crash.
+    recovery: Callable[[], object] | None = None
 
 
 def build_storage(settings: Settings, memory_override: Path | None = None) -> Storage:
@@ -155,6 +157,21 @@ def scheduled_maintenance(turn_deps: TurnDeps) -> Callable[[], object]:
     return run
 
 
+def startup_recovery(turn_deps: TurnDeps) -> Callable[[], object]:
+    """Recovery at start: unsaved accepted messages, turns left running, a crash's temp files."""
+
+    def run() -> object:
+        from core.turn.recovery import recover_turns
+
+        for store in (turn_deps.storage, turn_deps.run_store):
+            clean = getattr(store, "clean_temp", None)
+            if clean is not None:
+                clean()
+        return recover_turns(turn_deps)
+
+    return run
+
+
 def build_deps(
     settings: Settings,
     *,
@@ -188,4 +205,5 @@ def build_deps(
         search=full_text_search,
         storage_kind=str(settings.storage),
         maintenance=scheduled_maintenance(turn_deps),
+        recovery=startup_recovery(turn_deps) if in_process_turns and not storage.demo else None,
     )

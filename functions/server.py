@@ -120,6 +120,11 @@ def build_app(deps: Deps, options: ServeOptions, web_dir: Path = WEB_DIR) -> Fas
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # Followers of running turns block a worker thread for up to a second at a time.
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        if deps.recovery is not None:
+            try:
+                deps.recovery()
+            except Exception:  # never a reason not to serve: the next maintenance pass tries again
+                log.exception("recovery at start failed")
         timer = None
         if deps.maintenance is not None and interval > 0 and not deps.storage.demo:
             timer = MaintenanceTimer(deps.maintenance, interval)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from infra.workflow import Flow, ToolLoop
+from core.turn.table import Flow
 
 
 def turn_flow() -> Flow:
-    """STEP_TABLE + FLOW + TOOL_LOOP, as the in-process runner reads them."""
-    from core.turn.steps import FIRST_STEP, FLOW, STEP_TABLE, TOOL_LOOP, TOOL_ROUND_CAP
+    """The one flow the in-process runner also follows."""
+    from core.turn.steps import TURN_FLOW
 
-    loop = ToolLoop(head=str(TOOL_LOOP["head"]), body=str(TOOL_LOOP["body"]), cap=TOOL_ROUND_CAP)
-    return Flow(tuple(STEP_TABLE.values()), dict(FLOW), FIRST_STEP, loop)
+    return TURN_FLOW

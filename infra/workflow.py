@@ -1,14 +1,15 @@
 """Generate the turn's Step Functions definition from a step table and its flow.
 
-The flow is the one the in-process runner follows: each step's output names the next step in
-`next`, and the flow lists what each step may ask for, its usual successor first ("end" ends
-the turn). The definition has one Task per step; after a step with several possible successors,
-a Choice on `$.next` routes the turn. Each Task carries the step's declared retries (expanded
-to the subclasses of the named errors: Step Functions matches error names exactly, the runner
-along the class hierarchy). A best-effort step's failure is caught and the turn goes on to its
-usual successor; any other failure is caught, recorded by the failure task (a `turn.error`
-event) and ends the execution as Failed. The tool loop's edge (head → body) is also counted by
-the state machine itself and taken at most `cap` times, a guard that holds whatever a step says.
+The flow is the one the in-process runner follows (`core.turn.table.Flow`, validated there):
+each step's output names the next step in `next`, and the flow lists what each step may ask
+for, its usual successor first ("end" ends the turn). The definition has one Task per step;
+after a step with several possible successors, a Choice on `$.next` routes the turn. Each Task
+carries the step's declared retries (expanded to the subclasses of the named errors: Step
+Functions matches error names exactly, the runner along the class hierarchy). A best-effort
+step's failure is caught and the turn goes on to its usual successor; any other failure is
+caught, recorded by the failure task (a `turn.error` event) and ends the execution as Failed.
+The tool loop's edge (head → body) is also counted by the state machine itself and taken at
+most `cap` times, a guard that holds whatever a step says.
 
 The definition stays in JSONPath (CDK's default) because moto's interpreter runs it in tests.
 Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the next state.
@@ -17,7 +18,6 @@ Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from aws_cdk import Duration
 from aws_cdk import aws_lambda as lambda_
@@ -25,48 +25,8 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
-from core.turn.table import RetryRule, StepSpec
+from core.turn.table import END, Flow, RetryRule, StepSpec, ToolLoop
 from functions.aws.steps import FAILURE_STEP, expand_errors
-
-END = "end"
-
-
-@dataclass(frozen=True)
-class ToolLoop:
-    """The edge head → body, taken at most `cap` times per turn."""
-
-    head: str
-    body: str
-    cap: int
-
-
-@dataclass(frozen=True)
-class Flow:
-    """The step table, what each step may be followed by (usual successor first), the first step."""
-
-    steps: tuple[StepSpec, ...]
-    transitions: Mapping[str, tuple[str, ...]]
-    first: str
-    loop: ToolLoop | None = None
-
-    def __post_init__(self) -> None:
-        names = [s.name for s in self.steps]
-        if len(set(names)) != len(names):
-            raise ValueError(f"step names must be unique: {names}")
-        if set(self.transitions) != set(names) or self.first not in names:
-            raise ValueError(f"the flow must name every step once and start at one: {dict(self.transitions)}")
-        for name, targets in self.transitions.items():
-            unknown = set(targets) - {*names, END}
-            if not targets or unknown:
-                raise ValueError(f"step {name} leads to unknown steps {sorted(unknown)}")
-        if self.loop:
-            if self.loop.body not in self.transitions.get(self.loop.head, ()):
-                raise ValueError(f"the loop edge {self.loop.head} → {self.loop.body} is not in the flow")
-            if self.loop.cap < 1:
-                raise ValueError("the loop cap must be at least 1")
-
-    def spec(self, name: str) -> StepSpec:
-        return next(s for s in self.steps if s.name == name)
 
 
 def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.LambdaInvoke:
@@ -136,7 +96,7 @@ def build_definition(
         result=sfn.Result.from_object({"rounds": 0, "cap": flow.loop.cap if flow.loop else 0}),
         result_path="$.loop",
     )
-    # The runner starts a turn with `next` naming the first step (a step not named passes through).
+    # Like the in-process runner, the state names its first step.
     begin = sfn.Pass(scope, "Begin", result=sfn.Result.from_string(flow.first), result_path="$.next")
     start.next(begin).next(step_tasks[flow.first])
     return start
@@ -185,17 +145,18 @@ def _route(
         asks = sfn.Condition.and_(
             sfn.Condition.is_present("$.next"), sfn.Condition.string_equals("$.next", target)
         )
-        if loop and (name, target) == (loop.head, loop.body):
+        if loop and name == loop.head and target in loop.bodies:
             under_cap = sfn.Condition.number_less_than_json_path("$.loop.rounds", "$.loop.cap")
             count = sfn.Pass(
                 scope,
-                "CountRound",
+                "CountRound" if target == loop.body else f"CountRound-{target}",
                 parameters={"rounds.$": "States.MathAdd($.loop.rounds, 1)", "cap.$": "$.loop.cap"},
                 result_path="$.loop",
             )
             choice.when(sfn.Condition.and_(asks, under_cap), count.next(state_for(target)))
             # At the cap the state machine refuses another round, whatever the step asked for.
-            choice.when(asks, _goto(scope, f"{name}-cap-reached", targets[0], state_for))
+            capped = f"{name}-cap-reached" if target == loop.body else f"{name}-cap-reached-{target}"
+            choice.when(asks, _goto(scope, capped, targets[0], state_for))
         else:
             choice.when(asks, state_for(target))
     choice.otherwise(

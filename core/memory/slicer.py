@@ -17,7 +17,7 @@ from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.config import UserConfig
 from core.memory.legacy import parse_legacy_slice
-from core.memory.slice import Slice, Turn, new_slice, parse_core_md
+from core.memory.slice import Slice, Turn, new_slice, parse_core_md, render_turn
 from core.storage.base import Reader
 from core.text import JS_SPACES_RE, js_trim, utf16_len, utf16_slice
 
@@ -239,3 +239,16 @@ def _try_parse(reader: Reader, path: paths.MemoryPath, legacy: bool) -> Slice | 
         return parse_legacy_slice(path, text) if legacy else parse_core_md(text)
     except InvalidInput:  # broken YAML, too large, not UTF-8: skipped, `check` names it
         return None
+
+
+# Room kept in a slice's core.md for the frontmatter growing at the close (marking, end, tags).
+CLOSE_HEADROOM_BYTES = 4_096
+
+
+def overflows(current_text: str | None, turn: Turn) -> bool:
+    """Whether appending `turn` would take the slice's core.md past the file size cap."""
+    if current_text is None:
+        return False
+    added = len(render_turn(turn).encode("utf-8")) + 2  # the blank line before the turn
+    size = len(current_text.encode("utf-8")) + added + CLOSE_HEADROOM_BYTES
+    return size > paths.MAX_FILE_BYTES

@@ -269,18 +269,27 @@ def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "
     queue_catalog_entries(batch, [s])
 
 
-def queue_catalog_entries(batch: Writer, slices: Sequence[Slice]) -> None:
+def queue_catalog_entries(
+    batch: Writer, slices: Sequence[Slice], check: Callable[[list[dict[str, Any]]], None] | None = None
+) -> None:
     """Queue these slices' catalog entries into `timeline/pending.json`; no-op without a catalog.
 
     index.json and timeline.md are not rewritten here (megabytes at 10,000 slices): the next
     maintenance pass or weave folds the pending entries in, and `read_index` overlays them
     meanwhile. The entry's strands are its tags that are strand keys now, as a weave sets them.
+    `check` sees the pending entries before each write (and may refuse with an error).
     """
     if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
         return
     keys = set(load_strands(read_or_none(batch, paths.STRANDS_JSON)))
     entries = [entry_from_slice(s, [t for t in s.tags if t in keys]) for s in slices]
-    batch.update(paths.PENDING_JSON, lambda text: upsert_pending(text, entries))
+
+    def update(text: str | None) -> str:
+        if check is not None:  # re-run against the current file on a conflict
+            check(parse_pending(text))
+        return upsert_pending(text, entries)
+
+    batch.update(paths.PENDING_JSON, update)
 
 
 def _weave_strands(text: str | None, s: Slice) -> str:

@@ -202,6 +202,19 @@ class LocalStorage:
                 version = self._git.commit(paths, message, deleted=[p.value for p in resolved.deleted])
         return CommitResult(version=version, written=tuple(sorted(written)), deleted=resolved.deleted)
 
+    def clean_temp(self) -> int:
+        """Remove the staged files a crash left mid-commit (none can be in use under the lock)."""
+        removed = 0
+        with self._lock, self._interprocess_lock():
+            for folder, dirs, files in os.walk(self.root / "memory"):
+                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                for name in files:
+                    if name.startswith(".") and name.endswith(".tmp"):
+                        with contextlib.suppress(OSError):
+                            os.unlink(os.path.join(folder, name))
+                            removed += 1
+        return removed
+
     @contextlib.contextmanager
     def _interprocess_lock(self) -> Iterator[None]:
         try:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
-from core.errors import NotFound
-from core.memory.catalog import read_or_none
+from core.errors import ConflictError, NotFound
+from core.memory.catalog import read_index, read_or_none
 from core.memory.merge import SliceEdit, edit_slice
 from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
 from core.memory.slice import Slice, parse_core_md
@@ -101,10 +102,38 @@ def queue_close(
     return Closed(closed, signal)
 
 
-def upsert_catalog(batch: WriteBatch, slices: Sequence[Slice], now: datetime, locale: str) -> None:
+def active_ids(reader: Reader) -> set[str]:
+    """The ids the catalog (with its pending entries) lists as active."""
+    index = read_index(reader)
+    return {str(e["id"]) for e in index["slices"] if e.get("status") == "active"} if index else set()
+
+
+def upsert_catalog(
+    batch: WriteBatch,
+    slices: Sequence[Slice],
+    now: datetime,
+    locale: str,
+    *,
+    known_active: set[str] | None = None,
+) -> None:
     """Queue the catalog entries of these slices (into timeline/pending.json: a small file;
-    maintenance folds it into the ~5 MB index.json). No-op without a catalog."""
-    queue_catalog_entries(batch, slices)
+    maintenance folds it into the ~5 MB index.json). No-op without a catalog.
+
+    With `known_active`, the update refuses (ConflictError) pending entries that list an active
+    slice outside it and these slices: another writer opened one since the caller looked.
+    """
+    if known_active is None:
+        queue_catalog_entries(batch, slices)
+        return
+    known = known_active | {s.slice_id for s in slices}
+    queue_catalog_entries(batch, slices, check=lambda pending: _refuse_new_active(pending, known))
+
+
+def _refuse_new_active(entries: Sequence[dict[str, Any]], known: set[str]) -> None:
+    active = {str(e["id"]) for e in entries if e.get("status") == "active"}
+    others = sorted(active - known)
+    if others:
+        raise ConflictError(f"Another writer opened slice {others[0]} meanwhile; saving the message again.")
 
 
 def forced_weave(batch: WriteBatch, now: datetime, locale: str) -> WeaveResult:

@@ -1,8 +1,13 @@
-"""`TurnService` in this process: each turn runs the step table on a worker thread.
+"""The thread launcher: turns run the step table on worker threads of this process.
 
-Used by `previously chat`, the local server and the tests. State and waiting come from the run
-store, so a client that reconnects (or another command) sees exactly what was streamed.
-Cancelling sets a flag in the run store; the respond step checks it between stream events.
+Used by `previously chat`, the local server and the tests, through the one `RunStoreTurns`
+service. Each turn records its owner (host and process id) in the run store, so a later process
+— a restarted server, `previously maintain` — can tell a turn left `running` by a dead process
+from one still running elsewhere, and end it `interrupted` with a worded reason.
+
+Only the save step is ordered within the process (it reads which slice is active and opens
+one; it calls no model); every model call runs concurrently. Across processes the save step's
+commit guard keeps one slice active (core/turn/steps/save.py).
 """
 
 from __future__ import annotations
@@ -13,117 +18,80 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from core.errors import InvalidInput, NotFound, TransientError
-from core.reltime import zone
 from core.turn.deps import TurnDeps
 from core.turn.events import Event
 from core.turn.failures import failure_code, failure_message
+from core.turn.recovery import OWNER_KEY, interrupted_ending, process_alive, this_process
 from core.turn.runner import run_turn
-from core.turn.runstore import status_of
+from core.turn.runtime import RunStoreTurns
 from core.turn.service import TurnInput, TurnState
-from core.turn.steps import FIRST_STEP, FLOW, STEP_TABLE
-from core.turn.steps.common import CANCEL_KEY, REQUEST_KEY
-
-_ID_ATTEMPTS = 5
+from core.turn.steps import TURN_FLOW
+from core.turn.table import Flow
 
 
-def reply_from(events: list[Event]) -> str | None:
-    """The reply as streamed: text deltas of each step's latest attempt only."""
-    latest: dict[str, int] = {}
-    for event in events:
-        latest[event["step"]] = max(latest.get(event["step"], 0), int(event.get("attempt", 1)))
-    parts = [
-        str(e.get("text", ""))
-        for e in events
-        if e["type"] == "text.delta" and int(e.get("attempt", 1)) == latest.get(e["step"])
-    ]
-    return "".join(parts) or None
+class ThreadLauncher:
+    """Runs each turn on a thread; knows which of them are alive."""
 
-
-def check_request(request: TurnInput) -> None:
-    """Refuse a request no turn can be made of, saying what to fix."""
-    if not request.message.strip():
-        raise InvalidInput("The message is empty: say something.")
-    if zone(request.timezone or "UTC") is None:
-        raise InvalidInput(
-            f"Unknown time zone {request.timezone!r}: use an IANA name such as Europe/Berlin or UTC."
-        )
-
-
-class LocalTurnService:
-    """Starts turns on threads and reads them back from the run store."""
-
-    def __init__(self, deps: TurnDeps, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, deps: TurnDeps, flow: Flow, *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.deps = deps
+        self.flow = _ordered(flow, "save", threading.Lock())
         self._sleep = sleep
         self._threads: dict[str, threading.Thread] = {}
+        self._running: set[str] = set()  # launched here and not finished (a thread not yet started counts)
         self._lock = threading.Lock()
-        # Turns arriving together would each find no active slice and race to open one; like the
-        # original's per-slice mutex, prepare runs one at a time in this process (other processes
-        # are kept honest by the storage's conflict handling).
-        self._table = _serialised(STEP_TABLE, "prepare", threading.Lock())
+        self._owner = this_process()
 
-    def start(self, request: TurnInput) -> str:
-        """Record the request, start the turn on a thread, return its id at once.
-
-        InvalidInput (nothing recorded) for an empty message or an unknown time zone.
-        """
-        check_request(request)
-        turn_id = self._new_turn_id()
-        self.deps.run_store.put(turn_id, REQUEST_KEY, request.to_json())
+    def launch(self, turn_id: str, request: TurnInput) -> None:
         thread = threading.Thread(target=self._run, args=(turn_id,), name=f"turn-{turn_id}", daemon=True)
         with self._lock:
-            self._threads = {k: t for k, t in self._threads.items() if t.is_alive()}
+            # A thread launched but not started yet is not alive: keep every turn still running.
+            self._threads = {k: t for k, t in self._threads.items() if k in self._running or t.is_alive()}
             self._threads[turn_id] = thread
+            self._running.add(turn_id)
+        self.deps.run_store.put(turn_id, OWNER_KEY, self._owner)
         thread.start()
-        return turn_id
 
-    def _new_turn_id(self) -> str:
-        for _ in range(_ID_ATTEMPTS):
-            turn_id = self.deps.ids.turn_id()
-            if not self.deps.run_store.exists(turn_id):
-                return turn_id
-        raise TransientError("Could not find a free turn id; send the message again.")
+    def lost(self, turn_id: str, events: list[Event]) -> Event | None:
+        owner = self.deps.run_store.get(turn_id, OWNER_KEY)
+        if owner == self._owner:
+            with self._lock:
+                alive = turn_id in self._running
+        else:
+            alive = process_alive(owner) is not False
+        return None if alive else interrupted_ending(turn_id, events)
+
+    def thread(self, turn_id: str) -> threading.Thread | None:
+        with self._lock:
+            return self._threads.get(turn_id)
 
     def _run(self, turn_id: str) -> None:
         try:
-            run_turn(turn_id, self.deps, self._table, FLOW, first=FIRST_STEP, sleep=self._sleep)
+            run_turn(turn_id, self.deps, self.flow, sleep=self._sleep)
         except Exception as exc:  # a thread has no caller to raise to: record the failure as an event
             self.deps.log.error("turn %s crashed", turn_id, exc_info=exc)
             sink = self.deps.sink_for(turn_id, "runner", 1)
             sink.emit("turn.error", code=failure_code(exc), message=failure_message("turn", exc, False))
         finally:
+            with self._lock:
+                self._running.discard(turn_id)
             forget = getattr(self.deps.sink_for, "forget", None)
             if forget is not None:
                 forget(turn_id)
 
-    def state(self, turn_id: str, after: int = 0) -> TurnState:
-        """Status, events after `after`, and the reply once the turn ended."""
-        if not self.deps.run_store.exists(turn_id):
-            raise NotFound(f"No turn {turn_id!r}.")
-        events = self.deps.run_store.events(turn_id)
-        status = status_of(events)
-        started = next((e for e in events if e["type"] == "turn.started"), {})
-        reply = reply_from(events) if status != "running" else None
-        newer = [e for e in events if e["seq"] > after]
-        return TurnState(turn_id, status, newer, reply, started.get("slice_id"))
 
-    def wait(self, turn_id: str, after: int, timeout: float) -> TurnState:
-        """Block until there are events after `after` or `timeout` passes."""
-        if not self.deps.run_store.exists(turn_id):
-            raise NotFound(f"No turn {turn_id!r}.")
-        self.deps.run_store.wait(turn_id, after, timeout)
-        return self.state(turn_id, after)
+class LocalTurnService(RunStoreTurns):
+    """The shared service with the thread launcher, plus joining (tests, the CLI)."""
 
-    def cancel(self, turn_id: str) -> None:
-        """Ask the turn to stop; a no-op once it ended."""
-        if self.state(turn_id).status == "running":
-            self.deps.run_store.put(turn_id, CANCEL_KEY, True)
+    def __init__(
+        self, deps: TurnDeps, *, sleep: Callable[[float], None] = time.sleep, flow: Flow = TURN_FLOW
+    ) -> None:
+        self.deps = deps
+        self.threads = ThreadLauncher(deps, flow, sleep=sleep)
+        super().__init__(deps.run_store, deps.ids, self.threads, poll_seconds=1.0)
 
     def join(self, turn_id: str, timeout: float | None = None) -> bool:
-        """Wait for the turn's thread to finish (tests, the CLI); False when it is still running."""
-        with self._lock:
-            thread = self._threads.get(turn_id)
+        """Wait for the turn's thread to finish; False when it is still running."""
+        thread = self.threads.thread(turn_id)
         if thread is None:
             return True
         thread.join(timeout)
@@ -136,12 +104,13 @@ class LocalTurnService:
         return self.state(turn_id)
 
 
-def _serialised(table: dict[str, Any], step: str, lock: threading.Lock) -> dict[str, Any]:
-    """`table` with `step` running under `lock`."""
-    spec = table[step]
+def _ordered(flow: Flow, step: str, lock: threading.Lock) -> Flow:
+    """`flow` with `step` running under `lock` (one at a time in this process)."""
+    spec = flow.spec(step)
 
     def run(state: Any, deps: TurnDeps) -> Any:
         with lock:
             return spec.run(state, deps)
 
-    return {**table, step: replace(spec, run=run)}
+    steps = tuple(replace(s, run=run) if s.name == step else s for s in flow.steps)
+    return replace(flow, steps=steps)

@@ -1,5 +1,7 @@
 """The scheduled pass (`previously maintain`, EventBridge, the local server's timer).
 
+0. Recovery first (core/turn/recovery.py): a message accepted but never saved is saved, a turn
+   left `running` by a dead process ends `interrupted`.
 1. Close every active slice whose time cap passed with no next message, with its close-time
    work: marking (the worker, else the deterministic mark), indexes, card evolution — one
    commit per closed slice, so a failure later loses none of them.
@@ -41,6 +43,7 @@ from core.turn.closing import prune_strands, queue_close, recover_active, upsert
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
+from core.turn.recovery import recover_turns
 from core.turn.service import TurnInput
 from core.turn.steps.common import resolve_models, user_config
 
@@ -78,6 +81,7 @@ class MaintenanceReport:
     damaged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # work left for a later pass, and why
     stopped: str | None = None  # the request budget ran out: the limit and when it resets
+    recovered: dict[str, list[str]] = field(default_factory=dict)  # core/turn/recovery.py
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,6 +97,7 @@ def run_maintenance(
     """One maintenance pass over the memory (stops cleanly when the request budget runs out)."""
     report = MaintenanceReport()
     try:
+        report.recovered = _recover(deps)  # accepted messages first: before anything closes a slice
         _run(deps, report, use_model, progress or (lambda _: None), rebuild_search)
     except BudgetSpent as exc:
         report.stopped = str(exc)
@@ -147,6 +152,14 @@ def budget_note(deps: TurnDeps) -> str | None:
         f"only {budget.remaining} of {budget.limit:,} GitHub requests left until {when}; "
         "kept for turns, the next pass after the reset does it"
     )
+
+
+def _recover(deps: TurnDeps) -> dict[str, list[str]]:
+    try:
+        return asdict(recover_turns(deps))
+    except Exception as exc:  # an unreachable run store must not stop the memory's own maintenance
+        deps.log.error("maintenance: recovery failed", exc_info=exc)
+        return {"error": [f"{type(exc).__name__}: {exc}"]}
 
 
 def _tidy(

@@ -10,8 +10,6 @@ carries a short note saying what changed.
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.agent.prompt import build_system_prompt
 from core.llm.types import Message, UserMessage
 from core.memory.config import UserConfig
@@ -34,7 +32,7 @@ def frozen_prompt(
     batch: WriteBatch,
     current: Slice,
     config: UserConfig,
-    prepared: dict[str, Any],
+    closed_id: str | None,
     timezone: str,
 ) -> str:
     """This turn's system prompt: the turn's own, else the slice's, else built now and kept for both."""
@@ -44,7 +42,6 @@ def frozen_prompt(
     slice_key = slice_runs_id(current.slice_id)
     text = deps.run_store.get(slice_key, PROMPT_KEY)
     if not isinstance(text, str):
-        closed_id = prepared.get("slice_closed")
         text = build_system_prompt(
             batch,
             current,

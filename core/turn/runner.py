@@ -16,10 +16,9 @@ from typing import Any
 from core.turn.deps import TurnDeps
 from core.turn.events import TERMINAL_TYPES
 from core.turn.failures import failure_code, failure_message
-from core.turn.table import StepOutput, StepSpec
+from core.turn.table import END, Flow, StepOutput, StepSpec
 
 Sleep = Callable[[float], None]
-END = "end"
 
 
 def backoff(spec: StepSpec, exc: BaseException, attempt: int) -> float | None:
@@ -78,20 +77,15 @@ def _failed(
     return {**state, "next": END, "failed": spec.name}
 
 
-def run_turn(
-    turn_id: str,
-    deps: TurnDeps,
-    table: Mapping[str, StepSpec],
-    flow: Mapping[str, tuple[str, ...]],
-    *,
-    first: str,
-    sleep: Sleep = time.sleep,
-) -> StepOutput:
-    """Run a turn from `first` until a step says `end`; returns the final state."""
-    state: StepOutput = {"turn_id": turn_id, "round": 0, "next": first}
+def run_turn(turn_id: str, deps: TurnDeps, flow: Flow, *, sleep: Sleep = time.sleep) -> StepOutput:
+    """Run a turn from the flow's first step until a step says `end`; returns the final state."""
+    state: StepOutput = {"turn_id": turn_id, "round": 0, "next": flow.first}
+    table = flow.table
     while state.get("next") in table:
         name = str(state["next"])
-        state = run_step(table[name], state, deps, successor=flow[name][0], sleep=sleep)
-        if state.get("next") not in (*flow[name], END):
-            raise ValueError(f"step {name} asked for {state.get('next')!r}; the flow allows {flow[name]}")
+        state = run_step(table[name], state, deps, successor=flow.successor(name), sleep=sleep)
+        if not flow.allows(name, str(state.get("next"))):
+            raise ValueError(
+                f"step {name} asked for {state.get('next')!r}; the flow allows {flow.transitions[name]}"
+            )
     return state

@@ -37,6 +37,10 @@ class RunStore(Protocol):
 
     def exists(self, turn_id: str) -> bool: ...
 
+    def turn_ids(self) -> list[str]:
+        """Every turn with something stored (recovery looks for turns nobody finished)."""
+        ...
+
 
 @dataclass
 class MemoryRunStore:
@@ -76,6 +80,10 @@ class MemoryRunStore:
     def exists(self, turn_id: str) -> bool:
         with self._cond:
             return turn_id in self._events
+
+    def turn_ids(self) -> list[str]:
+        with self._cond:
+            return sorted(self._events)
 
 
 def status_of(events: list[Event]) -> str:

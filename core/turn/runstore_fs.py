@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from core.turn.events import Event
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 EVENTS_FILE = "events.jsonl"
 POLL_SECONDS = 0.1
+TEMP_GRACE_SECONDS = 60.0
 
 
 def _checked(name: str, what: str) -> str:
@@ -109,6 +111,24 @@ class FolderRunStore:
     def exists(self, turn_id: str) -> bool:
         """Whether anything was stored for the turn."""
         return self._dir(turn_id).is_dir()
+
+    def turn_ids(self) -> list[str]:
+        """Every turn folder."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and _NAME_RE.match(p.name))
+
+    def clean_temp(self, older_than: float = TEMP_GRACE_SECONDS) -> int:
+        """Remove the temporary files a crash left behind (a live writer renames its own at once)."""
+        cutoff = time.time() - older_than
+        removed = 0
+        for turn_id in self.turn_ids():
+            for tmp in (self.root / turn_id).glob(".*.tmp"):
+                with contextlib.suppress(OSError):
+                    if tmp.stat().st_mtime < cutoff:
+                        tmp.unlink()
+                        removed += 1
+        return removed
 
     def prune(self, before: datetime) -> int:
         """Delete runs last touched before `before`; returns how many went."""

@@ -166,6 +166,16 @@ class S3RunStore:
                 found.append((key, int(match.group(1)), int(match.group(2))))
         return sorted(found, key=lambda c: (c[1], c[2]))
 
+    def turn_ids(self) -> list[str]:
+        """Every turn with something stored (recovery looks for turns nobody finished)."""
+        paginator = self.client.get_paginator("list_objects_v2")
+        found = [
+            common["Prefix"][len(self.prefix) :].rstrip("/")
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=self.prefix, Delimiter="/")
+            for common in page.get("CommonPrefixes", [])
+        ]
+        return sorted(found)
+
     def _keys(self, prefix: str) -> list[str]:
         paginator = self.client.get_paginator("list_objects_v2")
         return [

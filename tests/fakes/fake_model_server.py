@@ -200,6 +200,9 @@ class _QuietServer(ThreadingHTTPServer):
     """Clients that gave up (a timeout test) close their socket mid-answer: not worth a traceback."""
 
     daemon_threads = True
+    # Many turns call at once in the concurrency tests and bench: the default backlog of 5 drops
+    # connections, which the client then retries a second later.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):

@@ -70,7 +70,7 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     assert first.reply == "Lovely! What will you grow first?"
     assert_gap_free(first.events)
     steps = [t for t in types_of(first.events) if not t.startswith("model.call@")]
-    assert steps[:3] == ["step.started@prepare", "turn.started@prepare", "step.done@prepare"]
+    assert steps[:3] == ["step.started@save", "turn.started@save", "step.done@save"]
     started = next(e for e in first.events if e["type"] == "turn.started")
     assert (started["slice_opened"], started["slice_closed"], started["user_turn_id"]) == (
         True,
@@ -126,9 +126,10 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     started = next(e for e in third.events if e["type"] == "turn.started")
     assert (started["slice_opened"], started["slice_closed"]) == (True, FIRST)
     skipped = [e for e in third.events if e["type"] == "card.skipped"]
-    assert len(skipped) == 1 and skipped[0]["step"] == "prepare"
+    assert len(skipped) == 1 and skipped[0]["step"] == "close"
     assert harness.storage.commits[4:] == [
         "Turn t00003 — user message",
+        f"Turn t00003 — close slice {FIRST}",
         "Turn t00003 — agent response",
         "Turn t00003 — after",
     ]
@@ -188,7 +189,7 @@ def test_an_explicit_request_evolves_the_card_mid_slice(tmp_path: Path, fake_mod
     clock.advance(minutes=1)
     state = h.turn("Remember that I am vegetarian.", client_slice_id=FIRST, agent_turns_seen=1)
     evolved = [e for e in state.events if e["type"] == "card.evolved"]
-    assert len(evolved) == 1 and evolved[0]["step"] == "prepare"
+    assert len(evolved) == 1 and evolved[0]["step"] == "analyze"
     assert evolved[0]["summary"] == "Noted that you are vegetarian."
     assert "+- Never suggest meat dishes" in evolved[0]["diff"]
     card = h.read("memory/episodic/current-previously.md") or ""

@@ -38,12 +38,14 @@ def test_no_model_records_the_message_and_says_how_to_configure(clock: FixedCloc
     state = h.turn("Is anyone there?")
     assert state.status == "error"
     assert types_of(state.events) == [
-        "step.started@prepare",
-        "turn.started@prepare",
-        "turn.error@prepare",
-        "step.done@prepare",
+        "step.started@save",
+        "turn.started@save",
+        "step.done@save",
+        "step.started@analyze",
+        "turn.error@analyze",
+        "step.done@analyze",
     ]
-    error = state.events[2]
+    error = state.events[4]
     assert error["code"] == "no_model" and "OPENAI_API_KEY" in error["message"]
     assert h.storage.commits == ["Turn t00001 — user message"]
     user_only(h, "Is anyone there?")
@@ -179,7 +181,7 @@ def test_conflict_that_outlasts_the_storage_retries_the_step(
     assert [t.role for t in h.slice(SLICE).turns] == ["user", "agent"]
 
 
-@pytest.mark.parametrize("step,match", [("prepare", "user message"), ("finalize", "agent response")])
+@pytest.mark.parametrize("step,match", [("save", "user message"), ("finalize", "agent response")])
 def test_a_retried_step_never_duplicates(
     clock: FixedClock, fake_models: FakeModelServer, step: str, match: str
 ) -> None:

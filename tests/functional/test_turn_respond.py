@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from core.clock import FixedClock
@@ -81,10 +83,63 @@ def test_recall_streams_its_progress_and_hits(clock: FixedClock, fake_models: Fa
     state = h.turn("When did I plant the tomatoes?")
     assert state.status == "done" and state.reply == "On August 1st."
     progress = [e for e in state.events if e["type"] == "recall.progress"]
-    assert progress and all(e["call_id"] == "r1" and e["step"] == "tools" for e in progress)
+    assert progress and all(e["call_id"] == "r1" and e["step"] == "recall" for e in progress)
     [hits] = [e for e in state.events if e["type"] == "recall.hits"]
     assert (hits["call_id"], hits["query"], hits["confidence"]) == ("r1", "tomatoes", 0.8)
     assert [h["slice_id"] for h in hits["hits"]] == [old] and hits["recommended"][0]["slice_id"] == old
     done = [e for e in state.events if e["type"] == "tool.call" and e["state"] == "completed"]
     assert done and "tomatoes" in done[0]["label"]
     assert '- `recall`(query: "tomatoes") → ok' in (h.read(str(agent_md(SLICE))) or "")
+
+
+def test_a_round_with_recall_and_other_tools_runs_recall_then_the_tools(
+    clock: FixedClock, fake_models: FakeModelServer
+) -> None:
+    h = make_harness(InMemoryStorage(), clock, fake_models)
+    assert h.brain is not None
+    calls = [
+        ToolCall("recall", {"query": "tomatoes"}, id="r1"),
+        ToolCall("readSlice", {"sliceId": SLICE}, id="v1"),
+    ]
+    h.brain.main(Reply(tool_calls=calls), "Done.")
+    state = h.turn("When did I plant the tomatoes?")
+    assert state.status == "done" and state.reply == "Done."
+    steps = [e["step"] for e in state.events if e["type"] == "step.started"]
+    assert steps == ["save", "analyze", "respond", "recall", "tools", "respond", "finalize", "after"]
+    ended = {
+        e["call_id"]: e["step"] for e in state.events if e["type"] == "tool.call" and e["state"] != "running"
+    }
+    assert ended == {"r1": "recall", "v1": "tools"}
+    second = h.brain.requests["main"][1].body["messages"]
+    answered = [m.get("tool_call_id") for m in second if m.get("role") == "tool"]
+    assert answered == ["r1", "v1"], "the results reach the model in the order it asked"
+
+
+def test_a_recall_that_keeps_failing_falls_back_to_the_full_text_floor(
+    clock: FixedClock, fake_models: FakeModelServer
+) -> None:
+    from core.errors import ModelTransientError
+    from core.turn.steps import STEP_TABLE
+
+    h = make_harness(InMemoryStorage(), clock, fake_models)
+    assert h.brain is not None
+    h.brain.main(Reply(tool_calls=[ToolCall("recall", {"query": "tomatoes"}, id="r1")]), "From the floor.")
+
+    def broken(state: dict, deps: object) -> dict:
+        raise ModelTransientError("the worker is overloaded")
+
+    table = h.service.threads.flow
+    h.service.threads.flow = dataclasses.replace(
+        table,
+        steps=tuple(dataclasses.replace(s, run=broken) if s.name == "recall" else s for s in table.steps),
+    )
+    state = h.turn("When did I plant the tomatoes?")
+    assert state.status == "done" and state.reply == "From the floor."
+    attempts = [e["attempt"] for e in state.events if e["type"] == "step.started" and e["step"] == "recall"]
+    assert attempts == [1, 2, 3], "retried alone, as its rule says"
+    responds = [e for e in state.events if e["type"] == "step.started" and e["step"] == "respond"]
+    assert len(responds) == 2, "respond is not run again for a failing recall"
+    [done] = [e for e in state.events if e["type"] == "tool.call" and e["state"] == "completed"]
+    assert done["step"] == "tools" and done["call_id"] == "r1"
+    assert STEP_TABLE["recall"].best_effort
+    assert not h.brain.requests.get("recallReport"), "the floor answers without the worker"

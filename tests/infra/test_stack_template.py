@@ -152,13 +152,15 @@ def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
     for name, step in STEP_TABLE.items():
         assert states[name]["TimeoutSeconds"] == step.timeout_seconds + 30
     assert states["Start"]["Result"] == {"rounds": 0, "cap": TOOL_ROUND_CAP}
-    assert states["Begin"]["Result"] == "prepare"
-    assert {c["Next"] for c in states["prepare-next"]["Choices"]} == {"respond", "TurnDone"}
+    assert states["Begin"]["Result"] == "save"
+    assert {c["Next"] for c in states["save-next"]["Choices"]} == {"analyze", "close"}
+    assert {c["Next"] for c in states["analyze-next"]["Choices"]} == {"respond", "TurnDone"}
+    assert states["close"]["Catch"][0]["Next"] == "close-skipped", "a failing close never fails the turn"
     lambda_retry = states["respond"]["Retry"][0]
     assert "Lambda.ServiceException" in lambda_retry["ErrorEquals"]
     assert states["after"]["Catch"][0]["Next"] == "TurnDone"
     assert states["finalize"]["Catch"][0]["Next"] == "record_failure"
-    assert states["respond-next"]["Type"] == "Choice" and states["prepare-next"]["Type"] == "Choice"
+    assert states["respond-next"]["Type"] == "Choice" and states["save-next"]["Type"] == "Choice"
     assert definition.get("QueryLanguage", "JSONPath") == "JSONPath"
 
 

@@ -8,9 +8,11 @@ is started and read through the Step Functions turn service, as the API and WebS
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +109,7 @@ def test_a_turn_with_a_tool_round_runs_on_the_state_machine(aws_turn: AwsTurn) -
     assert state.reply == "Nothing about gardens yet — tell me about yours!"
     assert [e["seq"] for e in state.events] == list(range(1, len(state.events) + 1))
     steps = [e["step"] for e in state.events if e["type"] == "step.started"]
-    assert steps == ["prepare", "respond", "tools", "respond", "finalize", "after"]
+    assert steps == ["save", "analyze", "respond", "tools", "respond", "finalize", "after"]
     assert "turn.done@finalize" in _types(state)
     # What the browser was pushed is what the run store holds.
     assert aws_turn.pushed() == state.events
@@ -189,16 +191,113 @@ def test_a_crashing_after_step_is_caught_and_the_turn_stays_done(aws_turn: AwsTu
     assert execution == "SUCCEEDED"
 
 
-def test_stop_pressed_while_preparing_ends_the_turn_interrupted(aws_turn: AwsTurn) -> None:
+def test_stop_pressed_while_saving_ends_the_turn_interrupted(aws_turn: AwsTurn) -> None:
     def prepare_then_stop(event: dict[str, Any]) -> Any:
         out = _task(event)
         aws_turn.turns.cancel(event["state"]["turn_id"])  # the stop button, through the S3 flag
         return out
 
-    aws_turn.handlers[f"Workflow{function_id('prepare')}"] = prepare_then_stop
+    aws_turn.handlers[f"Workflow{function_id('save')}"] = prepare_then_stop
     aws_turn.brain.main(Reply(text="This should never be asked for."))
     state = aws_turn.run("Tell me a long story.")
     assert state.status == "interrupted", _types(state)
     assert aws_turn.brain.requests.get("main", []) == []
     text = LocalStorage(aws_turn.memory).snapshot().read(core_md(str(state.slice_id))) or ""
     assert [t.content for t in parse_core_md(text).turns if t.role == "user"] == ["Tell me a long story."]
+
+
+def test_a_failing_recall_is_retried_alone(aws_turn: AwsTurn) -> None:
+    from core.errors import ModelTransientError
+
+    invocations: list[int] = []
+
+    def flaky_recall(event: dict[str, Any]) -> Any:
+        invocations.append(int(event.get("retry") or 0))
+        if len(invocations) == 1:
+            raise ModelTransientError("the worker is overloaded")
+        return _task(event)
+
+    aws_turn.handlers[f"Workflow{function_id('recall')}"] = flaky_recall
+    aws_turn.brain.main(
+        Reply(tool_calls=[ToolCall("recall", {"query": "figs"}, id="r1")]), Reply(text="No figs yet.")
+    )
+    state = aws_turn.run("What do I like to eat?")
+    assert state.status == "done", _types(state)
+    assert state.reply == "No figs yet."
+    assert invocations == [0, 1], "the recall state's own Retry ran it again"
+    steps = [e["step"] for e in state.events if e["type"] == "step.started"]
+    assert steps.count("respond") == 2, "respond is not run again for a failing recall"
+    assert [e["call_id"] for e in state.events if e["type"] == "recall.hits"] == ["r1"]
+
+
+def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: AwsTurn) -> None:
+    from core.clock import SystemClock, iso
+    from core.memory.slice import Turn, new_slice, render_core_md
+    from core.memory.slicer import minute_id
+
+    began = SystemClock().now() - timedelta(hours=2)
+    old = new_slice(minute_id(began), iso(began), "UTC", Turn("o1", iso(began), "user", "Earlier today."))
+    path = aws_turn.memory / str(core_md(old.slice_id))
+    path.parent.mkdir(parents=True)
+    path.write_text(render_core_md(old), encoding="utf-8")
+
+    def crash(event: dict[str, Any]) -> Any:
+        raise RuntimeError("the close Lambda ran out of memory")
+
+    aws_turn.handlers[f"Workflow{function_id('close')}"] = crash
+    aws_turn.brain.main(Reply(text="Welcome back."))
+    state = aws_turn.run("Back again.")
+    assert state.status == "done", _types(state)
+    assert state.reply == "Welcome back."
+    started = next(e for e in state.events if e["type"] == "turn.started")
+    assert started["slice_closed"] == old.slice_id and state.slice_id != old.slice_id
+    closed = parse_core_md(path.read_text(encoding="utf-8"))
+    assert (closed.status, closed.marked_by) == ("closed", "fallback"), "save's deterministic close holds"
+
+
+def test_tool_calls_of_a_round_run_in_parallel(aws_turn: AwsTurn) -> None:
+    calls = [ToolCall("currentTime", {}, id="a"), ToolCall("currentTime", {}, id="b")]
+    aws_turn.brain.main(Reply(tool_calls=calls), Reply(text="It is now."))
+    state = aws_turn.run("What time is it, twice?")
+    assert state.status == "done", _types(state)
+    tool_states = [(e["call_id"], e["state"]) for e in state.events if e["type"] == "tool.call"]
+    assert tool_states[:2] == [("a", "running"), ("b", "running")], "both start before either ends"
+    assert sorted(tool_states[2:]) == [("a", "completed"), ("b", "completed")]
+
+
+def test_the_in_process_runner_writes_the_same_files_and_events(aws_turn: AwsTurn, tmp_path: Path) -> None:
+    from core.clock import RandomIds, SystemClock
+    from core.turn.local_service import LocalTurnService
+    from core.turn.runstore_fs import FolderRunStore
+    from core.turn.sink import RunStoreSinks
+
+    script = [Reply(tool_calls=[ToolCall("currentTime", {}, id="c1")]), Reply(text="Noon, more or less.")]
+    aws_turn.brain.main(*script)
+    machine = aws_turn.run("What time is it?")
+    local_root = tmp_path / "local-memory"
+    runs = FolderRunStore(tmp_path / "local-runs")
+    deps = dataclasses.replace(
+        compose.turn_deps(compose.secret_key()),
+        storage=LocalStorage(local_root),
+        run_store=runs,
+        ids=RandomIds(),
+        clock=SystemClock(),
+        sink_for=RunStoreSinks(runs),
+    )
+    aws_turn.brain.main(*script)
+    local = LocalTurnService(deps).run(TurnInput("What time is it?", timezone="Europe/Berlin"), timeout=60)
+
+    def shape(state: TurnState) -> list[tuple[str, str]]:
+        streamed = ("text.delta", "reasoning.delta")  # batched by timing: their count may differ
+        return [(e["type"], e["step"]) for e in state.events if e["type"] not in streamed]
+
+    assert shape(local) == shape(machine) and local.reply == machine.reply
+
+    def files(root: Path, state: TurnState) -> tuple[list[str], list[tuple[str, str]]]:
+        where = str(state.slice_id).replace("-", "/")
+        found = [p for p in sorted((root / "memory").rglob("*")) if p.is_file()]
+        paths = sorted(str(p.relative_to(root)).replace(where, "<slice>") for p in found)
+        text = (root / str(core_md(str(state.slice_id)))).read_text(encoding="utf-8")
+        return paths, [(t.role, t.content) for t in parse_core_md(text).turns]
+
+    assert files(local_root, local) == files(aws_turn.memory, machine)

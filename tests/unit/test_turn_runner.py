@@ -14,7 +14,7 @@ from core.turn.deps import TurnDeps
 from core.turn.runner import backoff, run_turn
 from core.turn.runstore import MemoryRunStore, status_of
 from core.turn.sink import RunStoreSinks
-from core.turn.table import RetryRule, StepSpec
+from core.turn.table import Flow, RetryRule, StepSpec
 
 pytestmark = pytest.mark.unit
 
@@ -45,6 +45,12 @@ def step(name: str, nxt: str, fail: list[Exception] | None = None, **spec: Any) 
     return StepSpec(name, name.title(), run, **spec)
 
 
+def go(d: TurnDeps, table: dict[str, StepSpec], sleep: Any) -> dict[str, Any]:
+    """Run the table's steps (steps it leaves out just end the turn) through the flow."""
+    full = {name: table.get(name) or step(name, "end") for name in FLOW}
+    return run_turn("t1", d, Flow(tuple(full.values()), FLOW, "one"), sleep=sleep)
+
+
 RETRY = (
     RetryRule(("ConflictError", "TransientError"), max_attempts=3, interval_seconds=1.5, backoff_rate=3.0),
 )
@@ -53,7 +59,7 @@ RETRY = (
 def test_steps_run_in_flow_order_with_framing_events() -> None:
     d = deps()
     table = {"one": step("one", "two"), "two": step("two", "three"), "three": step("three", "end")}
-    final = run_turn("t1", d, table, FLOW, first="one", sleep=lambda s: None)
+    final = go(d, table, lambda s: None)
     assert final["seen"] == ["one#1", "two#1", "three#1"] and final["next"] == "end"
     events = d.run_store.events("t1")
     assert [(e["seq"], e["type"], e["step"]) for e in events[:3]] == [
@@ -68,7 +74,7 @@ def test_retry_with_declared_backoff_continues_the_sequence() -> None:
     d = deps()
     sleeps: list[float] = []
     flaky = step("two", "end", [ConflictError("moved"), ModelTransientError("busy")], retries=RETRY)
-    run_turn("t1", d, {"one": step("one", "two"), "two": flaky}, FLOW, first="one", sleep=sleeps.append)
+    go(d, {"one": step("one", "two"), "two": flaky}, sleeps.append)
     assert sleeps == [1.5, 4.5]
     two = [(e["type"], e["attempt"]) for e in d.run_store.events("t1") if e["step"] == "two"]
     assert two == [
@@ -84,7 +90,7 @@ def test_retry_with_declared_backoff_continues_the_sequence() -> None:
 def test_exhausted_retries_end_the_turn_with_an_error_code() -> None:
     d = deps()
     table = {"one": step("one", "two", [ConflictError("moved")] * 3, retries=RETRY)}
-    final = run_turn("t1", d, table, FLOW, first="one", sleep=lambda s: None)
+    final = go(d, table, lambda s: None)
     assert final["next"] == "end" and final["failed"] == "one"
     last = d.run_store.events("t1")[-1]
     assert (last["type"], last["code"], last["attempt"]) == ("turn.error", "conflict", 3)
@@ -97,7 +103,7 @@ def test_unlisted_errors_are_not_retried() -> None:
     sleeps: list[float] = []
     table = {"one": step("one", "two"), "two": step("two", "end", [InvalidInput("bad")], retries=RETRY)}
     d.sink_for("t1", "zero", 1).emit("turn.started", slice_id="s")
-    run_turn("t1", d, table, FLOW, first="one", sleep=sleeps.append)
+    go(d, table, sleeps.append)
     last = d.run_store.events("t1")[-1]
     assert sleeps == [] and last["code"] == "invalid_input" and "message is saved" in last["message"]
 
@@ -106,7 +112,7 @@ def test_unexpected_exceptions_are_internal_errors(caplog: pytest.LogCaptureFixt
     d = deps()
     table = {"one": step("one", "two", [KeyError("x")])}
     with caplog.at_level(logging.ERROR):
-        run_turn("t1", d, table, FLOW, first="one", sleep=lambda s: None)
+        go(d, table, lambda s: None)
     assert d.run_store.events("t1")[-1]["code"] == "internal"
     assert "step one failed" in caplog.text
 
@@ -119,7 +125,7 @@ def test_best_effort_failure_is_logged_and_skipped(caplog: pytest.LogCaptureFixt
         "three": step("three", "end"),
     }
     with caplog.at_level(logging.WARNING):
-        final = run_turn("t1", d, table, FLOW, first="one", sleep=lambda s: None)
+        final = go(d, table, lambda s: None)
     assert final["seen"] == ["one#1", "three#1"] and final["skipped_two"] is True
     assert not any(e["type"] == "turn.error" for e in d.run_store.events("t1"))
     assert "best-effort step two skipped" in caplog.text
@@ -128,7 +134,7 @@ def test_best_effort_failure_is_logged_and_skipped(caplog: pytest.LogCaptureFixt
 def test_a_step_asking_for_a_step_outside_the_flow_is_a_bug() -> None:
     d = deps()
     with pytest.raises(ValueError, match="the flow allows"):
-        run_turn("t1", d, {"one": step("one", "three")}, FLOW, first="one", sleep=lambda s: None)
+        go(d, {"one": step("one", "three")}, lambda s: None)
 
 
 def test_backoff_follows_the_rule() -> None:

@@ -105,7 +105,7 @@ function Assistant({ message, t, locale, onOpenSlice, last, onResend }) {
         <${Item} item=${item} t=${t} locale=${locale} live=${message.live} running=${running} onOpenSlice=${onOpenSlice} />
       </div>`,
     )}
-    ${turn.status === "interrupted" && html`<p class="muted small">${t("chat.stopped")}</p>`}
+    ${turn.status === "interrupted" && html`<p class="muted small">${turn.reason || t("chat.stopped")}</p>`}
     ${message.error && html`<${TransportError} error=${message.error} t=${t} />`}
     ${!running && !message.error && html`<${ReplyActions} message=${message} last=${last} t=${t} onResend=${onResend} />`}
   </div>`;

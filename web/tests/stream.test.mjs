@@ -78,6 +78,22 @@ test("a retried step drops the older attempt's partial text and ignores its late
   assert.equal(replyText(s), "A whole reply.");
 });
 
+test("after a retried first round, the next round's answer is kept", () => {
+  seq = 0;
+  const s = applyEvents(initialTurn(), [
+    ev("step.started", { label: "Thinking" }, "respond", 1),
+    ev("text.delta", { text: "Let me" }, "respond", 1),
+    ev("step.started", { label: "Thinking" }, "respond", 2),
+    ev("text.delta", { text: "Let me look. " }, "respond", 2),
+    ev("step.started", { label: "Using tools" }, "tools", 1),
+    ev("step.started", { label: "Thinking" }, "respond", 1),
+    ev("text.delta", { text: "Here is the answer." }, "respond", 1),
+    ev("step.started", { label: "Thinking" }, "respond", 2),
+    ev("text.delta", { text: "Here is the answer, again." }, "respond", 2),
+  ]);
+  assert.equal(replyText(s), "Let me look. Here is the answer, again.");
+});
+
 test("a retry of one step leaves the other steps' items alone", () => {
   seq = 0;
   const s = applyEvents(initialTurn(), [

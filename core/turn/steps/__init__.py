@@ -1,15 +1,16 @@
-"""The step table of a turn: prepare → respond ⇄ tools → finalize → after.
+"""The step table of a turn: save → close → analyze → respond ⇄ (recall, tools) → finalize → after.
 
-Each step is a function `(state, deps) -> state` of small JSON (ids and counters) and the
-injected `TurnDeps`; bulk data lives in the run store under the turn id. The in-process runner
-(`core.turn.runner`) and the Step Functions definition (infra/) both read this table: its
-labels, retries and timeouts. Steps are imported on first use, so reading the table loads no
-model code.
+Each step is a function `(StepState, TurnDeps) -> StepState` of small typed state (ids and
+counters) and the injected dependencies; bulk data lives in the run store under the turn id.
+The table converts the state from and to JSON at its edge, so the in-process runner
+(`core.turn.runner`) and the Step Functions definition (infra/) both run the same functions
+and read the same labels, retries, timeouts and flow (`TURN_FLOW`, validated in
+`core.turn.table.Flow`). Steps are imported on first use, so reading the table loads no model
+code.
 
 Flow: `next` in a step's output names the step to run; `FLOW` lists what each step may ask
-for, the usual successor first (a best-effort step that fails goes there). For a Choice state,
-`more_tools` mirrors `next == "tools"`; respond runs at most `TOOL_ROUND_CAP` tool rounds and
-the last respond is made to answer without tools.
+for, the usual successor first (a best-effort step that fails goes there). respond runs at most
+`TOOL_ROUND_CAP` tool rounds and the last respond is made to answer without tools.
 """
 
 from __future__ import annotations
@@ -18,27 +19,31 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from core.turn.table import RetryRule, StepInput, StepOutput, StepSpec
+from core.turn.state import StepState
+from core.turn.table import END, Flow, RetryRule, StepInput, StepOutput, StepSpec, ToolLoop
 
 TOOL_ROUND_CAP = 8
-FIRST_STEP = "prepare"
-TOOL_LOOP = {"head": "respond", "body": "tools", "flag": "more_tools", "cap": TOOL_ROUND_CAP}
+FIRST_STEP = "save"
 
 FLOW: dict[str, tuple[str, ...]] = {
-    "prepare": ("respond", "end"),
-    "respond": ("finalize", "tools"),
+    "save": ("analyze", "close"),
+    "close": ("analyze",),
+    "analyze": ("respond", END),
+    "respond": ("finalize", "tools", "recall"),
+    # A failing recall is caught and goes on to tools, which answers it from the full-text floor.
+    "recall": ("tools", "respond"),
     "tools": ("respond",),
     "finalize": ("after",),
-    "after": ("end",),
+    "after": (END,),
 }
 
 
 def _lazy(module: str, name: str) -> Callable[[StepInput, Any], StepOutput]:
-    """A step function imported when it first runs."""
+    """A step function imported when it first runs, its state parsed and written here."""
 
     def run(state: StepInput, deps: Any) -> StepOutput:
-        fn: Callable[[StepInput, Any], StepOutput] = getattr(importlib.import_module(module), name)
-        return fn(state, deps)
+        fn: Callable[[StepState, Any], StepState] = getattr(importlib.import_module(module), name)
+        return fn(StepState.from_json(state), deps).to_json()
 
     run.__name__ = name
     run.__qualname__ = name
@@ -46,44 +51,32 @@ def _lazy(module: str, name: str) -> Callable[[StepInput, Any], StepOutput]:
 
 
 _STORAGE = ("ConflictError", "TransientError")
+_RECALL = (*_STORAGE, "ModelTransientError")
+
+
+def _step(name: str, label: str, retry: RetryRule, timeout: int, best_effort: bool = False) -> StepSpec:
+    run = _lazy(f"core.turn.steps.{name}", name)
+    return StepSpec(name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout)
+
 
 STEP_TABLE: dict[str, StepSpec] = {
-    "prepare": StepSpec(
-        "prepare",
-        "Reading the timeline",
-        _lazy("core.turn.steps.prepare", "prepare"),
-        retries=(RetryRule(_STORAGE, max_attempts=3, interval_seconds=1.0, backoff_rate=2.0),),
-        timeout_seconds=180,
-    ),
-    "respond": StepSpec(
-        "respond",
-        "Thinking",
-        _lazy("core.turn.steps.respond", "respond"),
-        retries=(RetryRule(_STORAGE, max_attempts=3, interval_seconds=2.0, backoff_rate=2.0),),
-        timeout_seconds=300,
-    ),
-    "tools": StepSpec(
-        "tools",
-        "Using tools",
-        _lazy("core.turn.steps.tools", "tools"),
-        retries=(RetryRule(_STORAGE, max_attempts=3, interval_seconds=1.0, backoff_rate=2.0),),
-        timeout_seconds=300,
-    ),
-    "finalize": StepSpec(
-        "finalize",
-        "Saving the reply",
-        _lazy("core.turn.steps.finalize", "finalize"),
-        retries=(RetryRule(_STORAGE, max_attempts=5, interval_seconds=1.0, backoff_rate=2.0),),
-        timeout_seconds=120,
-    ),
-    "after": StepSpec(
-        "after",
-        "Tidying the memory",
-        _lazy("core.turn.steps.after", "after"),
-        retries=(RetryRule(("ConflictError",), max_attempts=2, interval_seconds=1.0, backoff_rate=2.0),),
-        best_effort=True,
-        timeout_seconds=180,
-    ),
+    s.name: s
+    for s in (
+        # Storage only: no model can hold up or lose the user's words.
+        _step("save", "Saving your message", RetryRule(_STORAGE, 5, 0.5, 2.0), 60),
+        _step("close", "Closing the last slice", RetryRule(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
+        _step("analyze", "Reading the timeline", RetryRule(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
+        _step("respond", "Thinking", RetryRule(_STORAGE, 3, 2.0, 2.0), 300),
+        # The worker's scan: a transient model error is retried here alone, under its own timeout.
+        _step("recall", "Searching memory", RetryRule(_RECALL, 3, 1.0, 2.0), 150, best_effort=True),
+        _step("tools", "Using tools", RetryRule(_STORAGE, 3, 1.0, 2.0), 300),
+        _step("finalize", "Saving the reply", RetryRule(_STORAGE, 5, 1.0, 2.0), 120),
+        _step(
+            "after", "Tidying the memory", RetryRule(("ConflictError",), 2, 1.0, 2.0), 180, best_effort=True
+        ),
+    )
 }
+TOOL_LOOP = ToolLoop(head="respond", body="tools", cap=TOOL_ROUND_CAP, also=("recall",))
+TURN_FLOW = Flow(tuple(STEP_TABLE.values()), FLOW, FIRST_STEP, TOOL_LOOP)
 
-__all__ = ["FIRST_STEP", "FLOW", "STEP_TABLE", "TOOL_LOOP", "TOOL_ROUND_CAP"]
+__all__ = ["FIRST_STEP", "FLOW", "STEP_TABLE", "TOOL_LOOP", "TOOL_ROUND_CAP", "TURN_FLOW"]

@@ -1,32 +1,36 @@
-"""What the steps share: run-store keys, the step state, the request, config and model resolution.
+"""What the steps share: run-store keys, the one step-context loader, config and model resolution.
 
-The state passed between steps is small JSON: `turn_id`, `next`, `round`, `slice_id`,
-`closed_slice_id`, `more_tools`, plus whatever the Step Functions definition adds (kept as
-is). A step whose name is not `state["next"]` passes the state through unchanged, so a linear
-chain of Tasks (the Step Functions definition) can run every step after the flow has ended.
+Every step after save opens the same way — the request, what save decided, a write batch, the
+user's config, the turn's models, the sink of this attempt — so that opening is `load_context`,
+here, once. Steps receive and return a typed `StepState` (core/turn/state.py); the step table
+converts it from and to JSON at its edge.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from core.errors import InvalidInput, NoModelConfigured
 from core.llm.registry import ModelPrefs, Resolution
+from core.llm.types import Message
 from core.memory.catalog import read_or_none
 from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
-from core.storage.base import Reader
+from core.storage.base import Reader, WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink
+from core.turn.runtime import CANCEL_KEY, REQUEST_KEY
 from core.turn.service import TurnInput
-from core.turn.table import StepInput, StepOutput
+from core.turn.state import Prepared, StepState
+from core.turn.table import END
+from core.turn.wire import messages_from_json
 
-REQUEST_KEY = "request"
 PREPARED_KEY = "prepared"
-CANCEL_KEY = "cancel"
 PROMPT_KEY = "system_prompt"
-END = "end"
+TAGS_KEY = "tags"  # the analyzer's tags for the slice, written by finalize
+
+__all__ = ["CANCEL_KEY", "END", "REQUEST_KEY", "StepContext", "load_context", "load_prepared", "load_request"]
 
 
 def round_key(n: int) -> str:
@@ -39,22 +43,19 @@ def results_key(n: int) -> str:
     return f"tools-{n}"
 
 
-def skip(state: StepInput, name: str) -> bool:
-    """Whether this step is not the one the flow asked for (pass the state through)."""
-    return state.get("next") != name
-
-
-def output(state: StepInput, **changes: Any) -> StepOutput:
-    """The next state: the input (minus the attempt number) with `changes`."""
-    out = {k: v for k, v in state.items() if k != "attempt"}
-    out.update(changes)
-    out["more_tools"] = out.get("next") == "tools"
+def earlier_rounds(deps: TurnDeps, turn_id: str, rnd: int) -> list[Message]:
+    """The model messages and tool results of rounds before `rnd`, in order."""
+    out: list[Message] = []
+    for n in range(rnd):
+        record = deps.run_store.get(turn_id, round_key(n)) or {}
+        out += messages_from_json(record.get("messages"))
+        out += messages_from_json(deps.run_store.get(turn_id, results_key(n)))
     return out
 
 
-def sink_of(deps: TurnDeps, state: StepInput, step: str) -> EventSink:
+def sink_of(deps: TurnDeps, state: StepState, step: str) -> EventSink:
     """The event sink of this attempt of this step."""
-    return deps.sink_for(str(state["turn_id"]), step, int(state.get("attempt", 1)))
+    return deps.sink_for(state.turn_id, step, state.attempt)
 
 
 def load_request(deps: TurnDeps, turn_id: str) -> TurnInput:
@@ -63,6 +64,62 @@ def load_request(deps: TurnDeps, turn_id: str) -> TurnInput:
     if not isinstance(data, dict):
         raise InvalidInput(f"Turn {turn_id} has no recorded request; start the turn again.")
     return TurnInput.from_json(data)
+
+
+def load_prepared(deps: TurnDeps, turn_id: str) -> Prepared | None:
+    """What save recorded for the turn, if it got that far."""
+    return Prepared.from_json(deps.run_store.get(turn_id, PREPARED_KEY))
+
+
+@dataclass
+class StepContext:
+    """What a step after save works with, loaded once at its start."""
+
+    name: str
+    state: StepState
+    deps: TurnDeps
+    request: TurnInput
+    prepared: Prepared | None
+    batch: WriteBatch
+    config: UserConfig
+    models: Resolution | None
+
+    @property
+    def turn_id(self) -> str:
+        return self.state.turn_id
+
+    @property
+    def sink(self) -> EventSink:
+        return sink_of(self.deps, self.state, self.name)
+
+    @property
+    def slice_id(self) -> str:
+        """The slice holding this turn's user message."""
+        sid = self.prepared.slice_id if self.prepared else self.state.slice_id
+        if not sid:
+            raise InvalidInput(f"Turn {self.turn_id} has no slice yet; its message was never saved.")
+        return sid
+
+    @property
+    def locale(self) -> str:
+        return self.prepared.locale if self.prepared else locale_of(self.request, self.config)
+
+    @property
+    def timezone(self) -> str:
+        return self.request.timezone or "UTC"
+
+    def cancelled(self) -> bool:
+        return bool(self.deps.run_store.get(self.turn_id, CANCEL_KEY))
+
+
+def load_context(state: StepState, deps: TurnDeps, name: str, batch: WriteBatch | None = None) -> StepContext:
+    """The opening every step shares: request, save's record, a batch, config and models."""
+    request = load_request(deps, state.turn_id)
+    batch = batch if batch is not None else WriteBatch.open(deps.storage)
+    config = user_config(batch)
+    # Every request the turn's models make is announced as a `model.call` event of this step.
+    models = resolve_models(deps, request, config, sink_of(deps, state, name))
+    return StepContext(name, state, deps, request, load_prepared(deps, state.turn_id), batch, config, models)
 
 
 def user_config(reader: Reader) -> UserConfig:

@@ -14,16 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.clock import iso
+from core.errors import InvalidInput
 from core.llm.types import AssistantMessage, ToolResult, Usage
 from core.memory import agent_md as cognition
-from core.memory.merge import append_turn
-from core.memory.paths import agent_md
-from core.memory.slice import Turn
+from core.memory.merge import append_turn, has_turn
+from core.memory.paths import agent_md, core_md
+from core.memory.slice import Turn, parse_core_md
+from core.memory.slicer import overflows
 from core.storage.base import WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import TERMINAL_TYPES, turn_done
-from core.turn.steps.common import PREPARED_KEY, output, results_key, round_key, sink_of, skip
-from core.turn.table import StepInput, StepOutput
+from core.turn.overflow import spill_reply
+from core.turn.state import Prepared, StepState
+from core.turn.steps.analyze import queue_tags
+from core.turn.steps.common import TAGS_KEY, load_prepared, results_key, round_key, sink_of
 from core.turn.wire import messages_from_json
 
 DEEP_TOOL = "thinkDeep"
@@ -98,29 +102,36 @@ def content_reason(rounds: Rounds) -> str:
     return "stop" if rounds.finish == "stop" and rounds.error is None else rounds.finish or "error"
 
 
-def finalize(state: StepInput, deps: TurnDeps) -> StepOutput:
+def finalize(state: StepState, deps: TurnDeps) -> StepState:
     """Save the reply and the cognition entry; announce the end of the turn."""
-    if skip(state, "finalize"):
-        return dict(state)
-    turn_id = str(state["turn_id"])
-    prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
-    slice_id = str(prepared.get("slice_id") or state["slice_id"])
+    turn_id = state.turn_id
+    prepared = load_prepared(deps, turn_id)
+    if prepared is None:
+        raise InvalidInput(f"Turn {turn_id} has no saved message to answer; send it again.")
     rounds = load_rounds(deps, turn_id)
     text = cognition.join_assistant_texts(m.text for m in rounds.assistant)
     content = cognition.agent_turn_content(content_reason(rounds), text) if rounds.count else None
-    _save(deps, turn_id, slice_id, content, rounds)
-    _announce(state, deps, turn_id, rounds, text, content is not None)
-    return output(state, next="after")
+    _save(deps, turn_id, prepared, content, rounds)
+    _announce(state, deps, rounds, text, content is not None)
+    return state.then("after")
 
 
-def _save(deps: TurnDeps, turn_id: str, slice_id: str, content: str | None, rounds: Rounds) -> None:
+def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None, rounds: Rounds) -> None:
     now_iso = iso(deps.clock.now())
+    slice_id = prepared.slice_id
     batch = WriteBatch.open(deps.storage)
+    tags = deps.run_store.get(turn_id, TAGS_KEY)
+    queue_tags(batch, slice_id, [str(t) for t in tags] if isinstance(tags, list) else [], now_iso)
     if content is not None:
-        append_turn(Turn(turn_id, now_iso, "agent", content), now_iso).queue(batch, slice_id)
+        agent = Turn(turn_id, now_iso, "agent", content)
+        current = batch.read(core_md(slice_id))
+        if current is not None and not has_turn(parse_core_md(current), agent) and overflows(current, agent):
+            spill_reply(batch, deps, slice_id, agent, timezone=prepared.timezone, locale=prepared.locale)
+        else:
+            append_turn(agent, now_iso).queue(batch, slice_id)
     body = cognition.render_cognition(build_cognition(rounds)) if rounds.assistant else ""
     batch.update(agent_md(slice_id), cognition.cognition_update(turn_id, now_iso, body))
-    # The agent turn changes none of the indexes (monthly entry, strands, catalog): nothing else to write.
+    # Besides the analyzer's tags (strands), the agent turn changes no index: nothing else to write.
     batch.commit(f"Turn {turn_id} — agent response")
 
 
@@ -132,9 +143,8 @@ def turn_status(finish_reason: str, text: str) -> str:
     return "interrupted" if finish_reason == "interrupted" or text else "error"
 
 
-def _announce(
-    state: StepInput, deps: TurnDeps, turn_id: str, rounds: Rounds, text: str, stored: bool
-) -> None:
+def _announce(state: StepState, deps: TurnDeps, rounds: Rounds, text: str, stored: bool) -> None:
+    turn_id = state.turn_id
     if any(e["type"] in TERMINAL_TYPES for e in deps.run_store.events(turn_id)):
         return
     sink = sink_of(deps, state, "finalize")

@@ -14,43 +14,37 @@ from core.agent.main_tools import ToolContext, main_tools
 from core.llm.registry import BoundModel
 from core.llm.tools import Tool
 from core.llm.types import Message, ToolSpec, Usage, UserMessage
-from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink
 from core.turn.history import slice_history
 from core.turn.prompting import frozen_prompt, with_card_note
+from core.turn.state import StepState
 from core.turn.steps import TOOL_ROUND_CAP
 from core.turn.steps.common import (
     CANCEL_KEY,
-    PREPARED_KEY,
-    load_request,
-    output,
-    resolve_models,
-    results_key,
+    StepContext,
+    earlier_rounds,
+    load_context,
     round_key,
-    sink_of,
-    skip,
-    user_config,
 )
+from core.turn.steps.recall import asks_recall
 from core.turn.stream import CallOutcome, stream_call
-from core.turn.table import StepInput, StepOutput
-from core.turn.wire import message_to_json, messages_from_json
+from core.turn.wire import message_to_json
 
 MAX_CONTINUATIONS = 5
 CONTINUE_NUDGE = "Your reply was cut off by the length limit. Continue exactly where you stopped."
 
 
-def respond(state: StepInput, deps: TurnDeps) -> StepOutput:
-    """Run round `state["round"]` of the main model."""
-    if skip(state, "respond"):
-        return dict(state)
-    turn_id, rnd = str(state["turn_id"]), int(state.get("round", 0))
-    record = deps.run_store.get(turn_id, round_key(rnd))
+def respond(state: StepState, deps: TurnDeps) -> StepState:
+    """Run round `state.round` of the main model."""
+    record = deps.run_store.get(state.turn_id, round_key(state.round))
     if not isinstance(record, dict):
-        record = _run_round(state, deps, turn_id, rnd)
-    wants_tools = record["finish"] == "tool_calls" and rnd < TOOL_ROUND_CAP and _has_calls(record)
-    return output(state, next="tools" if wants_tools else "finalize")
+        record = _run_round(load_context(state, deps, "respond"))
+    wants_tools = record["finish"] == "tool_calls" and state.round < TOOL_ROUND_CAP and _has_calls(record)
+    if not wants_tools:
+        return state.then("finalize")
+    return state.then("recall" if asks_recall(record) else "tools")
 
 
 def _has_calls(record: dict[str, Any]) -> bool:
@@ -58,39 +52,27 @@ def _has_calls(record: dict[str, Any]) -> bool:
     return bool(last.get("tool_calls"))
 
 
-def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict[str, Any]:
-    sink = sink_of(deps, state, "respond")
-    request = load_request(deps, turn_id)
-    prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
-    batch = WriteBatch.open(deps.storage)
-    config = user_config(batch)
-    models = resolve_models(deps, request, config, sink)
+def _run_round(ctx: StepContext) -> dict[str, Any]:
+    deps, turn_id, rnd, models = ctx.deps, ctx.turn_id, ctx.state.round, ctx.models
     if models is None:
         record = _record([], "error", Usage(), ("no_model", "No model is configured."))
-    elif deps.run_store.get(turn_id, CANCEL_KEY):
+    elif ctx.cancelled():
         record = _record([], "interrupted", Usage())
     else:
-        slice_id = str(prepared.get("slice_id") or state["slice_id"])
-        current = read_slice(batch, slice_id)
+        batch, config, prepared = ctx.batch, ctx.config, ctx.prepared
+        current = read_slice(batch, ctx.slice_id)
         # The tools' specs are all this step needs of them; the tools step runs the calls.
-        ctx = ToolContext(view=batch, clock=deps.clock, models=models, slice_id=slice_id, config=config)
-        system = frozen_prompt(deps, turn_id, batch, current, config, prepared, request.timezone or "UTC")
-        history = slice_history(current, turn_id, request.message, 2 * config.max_turns_per_slice)
-        history = with_card_note(history, prepared.get("card_note"))
-        messages = [*history, *_earlier_rounds(deps, turn_id, rnd)]
-        tools = main_tools(ctx)
-        record = _call(deps, sink, turn_id, models.main, messages, system, tools, rnd)
+        tool_ctx = ToolContext(
+            view=batch, clock=deps.clock, models=models, slice_id=ctx.slice_id, config=config
+        )
+        closed = prepared.slice_closed if prepared else None
+        system = frozen_prompt(deps, turn_id, batch, current, config, closed, ctx.timezone)
+        history = slice_history(current, turn_id, ctx.request.message, 2 * config.max_turns_per_slice)
+        history = with_card_note(history, prepared.card_note if prepared else None)
+        messages = [*history, *earlier_rounds(deps, turn_id, rnd)]
+        record = _call(deps, ctx.sink, turn_id, models.main, messages, system, main_tools(tool_ctx), rnd)
     deps.run_store.put(turn_id, round_key(rnd), record)
     return record
-
-
-def _earlier_rounds(deps: TurnDeps, turn_id: str, rnd: int) -> list[Message]:
-    out: list[Message] = []
-    for n in range(rnd):
-        record = deps.run_store.get(turn_id, round_key(n)) or {}
-        out += messages_from_json(record.get("messages"))
-        out += messages_from_json(deps.run_store.get(turn_id, results_key(n)))
-    return out
 
 
 def _call(

@@ -23,24 +23,19 @@ from core.memory.paths import MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, EventType, ToolState, tool_call
+from core.turn.state import StepState
 from core.turn.steps.common import (
-    CANCEL_KEY,
-    PREPARED_KEY,
     PROMPT_KEY,
-    load_request,
-    output,
-    resolve_models,
+    StepContext,
+    earlier_rounds,
+    load_context,
     results_key,
     round_key,
-    sink_of,
-    skip,
-    user_config,
 )
-from core.turn.steps.respond import _earlier_rounds
-from core.turn.table import StepInput, StepOutput
 from core.turn.wire import message_from_json, message_to_json
 
 MAX_PARALLEL = 4
+RECALL_TOOL = "recall"
 DISPLAY_CHARS = 2000
 INTERRUPTED = "Interrupted: the user stopped the turn before this tool ran."
 
@@ -68,19 +63,44 @@ class SharedBatch(WriteBatch):
             super().update(path, fn)
 
 
-def tools(state: StepInput, deps: TurnDeps) -> StepOutput:
-    """Run the calls of round `state["round"]`; the next round follows."""
-    if skip(state, "tools"):
-        return dict(state)
-    turn_id, rnd = str(state["turn_id"]), int(state.get("round", 0))
+def tools(state: StepState, deps: TurnDeps) -> StepState:
+    """Run the calls of round `state.round` the recall state did not answer; the next round follows.
+
+    A recall call without a stored result (the recall state failed and was caught) is answered
+    here from the full-text floor alone, without the worker model.
+    """
+    turn_id, rnd = state.turn_id, state.round
     if deps.run_store.get(turn_id, results_key(rnd)) is None:
-        calls = _calls_of(deps.run_store.get(turn_id, round_key(rnd)))
-        results = _run_calls(state, deps, turn_id, calls)
+        calls = calls_of(deps.run_store.get(turn_id, round_key(rnd)))
+        done = stored_results(deps, turn_id, recall_key(rnd))
+        pending = [c for c in calls if c.id not in done]
+        batch = SharedBatch(deps.storage, deps.storage.snapshot())
+        ctx = load_context(state, deps, "tools", batch)
+        floor = [c for c in pending if c.name == RECALL_TOOL]
+        fresh = run_calls(ctx, batch, [c for c in pending if c.name != RECALL_TOOL])
+        fresh += run_calls(ctx, batch, floor, floor_only=True) if floor else []
+        by_id = {**done, **{r.call_id: r for r in fresh}}
+        results = [by_id[c.id] for c in calls if c.id in by_id]
         deps.run_store.put(turn_id, results_key(rnd), [message_to_json(r) for r in results])
-    return output(state, next="respond", round=rnd + 1)
+    return state.then("respond", round=rnd + 1)
 
 
-def _calls_of(record: Any) -> list[ToolCall]:
+def recall_key(n: int) -> str:
+    """Run-store key of the results the recall state found for round `n`."""
+    return f"recall-{n}"
+
+
+def stored_results(deps: TurnDeps, turn_id: str, key: str) -> dict[str, ToolResult]:
+    """Tool results stored under `key`, by call id."""
+    out: dict[str, ToolResult] = {}
+    for data in deps.run_store.get(turn_id, key) or []:
+        result = message_from_json(data)
+        if isinstance(result, ToolResult):
+            out[result.call_id] = result
+    return out
+
+
+def calls_of(record: Any) -> list[ToolCall]:
     messages = record.get("messages") if isinstance(record, dict) else None
     if not messages:
         return []
@@ -88,31 +108,35 @@ def _calls_of(record: Any) -> list[ToolCall]:
     return list(getattr(last, "tool_calls", ()))
 
 
-def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolCall]) -> list[ToolResult]:
-    sink = sink_of(deps, state, "tools")
-    request = load_request(deps, turn_id)
-    prepared = deps.run_store.get(turn_id, PREPARED_KEY) or {}
-    batch = SharedBatch(deps.storage, deps.storage.snapshot())
-    config = user_config(batch)
-    announce = _Announcer(sink, str(prepared.get("locale") or config.locale), request.timezone or "UTC")
-    if deps.run_store.get(turn_id, CANCEL_KEY):
+def run_calls(
+    ctx: StepContext, batch: SharedBatch, calls: list[ToolCall], *, floor_only: bool = False
+) -> list[ToolResult]:
+    """Announce and run `calls` in parallel threads; commit the tools' file writes, if any.
+
+    `floor_only` runs them without a model (recall falls back to its full-text floor).
+    """
+    if not calls:
+        return []
+    sink, deps, turn_id = ctx.sink, ctx.deps, ctx.turn_id
+    announce = _Announcer(sink, ctx.locale, ctx.timezone)
+    if ctx.cancelled():
         return [announce.interrupted(call) for call in calls]
-    ctx = ToolContext(
+    tool_ctx = ToolContext(
         view=batch,
         batch=batch,
         clock=deps.clock,
-        models=resolve_models(deps, request, config, sink),
-        slice_id=str(prepared.get("slice_id") or state.get("slice_id")),
+        models=None if floor_only else ctx.models,
+        slice_id=ctx.slice_id,
         timezone=announce.timezone,
         locale=announce.locale,
-        config=config,
+        config=ctx.config,
         progress=lambda call_id, label: _emit(sink, "recall.progress", call_id=call_id, label=label),
         hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
         system_prompt=str(deps.run_store.get(turn_id, PROMPT_KEY) or ""),
         monotonic=deps.monotonic,
-        recalls=RecallMemo.from_history(_earlier_rounds(deps, turn_id, int(state.get("round", 0)))),
+        recalls=RecallMemo.from_history(earlier_rounds(deps, turn_id, ctx.state.round)),
     )
-    by_name = {t.spec.name: t for t in main_tools(ctx)}
+    by_name = {t.spec.name: t for t in main_tools(tool_ctx)}
     for call in calls:
         announce.running(call)
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL, thread_name_prefix=f"tools-{turn_id}") as pool:

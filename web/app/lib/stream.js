@@ -45,14 +45,20 @@ function replaceItem(state, index, patch) {
   return withItems(state, items);
 }
 
-/** A retried step starts over: forget what its older attempts produced, ignore their late events. */
+/** A retried step starts over: forget what its older attempts produced, ignore their late events.
+ * A step that runs again (respond in the next tool round) starts at attempt 1: what its earlier
+ * runs produced is sealed, so a retry of this run never drops it. */
 function applyAttempt(state, event) {
   const step = event.step || "";
   const attempt = Number(event.attempt) || 1;
   const current = state.attempts[step] || 0;
+  if (event.type === "step.started" && attempt === 1 && current >= 1) {
+    const seal = (it) => (it.kind !== "steps" && (it.step || "") === step ? { ...it, sealed: true } : it);
+    return { ...state, items: state.items.map(seal), attempts: { ...state.attempts, [step]: 1 } };
+  }
   if (attempt < current) return null;
   if (attempt === current) return state;
-  const stale = (it) => it.kind !== "steps" && (it.step || "") === step && it.attempt < attempt;
+  const stale = (it) => !it.sealed && it.kind !== "steps" && (it.step || "") === step && it.attempt < attempt;
   const items = state.items.filter((it) => !stale(it));
   return { ...state, items, attempts: { ...state.attempts, [step]: attempt } };
 }
@@ -188,7 +194,8 @@ const HANDLERS = {
   "turn.done": (s, e) => {
     const status = e.status === "interrupted" ? "interrupted" : "done";
     const base = status === "done" ? finishSteps(s) : s;
-    return { ...interruptRunning(base), status, agentTurnId: e.agent_turn_id || null };
+    // `reason`: recovery ended a turn its dead process left running (the message is kept).
+    return { ...interruptRunning(base), status, agentTurnId: e.agent_turn_id || null, reason: e.reason || null };
   },
   "turn.error": (s, e) => {
     const next = addItem(interruptRunning(s), {

@@ -1,0 +1,96 @@
+"""Step 2, close (only when save closed a slice; best effort): the close-time passes.
+
+The user's message is already committed, so everything here may be slow or fail without
+costing it. The worker's turn analyzer reads the closing slice (its marking, whether the card
+should evolve, this message's tags); the model's marking replaces save's deterministic one;
+the closed slice's monthly entry, strands and search index; the strand prune; card evolution
+from the closed slice, whose summary becomes the new slice's `evolution_summary` (before the
+new slice's prompt is frozen by respond); the new slice's tags; both catalog entries. One
+commit. A retry after that commit finds it recorded and runs no model again.
+"""
+
+from __future__ import annotations
+
+from core.agent.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analyze_turn
+from core.agent.evolution_triggers import record_evolution_summary
+from core.clock import iso
+from core.memory.card_snapshot import ensure_snapshot
+from core.memory.catalog import read_or_none
+from core.memory.merge import SliceEdit, edit_slice
+from core.memory.paths import STRANDS_JSON
+from core.memory.slice import Slice
+from core.memory.slicer import FALLBACK_MARK, apply_close_marking
+from core.memory.strands import load_strands
+from core.memory.weave import upsert_monthly_entry, weave_slice_strands
+from core.search import index_slice as index_for_search
+from core.turn import evolution
+from core.turn.closing import prune_strands, read_slice, upsert_catalog
+from core.turn.deps import TurnDeps
+from core.turn.state import StepState
+from core.turn.steps.common import StepContext, load_context
+
+DONE_KEY = "close-done"
+
+
+def close(state: StepState, deps: TurnDeps) -> StepState:
+    """Run the close-time passes for the slice save closed."""
+    closed_id = state.closed_slice_id
+    if closed_id and not deps.run_store.get(state.turn_id, DONE_KEY):
+        ctx = load_context(state, deps, "close")
+        _passes(ctx, closed_id)
+        ctx.batch.commit(f"Turn {ctx.turn_id} — close slice {closed_id}")
+        deps.run_store.put(state.turn_id, DONE_KEY, True)
+    return state.then("analyze")
+
+
+def _passes(ctx: StepContext, closed_id: str) -> None:
+    batch, deps, now = ctx.batch, ctx.deps, ctx.deps.clock.now()
+    closed = read_slice(batch, closed_id)
+    names = list(load_strands(read_or_none(batch, STRANDS_JSON)))
+    closing = ClosingSlice(closed.slice_id, closed.turns, closed.tags)
+    worker = ctx.models.worker if ctx.models is not None else None
+    analysis = analyze_turn(
+        AnalyzerInput(ctx.request.message, names, closing), worker, monotonic=deps.monotonic
+    )
+    if analysis.marking is not None:
+        edit_slice(_remark(analysis.marking), iso(now)).queue(batch, closed_id)
+        closed = read_slice(batch, closed_id)
+    upsert_monthly_entry(batch, closed)
+    weave_slice_strands(batch, closed)
+    index_for_search(batch, closed_id, deps.clock)
+    prune_strands(batch, now)
+    summary = evolution.at_boundary(batch, deps, ctx.sink, analysis, closed, ctx.request, ctx.models)
+    current_id = ctx.slice_id
+    if summary:
+        record_evolution_summary(batch, current_id, summary, deps.clock)
+    tags = list(analysis.tags) if analysis.memory_worthy else []
+    if tags:
+        edit_slice(add_tags(tags), iso(now)).queue(batch, current_id)
+    current = read_slice(batch, current_id)
+    weave_slice_strands(batch, current)
+    ensure_snapshot(batch, current_id, deps.clock)
+    upsert_catalog(batch, [closed, current], now, ctx.locale)
+
+
+def _remark(marking: CloseMarking) -> SliceEdit:
+    """The model's marking over save's deterministic one (a slice marked otherwise is left alone)."""
+
+    def edit(s: Slice) -> Slice | None:
+        if s.marked_by != FALLBACK_MARK:
+            return None
+        return apply_close_marking(s, marking.focus, marking.summary, marking.tags, marking.tone)
+
+    return edit
+
+
+def add_tags(tags: list[str]) -> SliceEdit:
+    """A slice edit adding `tags` it does not have yet (None when it has them all)."""
+
+    def edit(s: Slice) -> Slice | None:
+        new = [tag for tag in dict.fromkeys(tags) if tag not in s.tags]
+        if not new:
+            return None
+        s.tags = [*s.tags, *new]
+        return s
+
+    return edit
