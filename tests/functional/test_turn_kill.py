@@ -42,6 +42,7 @@ BOUNDARIES = [
     "step.started@save",
     "step.done@save",
     "step.done@close",
+    "step.done@evolve",
     "step.done@analyze",
     "step.done@respond",
     "step.started@finalize",
@@ -83,7 +84,10 @@ def _read_until(lines: queue.Queue[str], wanted: str) -> list[str]:
     """The child's lines up to (and with) the first starting with `wanted`; both lines once needed."""
     seen: list[str] = []
     while not (any(line.startswith(wanted) for line in seen) and any(x.startswith("turn ") for x in seen)):
-        seen.append(lines.get(timeout=60))
+        try:
+            seen.append(lines.get(timeout=180))  # a cold child under load imports slowly
+        except queue.Empty:
+            raise AssertionError(f"the child said only {seen}") from None
     return seen
 
 
