@@ -126,7 +126,7 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     started = next(e for e in third.events if e["type"] == "turn.started")
     assert (started["slice_opened"], started["slice_closed"]) == (True, FIRST)
     skipped = [e for e in third.events if e["type"] == "card.skipped"]
-    assert len(skipped) == 1 and skipped[0]["step"] == "close"
+    assert len(skipped) == 1 and skipped[0]["step"] == "evolve"
     assert harness.storage.commits[4:] == [
         "Turn t00003 — user message",
         f"Turn t00003 — close slice {FIRST}",

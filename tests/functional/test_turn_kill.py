@@ -10,12 +10,14 @@ temporary files cleaned, then recovery.
 
 from __future__ import annotations
 
+import json
 import os
-import queue
 import signal
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -42,6 +44,7 @@ BOUNDARIES = [
     "step.started@save",
     "step.done@save",
     "step.done@close",
+    "step.done@evolve",
     "step.done@analyze",
     "step.done@respond",
     "step.started@finalize",
@@ -79,12 +82,20 @@ def _seed_expired_slice(root: Path) -> None:
     path.write_text(render_core_md(old), encoding="utf-8")
 
 
-def _read_until(lines: queue.Queue[str], wanted: str) -> list[str]:
-    """The child's lines up to (and with) the first starting with `wanted`; both lines once needed."""
-    seen: list[str] = []
-    while not (any(line.startswith(wanted) for line in seen) and any(x.startswith("turn ") for x in seen)):
-        seen.append(lines.get(timeout=60))
-    return seen
+def _stalled_at(runs_dir: Path, point: str) -> bool:
+    """Whether the child's turn has stored the event it freezes after (read from its run folder)."""
+    for events in runs_dir.glob("*/events.jsonl"):
+        for line in events.read_text(encoding="utf-8").splitlines():
+            if line.strip() and "{type}@{step}".format(**json.loads(line)) == point:
+                return True
+    return False
+
+
+def _wait_for(predicate: Callable[[], bool], timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the child never got there (a cold child under load is slow)"
+        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("point", BOUNDARIES + [f"model:{m}" for m in MODEL_CALLS])
@@ -117,21 +128,18 @@ def test_kill_9_then_restart_loses_nothing(tmp_path: Path, fake_models: FakeMode
         stdout=subprocess.PIPE,
         text=True,
     )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(
-        target=lambda: [lines.put(line.strip()) for line in child.stdout or []], daemon=True
-    ).start()
     try:
-        seen = _read_until(lines, "stalled" if stall else "turn ")
-        turn_id = next(line.removeprefix("turn ") for line in seen if line.startswith("turn "))
-        if not stall:
-            assert holding.held.wait(60), "the model call never came"
+        if stall:
+            _wait_for(lambda: _stalled_at(runs_dir, stall))
+        else:
+            assert holding.held.wait(180), "the model call never came"
         os.kill(child.pid, signal.SIGKILL)
         child.wait(10)
     finally:
         holding.release.set()
         if child.poll() is None:
             child.kill()
+    [turn_id] = [p.name for p in runs_dir.iterdir() if (p / "request.json").is_file()]
 
     # The restart.
     runs = FolderRunStore(runs_dir)

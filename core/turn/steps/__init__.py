@@ -1,4 +1,4 @@
-"""The step table of a turn: save → close → analyze → respond ⇄ (recall, tools) → finalize → after.
+"""The turn's steps: save → close → evolve → analyze → respond ⇄ (recall, tools) → finalize → after.
 
 Each step is a function `(StepState, TurnDeps) -> StepState` of small typed state (ids and
 counters) and the injected dependencies; bulk data lives in the run store under the turn id.
@@ -27,7 +27,8 @@ FIRST_STEP = "save"
 
 FLOW: dict[str, tuple[str, ...]] = {
     "save": ("analyze", "close"),
-    "close": ("analyze",),
+    "close": ("evolve",),
+    "evolve": ("analyze",),
     "analyze": ("respond", END),
     "respond": ("finalize", "tools", "recall"),
     # A failing recall is caught and goes on to tools, which answers it from the full-text floor.
@@ -51,7 +52,7 @@ def _lazy(module: str, name: str) -> Callable[[StepInput, Any], StepOutput]:
 
 
 _STORAGE = ("ConflictError", "TransientError")
-_RECALL = (*_STORAGE, "ModelTransientError")
+_WITH_MODEL = (*_STORAGE, "ModelTransientError")
 
 
 def _step(name: str, label: str, retry: RetryRule, timeout: int, best_effort: bool = False) -> StepSpec:
@@ -65,10 +66,11 @@ STEP_TABLE: dict[str, StepSpec] = {
         # Storage only: no model can hold up or lose the user's words.
         _step("save", "Saving your message", RetryRule(_STORAGE, 5, 0.5, 2.0), 60),
         _step("close", "Closing the last slice", RetryRule(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
+        _step("evolve", "Updating your card", RetryRule(_WITH_MODEL, 3, 1.0, 2.0), 240, best_effort=True),
         _step("analyze", "Reading the timeline", RetryRule(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
         _step("respond", "Thinking", RetryRule(_STORAGE, 3, 2.0, 2.0), 300),
         # The worker's scan: a transient model error is retried here alone, under its own timeout.
-        _step("recall", "Searching memory", RetryRule(_RECALL, 3, 1.0, 2.0), 150, best_effort=True),
+        _step("recall", "Searching memory", RetryRule(_WITH_MODEL, 3, 1.0, 2.0), 150, best_effort=True),
         _step("tools", "Using tools", RetryRule(_STORAGE, 3, 1.0, 2.0), 300),
         _step("finalize", "Saving the reply", RetryRule(_STORAGE, 5, 1.0, 2.0), 120),
         _step(

@@ -1,18 +1,17 @@
-"""Step 2, close (only when save closed a slice; best effort): the close-time passes.
+"""Step 2, close (only when save closed a slice; best effort): the close-time index passes.
 
 The user's message is already committed, so everything here may be slow or fail without
 costing it. The worker's turn analyzer reads the closing slice (its marking, whether the card
 should evolve, this message's tags); the model's marking replaces save's deterministic one;
-the closed slice's monthly entry, strands and search index; the strand prune; card evolution
-from the closed slice, whose summary becomes the new slice's `evolution_summary` (before the
-new slice's prompt is frozen by respond); the new slice's tags; both catalog entries. One
-commit. A retry after that commit finds it recorded and runs no model again.
+the closed slice's monthly entry, strands and search index; the strand prune; the new slice's
+tags; both catalog entries. One commit. The analysis is kept for the evolve step (card
+evolution from the closed slice). A retry after the commit finds it recorded and runs no model
+again.
 """
 
 from __future__ import annotations
 
 from core.agent.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analyze_turn
-from core.agent.evolution_triggers import record_evolution_summary
 from core.clock import iso
 from core.memory.card_snapshot import ensure_snapshot
 from core.memory.catalog import read_or_none
@@ -23,7 +22,7 @@ from core.memory.slicer import FALLBACK_MARK, apply_close_marking
 from core.memory.strands import load_strands
 from core.memory.weave import upsert_monthly_entry, weave_slice_strands
 from core.search import index_slice as index_for_search
-from core.turn import evolution
+from core.turn.analysis_record import ANALYSIS_KEY, analysis_to_json
 from core.turn.closing import prune_strands, read_slice, upsert_catalog
 from core.turn.deps import TurnDeps
 from core.turn.state import StepState
@@ -40,7 +39,7 @@ def close(state: StepState, deps: TurnDeps) -> StepState:
         _passes(ctx, closed_id)
         ctx.batch.commit(f"Turn {ctx.turn_id} — close slice {closed_id}")
         deps.run_store.put(state.turn_id, DONE_KEY, True)
-    return state.then("analyze")
+    return state.then("evolve")
 
 
 def _passes(ctx: StepContext, closed_id: str) -> None:
@@ -59,10 +58,8 @@ def _passes(ctx: StepContext, closed_id: str) -> None:
     weave_slice_strands(batch, closed)
     index_for_search(batch, closed_id, deps.clock)
     prune_strands(batch, now)
-    summary = evolution.at_boundary(batch, deps, ctx.sink, analysis, closed, ctx.request, ctx.models)
+    deps.run_store.put(ctx.turn_id, ANALYSIS_KEY, analysis_to_json(analysis))
     current_id = ctx.slice_id
-    if summary:
-        record_evolution_summary(batch, current_id, summary, deps.clock)
     tags = list(analysis.tags) if analysis.memory_worthy else []
     if tags:
         edit_slice(add_tags(tags), iso(now)).queue(batch, current_id)
