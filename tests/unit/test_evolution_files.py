@@ -1,0 +1,120 @@
+"""The evolution layer's formats: direction.md and fitness.json round-trip, hold their bounds, lose nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.errors import InvalidInput
+from core.memory import direction as d
+from core.memory import fitness as f
+
+pytestmark = pytest.mark.unit
+
+DIRECTION = """\
+# Direction
+updated: 2026-08-11T11:15:00.000Z
+
+## Portrait
+- Thinks aloud before deciding — refs: [2026/08/11/1015, 2026/07/30/0900]
+
+## Hypotheses
+- h1: Wants the short answer first when a deadline is near — test: short-first replies in deadline weeks draw no "too long" — refs: [2026/08/11/1015] | opened: 2026-08-11 | expires: 2026-09-01
+
+## Rejected
+- Dislikes being asked follow-up questions | rejected: 2026-08-01
+"""  # noqa: E501
+
+
+def test_a_direction_file_round_trips_byte_for_byte() -> None:
+    parsed = d.parse_direction(DIRECTION)
+    assert [t.text for t in parsed.portrait] == ["Thinks aloud before deciding"]
+    assert parsed.portrait[0].refs == ["2026/08/11/1015", "2026/07/30/0900"]
+    (h,) = parsed.hypotheses
+    assert (h.id, h.opened, h.expires, h.refs) == ("h1", "2026-08-11", "2026-09-01", ["2026/08/11/1015"])
+    assert h.test == 'short-first replies in deadline weeks draw no "too long"'
+    assert h.expired("2026-09-02") and not h.expired("2026-09-01")
+    assert parsed.rejected == [d.Rejected("Dislikes being asked follow-up questions", "2026-08-01")]
+    assert d.render_direction(parsed) == DIRECTION
+
+
+def test_hand_written_lines_are_kept_under_unsorted() -> None:
+    text = DIRECTION.replace("## Rejected", "- a trait without refs\nstray words\n\n## Rejected")
+    parsed = d.parse_direction(text)
+    assert parsed.unsorted == ["- a trait without refs", "stray words"]
+    again = d.parse_direction(d.render_direction(parsed))
+    assert again.unsorted == parsed.unsorted and again.portrait == parsed.portrait
+
+
+def test_an_absent_direction_is_empty_and_renders_its_sections() -> None:
+    empty = d.parse_direction(None)
+    assert empty.substance() == ([], [], [], [])
+    assert d.render_direction(empty) == "# Direction\n\n## Portrait\n\n## Hypotheses\n\n## Rejected\n"
+
+
+def test_the_ttl_is_capped() -> None:
+    assert d.expiry("2026-08-11", 21) == "2026-09-01"
+    assert d.expiry("2026-08-11", 400) == "2026-09-25"  # TTL_DAYS_MAX = 45
+    assert d.expiry("2026-08-11", 0) == "2026-08-12"
+
+
+_line = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=60).filter(
+    lambda s: s.strip() == s and s and not any(m in s for m in ("—", "|", "[", "]", ","))
+)
+
+
+@given(text=_line, claim=_line, test=_line)
+def test_any_text_the_tools_accept_reads_back_exactly(text: str, claim: str, test: str) -> None:
+    ref = ["2026/08/11/1015"]
+    direction = d.Direction(
+        updated="2026-08-11T11:15:00.000Z",
+        portrait=[d.Trait(text, ref)],
+        hypotheses=[d.Hypothesis("h1", claim, test, ref, "2026-08-11", "2026-09-01")],
+        rejected=[d.Rejected(claim, "2026-08-01")],
+    )
+    again = d.parse_direction(d.render_direction(direction))
+    assert again == direction
+
+
+def test_evidence_less_scores_are_zeroed_on_write() -> None:
+    ledger = f.Fitness(
+        scores=[
+            f.Score("2026-08-11-1015", "recall", -2, "   ", "t1"),
+            f.Score("2026-08-11-1015", "card", 1, "yes, exactly that", "t1"),
+        ]
+    )
+    data = json.loads(f.render_fitness(ledger))
+    assert [(s["bucket"], s["score"], s["evidence"]) for s in data["scores"]] == [
+        ("recall", 0, ""),
+        ("card", 1, "yes, exactly that"),
+    ]
+    assert f.parse_fitness(f.render_fitness(ledger)) == f.normalize(ledger)
+
+
+def test_the_ledger_is_bounded_and_keeps_one_score_per_slice_and_bucket() -> None:
+    scores = [f.Score(f"2026-08-11-{i:04d}", "recall", -1, "again?", "t") for i in range(f.SCORES_MAX + 30)]
+    scores.append(f.Score("2026-08-11-0000", "recall", 1, "perfect", "t2"))  # re-scored: replaces
+    signals = [f.Signal("stop", f"t{i}") for i in range(f.SIGNALS_MAX + 5)]
+    out = f.normalize(f.Fitness(scores=scores, signals=signals))
+    assert len(out.scores) == f.SCORES_MAX and len(out.signals) == f.SIGNALS_MAX
+    assert out.scores[-1] == f.Score("2026-08-11-0000", "recall", 1, "perfect", "t2")
+    assert sum(1 for s in out.scores if s.slice == "2026-08-11-0000") == 1
+    assert out.signals[-1].at == f"t{f.SIGNALS_MAX + 4}"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{", "not valid JSON"),
+        ("[]", "must be an object"),
+        ('{"scores": [{"bucket": "mood", "score": 0}]}', "bucket 'mood'"),
+        ('{"scores": [{"bucket": "card", "score": 5}]}', "outside -2…1"),
+        ('{"signals": [{"kind": "sneeze"}]}', "kind 'sneeze'"),
+    ],
+)
+def test_a_damaged_ledger_is_named_not_guessed(text: str, words: str) -> None:
+    with pytest.raises(InvalidInput, match=words):
+        f.parse_fitness(text)
