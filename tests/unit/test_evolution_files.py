@@ -1,4 +1,4 @@
-"""The evolution layer's formats: direction.md and fitness.json round-trip, hold their bounds, lose nothing."""
+"""The evolution layer's formats: direction.md and fitness.json round-trip, hold bounds, lose nothing."""
 
 from __future__ import annotations
 
