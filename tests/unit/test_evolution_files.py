@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.clock import parse_iso
 from core.errors import InvalidInput
 from core.memory import direction as d
 from core.memory import fitness as f
@@ -118,3 +119,33 @@ def test_the_ledger_is_bounded_and_keeps_one_score_per_slice_and_bucket() -> Non
 def test_a_damaged_ledger_is_named_not_guessed(text: str, words: str) -> None:
     with pytest.raises(InvalidInput, match=words):
         f.parse_fitness(text)
+
+
+def test_check_validates_the_evolution_layer() -> None:
+    from core.memory.check import check_memory
+    from core.memory.evolution_paths import DIRECTION_MD, FITNESS_JSON, playbook_md
+    from core.storage.memory import InMemoryStorage
+
+    expired = DIRECTION.replace("expires: 2026-09-01", "expires: 2026-08-01") + "loose line\n"
+    files = {
+        str(DIRECTION_MD): expired,
+        str(FITNESS_JSON): '{"scores": [{"bucket": "card", "score": 9}]}',
+        str(playbook_md("recall")): "x" * 1300,
+        "memory/agent-playbooks/mail.md": "hi",
+        str(playbook_md("search")): "Prefer official sources.\n",
+    }
+    report = check_memory(InMemoryStorage.from_texts(files).snapshot(), parse_iso("2026-08-11T12:00:00.000Z"))
+    found = {(x.path, x.severity, x.message.split(";")[0]) for x in report.findings}
+    assert found == {
+        (str(DIRECTION_MD), "warning", "a line in no direction section"),
+        (str(DIRECTION_MD), "warning", "hypothesis h1 expired on 2026-08-01"),
+        (str(FITNESS_JSON), "error", "a score of 9 is outside -2…1"),
+        (str(playbook_md("recall")), "warning", "1300 characters"),
+        (
+            "memory/agent-playbooks/mail.md",
+            "warning",
+            "no sub-agent reads it (playbooks: recall, search, thinkdeep)",
+        ),
+    }
+    line = next(x.line for x in report.findings if "no direction section" in x.message)
+    assert expired.split("\n")[line - 1] == "loose line"
