@@ -121,17 +121,21 @@ def record_signal(batch: WriteBatch, signal: f.Signal) -> None:
     batch.update(FITNESS_JSON, apply)
 
 
-def drop_slice_scores(batch: WriteBatch, slice_id: str) -> None:
-    """Queue the removal of a forgotten slice's scores (their evidence quotes its words)."""
+def forget_in_ledger(batch: WriteBatch, slice_id: str, at: str, detail: str) -> None:
+    """Queue a forgotten slice's removal from the ledger (its scores quote its words) and the signal.
+
+    The signal says only that something was forgotten (`detail`: slice or turn), not which slice.
+    """
 
     def apply(text: str | None) -> str | None:
         try:
             ledger = f.parse_fitness(text)
         except InvalidInput:
             return text
-        if text is None or not any(s.slice == slice_id for s in ledger.scores):
-            return text
         ledger.scores = [s for s in ledger.scores if s.slice != slice_id]
+        ledger.signals = [s for s in ledger.signals if s.slice != slice_id]
+        ledger.signals.append(f.Signal("forgotten", at, "", detail))
+        ledger.updated = at
         return f.render_fitness(ledger)
 
     batch.update(FITNESS_JSON, apply)

@@ -13,7 +13,7 @@ from core.agent.tool_context import ToolContext
 from core.clock import FixedClock, parse_iso
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.llm.types import ToolCall as Call
-from core.memory.evolution_paths import playbook_md
+from core.memory.evolution_paths import FITNESS_JSON, playbook_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.agent_memory import build_memory, make_slice
@@ -102,3 +102,33 @@ def test_the_generic_write_tool_refuses_the_evolution_layer(
     assert result.is_error and "belongs to the evolution layer" in result.content
     assert c.batch is not None and c.batch.pending_paths == []
     assert json.dumps(store.files.get(playbook_md("recall"))) == json.dumps(RECALL_BOOK + "\n")
+
+
+def test_a_repeated_recall_is_recorded_as_a_signal(fake_models: FakeModelServer, clock: FixedClock) -> None:
+    c = ctx(fake_models, clock, storage())
+    c.models = None  # the deterministic floor answers: no model needed
+    tools = {t.spec.name: t for t in main_tools(c)}
+    tools["recall"].run(Call("c1", "recall", {"query": "the lease"}))
+    assert c.batch is not None and FITNESS_JSON not in c.batch.pending_paths
+    tools["recall"].run(Call("c2", "recall", {"query": "The lease"}))
+    ledger = json.loads(c.batch.read(FITNESS_JSON) or "{}")
+    assert ledger["signals"] == [
+        {"kind": "recall_repeated", "at": "2026-08-17T14:10:00.000Z", "slice": CURRENT, "detail": ""}
+    ]
+
+
+def test_forgetting_scrubs_the_ledger_and_records_the_signal(clock: FixedClock) -> None:
+    from core.memory.fitness import Fitness, Score, render_fitness
+    from core.memory.forget import forget
+
+    gone = "2026-08-12-2000"
+    ledger = Fitness(
+        scores=[Score(gone, "recall", -1, "Signed the lease!", "t"), Score(CURRENT, "card", 1, "ok", "t")]
+    )
+    store = storage()
+    store.files[FITNESS_JSON] = render_fitness(ledger)
+    forget(store, gone, FixedClock.at(NOW))
+    after = json.loads(store.files[FITNESS_JSON])
+    assert [s["slice"] for s in after["scores"]] == [CURRENT]
+    assert after["signals"] == [{"kind": "forgotten", "at": NOW, "slice": "", "detail": "slice"}]
+    assert "Signed the lease" not in store.files[FITNESS_JSON]
