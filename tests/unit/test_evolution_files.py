@@ -149,3 +149,13 @@ def test_check_validates_the_evolution_layer() -> None:
     }
     line = next(x.line for x in report.findings if "no direction section" in x.message)
     assert expired.split("\n")[line - 1] == "loose line"
+
+
+def test_the_format_doc_example_is_what_we_write() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
+    section = doc.split("\n### `memory/evolution/direction.md`\n", 1)[1]
+    example = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0] + "\n"
+    assert d.render_direction(d.parse_direction(example)) == example
+    assert d.parse_direction(example).unsorted == []
