@@ -10,7 +10,8 @@ that does not parse is left untouched (a signal is cheap, a file is not).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from core.clock import iso
@@ -139,3 +140,28 @@ def forget_in_ledger(batch: WriteBatch, slice_id: str, at: str, detail: str) -> 
         return f.render_fitness(ledger)
 
     batch.update(FITNESS_JSON, apply)
+
+
+def scrub_direction(text: str | None, names: Callable[[str], bool]) -> str | None:
+    """The direction without refs to forgotten slices; a trait or hypothesis left with none goes.
+
+    None when nothing cites them. Unsorted lines and the stamp are kept as they are.
+    """
+    if text is None:
+        return None
+    parsed = d.parse_direction(text)
+    kept_traits = [d.Trait(t.text, [r for r in t.refs if not names(r)]) for t in parsed.portrait]
+    kept_hyps = [replace(h, refs=[r for r in h.refs if not names(r)]) for h in parsed.hypotheses]
+    out = parsed.copy()
+    out.portrait = [t for t in kept_traits if t.refs]
+    out.hypotheses = [h for h in kept_hyps if h.refs]
+    if out.portrait == parsed.portrait and out.hypotheses == parsed.hypotheses:
+        return None
+    return d.render_direction(out)
+
+
+def forget_in_direction(batch: WriteBatch, names: Callable[[str], bool]) -> None:
+    """Queue the scrub of the direction and its undo copy (merged on a conflict)."""
+    for path in (DIRECTION_MD, undo_copy(DIRECTION_MD)):
+        if scrub_direction(batch.read(path), names) is not None:
+            batch.update(path, lambda text: scrub_direction(text, names))

@@ -132,3 +132,23 @@ def test_forgetting_scrubs_the_ledger_and_records_the_signal(clock: FixedClock) 
     assert [s["slice"] for s in after["scores"]] == [CURRENT]
     assert after["signals"] == [{"kind": "forgotten", "at": NOW, "slice": "", "detail": "slice"}]
     assert "Signed the lease" not in store.files[FITNESS_JSON]
+
+
+def test_forgetting_takes_the_slice_out_of_the_direction(clock: FixedClock) -> None:
+    from core.memory import direction as d
+    from core.memory.evolution_paths import DIRECTION_MD
+    from core.memory.forget import forget
+
+    gone, kept = "2026/08/12/2000", "2026/08/17/1400"
+    direction = d.Direction(
+        updated="2026-08-17T14:00:00.000Z",
+        portrait=[d.Trait("Celebrates milestones", [gone]), d.Trait("Plans ahead", [gone, kept])],
+        hypotheses=[d.Hypothesis("h1", "Likes leases", "t", [f"{gone}-t1"], "2026-08-12", "2026-09-01")],
+        unsorted=["a hand-written line"],
+    )
+    store = storage()
+    store.files[DIRECTION_MD] = d.render_direction(direction)
+    forget(store, "2026-08-12-2000", FixedClock.at(NOW))
+    after = d.parse_direction(store.files[DIRECTION_MD])
+    assert after.portrait == [d.Trait("Plans ahead", [kept])]
+    assert after.hypotheses == [] and after.unsorted == ["a hand-written line"]
