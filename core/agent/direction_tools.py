@@ -304,6 +304,12 @@ class DirectionSession(MutationSession):
                 "argument", f"score must be between {f.SCORE_MIN} and {f.SCORE_MAX} (got {score})."
             )
         quote_text = collapse_ws(evidence or "")
+        if utf16_len(quote_text) > f.EVIDENCE_MAX_CHARS:
+            return r.reject(
+                "too_long",
+                f"the evidence is {utf16_len(quote_text)} chars; the limit is {f.EVIDENCE_MAX_CHARS}. Quote "
+                "the shortest part of the user's words that shows it.",
+            )
         if quote_text and quote_text.lower() not in self._user_text:
             return r.reject(
                 "refs",

@@ -92,6 +92,7 @@ def test_rejected_mutations_say_what_to_do_and_write_nothing(
             ("score", {"bucket": "recall", "score": 3, "evidence": ""}),
             ("write_playbook", {"agent": "recall", "text": "x" * 1300}),
             ("write_playbook", {"agent": "mail", "text": "hi"}),
+            ("score", {"bucket": "card", "score": 1, "evidence": "x" * 401}),
         ),
         done("nothing held"),
     )
@@ -103,6 +104,7 @@ def test_rejected_mutations_say_what_to_do_and_write_nothing(
     assert "the user's own words from this slice" in replies[3]
     assert "between -2 and 1" in replies[4] and "the limit is 1200" in replies[5]
     assert replies[6].startswith("ERROR: invalid arguments for write_playbook: agent")
+    assert replies[7].startswith("REJECTED: the evidence is 401 chars; the limit is 400")
     assert not outcome.changed
     assert not any(p.value.startswith("memory/evolution") or "playbooks" in p.value for p in storage.files)
 

@@ -159,3 +159,38 @@ def test_the_format_doc_example_is_what_we_write() -> None:
     example = section.split("```markdown\n", 1)[1].split("\n```\n", 1)[0] + "\n"
     assert d.render_direction(d.parse_direction(example)) == example
     assert d.parse_direction(example).unsorted == []
+
+
+_any_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=150)
+
+
+@given(evidence=_any_text, detail=_any_text)
+def test_any_evidence_survives_the_ledger_trimmed(evidence: str, detail: str) -> None:
+    from core.text import js_trim
+
+    ledger = f.Fitness(
+        scores=[f.Score("2026-08-11-1015", "card", -1, evidence, "t")],
+        signals=[f.Signal("stop", "t", "", detail)],
+    )
+    again = f.parse_fitness(f.render_fitness(ledger))
+    assert again.scores[0].evidence == js_trim(evidence)
+    assert again.scores[0].score == (-1 if js_trim(evidence) else 0)
+    assert again.signals[0].detail == detail
+
+
+@given(text=_any_text)
+def test_any_playbook_text_reaches_the_prompt_as_stored(text: str) -> None:
+    from core.agent.playbooks import playbook_note
+    from core.memory.evolution_paths import playbook_md
+    from core.memory.evolution_store import check_playbook
+    from core.storage.memory import InMemoryStorage
+    from core.text import js_trim
+
+    if not js_trim(text):
+        with pytest.raises(InvalidInput, match="cannot be empty"):
+            check_playbook(text)
+        return
+    stored = check_playbook(text)
+    assert stored == js_trim(text) + "\n"
+    view = InMemoryStorage.from_texts({str(playbook_md("recall")): stored}).snapshot()
+    assert playbook_note(view, "recall") == f"\n\n## Playbook: how to serve this user\n{js_trim(text)}"
