@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from core.memory.evolution_paths import DIRECTION_MD, playbook_md
 from core.memory.evolution_store import reject_hypothesis, set_playbook, undo_file
-from core.memory.evolution_view import evolution_view
+from core.memory.evolution_view import EvolutionView, evolution_view
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody
@@ -29,18 +29,23 @@ class PlaybookBody(BaseModel):
     text: str = Field(max_length=20_000)
 
 
-def _view(deps: DepsDep) -> dict[str, Any]:
-    return evolution_view(deps.storage.snapshot(), deps.clock.now()).as_dict()
+def _view(deps: DepsDep) -> EvolutionView:
+    return evolution_view(deps.storage.snapshot(), deps.clock.now())
 
 
-@router.get("/api/evolution", dependencies=AUTH)
-def get_evolution(deps: DepsDep) -> dict[str, Any]:
+@router.get("/api/evolution", dependencies=AUTH, response_model=EvolutionView)
+def get_evolution(deps: DepsDep) -> EvolutionView:
     """The portrait, hypotheses, playbooks and the fitness ledger, with what can be undone."""
     return _view(deps)
 
 
-@router.post("/api/evolution/hypotheses/{hypothesis_id}/reject", dependencies=MUTATION, responses=ERRORS)
-def reject(hypothesis_id: HypothesisId, deps: DepsDep) -> dict[str, Any]:
+@router.post(
+    "/api/evolution/hypotheses/{hypothesis_id}/reject",
+    dependencies=MUTATION,
+    responses=ERRORS,
+    response_model=EvolutionView,
+)
+def reject(hypothesis_id: HypothesisId, deps: DepsDep) -> EvolutionView:
     """Rule a hypothesis out: it leaves the pool and is not proposed again. One commit, undoable."""
     batch = WriteBatch.open(deps.storage)
     write = reject_hypothesis(batch, hypothesis_id, deps.clock.now())
@@ -48,8 +53,10 @@ def reject(hypothesis_id: HypothesisId, deps: DepsDep) -> dict[str, Any]:
     return _view(deps)
 
 
-@router.put("/api/evolution/playbooks/{agent}", dependencies=MUTATION, responses=ERRORS)
-def edit_playbook(agent: Agent, body: PlaybookBody, deps: DepsDep) -> dict[str, Any]:
+@router.put(
+    "/api/evolution/playbooks/{agent}", dependencies=MUTATION, responses=ERRORS, response_model=EvolutionView
+)
+def edit_playbook(agent: Agent, body: PlaybookBody, deps: DepsDep) -> EvolutionView:
     """Replace a playbook's text. One commit, undoable."""
     batch = WriteBatch.open(deps.storage)
     write = set_playbook(batch, agent, body.text, f"the user edited the {agent} playbook")
@@ -57,8 +64,10 @@ def edit_playbook(agent: Agent, body: PlaybookBody, deps: DepsDep) -> dict[str, 
     return _view(deps)
 
 
-@router.post("/api/evolution/undo/{target}", dependencies=MUTATION, responses=ERRORS)
-def undo(target: UndoTarget, deps: DepsDep) -> dict[str, Any]:
+@router.post(
+    "/api/evolution/undo/{target}", dependencies=MUTATION, responses=ERRORS, response_model=EvolutionView
+)
+def undo(target: UndoTarget, deps: DepsDep) -> EvolutionView:
     """Go back to the direction or a playbook before its last change (again re-applies it)."""
     batch = WriteBatch.open(deps.storage)
     write = undo_file(batch, DIRECTION_MD if target == "direction" else playbook_md(target))
