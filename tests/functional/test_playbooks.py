@@ -152,3 +152,18 @@ def test_forgetting_takes_the_slice_out_of_the_direction(clock: FixedClock) -> N
     after = d.parse_direction(store.files[DIRECTION_MD])
     assert after.portrait == [d.Trait("Plans ahead", [kept])]
     assert after.hypotheses == [] and after.unsorted == ["a hand-written line"]
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind"), [(None, "regenerate"), ("regenerate", "regenerate"), ("edit", "message_edited")]
+)
+def test_taking_an_exchange_back_records_regenerate_or_edit(reason: str | None, kind: str) -> None:
+    from tests.functional.api_env import make_env, same_origin
+    from tests.functional.test_retract import SID, _storage
+
+    env = make_env(storage=_storage())
+    body = {} if reason is None else {"reason": reason}
+    r = env.client.post(f"/api/slices/{SID}/turns/t00001/retract", json=body, headers=same_origin())
+    assert r.status_code == 200, r.text
+    ledger = json.loads(env.files()[str(FITNESS_JSON)])
+    assert [(s["kind"], s["slice"]) for s in ledger["signals"]] == [(kind, SID)]
