@@ -5,29 +5,26 @@ input), so the model decides what survives a cap. Entries a tool does not target
 touched, and the final text is `render()` of the edited card. A loop brake stops a model from
 repeating the same rejected call: the second time it is told exactly what to cut, the third
 time an over-length text is saved truncated (other checks still apply) and anything else is
-skipped with an instruction to finish.
+skipped with an instruction to finish (mutation_session.py).
 """
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from core.agent.typed_tools import ToolDescription, ToolFn, describe, invoke
+from core.agent.mutation_session import MutationSession, Outcome, quote
 from core.clock import iso
 from core.memory import card as c
 from core.memory import card_rules as r
 from core.memory.card import Anchor, HorizonItem, NowItem
 from core.memory.card_migrate import is_legacy, to_current_card
 from core.reltime import local_date_key
-from core.text import collapse_ws, js_trim, utf16_slice
+from core.text import js_trim
 
-Outcome = str | r.Problem
 IdentityField = Literal["name", "address_as", "pronouns", "alias"]
 IDENTITY_LABELS: dict[str, str] = {
     "name": "Name",
@@ -54,25 +51,25 @@ Note = Annotated[str, Field(description="How it turned out, in a few words")]
 FieldName = Annotated[IdentityField, Field(description="Which Identity field to set")]
 
 
-def _brake_key(tool: str, args: dict[str, Any]) -> str:
-    parts = [tool]
-    for value in args.values():
-        if value is None:
-            continue
-        if isinstance(value, str):
-            parts.append(collapse_ws(value).lower())
-        else:
-            parts.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-    return "|".join(parts)
+TOOL_NAMES = (
+    "set_identity",
+    "update_past_profile",
+    "add_past_anchor",
+    "remove_past_anchor",
+    "add_now",
+    "remove_now",
+    "promote_now_to_past",
+    "add_horizon",
+    "resolve_horizon",
+    "add_self_model",
+    "remove_self_model",
+)
 
 
-def _quote(text: str, n: int = 80) -> str:
-    cut = utf16_slice(text, 0, n)
-    return f'"{cut}…"' if cut != text else f'"{text}"'
-
-
-class CardSession:
+class CardSession(MutationSession):
     """One evolution pass over a card: the tools, the mutation log and the resulting text."""
+
+    tool_names = TOOL_NAMES
 
     def __init__(
         self,
@@ -91,9 +88,8 @@ class CardSession:
         self.card.slice_id, self.card.updated = slice_id, iso(now)
         self.migrated = legacy
         self.today = local_date_key(now, timezone) or now.date().isoformat()
-        self.log: list[str] = []
         self._slice_exists = slice_exists
-        self._rejections: Counter[str] = Counter()
+        self._begin()
 
     # ------------------------------------------------------------ results
 
@@ -113,67 +109,6 @@ class CardSession:
     def overdue(self) -> list[HorizonItem]:
         """Horizon items past their `by` date on the user's today."""
         return c.overdue_horizon(self.card.horizon, self.today)
-
-    def tools(self) -> list[ToolFn]:
-        """The mutation tools, bound to this session."""
-        return [getattr(self, name) for name in TOOL_NAMES]
-
-    def describe_tools(self) -> list[ToolDescription]:
-        """Name, description and JSON-schema parameters of every tool."""
-        return [describe(fn) for fn in self.tools()]
-
-    def call(self, name: str, arguments: dict[str, Any] | None) -> str:
-        """Run a tool by name with a model's JSON arguments."""
-        if name not in TOOL_NAMES:
-            return f"REJECTED: there is no tool named {name!r}. Available: {', '.join(TOOL_NAMES)}."
-        return invoke(getattr(self, name), arguments)
-
-    # ------------------------------------------------------------ the loop brake
-
-    def _run(
-        self, tool: str, args: dict[str, Any], apply: Callable[..., Outcome], text_arg: str | None = None
-    ) -> str:
-        outcome = apply(**args)
-        if isinstance(outcome, str):
-            return outcome
-        key = _brake_key(tool, args)
-        self._rejections[key] += 1
-        attempt = self._rejections[key]
-        if attempt == 1:
-            return outcome.message
-        if attempt == 2:
-            return f"LOOP BRAKE (attempt 2): {self._second_warning(outcome)}\n{outcome.message}"
-        if outcome.kind == "too_long" and text_arg:
-            forced_args = {**args, text_arg: r.truncate(args[text_arg], outcome.limit)}
-            forced = apply(**forced_args, forced=True)
-            if isinstance(forced, str):
-                return forced
-            return (
-                f"LOOP BRAKE (attempt {attempt}): the text was cut to {outcome.limit} chars, but the "
-                f"call still fails, so nothing was saved.\n{forced.message}"
-            )
-        return (
-            f"LOOP BRAKE (attempt {attempt}): this exact call has been rejected {attempt} times and "
-            "was SKIPPED. Do not send it again: fix what the message says or drop it, and call "
-            f"finish if nothing else is left.\n{outcome.message}"
-        )
-
-    @staticmethod
-    def _second_warning(p: r.Problem) -> str:
-        if p.kind == "too_long":
-            return (
-                f"the same call was refused before. {p.length} chars against a {p.limit} limit means "
-                f"deleting at least {p.length - p.limit} chars — rewording alone will not fit. A third "
-                "identical call will be cut off at the limit."
-            )
-        return "the same call was refused before. Change the arguments as the message says, or drop it."
-
-    def _ok(self, tool: str, detail: str, message: str, *, forced: bool = False, note: str = "") -> str:
-        entry = f"{tool}: {utf16_slice(detail, 0, 50)}" + (f" ({note})" if note else "")
-        self.log.append(f"forced: {entry}" if forced else entry)
-        if forced:
-            return f"OK — FORCED: {message} The text was cut to the limit; compress it yourself next time."
-        return f"OK — {message}"
 
     # ------------------------------------------------------------ Identity
 
@@ -198,7 +133,7 @@ class CardSession:
             self.card.identity.append(line)
         else:
             self.card.identity[idx] = line
-        return self._ok("set_identity", line, f"Identity now reads {_quote(line)}.", forced=forced)
+        return self._ok("set_identity", line, f"Identity now reads {quote(line)}.", forced=forced)
 
     # ------------------------------------------------------------ Past
 
@@ -250,7 +185,7 @@ class CardSession:
             return problem
         gone = anchors.pop(idx)
         return self._ok(
-            "remove_past_anchor", gone.text, f"removed from Past: {_quote(gone.text)}.", forced=False
+            "remove_past_anchor", gone.text, f"removed from Past: {quote(gone.text)}.", forced=False
         )
 
     # ------------------------------------------------------------ Now
@@ -281,7 +216,7 @@ class CardSession:
         if problem:
             return problem
         gone = self.card.now.pop(idx)
-        return self._ok("remove_now", gone.text, f"removed from Now: {_quote(gone.text)}.")
+        return self._ok("remove_now", gone.text, f"removed from Now: {quote(gone.text)}.")
 
     def promote_now_to_past(self, match: Match) -> str:
         """Move the first Now item containing `match` to the end of the Past anchors, refs kept."""
@@ -302,7 +237,7 @@ class CardSession:
         else:  # already an anchor: keep one entry, with the evidence of both
             same.refs += [ref for ref in item.refs if ref not in same.refs]
         self.card.now.pop(idx)
-        msg = f"moved from Now to Past: {_quote(item.text)}."
+        msg = f"moved from Now to Past: {quote(item.text)}."
         return self._ok("promote_now_to_past", item.text, msg)
 
     # ------------------------------------------------------------ Horizon
@@ -334,10 +269,10 @@ class CardSession:
         gone = self.card.horizon.pop(idx)
         how = js_trim(note or "")
         if how:
-            msg = f"resolved and removed from Horizon: {_quote(gone.text)} ({how})."
+            msg = f"resolved and removed from Horizon: {quote(gone.text)} ({how})."
         else:
             msg = (
-                f"resolved and removed from Horizon: {_quote(gone.text)}. If how it turned out still "
+                f"resolved and removed from Horizon: {quote(gone.text)}. If how it turned out still "
                 "matters, record the outcome (add_now, or add_past_anchor for a lasting fact) with refs."
             )
         return self._ok("resolve_horizon", gone.text, msg, note=how)
@@ -373,19 +308,4 @@ class CardSession:
         if problem:
             return problem
         gone = self.card.self_model.pop(idx)
-        return self._ok("remove_self_model", gone, f"removed from Self-model: {_quote(gone)}.")
-
-
-TOOL_NAMES = (
-    "set_identity",
-    "update_past_profile",
-    "add_past_anchor",
-    "remove_past_anchor",
-    "add_now",
-    "remove_now",
-    "promote_now_to_past",
-    "add_horizon",
-    "resolve_horizon",
-    "add_self_model",
-    "remove_self_model",
-)
+        return self._ok("remove_self_model", gone, f"removed from Self-model: {quote(gone)}.")

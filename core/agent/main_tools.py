@@ -15,12 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.agent import memory_files, slice_tools, time_tools
 from core.agent.recall import run_recall
 from core.agent.recall_filters import triage
+from core.agent.recall_once import REPEAT_NOTE
 from core.agent.slice_tools import SliceRange
 from core.agent.think_deep import think_deep
 from core.agent.tool_context import CallTool, ToolContext, current_call_id
+from core.clock import iso
 from core.errors import PreviouslyError
 from core.llm.tools import Tool, spec_from_model
 from core.llm.types import Effort
+from core.memory.evolution_store import record_signal
+from core.memory.fitness import Signal
 
 __all__ = ["TOOL_NAMES", "ToolContext", "main_tools"]
 
@@ -73,7 +77,11 @@ def _memory_readers(ctx: ToolContext) -> list[Callable[..., Any]]:
             except PreviouslyError as exc:
                 return triage(str(exc))
 
-        return ctx.recalls.answer(query, scan)
+        answer = ctx.recalls.answer(query, scan)
+        if answer.startswith(REPEAT_NOTE) and ctx.batch is not None:  # instrumentation, not a model's view
+            signal = Signal("recall_repeated", iso(ctx.clock.now()), ctx.slice_id or "")
+            record_signal(ctx.batch, signal)
+        return answer
 
     def readSliceSummary(sliceId: SliceId) -> str:
         """A slice's summary only: when it ran (local and UTC), turns, focus, summary, tags, tone,

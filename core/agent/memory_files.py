@@ -1,8 +1,9 @@
 """The guarded file tools: read, write and list the user's own files under memory/, tasks/, sessions/.
 
 Reads reach every allowed path. Writes never reach what the system owns — slices, indexes, the
-user card (the rule of `paths.writable_path`) and the settings file — and are capped at 1 MB. A write is
-queued in the turn's batch and saved with the turn; nothing is committed here.
+user card (the rule of `paths.writable_path`), the evolution layer (its own agent's) and the
+settings file — and are capped at 1 MB. A write is queued in the turn's batch and saved with
+the turn; nothing is committed here.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from core.agent.tool_context import ToolContext
 from core.errors import NotFound, PathDenied, ReadOnly
 from core.memory import paths
+from core.memory.evolution_paths import is_evolution_path
 
 LIST_LIMIT = 200
 _SYSTEM_FILES = frozenset({paths.CONFIG_JSON.value})
@@ -41,6 +43,11 @@ def write_memory_file(ctx: ToolContext, path: str, content: str) -> str:
         raise PathDenied(
             f'"{target}" is system-owned: slices, indexes and the user card change only through their '
             "own machinery. Keep notes elsewhere, e.g. memory/notes/…"
+        )
+    if is_evolution_path(target):
+        raise PathDenied(
+            f'"{target}" belongs to the evolution layer (direction, fitness, playbooks): only the evolution '
+            "agent changes it, through its own tools, and the user on the Evolution page."
         )
     if target.value in _SYSTEM_FILES:
         raise PathDenied(f'"{target}" holds the settings; the user changes them in the settings screen.')

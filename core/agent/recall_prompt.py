@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.agent.playbooks import playbook_note
 from core.agent.recall_tools import RecallScope
 from core.reltime import date_anchors, format_local_time
 
@@ -39,7 +40,8 @@ correct and useful answer."""
 
 
 def user_prompt(scope: RecallScope, query: str) -> str:
-    """The question, the user's clock and calendar, the current slice, the size of memory, the topics."""
+    """The question, the user's clock and calendar, the current slice, the size of memory, the topics,
+    and the recall playbook when there is one."""
     ctx = scope.ctx
     lt = format_local_time(scope.now, ctx.timezone)
     entries = scope.entries
@@ -60,4 +62,4 @@ def user_prompt(scope: RecallScope, query: str) -> str:
     names = sorted(strands, key=lambda k: max((p for p in strands[k] if isinstance(p, str)), default=""))
     names = names[::-1][:STRAND_NAMES]
     lines.append("Topics (strands): " + (", ".join(names) if names else "(none yet)"))
-    return "\n".join(lines)
+    return "\n".join(lines) + playbook_note(ctx.reader, "recall")

@@ -1,7 +1,8 @@
 """thinkDeep: one think-only call on the main model, bounded in time, returning its reasoning.
 
 The main agent uses it for a hard sub-question. The call sees the turn's system prompt plus a
-short "reasoning fragment" instruction (or a standalone one outside a turn), gets no tools,
+short "reasoning fragment" instruction (or a standalone one outside a turn) — its playbook, if
+any, goes into the question, so the frozen prompt stays byte-identical — gets no tools,
 and stops at its time budget, keeping whatever it had produced by then.
 """
 
@@ -11,6 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from core.agent.playbooks import playbook_note
 from core.agent.tool_context import ToolContext
 from core.errors import PreviouslyError
 from core.llm.errors import ModelTimeout
@@ -62,7 +64,7 @@ def think_deep(
     model = ctx.models.main
     system = f"{ctx.system_prompt}\n\n{FRAGMENT_MODE}" if ctx.system_prompt.strip() else STANDALONE
     request = model.request(
-        [UserMessage(f"{_today(ctx)}\n\nQuestion: {question}")],
+        [UserMessage(f"{_today(ctx)}\n\nQuestion: {question}{playbook_note(ctx.reader, 'thinkdeep')}")],
         system=system,
         thinking=True,
         effort=effort,

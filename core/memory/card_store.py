@@ -68,7 +68,9 @@ def read_card(view: Reader) -> StoredCard:
     return StoredCard(view.read(CARD), view.read(CARD_PREV))
 
 
-def _expect(path: MemoryPath, expected: str | None, new: str) -> UpdateFn:
+def expect_text(path: MemoryPath, expected: str | None, new: str) -> UpdateFn:
+    """An update that writes `new` only if the file still reads `expected` (else ConflictError)."""
+
     def apply(current: str | None) -> str | None:
         if current != expected:
             raise ConflictError(
@@ -90,8 +92,8 @@ def write_card(batch: WriteBatch, new_text: str, reason: str) -> CardWrite:
         return CardWrite(False, message)
     previous = batch.read(CARD_PREV)
     if current is not None:
-        batch.update(CARD_PREV, _expect(CARD_PREV, previous, current))
-    batch.update(CARD, _expect(CARD, current, new_text))
+        batch.update(CARD_PREV, expect_text(CARD_PREV, previous, current))
+    batch.update(CARD, expect_text(CARD, current, new_text))
     return CardWrite(True, message)
 
 
@@ -100,9 +102,9 @@ def undo_card(batch: WriteBatch) -> CardWrite:
     stored = read_card(batch)
     if stored.previous is None:
         raise NotFound("There is no earlier version of the card to go back to.")
-    batch.update(CARD, _expect(CARD, stored.text, stored.previous))
+    batch.update(CARD, expect_text(CARD, stored.text, stored.previous))
     if stored.text is not None:
-        batch.update(CARD_PREV, _expect(CARD_PREV, stored.previous, stored.text))
+        batch.update(CARD_PREV, expect_text(CARD_PREV, stored.previous, stored.text))
     return CardWrite(stored.text != stored.previous, "User card: undo the last change")
 
 

@@ -22,6 +22,8 @@ from core.memory.card import is_card, parse_card
 from core.memory.catalog import parse_index, read_index, read_or_none
 from core.memory.config import parse_config
 from core.memory.damage import DamagedFile, read_text
+from core.memory.evolution_check import check_evolution_file
+from core.memory.evolution_paths import is_evolution_path
 from core.memory.monthly_index import parse_monthly
 from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
 from core.memory.strands import parse_strands
@@ -248,6 +250,8 @@ def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, now: da
         return _check_slice_tree_file(value, rel, text, now)
     if value == paths.CARD.value:
         return check_card(value, text, now)
+    if is_evolution_path(path):
+        return [Finding(x.path, x.severity, x.message, x.line) for x in check_evolution_file(path, text, now)]
     fixed: dict[str, FileCheck] = {
         paths.STRANDS_JSON.value: check_strands,
         paths.CATALOG_JSON.value: check_catalog,

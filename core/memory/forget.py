@@ -23,6 +23,7 @@ from core.memory.agent_md import remove_cognition
 from core.memory.card_store import CARD_PREV
 from core.memory.catalog import build_index, parse_index, read_or_none, render_files
 from core.memory.config_store import read_config
+from core.memory.evolution_store import forget_in_direction, forget_in_ledger
 from core.memory.forget_card import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
 from core.memory.merge import edit_slice
 from core.memory.monthly_index import monthly_path, remove_monthly
@@ -85,6 +86,8 @@ def forget(storage: Storage, slice_id: str, clock: Clock, turn_id: str | None = 
         report.whole_slice = _queue_turn(batch, slice_id, turn_id, now, locale, clock)
     names = ref_matcher(slice_id, None if report.whole_slice else turn_id)
     report.card = _queue_card(batch, slice_id, names, now)
+    forget_in_ledger(batch, slice_id, iso(now), "slice" if report.whole_slice else "turn")
+    forget_in_direction(batch, names)
     report.message = (
         f"Forget slice {slice_id}"
         if report.whole_slice and turn_id is None

@@ -9,6 +9,7 @@ then sends the message (the same text, or the edited one) as a new turn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound
@@ -16,11 +17,15 @@ from core.memory import paths
 from core.memory.agent_md import append_cognition
 from core.memory.appendix import code_fence
 from core.memory.config_store import read_config
+from core.memory.evolution_store import record_signal
+from core.memory.fitness import Signal
 from core.memory.merge import edit_slice
 from core.memory.slice import Slice, Turn, parse_core_md
 from core.memory.slice_view import readable_slice_file
 from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.storage.base import Storage, WriteBatch
+
+RetractReason = Literal["regenerate", "message_edited"]
 
 
 @dataclass(frozen=True)
@@ -62,8 +67,13 @@ def _last_exchange(s: Slice, turn_id: str) -> list[Turn]:
     return mine
 
 
-def retract_exchange(storage: Storage, slice_id: str, turn_id: str, clock: Clock) -> Retracted:
-    """Move the slice's last exchange from core.md into agent.md (one commit)."""
+def retract_exchange(
+    storage: Storage, slice_id: str, turn_id: str, clock: Clock, why: RetractReason = "regenerate"
+) -> Retracted:
+    """Move the slice's last exchange from core.md into agent.md (one commit).
+
+    `why` (answer again, or the user's message edited) is recorded as a fitness signal.
+    """
     batch = WriteBatch.open(storage)
     path, text = readable_slice_file(batch, slice_id)
     if path != paths.core_md(slice_id):
@@ -83,6 +93,7 @@ def retract_exchange(storage: Storage, slice_id: str, turn_id: str, clock: Clock
     remaining = without(current)
     upsert_monthly_entry(batch, remaining)
     upsert_catalog_entry(batch, remaining, now, read_config(batch)[0].locale)
+    record_signal(batch, Signal(why, iso(now), slice_id))
     batch.commit(f"Turn {turn_id} — taken back to be answered again")
     message = next((t.content for t in taken if t.role == "user"), "")
     return Retracted(slice_id, turn_id, message, any(t.role != "user" for t in taken))

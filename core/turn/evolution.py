@@ -9,6 +9,7 @@ event: `card.evolved` {summary, diff} or `card.skipped` {reason}. A pass never f
 from __future__ import annotations
 
 from core.agent.analyzer import TurnAnalysis
+from core.agent.direction_pass import evolve_direction
 from core.agent.evolution import (
     EvolutionDecision,
     EvolutionOutcome,
@@ -42,9 +43,14 @@ def _run(
         return EvolutionOutcome(changed=False, reason=decision.reason)
     if models is None:
         return EvolutionOutcome(changed=False, reason=NO_MODEL_REASON)
-    return evolve_card(
+    outcome = evolve_card(
         batch, decision.request, worker=models.worker, clock=deps.clock, monotonic=deps.monotonic
     )
+    # The evolution layer (direction, playbooks, fitness): a separate best-effort pass, same trigger.
+    evolve_direction(
+        batch, decision.request, worker=models.worker, clock=deps.clock, monotonic=deps.monotonic
+    )
+    return outcome
 
 
 def _emit(sink: EventSink, outcome: EvolutionOutcome) -> None:

@@ -17,6 +17,7 @@ from functions.api import (
     errors,
     routes_auth,
     routes_card,
+    routes_evolution,
     routes_import,
     routes_memory,
     routes_settings,
@@ -87,6 +88,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
         routes_card,
         routes_settings,
         routes_import,
+        routes_evolution,
     )
     for module in routers:
         app.include_router(module.router)

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import io
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
@@ -17,12 +17,19 @@ from pydantic import BaseModel, Field
 
 from core.memory.export import export_zip, slice_markdown
 from core.memory.forget import forget
-from core.memory.retract import retract_exchange
+from core.memory.retract import RetractReason, retract_exchange
 from core.memory.slice_edit import SliceChanges, edit_slice_marks
 from core.memory.slice_view import read_slice_detail
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.routes_memory import SliceId, get_slice
 from functions.api.schemas import ErrorBody, SliceView, Strict
+
+
+class RetractBody(Strict):
+    """Why the exchange is taken back (recorded as a fitness signal): answer again, or an edit."""
+
+    reason: Literal["regenerate", "edit"] = "regenerate"
+
 
 router = APIRouter(tags=["memory"], responses={401: {"model": ErrorBody}})
 TurnId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The exchange's turn id")]
@@ -95,10 +102,13 @@ def forget_turn(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> ForgetResu
     dependencies=MUTATION,
     responses=ERRORS,
 )
-def retract(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> RetractResult:
+def retract(
+    slice_id: SliceId, turn_id: TurnId, deps: DepsDep, body: RetractBody | None = None
+) -> RetractResult:
     """Take the open slice's last exchange back (regenerate, or edit and resend): it leaves core.md
     and is kept word for word in agent.md."""
-    return RetractResult(**vars(retract_exchange(deps.storage, slice_id, turn_id, deps.clock)))
+    why: RetractReason = "message_edited" if body is not None and body.reason == "edit" else "regenerate"
+    return RetractResult(**vars(retract_exchange(deps.storage, slice_id, turn_id, deps.clock, why)))
 
 
 @router.patch("/api/slices/{slice_id}", response_model=SliceView, dependencies=MUTATION, responses=ERRORS)

@@ -22,6 +22,7 @@ from typing import Any
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 
 ANALYZER = "report_turn_analysis"
+DIRECTION = "finish_direction"  # the evolution layer's pass (a neutral default changes nothing)
 CONSOLIDATOR = "report_strand_merges"
 MARKER = "report_slice_marking"
 MAIN = "main"
@@ -44,7 +45,7 @@ def analysis(tags: list[str] | None = None, *, worthy: bool = True, **extra: Any
 def _report_name(request: RecordedRequest) -> str | None:
     names = request.tool_names
     for name in names:
-        if name.startswith("report_") or name in ("finish", "recallReport"):
+        if name.startswith("report_") or name in ("finish", "finish_direction", "recallReport"):
             return name
     return None
 

@@ -16,6 +16,7 @@ pytestmark = pytest.mark.functional
 
 OPEN_ROUTES = {"/api/health", "/api/auth/session", "/api/auth/sign-in", "/api/auth/sign-out"}
 SAMPLE_PARAMS = {"slice_id": "2026-08-11-1115", "turn_id": "turn00001", "section": "now", "n": "1"}
+SAMPLE_PARAMS |= {"hypothesis_id": "h1", "agent": "recall", "target": "direction"}  # the evolution routes
 
 
 def _api_routes(client: TestClient) -> list[tuple[str, str]]:

@@ -48,5 +48,6 @@ export const api = {
   get: (path) => apiFetch("GET", path),
   post: (path, body = {}) => apiFetch("POST", path, body),
   patch: (path, body) => apiFetch("PATCH", path, body),
+  put: (path, body) => apiFetch("PUT", path, body),
   del: (path) => apiFetch("DELETE", path),
 };

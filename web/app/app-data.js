@@ -11,7 +11,7 @@ export function parseRoute(hash) {
   const path = String(hash || "").replace(/^#\/?/, "");
   const [head, id] = path.split("/");
   if (head === "slice" && SLICE_ID.test(id || "")) return { view: "slice", id };
-  if (head === "settings" || head === "card" || head === "import") return { view: head, id: null };
+  if (head === "settings" || head === "card" || head === "import" || head === "evolution") return { view: head, id: null };
   return { view: "live", id: null };
 }
 

@@ -102,7 +102,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     const { sliceId, turnId } = assistant.turn;
     if (!sliceId || !turnId) return false;
     const path = `/api/slices/${sliceId}/turns/${encodeURIComponent(turnId)}/retract`;
-    const taken = await apiFetch("POST", path, {});
+    const taken = await apiFetch("POST", path, { reason: text === null ? "regenerate" : "edit" });
     const rest = ms.slice(0, -2);
     messagesRef.current = rest;
     setMessages(rest);

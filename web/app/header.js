@@ -47,6 +47,7 @@ export function Header({ t, locale, onLocale, theme, onTheme, demo, onSearch, on
       ${demo && html`<${DemoBadge} t=${t} />`}
       <${NavButton} icon="search" label=${t("nav.search")} onClick=${onSearch} testid="open-search" />
       <${NavButton} icon="id-card" label=${t("nav.card")} href="#/card" testid="nav-card" current=${route.view === "card"} />
+      <${NavButton} icon="sparkles" label=${t("evo.nav")} href="#/evolution" testid="nav-evolution" current=${route.view === "evolution"} />
       <${NavButton} icon="file-text" label=${t("import.nav")} href="#/import" testid="nav-import" current=${route.view === "import"} />
       <${NavButton} icon="settings" label=${t("nav.settings")} href="#/settings" testid="nav-settings" current=${route.view === "settings"} />
       <span class="divider" aria-hidden="true"></span>

@@ -8,6 +8,7 @@ import { SliceView } from "./slice-view.js";
 import { ChatView } from "./chat.js";
 import { Settings } from "./settings.js";
 import { CardPage } from "./card-page.js";
+import { EvolutionPage } from "./evolution-page.js";
 import { ImportPage } from "./import-page.js";
 import { api } from "./api.js";
 import { dropSliceCache, fetchSlice } from "./app-data.js";
@@ -52,6 +53,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
       onSignOut=${() => api.post("/api/auth/sign-out").finally(() => location.assign("sign-in.html"))} />`;
   }
   if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;
+  if (shown.view === "evolution") return html`<${EvolutionPage} t=${t} onOpenSlice=${go} />`;
   if (shown.view === "import") return html`<${ImportPage} flags=${flags} t=${t} onImported=${() => (dropSliceCache(), data.refreshCatalog(), data.refreshState(), data.refreshStrands())} />`;
   if (shown.view === "slice") {
     const refresh = () => (data.refreshCatalog(), data.refreshStrands(), data.refreshState());

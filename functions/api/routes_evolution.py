@@ -1,0 +1,75 @@
+"""The evolution layer: read it, reject a hypothesis, edit a playbook, undo (API.md, "Evolution")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel, Field
+
+from core.memory.evolution_paths import DIRECTION_MD, playbook_md
+from core.memory.evolution_store import reject_hypothesis, set_playbook, undo_file
+from core.memory.evolution_view import EvolutionView, evolution_view
+from core.storage.base import WriteBatch
+from functions.api.common import AUTH, MUTATION, DepsDep
+from functions.api.schemas import ErrorBody
+
+router = APIRouter(tags=["evolution"], responses={401: {"model": ErrorBody}})
+ERRORS: dict[int | str, dict[str, Any]] = {c: {"model": ErrorBody} for c in (400, 403, 404, 409)}
+Agent = Annotated[Literal["recall", "search", "thinkdeep"], Path(description="Which sub-agent's playbook")]
+HypothesisId = Annotated[str, Path(pattern=r"^h\d{1,4}$", description="A hypothesis id, e.g. h2")]
+UndoTarget = Annotated[
+    Literal["direction", "recall", "search", "thinkdeep"], Path(description="direction or a playbook")
+]
+
+
+class PlaybookBody(BaseModel):
+    """A playbook's new text (at most 1,200 characters, not blank)."""
+
+    text: str = Field(max_length=20_000)
+
+
+def _view(deps: DepsDep) -> EvolutionView:
+    return evolution_view(deps.storage.snapshot(), deps.clock.now())
+
+
+@router.get("/api/evolution", dependencies=AUTH, response_model=EvolutionView)
+def get_evolution(deps: DepsDep) -> EvolutionView:
+    """The portrait, hypotheses, playbooks and the fitness ledger, with what can be undone."""
+    return _view(deps)
+
+
+@router.post(
+    "/api/evolution/hypotheses/{hypothesis_id}/reject",
+    dependencies=MUTATION,
+    responses=ERRORS,
+    response_model=EvolutionView,
+)
+def reject(hypothesis_id: HypothesisId, deps: DepsDep) -> EvolutionView:
+    """Rule a hypothesis out: it leaves the pool and is not proposed again. One commit, undoable."""
+    batch = WriteBatch.open(deps.storage)
+    write = reject_hypothesis(batch, hypothesis_id, deps.clock.now())
+    batch.commit(write.message)
+    return _view(deps)
+
+
+@router.put(
+    "/api/evolution/playbooks/{agent}", dependencies=MUTATION, responses=ERRORS, response_model=EvolutionView
+)
+def edit_playbook(agent: Agent, body: PlaybookBody, deps: DepsDep) -> EvolutionView:
+    """Replace a playbook's text. One commit, undoable."""
+    batch = WriteBatch.open(deps.storage)
+    write = set_playbook(batch, agent, body.text, f"the user edited the {agent} playbook")
+    batch.commit(write.message)
+    return _view(deps)
+
+
+@router.post(
+    "/api/evolution/undo/{target}", dependencies=MUTATION, responses=ERRORS, response_model=EvolutionView
+)
+def undo(target: UndoTarget, deps: DepsDep) -> EvolutionView:
+    """Go back to the direction or a playbook before its last change (again re-applies it)."""
+    batch = WriteBatch.open(deps.storage)
+    write = undo_file(batch, DIRECTION_MD if target == "direction" else playbook_md(target))
+    batch.commit(write.message)
+    return _view(deps)
