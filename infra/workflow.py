@@ -42,6 +42,8 @@ def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.
                 "step": spec.name,
                 "state": sfn.JsonPath.entire_payload,
                 "retry": sfn.JsonPath.number_at("$$.State.RetryCount"),
+                # For the logs: every line of the attempt names its execution (functions/logs.py).
+                "execution": sfn.JsonPath.string_at("$$.Execution.Id"),
             }
         ),
         payload_response_only=True,

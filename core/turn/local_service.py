@@ -68,7 +68,7 @@ class ThreadLauncher:
         try:
             run_turn(turn_id, self.deps, self.flow, sleep=self._sleep)
         except Exception as exc:  # a thread has no caller to raise to: record the failure as an event
-            self.deps.log.error("turn %s crashed", turn_id, exc_info=exc)
+            self.deps.log.error("turn %s crashed", turn_id, exc_info=exc, extra={"turn_id": turn_id})
             sink = self.deps.sink_for(turn_id, "runner", 1)
             sink.emit("turn.error", code=failure_code(exc), message=failure_message("turn", exc, False))
         finally:

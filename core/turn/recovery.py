@@ -72,7 +72,9 @@ def recover_turns(deps: TurnDeps) -> RecoveryReport:
         try:
             _recover(deps, turn_id, report)
         except Exception as exc:  # one broken run (unreadable files) must not stop the others
-            deps.log.error("recovery: could not recover turn %s", turn_id, exc_info=exc)
+            deps.log.error(
+                "recovery: could not recover turn %s", turn_id, exc_info=exc, extra={"turn_id": turn_id}
+            )
             report.failed.append(turn_id)
     return report
 

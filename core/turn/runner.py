@@ -49,7 +49,12 @@ def run_step(
             wait = backoff(spec, exc, attempt)
             if wait is not None:
                 deps.log.warning(
-                    "turn %s: %s attempt %d failed (%s); retrying", turn_id, spec.name, attempt, exc
+                    "turn %s: %s attempt %d failed (%s); retrying",
+                    turn_id,
+                    spec.name,
+                    attempt,
+                    exc,
+                    extra={"turn_id": turn_id, "step": spec.name, "attempt": attempt},
                 )
                 sleep(wait)
                 attempt += 1
@@ -66,9 +71,22 @@ def _failed(
 ) -> StepOutput:
     turn_id = str(state["turn_id"])
     if spec.best_effort:
-        deps.log.warning("turn %s: best-effort step %s skipped: %s", turn_id, spec.name, exc, exc_info=exc)
+        deps.log.warning(
+            "turn %s: best-effort step %s skipped: %s",
+            turn_id,
+            spec.name,
+            exc,
+            exc_info=exc,
+            extra={"turn_id": turn_id, "step": spec.name},
+        )
         return {**state, "next": successor, f"skipped_{spec.name}": True}
-    deps.log.error("turn %s: step %s failed", turn_id, spec.name, exc_info=exc)
+    deps.log.error(
+        "turn %s: step %s failed",
+        turn_id,
+        spec.name,
+        exc_info=exc,
+        extra={"turn_id": turn_id, "step": spec.name},
+    )
     seen = {e["type"] for e in deps.run_store.events(turn_id)}
     if not seen & TERMINAL_TYPES:
         # `turn.started` is announced only once the user's message is committed.

@@ -63,3 +63,14 @@ def test_keys_do_not_leak_into_the_next_invocation(out: _Captured) -> None:
 
 def test_step_keys_tolerate_a_bad_payload() -> None:
     assert step_keys({"state": "nope"}) == {"attempt": 1}
+
+
+def test_a_failing_step_logs_its_turn_and_step_as_fields(out: _Captured) -> None:
+    from core.turn.deps import TurnDeps
+
+    log = logging.getLogger("previously.turn")
+    correlate(None, execution_id="arn:exec:2")
+    log.error("turn %s: step %s failed", "t1", "respond", extra={"turn_id": "t1", "step": "respond"})
+    (line,) = out.lines()
+    assert (line["turn_id"], line["step"], line["execution_id"]) == ("t1", "respond", "arn:exec:2")
+    assert TurnDeps.__dataclass_fields__["log"].default_factory().name == "previously.turn"  # type: ignore[misc]
