@@ -112,7 +112,10 @@ export function CardPage({ t, onOpenSlice }) {
         ? html`<p class="empty-state">${t("card.empty")}</p>`
         : bySection.map(
             ([section, entries]) => html`<section class="panel card-section" data-section=${section}>
-              <h2 class="panel-heading">${t(`card.section.${section}`)}</h2>
+              <h2 class="panel-heading">
+                ${t(`card.section.${section}`)}
+                <code class="section-key" title=${t("card.sectionKey")}>${section}</code>
+              </h2>
               <ul class="card-entries">
                 ${entries.map((e) => html`<${Entry} key=${`${e.section}-${e.n}-${e.text}`} entry=${e} t=${t} busy=${busy} onSave=${onSave} onDelete=${onDelete} onOpenSlice=${onOpenSlice} />`)}
               </ul>

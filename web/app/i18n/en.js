@@ -262,6 +262,7 @@ export default {
 
   "card.title": "Your card",
   "card.subtitle": "What the agent believes about you right now. Fix or remove anything that is wrong; undo brings back the last change.",
+  "card.sectionKey": "The name `previously card show` and `card edit` use for this section",
   "card.undo": "Undo",
   "card.markdown": "As Markdown",
   "card.edit": "Edit",
@@ -280,11 +281,11 @@ export default {
   "card.flag.stale": "old",
   "card.flag.overdue": "overdue",
   "card.section.identity": "Identity",
-  "card.section.past": "Background",
-  "card.section.anchor": "Milestones",
+  "card.section.past": "Past",
+  "card.section.anchor": "Past · anchors",
   "card.section.now": "Now",
-  "card.section.horizon": "Ahead",
-  "card.section.self_model": "How to help",
+  "card.section.horizon": "Horizon",
+  "card.section.self_model": "Self-model",
   "card.section.unsorted": "Unsorted",
 
   "import.title": "Import conversations",

@@ -247,6 +247,7 @@ export default {
 
   "card.title": "你的卡片",
   "card.subtitle": "智能体此刻对你的认识。有不对的地方可以修改或删除；撤销会恢复上一次改动。",
+  "card.sectionKey": "命令行 `previously card show` / `card edit` 用的分区名",
   "card.undo": "撤销",
   "card.markdown": "Markdown 原文",
   "card.edit": "修改",
