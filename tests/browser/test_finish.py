@@ -21,3 +21,57 @@ def test_self_model_refs_are_slice_links_and_sections_carry_the_cli_names(make_a
     entry.get_by_role("button", name="2024-08-19-1845").click()
     page.wait_for_selector("[data-testid=slice-view]")
     assert page.url.endswith("2024-08-19-1845")
+
+
+def _active(page) -> str:  # type: ignore[no-untyped-def]
+    return str(page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)"))
+
+
+def test_one_esc_closes_search_and_focus_returns_to_its_opener(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    page = app.open()
+    opener = page.locator(".wheel-toolbar button[aria-label]").last
+    opener.click()
+    box = page.locator("#search-q")
+    expect(box).to_be_focused()
+    box.fill("mandarin")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
+    expect(opener).to_be_focused()
+    # Opened from the keyboard in the wheel, it returns there.
+    page.keyboard.press("w")
+    page.keyboard.press("/")
+    expect(box).to_be_focused()
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
+    assert "role=\"listbox\"" in _active(page) or "option" in _active(page), _active(page)
+
+
+def test_esc_on_the_card_at_the_time_returns_focus_to_its_opener(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/slice/2026-11-21-1040", wait="[data-testid=slice-view]")
+    bar = page.get_by_test_id("previously-bar")
+    bar.click()
+    page.get_by_test_id("previously-dialog").locator(".md").first.wait_for()
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => ![...document.querySelectorAll('[data-testid=previously-dialog]')].some(d => d.open)")
+    expect(bar).to_be_focused()
+
+
+def test_the_shortcut_sheet_lists_esc_and_space(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    page = app.open()
+    page.keyboard.press("?")
+    sheet = page.get_by_test_id("shortcuts-dialog")
+    keys = sheet.locator("kbd").all_inner_texts()
+    assert "Esc" in keys and any("Space" in k for k in keys), keys
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('[data-testid=shortcuts-dialog]').open")
+
+
+def test_in_chinese_the_effort_button_does_not_read_like_the_language_button(make_app, own_server: Server) -> None:
+    app = make_app(own_server, size="phone")
+    page = app.open("/?lang=zh")
+    effort = page.get_by_test_id("effort").inner_text().strip()
+    header = {t.strip() for t in page.locator("header button").all_inner_texts()}
+    assert effort and effort not in header and effort not in {"中", "EN"}, (effort, header)

@@ -216,6 +216,9 @@ export default {
   "keys.input": "Focus the message box",
   "keys.wheelMove": "Move along the timeline",
   "keys.wheelOpen": "Open the slice under the cursor",
+  "keys.send": "Send (in the message box)",
+  "keys.newline": "New line (in the message box)",
+  "keys.close": "Close a dialog or popover",
   "keys.help": "This list",
 
   "settings.title": "Settings",

@@ -179,9 +179,9 @@ export default {
   "input.thinking": "思考",
   "input.effortLabel": "思考力度：{level}",
   "input.effortHint": "模型思考的深度（点击切换）",
-  "input.effort.low": "低",
-  "input.effort.medium": "中",
-  "input.effort.high": "高",
+  "input.effort.low": "低档",
+  "input.effort.medium": "中档",
+  "input.effort.high": "高档",
 
   "search.title": "搜索时间线",
   "search.label": "搜索词",
@@ -201,6 +201,9 @@ export default {
   "keys.input": "聚焦输入框",
   "keys.wheelMove": "在时间线上移动",
   "keys.wheelOpen": "打开光标所在的切片",
+  "keys.send": "发送（在输入框中）",
+  "keys.newline": "换行（在输入框中）",
+  "keys.close": "关闭对话框或弹出菜单",
   "keys.help": "显示本列表",
 
   "settings.title": "设置",
