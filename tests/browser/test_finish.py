@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
@@ -63,6 +65,7 @@ def test_the_shortcut_sheet_lists_esc_and_space(make_app, demo_server: Server) -
     page = app.open()
     page.keyboard.press("?")
     sheet = page.get_by_test_id("shortcuts-dialog")
+    page.wait_for_function("() => document.querySelector('[data-testid=shortcuts-dialog]').open")
     keys = sheet.locator("kbd").all_inner_texts()
     assert "Esc" in keys and any("Space" in k for k in keys), keys
     page.keyboard.press("Escape")
@@ -75,3 +78,23 @@ def test_in_chinese_the_effort_button_does_not_read_like_the_language_button(mak
     effort = page.get_by_test_id("effort").inner_text().strip()
     header = {t.strip() for t in page.locator("header button").all_inner_texts()}
     assert effort and effort not in header and effort not in {"中", "EN"}, (effort, header)
+
+
+def test_settings_save_closes_the_saved_settings_and_the_demo_banner_matches_the_readme(
+    make_app, demo_server: Server
+) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/settings", wait="[data-testid=settings-form]")
+    save = page.get_by_test_id("settings-save").bounding_box()
+    theme = page.locator("#set-theme").bounding_box()
+    form = page.get_by_test_id("settings-form").bounding_box()
+    assert save and theme and form
+    # Appearance (this browser, applied at once) is not inside the part the Save button saves.
+    assert theme["y"] < form["y"] <= save["y"]
+    last = page.locator("[data-testid=settings-form] fieldset").last.bounding_box()
+    assert last and save["y"] > last["y"] + last["height"] - 1
+    banner = page.get_by_test_id("read-only-banner")
+    banner.wait_for(state="visible")
+    assert "gone when the server stops" in banner.inner_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "gone when the server stops" in readme

@@ -244,6 +244,7 @@ export default {
   "settings.saved": "已保存 ✓",
   "settings.failed": "没有保存。",
   "settings.appearance": "外观（仅此浏览器）",
+  "settings.appearanceHint": "只影响这个浏览器，立即生效。",
   "settings.theme": "主题",
   "settings.session": "会话",
   "settings.signOut": "退出登录",
