@@ -12,7 +12,9 @@ from tests.browser.conftest import Server
 pytestmark = pytest.mark.browser
 
 
-def test_self_model_refs_are_slice_links_and_sections_carry_the_cli_names(make_app, demo_server: Server) -> None:
+def test_self_model_refs_are_slice_links_and_sections_carry_the_cli_names(
+    make_app, demo_server: Server
+) -> None:
     app = make_app(demo_server)
     page = app.open("/#/card", wait="[data-testid=card-entry]")
     section = page.locator(".card-section[data-section=self_model]")
@@ -46,7 +48,7 @@ def test_one_esc_closes_search_and_focus_returns_to_its_opener(make_app, demo_se
     expect(box).to_be_focused()
     page.keyboard.press("Escape")
     page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
-    assert "role=\"listbox\"" in _active(page) or "option" in _active(page), _active(page)
+    assert 'role="listbox"' in _active(page) or "option" in _active(page), _active(page)
 
 
 def test_esc_on_the_card_at_the_time_returns_focus_to_its_opener(make_app, demo_server: Server) -> None:
@@ -56,7 +58,9 @@ def test_esc_on_the_card_at_the_time_returns_focus_to_its_opener(make_app, demo_
     bar.click()
     page.get_by_test_id("previously-dialog").locator(".md").first.wait_for()
     page.keyboard.press("Escape")
-    page.wait_for_function("() => ![...document.querySelectorAll('[data-testid=previously-dialog]')].some(d => d.open)")
+    page.wait_for_function(
+        "() => ![...document.querySelectorAll('[data-testid=previously-dialog]')].some(d => d.open)"
+    )
     expect(bar).to_be_focused()
 
 
@@ -72,7 +76,9 @@ def test_the_shortcut_sheet_lists_esc_and_space(make_app, demo_server: Server) -
     page.wait_for_function("() => !document.querySelector('[data-testid=shortcuts-dialog]').open")
 
 
-def test_in_chinese_the_effort_button_does_not_read_like_the_language_button(make_app, own_server: Server) -> None:
+def test_in_chinese_the_effort_button_does_not_read_like_the_language_button(
+    make_app, own_server: Server
+) -> None:
     app = make_app(own_server, size="phone")
     page = app.open("/?lang=zh")
     effort = page.get_by_test_id("effort").inner_text().strip()
@@ -98,3 +104,82 @@ def test_settings_save_closes_the_saved_settings_and_the_demo_banner_matches_the
     assert "gone when the server stops" in banner.inner_text()
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "gone when the server stops" in readme
+
+
+def _steps_script(error: bool = False) -> list:  # type: ignore[type-arg]
+    from tests.browser.scripted_turns import PAUSE, SLICE_ID, _event
+
+    head = [
+        _event(
+            1,
+            "turn.started",
+            "prepare",
+            slice_id=SLICE_ID,
+            slice_opened=False,
+            slice_closed=None,
+            user_turn_id="u1",
+        ),
+        _event(2, "step.started", "prepare", label="Opening the slice"),
+        _event(3, "step.done", "prepare", label="Slice ready"),
+        _event(4, "step.started", "agent", label="Thinking"),
+    ]
+    if error:
+        return [*head, _event(5, "turn.error", "agent", code="model_error", message="The provider said no.")]
+    return [
+        *head,
+        PAUSE,
+        _event(5, "text.delta", text="Here is the plan"),
+        PAUSE,
+        _event(6, "turn.done", "finish", status="done", agent_turn_id="a1"),
+    ]
+
+
+def test_the_steps_stop_spinning_once_the_reply_streams_and_an_error_says_where_it_stopped(
+    make_app, demo_server: Server
+) -> None:
+    from tests.browser.scripted_turns import ScriptedTurns
+
+    app = make_app(demo_server, size="phone")
+    turns = ScriptedTurns(_steps_script()).install(app.page)
+    page = app.open(wait="[data-testid=briefing]")
+    page.locator("#message-box").fill("Plan?")
+    page.locator("#message-box").press("Enter")
+    steps = page.get_by_test_id("housekeeping")
+    expect(steps).to_have_attribute("data-phase", "busy")
+    turns.release()
+    page.get_by_text("Here is the plan").wait_for()
+    expect(steps).to_have_attribute("data-phase", "replying")
+    assert page.locator("[data-testid=housekeeping] .spin").count() == 0
+    turns.release()
+    expect(steps).to_have_attribute("data-phase", "complete")
+
+    app2 = make_app(demo_server, size="phone")
+    ScriptedTurns(_steps_script(error=True)).install(app2.page)
+    page2 = app2.open(wait="[data-testid=briefing]")
+    page2.locator("#message-box").fill("Plan?")
+    page2.locator("#message-box").press("Enter")
+    page2.get_by_test_id("turn-error").wait_for()
+    label = page2.locator("[data-testid=housekeeping] .card-label").inner_text()
+    assert "Thinking" in label and "All steps done" not in label, label
+
+
+def test_enter_during_a_turn_queues_the_message_and_sends_it_after(make_app, demo_server: Server) -> None:
+    from tests.browser.scripted_turns import ScriptedTurns
+
+    app = make_app(demo_server)
+    turns = ScriptedTurns(_steps_script()).install(app.page)
+    page = app.open(wait="[data-testid=briefing]")
+    box = page.locator("#message-box")
+    box.fill("First")
+    box.press("Enter")
+    page.get_by_test_id("stop").wait_for()
+    box.fill("Second, after that")
+    box.press("Enter")
+    expect(page.get_by_test_id("queued")).to_be_visible()
+    assert box.input_value() == "Second, after that"
+    assert len(turns.starts()) == 1
+    turns.release()
+    turns.release()
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=msg-user]').length === 2")
+    assert [s["message"] for s in turns.starts()] == ["First", "Second, after that"]
+    assert page.get_by_test_id("queued").count() == 0 and box.input_value() == ""

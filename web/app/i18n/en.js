@@ -110,6 +110,8 @@ export default {
   "stage.working": "Working…",
   "stage.composing": "Writing…",
   "stage.still": "Still on it…",
+  "steps.replying": "Ready — writing the reply",
+  "steps.stopped": "Stopped at: {label}",
   "steps.ready": "All steps done",
   "reasoning.running": "Thinking…",
   "reasoning.done": "Thought it through",
@@ -184,6 +186,8 @@ export default {
   "md.showAll": "Show all {count} lines",
 
   "input.label": "Message",
+  "input.queued": "Sends when this reply is finished.",
+  "input.unqueue": "Don't send",
   "input.placeholder": "Write a message…",
   "input.send": "Send",
   "input.stop": "Stop following this reply",

@@ -98,6 +98,8 @@ export default {
   "stage.working": "处理中…",
   "stage.composing": "撰写中…",
   "stage.still": "还在进行…",
+  "steps.replying": "准备好了，正在写回复",
+  "steps.stopped": "停在了：{label}",
   "steps.ready": "全部步骤完成",
   "reasoning.running": "思考中…",
   "reasoning.done": "想好了",
@@ -170,6 +172,8 @@ export default {
   "md.showAll": "显示全部 {count} 行",
 
   "input.label": "消息",
+  "input.queued": "这条回复结束后发送。",
+  "input.unqueue": "不发送",
   "input.placeholder": "写点什么…",
   "input.send": "发送",
   "input.stop": "停止跟随这条回复",
