@@ -183,3 +183,18 @@ def test_enter_during_a_turn_queues_the_message_and_sends_it_after(make_app, dem
     page.wait_for_function("() => document.querySelectorAll('[data-testid=msg-user]').length === 2")
     assert [s["message"] for s in turns.starts()] == ["First", "Second, after that"]
     assert page.get_by_test_id("queued").count() == 0 and box.input_value() == ""
+
+
+def test_on_a_phone_the_setup_notice_follows_the_briefing_folded_to_one_line(make_app, empty_server: Server) -> None:
+    app = make_app(empty_server, size="phone")
+    page = app.open(wait="[data-testid=setup-notice]")
+    notice = page.get_by_test_id("setup-notice")
+    box, name = notice.bounding_box(), page.locator(".brief-title").bounding_box()
+    assert box and name and box["y"] >= name["y"] + name["height"]
+    assert box["height"] < 0.12 * 844, box
+    notice.locator("summary").click()
+    expect(page.get_by_test_id("setup-guide")).to_be_visible()
+
+    desk = make_app(empty_server)
+    page = desk.open(wait="[data-testid=setup-notice]")
+    expect(page.get_by_test_id("setup-guide")).to_be_visible()

@@ -69,6 +69,7 @@ export default {
   "briefing.eyebrow": "Previously on",
   "briefing.fallbackName": "your story",
   "briefing.empty": "Nothing remembered yet. Say something below — your first slice starts with it.",
+  "briefing.setupTitle": "No model is set up yet, so replies cannot be written",
   "briefing.setupLink": "How to set up a model →",
   "briefing.lastTopic": "Last time",
   "briefing.openSlice": "open that slice",

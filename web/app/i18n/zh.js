@@ -57,6 +57,7 @@ export default {
   "briefing.eyebrow": "前情提要",
   "briefing.fallbackName": "你的故事",
   "briefing.empty": "还没有任何记忆。在下面说点什么吧——第一个切片就从这里开始。",
+  "briefing.setupTitle": "还没有配置模型，暂时无法回复",
   "briefing.setupLink": "如何配置模型 →",
   "briefing.lastTopic": "上回说到",
   "briefing.openSlice": "打开那个切片",
