@@ -185,7 +185,9 @@ def test_enter_during_a_turn_queues_the_message_and_sends_it_after(make_app, dem
     assert page.get_by_test_id("queued").count() == 0 and box.input_value() == ""
 
 
-def test_on_a_phone_the_setup_notice_follows_the_briefing_folded_to_one_line(make_app, empty_server: Server) -> None:
+def test_on_a_phone_the_setup_notice_follows_the_briefing_folded_to_one_line(
+    make_app, empty_server: Server
+) -> None:
     app = make_app(empty_server, size="phone")
     page = app.open(wait="[data-testid=setup-notice]")
     notice = page.get_by_test_id("setup-notice")
@@ -198,3 +200,14 @@ def test_on_a_phone_the_setup_notice_follows_the_briefing_folded_to_one_line(mak
     desk = make_app(empty_server)
     page = desk.open(wait="[data-testid=setup-notice]")
     expect(page.get_by_test_id("setup-guide")).to_be_visible()
+
+
+def test_the_card_at_the_time_shows_the_card_not_its_bookkeeping(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/slice/2026-11-21-1040", wait="[data-testid=slice-view] [data-testid=turn]")
+    page.get_by_test_id("previously-bar").click()
+    dialog = page.get_by_test_id("previously-dialog")
+    dialog.locator(".md h2").first.wait_for()
+    text = dialog.inner_text()
+    assert "Active slice" not in text and "Format:" not in text and "Updated:" not in text
+    assert "Identity" in dialog.locator(".md h2").all_inner_texts()

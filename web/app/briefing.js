@@ -7,6 +7,7 @@ import { Dialog } from "./dialog.js";
 import { Markdown } from "./markdown.js";
 import { buildChips } from "./lib/chips.js";
 import { relativeBetween } from "./lib/time.js";
+import { cardBody } from "./lib/card-text.js";
 import { api } from "./api.js";
 
 function Section({ title, testid, children }) {
@@ -43,7 +44,7 @@ function CardDialog({ open, onClose, sliceId, excerpt, t, onOpenCard }) {
       ? html`<p class="muted">${t("briefing.cardFailed")}</p>`
       : text === null
         ? html`<p class="muted">${t("common.loading")}</p>`
-        : html`<${Markdown} text=${text} t=${t} />
+        : html`<${Markdown} text=${cardBody(text)} t=${t} />
             <p><button type="button" class="link-btn" onClick=${onOpenCard}>${t("briefing.editCard")}</button></p>`}
   </${Dialog}>`;
 }

@@ -5,6 +5,7 @@ import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { api } from "./api.js";
 import { localQuery } from "./app-data.js";
+import { cardBody } from "./lib/card-text.js";
 
 const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
 
@@ -107,7 +108,7 @@ export function CardPage({ t, onOpenSlice }) {
     <p class="muted">${t("card.subtitle")}</p>
     <p class="save-status" role="status">${notice}</p>
     ${raw
-      ? html`<div class="panel"><${Markdown} text=${card.markdown} t=${t} /></div>`
+      ? html`<div class="panel"><${Markdown} text=${cardBody(card.markdown)} t=${t} /></div>`
       : bySection.length === 0
         ? html`<p class="empty-state">${t("card.empty")}</p>`
         : bySection.map(

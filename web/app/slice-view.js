@@ -6,6 +6,7 @@ import { Icon } from "./icons.js";
 import { Dialog } from "./dialog.js";
 import { Markdown } from "./markdown.js";
 import { isoToMs, turnStamp, wheelDate, hhmm } from "./lib/time.js";
+import { cardBody } from "./lib/card-text.js";
 import { ForgetDialog, SliceActions, markLoopDone } from "./slice-actions.js";
 
 function PreviouslyBar({ data, t }) {
@@ -26,7 +27,7 @@ function PreviouslyBar({ data, t }) {
       testid="previously-dialog"
       closeLabel=${t("common.close")}
     >
-      <${Markdown} text=${data.previously || ""} t=${t} />
+      <${Markdown} text=${cardBody(data.previously)} t=${t} />
     </${Dialog}>
   </div>`;
 }
@@ -45,6 +46,8 @@ function Turn({ turn, nowMs, t, onThoughts, onForget }) {
         </button>`}
       ${agent &&
       turn.turn_id &&
+      turn.cognition &&
+      turn.cognition.trim() &&
       html`<span aria-hidden="true">·</span>
         <button type="button" class="link-btn thoughts" onClick=${() => onThoughts(turn)}>
           <${Icon} name="brain" size=${12} />${t("slice.thoughts")}
@@ -142,10 +145,7 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
       testid="cognition-dialog"
       closeLabel=${t("common.close")}
     >
-      ${thoughts &&
-      (thoughts.cognition && thoughts.cognition.trim()
-        ? html`<${Markdown} text=${thoughts.cognition} t=${t} />`
-        : html`<p class="muted">${t("slice.noThoughts")}</p>`)}
+      ${thoughts && html`<${Markdown} text=${thoughts.cognition} t=${t} />`}
     </${Dialog}>
   </div>`;
 }

@@ -98,7 +98,6 @@ export default {
   "slice.filterBy": "Show only slices about {strand}",
   "slice.thoughts": "Thoughts",
   "slice.thoughtsTitle": "What the agent was thinking",
-  "slice.noThoughts": "Nothing was written down for this reply.",
   "slice.loops": "Open loops",
   "slice.decisions": "Decisions",
   "slice.noTurns": "This slice has no turns left in it.",

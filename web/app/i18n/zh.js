@@ -86,7 +86,6 @@ export default {
   "slice.filterBy": "只看关于 {strand} 的切片",
   "slice.thoughts": "思考",
   "slice.thoughtsTitle": "当时的思考",
-  "slice.noThoughts": "这条回复没有留下思考记录。",
   "slice.loops": "未了结",
   "slice.decisions": "已决定",
   "slice.noTurns": "这个切片里已经没有对话了。",
