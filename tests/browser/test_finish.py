@@ -211,3 +211,12 @@ def test_the_card_at_the_time_shows_the_card_not_its_bookkeeping(make_app, demo_
     text = dialog.inner_text()
     assert "Active slice" not in text and "Format:" not in text and "Updated:" not in text
     assert "Identity" in dialog.locator(".md h2").all_inner_texts()
+
+
+def test_without_a_session_the_page_goes_to_sign_in_without_a_single_401(make_app, auth_server: Server) -> None:
+    app = make_app(auth_server, size="phone")
+    refused: list[str] = []
+    app.page.on("response", lambda res: res.status == 401 and refused.append(res.url))
+    app.page.goto(auth_server.url + "/#/card")
+    app.page.wait_for_url("**/sign-in.html?next=*")
+    assert refused == []
