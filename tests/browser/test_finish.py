@@ -213,10 +213,51 @@ def test_the_card_at_the_time_shows_the_card_not_its_bookkeeping(make_app, demo_
     assert "Identity" in dialog.locator(".md h2").all_inner_texts()
 
 
-def test_without_a_session_the_page_goes_to_sign_in_without_a_single_401(make_app, auth_server: Server) -> None:
+def test_without_a_session_the_page_goes_to_sign_in_without_a_single_401(
+    make_app, auth_server: Server
+) -> None:
     app = make_app(auth_server, size="phone")
     refused: list[str] = []
     app.page.on("response", lambda res: res.status == 401 and refused.append(res.url))
     app.page.goto(auth_server.url + "/#/card")
     app.page.wait_for_url("**/sign-in.html?next=*")
     assert refused == []
+
+
+def test_installable_and_offline_it_shows_the_last_timeline_read_only(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open(wait="[data-testid=briefing-name]")
+    manifest = page.evaluate("fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json())")
+    assert manifest["display"] == "standalone" and len(manifest["icons"]) >= 2
+    assert page.evaluate("navigator.serviceWorker.ready.then(r => r.active.scriptURL)").endswith("/sw.js")
+    # A load under the service worker keeps a copy of what the page read.
+    page.reload()
+    page.wait_for_selector("[data-testid=briefing-name]")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    name = page.get_by_test_id("briefing-name").inner_text()
+    rows = page.locator("[role=option]").count()
+    app.context.set_offline(True)
+    app.problems.allow("ERR_INTERNET_DISCONNECTED")
+    page.reload()
+    page.wait_for_selector("[data-testid=briefing-name]")
+    assert page.get_by_test_id("briefing-name").inner_text() == name
+    assert page.locator("[role=option]").count() == rows
+    expect(page.get_by_test_id("offline")).to_be_visible()
+    assert page.locator("#message-box").get_attribute("placeholder") == "Offline: reading only"
+    page.locator("#message-box").fill("Hello")
+    page.locator("#message-box").press("Enter")
+    expect(page.get_by_test_id("send")).to_be_disabled()
+    app.context.set_offline(False)
+    expect(page.get_by_test_id("offline")).to_have_count(0)
+
+
+def test_the_answer_notification_is_opt_in_from_settings(make_app, own_server: Server) -> None:
+    app = make_app(own_server, permissions=["notifications"])
+    page = app.open("/#/settings", wait="[data-testid=settings-form]")
+    toggle = page.get_by_test_id("notify-toggle")
+    expect(toggle).not_to_be_checked()
+    toggle.check()
+    expect(toggle).to_be_checked()
+    assert page.evaluate("localStorage.getItem('previously:notify')") == "on"
+    toggle.uncheck()
+    assert page.evaluate("localStorage.getItem('previously:notify')") == "off"

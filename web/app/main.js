@@ -4,6 +4,7 @@ import { render } from "preact";
 import { html } from "./html.js";
 import { App } from "./app.js";
 import { signInUrl } from "./lib/urls.js";
+import { registerServiceWorker } from "./pwa.js";
 
 async function mustSignIn() {
   try {
@@ -11,9 +12,11 @@ async function mustSignIn() {
     const session = res.ok ? await res.json() : null;
     return Boolean(session && session.auth_required && !session.signed_in);
   } catch {
-    return false; // offline or unreachable: the app itself says so
+    return false; // offline or unreachable: the app shows what it last saw
   }
 }
+
+registerServiceWorker();
 
 if (await mustSignIn()) globalThis.location.replace(signInUrl(globalThis.location));
 else render(html`<${App} />`, document.getElementById("app"));

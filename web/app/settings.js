@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
+import { NotifySetting } from "./pwa.js";
 import { api } from "./api.js";
 import { unwrapConfig } from "./app-data.js";
 
@@ -172,6 +173,7 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
       <p class="muted small">${t("settings.appearanceHint")}</p>
       <${Select} id="set-theme" label=${t("settings.theme")} value=${theme}
         options=${["light", "dark", "system"].map((v) => [v, t(`theme.${v}`)])} onChange=${onTheme} />
+      <${NotifySetting} t=${t} />
     </section>
     <form class="settings-form" data-testid="settings-form" onSubmit=${save} novalidate>
       <fieldset class="panel">
