@@ -261,3 +261,48 @@ def test_the_answer_notification_is_opt_in_from_settings(make_app, own_server: S
     assert page.evaluate("localStorage.getItem('previously:notify')") == "on"
     toggle.uncheck()
     assert page.evaluate("localStorage.getItem('previously:notify')") == "off"
+
+
+MIN_TEXT_PX = 9.5
+FONT_PX = """(sel) => [...document.querySelectorAll(sel)].map((el) => {
+  const box = el.getBoundingClientRect();
+  return box.height > 0 ? parseFloat(getComputedStyle(el).fontSize) * (box.height / el.offsetHeight) : 99;
+})"""
+
+
+def test_desktop_rows_away_from_the_centre_stay_readable_and_focus_uses_the_column(
+    make_app, demo_server: Server
+) -> None:
+    app = make_app(demo_server)
+    page = app.open()
+    page.locator("[role=option]").nth(5).wait_for()
+    sizes = page.evaluate(FONT_PX, "[role=option] .wheel-date")
+    assert sizes and min(sizes) >= MIN_TEXT_PX, sizes
+    widths = page.evaluate(
+        "() => [...document.querySelectorAll('[role=option] .wheel-focus')].map(e => e.getBoundingClientRect().width)"
+    )
+    column = page.locator(".wheel-col").bounding_box()
+    assert column and max(widths) >= 0.5 * column["width"], (widths, column)
+
+
+def test_the_phone_spine_shows_the_year_hides_half_rows_and_is_visible_in_the_dark(
+    make_app, demo_server: Server
+) -> None:
+    app = make_app(demo_server, size="phone", scheme="dark")
+    page = app.open("/#/slice/2026-11-21-1040", wait="[data-testid=slice-view] [data-testid=turn]")
+    expect(page.get_by_test_id("wheel-year")).to_have_text("2026")
+    mask = page.evaluate("getComputedStyle(document.querySelector('.wheel.phone .wheel-scroller')).maskImage")
+    assert "96px" in mask, mask
+    shadow = page.evaluate("getComputedStyle(document.querySelector('.wheel-spine')).boxShadow")
+    assert shadow and shadow != "none", shadow
+
+
+def test_dates_use_one_format_and_turns_repeat_only_the_time(make_app, demo_server: Server) -> None:
+    import re
+
+    app = make_app(demo_server)
+    page = app.open("/#/slice/2026-11-21-1040", wait="[data-testid=slice-view] [data-testid=turn]")
+    stamps = page.locator("[data-testid=turn] time").all_inner_texts()
+    assert stamps and all(re.fullmatch(r"\d\d:\d\d", s) for s in stamps), stamps
+    head = page.locator(".slice-when").inner_text()
+    assert re.search(r"\d{4}/\d\d/\d\d", head), head

@@ -32,11 +32,11 @@ function PreviouslyBar({ data, t }) {
   </div>`;
 }
 
-function Turn({ turn, nowMs, t, onThoughts, onForget }) {
+function Turn({ turn, nowMs, dayMs, t, onThoughts, onForget }) {
   const agent = turn.role !== "user";
   return html`<article class=${`turn ${agent ? "agent" : "user"}`} data-testid="turn" data-role=${turn.role}>
     <div class="turn-meta">
-      <time datetime=${turn.timestamp}>${turnStamp(turn.timestamp, nowMs)}</time>
+      <time datetime=${turn.timestamp}>${turnStamp(turn.timestamp, nowMs, dayMs)}</time>
       ${!agent &&
       turn.turn_id &&
       onForget &&
@@ -114,7 +114,7 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
       ${data.turns.length === 0
         ? html`<p class="empty-state">${t("slice.noTurns")}</p>`
         : html`<div class="turns">
-            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} t=${t}
+            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} dayMs=${isoToMs(data.start)} t=${t}
               onThoughts=${setThoughts} onForget=${readOnly ? null : setForgetTurn} />`)}
           </div>`}
       ${forgetTurn &&
