@@ -279,7 +279,8 @@ def test_desktop_rows_away_from_the_centre_stay_readable_and_focus_uses_the_colu
     sizes = page.evaluate(FONT_PX, "[role=option] .wheel-date")
     assert sizes and min(sizes) >= MIN_TEXT_PX, sizes
     widths = page.evaluate(
-        "() => [...document.querySelectorAll('[role=option] .wheel-focus')].map(e => e.getBoundingClientRect().width)"
+        "() => [...document.querySelectorAll('[role=option] .wheel-focus')]"
+        ".map(e => e.getBoundingClientRect().width)"
     )
     column = page.locator(".wheel-col").bounding_box()
     assert column and max(widths) >= 0.5 * column["width"], (widths, column)

@@ -54,4 +54,5 @@ def test_the_manifest_icons_exist_at_their_sizes_and_index_links_it() -> None:
 def test_the_data_cache_name_is_the_one_sign_out_forgets() -> None:
     sw = (WEB / "sw.js").read_text(encoding="utf-8")
     name = re.search(r'const DATA_CACHE = "([^"]+)"', sw)
-    assert name and f'caches.delete("{name.group(1)}")' in (WEB / "app" / "pwa.js").read_text(encoding="utf-8")
+    pwa = (WEB / "app" / "pwa.js").read_text(encoding="utf-8")
+    assert name and f'caches.delete("{name.group(1)}")' in pwa
