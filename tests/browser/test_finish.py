@@ -181,6 +181,10 @@ def test_enter_during_a_turn_queues_the_message_and_sends_it_after(make_app, dem
     turns.release()
     turns.release()
     page.wait_for_function("() => document.querySelectorAll('[data-testid=msg-user]').length === 2")
+    for _ in range(50):  # the start goes out over the socket just after the message is drawn
+        if len(turns.starts()) == 2:
+            break
+        page.wait_for_timeout(100)
     assert [s["message"] for s in turns.starts()] == ["First", "Second, after that"]
     assert page.get_by_test_id("queued").count() == 0 and box.input_value() == ""
 
