@@ -311,3 +311,32 @@ def test_dates_use_one_format_and_turns_repeat_only_the_time(make_app, demo_serv
     assert stamps and all(re.fullmatch(r"\d\d:\d\d", s) for s in stamps), stamps
     head = page.locator(".slice-when").inner_text()
     assert re.search(r"\d{4}/\d\d/\d\d", head), head
+
+
+def test_after_chatting_only_elsewhere_the_briefing_shows_the_slice_in_progress(
+    make_app, tmp_path: Path
+) -> None:
+    from tests.browser.conftest import launch_server, stop_server, wait_ready
+
+    sid = "2026-11-30-1100"
+    head = f'---\nslice_id: "{sid}"\nstatus: active\nstart: "2026-11-30T11:00:00.000Z"\n---\n\n'
+    body = "".join(
+        f"## Turn u{i} — 2026-11-30T11:0{i}:00.000Z (user)\n\nPlanning the garden, part {i}\n\n"
+        f"## Turn a{i} — 2026-11-30T11:0{i}:30.000Z (agent)\n\nNoted {i}.\n\n"
+        for i in range(4)
+    )
+    core = tmp_path / "root" / "memory" / "episodic" / "slices" / "2026" / "11" / "30" / "1100" / "timeline"
+    core.mkdir(parents=True)
+    (core / "core.md").write_text(head + body, encoding="utf-8")
+    server = wait_ready(launch_server(["--memory", str(tmp_path / "root")], tmp_path / "serve.log"))
+    try:
+        app = make_app(server, size="phone")
+        page = app.open(wait="[data-testid=briefing]")
+        expect(page.get_by_test_id("briefing-last-topic")).to_contain_text("Planning the garden, part 0")
+        assert "Nothing remembered yet" not in page.get_by_test_id("briefing").inner_text()
+        assert "Opened with" not in page.get_by_test_id("briefing").inner_text()
+        entry = next(s for s in server.get("/api/timeline")["slices"] if s["id"] == sid)
+        assert entry["turn_count"] == 8
+    finally:
+        app.context.close()
+        stop_server(server)
