@@ -6,7 +6,7 @@ those hold — never a placeholder. An empty memory gives an empty briefing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -17,6 +17,7 @@ from core.memory.identity import parse_identity
 from core.memory.recent import Lister, SliceInfo, recent_slices
 from core.memory.slice import Turn
 from core.memory.slice_view import read_slice_detail
+from core.memory.slicer import fallback_opening, opening_line
 from core.reltime import local_date_key, normalize_locale
 from core.text import js_trim, utf16_len, utf16_slice
 
@@ -75,14 +76,61 @@ def shorten(text: str, limit: int = LABEL_MAX) -> str:
     return js_trim(utf16_slice(text, 0, limit - 1)) + "…"
 
 
-def _topic(s: SliceInfo) -> str:
-    return js_trim(s.focus) or js_trim(s.summary)
+# A first word that reads lower-case after "Talk about" ("the flight", "planning the move").
+_LOWER_FIRST = {
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "your",
+    "this",
+    "that",
+    "these",
+    "those",
+    "some",
+    "how",
+    "what",
+    "why",
+}
 
 
-def _last_topic(slices: Sequence[SliceInfo]) -> SliceInfo | None:
-    """The newest closed slice with a focus or summary, else the newest slice with either."""
-    closed = [s for s in slices if s.closed and _topic(s)]
-    return closed[0] if closed else next((s for s in slices if _topic(s)), None)
+def _own_topic(s: SliceInfo) -> str:
+    """The focus or summary a model or the user wrote (not the deterministic fallback line)."""
+    focus = js_trim(s.focus)
+    if fallback_opening(focus) is not None:
+        return ""
+    return focus or js_trim(s.summary)
+
+
+def _quoted(opening: str) -> str:
+    opening = js_trim(opening)
+    return f"“{opening}”" if opening else ""
+
+
+def _topic(s: SliceInfo, openings: Mapping[str, str]) -> str:
+    """What the slice was about: its own topic, else the user's opening words, quoted."""
+    own = _own_topic(s)
+    if own:
+        return own
+    return _quoted(fallback_opening(js_trim(s.focus)) or openings.get(s.slice_id, ""))
+
+
+def _last_topic(slices: Sequence[SliceInfo], openings: Mapping[str, str]) -> SliceInfo | None:
+    """The newest slice (the one in progress too) with a topic of its own, else the newest
+    slice whose opening words are known."""
+    own = next((s for s in slices if _own_topic(s)), None)
+    return own or next((s for s in slices if _topic(s, openings)), None)
+
+
+def _mid_sentence(topic: str, locale: str) -> str:
+    """`topic` as it reads after "Talk about": a leading article or -ing word lower-cased."""
+    first, _, rest = topic.partition(" ")
+    if locale != "en" or not first[:1].isupper() or not first[1:].islower():
+        return topic
+    if first.lower() in _LOWER_FIRST or first.endswith("ing"):
+        return " ".join(filter(None, (first.lower(), rest)))
+    return topic
 
 
 def _dedupe_add(out: list[str], seen: set[str], item: str) -> None:
@@ -109,13 +157,19 @@ def open_loops(slices: Sequence[SliceInfo], card: Card | None, today: str, local
 
 
 def suggestions(
-    slices: Sequence[SliceInfo], last: SliceInfo | None, has_loops: bool, locale: str = "en"
+    slices: Sequence[SliceInfo],
+    last: SliceInfo | None,
+    has_loops: bool,
+    locale: str = "en",
+    openings: Mapping[str, str] | None = None,
 ) -> list[Suggestion]:
     """The chips: continue the last topic, show open threads, talk about another recent topic."""
-    words = _WORDS[normalize_locale(locale)]
+    lang = normalize_locale(locale)
+    words = _WORDS[lang]
+    known = openings or {}
     out: list[Suggestion] = []
     if last is not None:
-        focus = _topic(last)
+        focus = _topic(last, known)
         out.append(
             Suggestion(
                 shorten(words["continue_label"].format(focus=focus)),
@@ -124,13 +178,16 @@ def suggestions(
         )
     if has_loops:
         out.append(Suggestion(shorten(words["threads_label"]), words["threads_prompt"]))
-    last_topic = _topic(last).lower() if last else ""
-    other = next((s for s in slices if s is not last and _topic(s) and _topic(s).lower() != last_topic), None)
+    last_topic = _topic(last, known).lower() if last else ""
+    other = next(
+        (s for s in slices if s is not last and _own_topic(s) and _own_topic(s).lower() != last_topic), None
+    )
     if other is not None:
-        focus = _topic(other)
+        focus = _own_topic(other)
         out.append(
             Suggestion(
-                shorten(words["talk_label"].format(focus=focus)), words["talk_prompt"].format(focus=focus)
+                shorten(words["talk_label"].format(focus=_mid_sentence(focus, lang))),
+                words["talk_prompt"].format(focus=focus),
             )
         )
     return out
@@ -153,18 +210,21 @@ def build_briefing(
     now: datetime,
     tz: str | None = None,
     locale: str = "en",
+    openings: Mapping[str, str] | None = None,
 ) -> Briefing:
-    """The briefing from the newest slices (newest first) and the live card (text and parsed)."""
+    """The briefing from the newest slices (newest first) and the live card (text and parsed);
+    `openings` holds the user's first line of slices not yet marked (the one in progress)."""
+    known = openings or {}
     profile = parse_identity(card_text) if card_text else None
     today = local_date_key(now, tz) or now.date().isoformat()
-    last = _last_topic(slices)
+    last = _last_topic(slices, known)
     loops = open_loops(slices, card, today, locale)
     return Briefing(
         name=(profile.name or profile.address_as or None) if profile else None,
-        last_topic=_topic(last) if last else None,
+        last_topic=_topic(last, known) if last else None,
         last_slice_id=last.slice_id if last else None,
         open_loops=loops,
-        suggestions=suggestions(slices, last, bool(loops), locale),
+        suggestions=suggestions(slices, last, bool(loops), locale, known),
         card_excerpt=card_excerpt(card),
     )
 
@@ -193,8 +253,9 @@ def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "e
             active = replace(active, turn_count=len(turns))  # the catalog counts only at creation
         except NotFound:
             active = None
+    openings = {active.slice_id: opening_line(turns)} if active is not None else {}
     return Arrival(
-        briefing=build_briefing(slices, stored.text, card, now, tz, locale),
+        briefing=build_briefing(slices, stored.text, card, now, tz, locale, openings),
         recent=[s for s in slices if active is None or s.slice_id != active.slice_id][:3],
         active=active,
         active_turns=turns,

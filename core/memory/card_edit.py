@@ -115,6 +115,10 @@ def _section_entries(card: Card, section: str, today: str | None) -> list[Number
         for i, h in enumerate(card.horizon, start=1):
             flag = "overdue" if id(h) in late else None
             out.append(NumberedEntry(section, i, h.text, c.horizon_line(h), list(h.refs), by=h.by, flag=flag))
+    elif section == "self_model":
+        for i, line in enumerate(card.self_model, start=1):
+            body, refs = c.split_refs(line)
+            out.append(NumberedEntry(section, i, body, line, refs))
     else:
         out = [NumberedEntry(section, i, t, t) for i, t in enumerate(_plain_texts(card, section), start=1)]
     return out
@@ -227,7 +231,10 @@ def _set_text(card: Card, section: str, idx: int, value: str) -> None:
     elif section == "horizon":
         card.horizon[idx].text = value
     elif section == "self_model":
-        card.self_model[idx] = value
+        # The entry is shown without its refs; an edit of the words keeps them.
+        body, own = c.split_refs(value)
+        refs = own or c.split_refs(card.self_model[idx])[1]
+        card.self_model[idx] = f"{body} — refs: {', '.join(f'[{x}]' for x in refs)}" if refs else body
     else:
         card.unplaced[idx] = value
 

@@ -184,9 +184,24 @@ def timeline(view: Lister) -> list[dict[str, Any]]:
                 info = _read_info(view, sid, None)
                 if info is not None and info.problem:
                     entries.append(entry_of(info))
+        _count_open_turns(view, entries)
         return sorted(entries, key=lambda e: (as_text(e.get("start")), e["id"]))
     infos = [info for sid in sorted(listed) if (info := _read_info(view, sid, listed[sid]))]
     return [entry_of(i) for i in infos]
+
+
+def _count_open_turns(view: Lister, entries: list[dict[str, Any]]) -> None:
+    """Refresh `turn_count` of slices still open: the catalog counts a slice when it is written
+    whole, while turns keep arriving in its core.md (only the open ones, so one or two reads)."""
+    for entry in entries:
+        if entry.get("status") == "closed" or entry.get("problem") or not is_slice_id(entry["id"]):
+            continue
+        try:
+            text = read_text(view, core_md(entry["id"]))
+        except DamagedFile:
+            continue
+        if text is not None:
+            entry["turn_count"] = count_turns(text)
 
 
 def strand_slices(view: Lister) -> dict[str, list[str]]:

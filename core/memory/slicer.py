@@ -26,6 +26,8 @@ WRITTEN_SIGNALS: tuple[str, ...] = ("time_cap", "capacity", "context_lost")
 # Written by older versions; accepted when reading, never written.
 LEGACY_SIGNALS: tuple[str, ...] = ("time_silence", "user_explicit")
 FALLBACK_MARK = "fallback"
+# How the deterministic focus line opens, per locale, so a reader can tell it from a real topic.
+FALLBACK_FOCUS_PREFIX = {"en": "Opened with: ", "zh": "用户提到："}
 # Marks the user wrote by hand: later passes only fill what the user left empty.
 USER_MARK = "user"
 OPENING_CHARS = 60
@@ -129,12 +131,21 @@ def deterministic_mark(turns: Sequence[Turn], tags: Sequence[str], locale: str =
     ellipsis = "…" if utf16_len(opening) >= OPENING_CHARS else ""
     if locale == "zh":
         topics = "、".join(tags) if tags else "未标记话题"
-        focus = f"用户提到：{cut}{ellipsis}" if cut else f"会话（{topics}）"
+        focus = f"{FALLBACK_FOCUS_PREFIX['zh']}{cut}{ellipsis}" if cut else f"会话（{topics}）"
         return Mark(focus, f"共 {len(turns)} 轮，涉及 {topics}。")
     topics = ", ".join(tags) if tags else "no tagged topics"
-    focus = f"Opened with: {cut}{ellipsis}" if cut else f"Conversation ({topics})"
-    unit = "turn" if len(turns) == 1 else "turns"
-    return Mark(focus, f"{len(turns)} {unit}; topics: {topics}.")
+    focus = f"{FALLBACK_FOCUS_PREFIX['en']}{cut}{ellipsis}" if cut else f"Conversation ({topics})"
+    exchanges = sum(1 for t in turns if t.role == "user") or len(turns)
+    unit = "exchange" if exchanges == 1 else "exchanges"
+    return Mark(focus, f"{exchanges} {unit}; topics: {topics}.")
+
+
+def fallback_opening(focus: str) -> str | None:
+    """The quoted opening inside a deterministic focus line, or None for any other focus."""
+    for prefix in FALLBACK_FOCUS_PREFIX.values():
+        if focus.startswith(prefix):
+            return focus[len(prefix) :]
+    return None
 
 
 def apply_fallback_mark(current: Slice, locale: str = "en") -> Slice:

@@ -43,7 +43,7 @@ def test_a_chip_sends_its_full_prompt_and_opens_the_live_chat(make_app, demo_ser
     chip.click()
     page.wait_for_selector("[data-testid=msg-user]")
     assert page.get_by_test_id("briefing").count() == 0
-    assert page.get_by_test_id("msg-user").locator(".bubble").inner_text() == prompt
+    assert page.locator("[data-testid=msg-user] .bubble").inner_text() == prompt
     start = turns.starts()[0]
     assert start["message"] == prompt
 

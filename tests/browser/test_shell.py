@@ -80,7 +80,7 @@ def test_chinese_from_the_url_sticks_and_the_toggle_switches_back(make_app, demo
     page.wait_for_selector("[data-testid=briefing]")
     assert page.evaluate("document.documentElement.lang") == "zh"
     page.get_by_test_id("locale-toggle").click()
-    assert page.evaluate("document.documentElement.lang") == "en"
+    page.wait_for_function("() => document.documentElement.lang === 'en'")
     assert "Last time" in (page.get_by_test_id("briefing-last-topic").text_content() or "")
 
 

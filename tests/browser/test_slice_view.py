@@ -98,7 +98,9 @@ def test_turns_in_order_with_times_sides_and_pills(make_app, demo_server: Server
     assert page.get_by_test_id("slice-summary").inner_text() == data["summary"]
 
 
-def test_thoughts_open_the_turns_cognition_or_say_there_is_none(make_app, demo_server: Server) -> None:
+def test_thoughts_open_the_turns_cognition_and_show_only_where_there_is_some(
+    make_app, demo_server: Server
+) -> None:
     data = _slice(demo_server, NEWEST)
     agent = next(t for t in data["turns"] if t["role"] == "agent" and t["cognition"])
     bare_id = "2024-08-04-1932"
@@ -112,9 +114,13 @@ def test_thoughts_open_the_turns_cognition_or_say_there_is_none(make_app, demo_s
     dialog.get_by_text(first_line[:30]).first.wait_for()
     save_screenshot(page, "thoughts-desktop-light")
     page.keyboard.press("Escape")
+    with_thoughts = sum(1 for t in data["turns"] if t["role"] == "agent" and (t["cognition"] or "").strip())
+    assert page.locator(".turn.agent .thoughts").count() == with_thoughts
     page.goto(f"{demo_server.url}/#/slice/{bare_id}")
-    page.locator(f"[data-testid=slice-view][data-slice-id='{bare_id}'] .thoughts").first.click()
-    assert "Nothing was written down" in dialog.inner_text()
+    view = page.locator(f"[data-testid=slice-view][data-slice-id='{bare_id}']")
+    view.locator("[data-testid=turn]").first.wait_for()
+    wanted = sum(1 for t in bare["turns"] if t["role"] == "agent" and (t["cognition"] or "").strip())
+    assert view.locator(".thoughts").count() == wanted
 
 
 def test_the_snapshot_bar_opens_or_stays_inert(make_app, demo_server: Server) -> None:

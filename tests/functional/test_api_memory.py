@@ -124,3 +124,27 @@ def test_flush_in_demo_writes_nothing(sample_env) -> None:  # type: ignore[no-un
     r = sample_env.client.post("/api/episodic/flush", json=body, headers=same_origin())
     assert r.json() == {"success": True, "demo": True}
     assert sample_env.storage.overlay_paths == []
+
+
+def test_the_open_slice_counts_the_turns_on_disk_not_the_catalogs_first_count() -> None:
+    from core.clock import parse_iso
+    from core.memory.paths import CATALOG_JSON, core_md
+    from core.memory.weave import weave_timeline
+    from core.storage.base import WriteBatch
+
+    sid = "2026-08-11-1100"
+    head = f'---\nslice_id: "{sid}"\nstatus: active\nstart: "2026-08-11T11:00:00.000Z"\n---\n\n'
+    turn = "## Turn {r}{i} — 2026-08-11T11:0{i}:00.000Z ({role})\n\n{role} {i}\n\n"
+    storage = InMemoryStorage.from_texts({str(core_md(sid)): head + turn.format(r="u", i=0, role="user")})
+    batch = WriteBatch.open(storage)
+    weave_timeline(batch, parse_iso("2026-08-11T11:01:00Z"), force=True)
+    batch.commit("weave")
+    assert '"turn_count": 1' in (storage.snapshot().read(CATALOG_JSON) or "")
+    body = "".join(
+        turn.format(r=r, i=i, role=role) for i in range(4) for r, role in (("u", "user"), ("a", "agent"))
+    )
+    batch = WriteBatch.open(storage)
+    batch.put(core_md(sid), head + body)
+    batch.commit("four exchanges")
+    data = make_env(storage=storage).client.get("/api/timeline").json()
+    assert [(s["id"], s["turn_count"]) for s in data["slices"]] == [(sid, 8)]

@@ -63,11 +63,58 @@ def test_suggestions_are_short_labels_with_full_prompts() -> None:
     assert labels == [
         "Continue: Planning the big mo…",
         "Show my open threads",
-        "Talk about Training for the 5K",
+        "Talk about training for the 5K",
     ]
     assert all(len(label) <= 30 for label in labels)
     assert long_focus in b.suggestions[0].prompt
     assert "Training for the 5K" in b.suggestions[2].prompt
+
+
+def test_a_fallback_focus_is_never_shown_as_a_topic_the_openings_are_quoted() -> None:
+    slices = [
+        _s("2026-08-11-1100", status="active"),
+        _s("2026-08-10-0900", "Opened with: Hello, my name is Sam", summary="9 turns; topics: x."),
+    ]
+    b = build_briefing(slices, None, None, NOW, openings={"2026-08-11-1100": "Where did we get to?"})
+    assert b.last_topic == "“Where did we get to?”" and b.last_slice_id == "2026-08-11-1100"
+    assert [s.label for s in b.suggestions] == ["Continue: “Where did we get t…"]
+    b = build_briefing(slices[1:], None, None, NOW)
+    assert b.last_topic == "“Hello, my name is Sam”"
+    assert "Opened with" not in b.suggestions[0].label
+
+
+def test_a_topic_of_its_own_wins_over_newer_unmarked_slices() -> None:
+    slices = [
+        _s("2026-08-11-1100", status="active"),
+        _s("2026-08-10-0900", "Opened with: hi"),
+        _s("2026-08-09-0900", "Move"),
+    ]
+    b = build_briefing(slices, None, None, NOW, openings={"2026-08-11-1100": "hello"})
+    assert b.last_topic == "Move"
+
+
+def test_talk_about_reads_mid_sentence_but_keeps_names() -> None:
+    slices = [_s("2026-08-10-0900", "Move"), _s("2026-08-09-0900", "The flight deadline")]
+    assert build_briefing(slices, None, None, NOW).suggestions[-1].label == "Talk about the flight deadline"
+    slices = [_s("2026-08-10-0900", "Move"), _s("2026-08-09-0900", "Alex's visit")]
+    assert build_briefing(slices, None, None, NOW).suggestions[-1].label == "Talk about Alex's visit"
+    slices = [_s("2026-08-10-0900", "Move"), _s("2026-08-09-0900", "NASA trip")]
+    assert build_briefing(slices, None, None, NOW).suggestions[-1].label == "Talk about NASA trip"
+
+
+def test_arrival_after_chatting_elsewhere_is_not_empty_and_counts_the_turns() -> None:
+    turns = "".join(
+        f"## Turn u{i} — 2026-08-11T11:0{i}:00.000Z (user)\n\nquestion {i}\n\n"
+        f"## Turn a{i} — 2026-08-11T11:0{i}:30.000Z (agent)\n\nanswer {i}\n\n"
+        for i in range(4)
+    )
+    core = (
+        '---\nslice_id: "2026-08-11-1100"\nstatus: active\nstart: "2026-08-11T11:00:00.000Z"\n---\n\n' + turns
+    )
+    storage = InMemoryStorage.from_texts({str(core_md("2026-08-11-1100")): core})
+    state = arrival(storage.snapshot(), NOW)
+    assert state.briefing.last_topic == "“question 0”" and not state.empty
+    assert state.active is not None and state.active.turn_count == 8
 
 
 def test_no_loops_no_threads_chip_and_no_other_topic_no_talk_chip() -> None:

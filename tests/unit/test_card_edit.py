@@ -179,3 +179,16 @@ def test_out_of_range_is_not_found(card: Card) -> None:
         delete_entry(card, "now", 3)
     with pytest.raises(NotFound, match=r"anchor has 1 entry \(anchor 1\)"):
         edit_entry(card, "anchor", 0, "x")
+
+
+def test_self_model_refs_are_refs_and_an_edit_of_the_words_keeps_them() -> None:
+    from core.memory.card import render_card
+
+    line = "- Keep answers short — refs: [2024/08/19/1845], [2024/09/01/0900]"
+    card = parse_card(f"## Self-model\n\n{line}\n", NOW)
+    (entry,) = numbered_entries(card)
+    assert (entry.text, entry.refs) == ("Keep answers short", ["2024/08/19/1845", "2024/09/01/0900"])
+    edited = edit_entry(card, "self_model", 1, "Keep answers very short")
+    assert "- Keep answers very short — refs: [2024/08/19/1845], [2024/09/01/0900]" in render_card(edited)
+    (again,) = numbered_entries(edited)
+    assert again.refs == entry.refs

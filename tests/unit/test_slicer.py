@@ -75,9 +75,17 @@ def test_fallback_mark_fills_only_missing_fields_and_records_itself() -> None:
 def test_english_mark_wording() -> None:
     turns = [Turn("a", "t", "agent", "hello")]
     mark = slicer.deterministic_mark(turns, [], "en")
-    assert mark == slicer.Mark("Conversation (no tagged topics)", "1 turn; topics: no tagged topics.")
+    assert mark == slicer.Mark("Conversation (no tagged topics)", "1 exchange; topics: no tagged topics.")
     long = [Turn("a", "t", "user", "  " + "word " * 20 + "\nsecond line")]
     assert slicer.deterministic_mark(long, ["x"], "en").focus.endswith("…")
+
+
+def test_the_english_summary_counts_exchanges_not_messages() -> None:
+    turns = [Turn(str(i), "t", "user" if i % 2 == 0 else "agent", f"m{i}") for i in range(9)]
+    assert slicer.deterministic_mark(turns, ["x"], "en").summary == "5 exchanges; topics: x."
+    assert slicer.fallback_opening(slicer.deterministic_mark(turns, [], "en").focus) == "m0"
+    assert slicer.fallback_opening(slicer.deterministic_mark(turns, [], "zh").focus) == "m0"
+    assert slicer.fallback_opening("Planning the move") is None
 
 
 def test_model_marking_replaces_only_non_empty_values() -> None:

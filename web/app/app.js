@@ -15,6 +15,7 @@ import { lastReply, useChat } from "./chat-state.js";
 import { dropSliceCache, useAppData, useMedia, useNow, useRoute, useSlice, useStickToBottom } from "./app-data.js";
 import { makeT } from "./lib/i18n.js";
 import { usePreferences } from "./preferences.js";
+import { useOnline, useReplyNotification } from "./pwa.js";
 
 /** The live chat, refreshing the timeline when a turn opens a slice or ends. */
 function useLiveChat(data, prefs) {
@@ -56,6 +57,8 @@ export function App() {
   const chat = useLiveChat(data, prefs);
   const stick = useStickToBottom(refs.pane, [chat.messages, shown.view], shown.view === "live");
   const announce = useAnnouncement(chat.messages);
+  const online = useOnline();
+  useReplyNotification(chat.running, lastReply(chat.messages), t);
 
   const entries = useMemo(() => buildEntries(data.catalog, data.strands, strand, nowMs), [data.catalog, data.strands, strand, nowMs]);
   const shownId = shown.view === "slice" ? shown.id : "now";
@@ -87,6 +90,7 @@ export function App() {
     <a class="skip-link" href="#content" onClick=${(e) => (e.preventDefault(), focus(refs.pane)())}>${t("nav.skip")}</a>
     <${Header} t=${t} locale=${prefs.locale} onLocale=${prefs.setLocale} theme=${prefs.theme} onTheme=${prefs.cycleTheme}
       demo=${Boolean(flags && flags.demo)} onSearch=${() => setDialog("search")} onShortcuts=${() => setDialog("keys")} route=${shown} />
+    ${!online && html`<p class="offline-bar" role="status" data-testid="offline">${t("offline.banner")}</p>`}
     <div class="split">
       <aside class="wheel-col" aria-label=${t("wheel.region")}>
         <${WheelColumn} data=${data} entries=${entries} litId=${litId} go=${go} phone=${phone} reduced=${reduced}
@@ -107,7 +111,8 @@ export function App() {
         ${(shown.view === "live" || shown.view === "slice") &&
         html`<div class="pane-input">
           <${InputBar} t=${t} running=${chat.running} onSend=${send} onStop=${chat.stop} models=${data.models}
-            prefs=${prefs.prefs} onPrefs=${(patch) => prefs.updatePrefs(patch, flags)} inputRef=${refs.input} />
+            prefs=${prefs.prefs} onPrefs=${(patch) => prefs.updatePrefs(patch, flags)} inputRef=${refs.input}
+            disabledReason=${online ? null : t("offline.input")} />
         </div>`}
       </main>
     </div>

@@ -7,6 +7,7 @@ import { Dialog } from "./dialog.js";
 import { Markdown } from "./markdown.js";
 import { buildChips } from "./lib/chips.js";
 import { relativeBetween } from "./lib/time.js";
+import { cardBody } from "./lib/card-text.js";
 import { api } from "./api.js";
 
 function Section({ title, testid, children }) {
@@ -43,9 +44,20 @@ function CardDialog({ open, onClose, sliceId, excerpt, t, onOpenCard }) {
       ? html`<p class="muted">${t("briefing.cardFailed")}</p>`
       : text === null
         ? html`<p class="muted">${t("common.loading")}</p>`
-        : html`<${Markdown} text=${text} t=${t} />
+        : html`<${Markdown} text=${cardBody(text)} t=${t} />
             <p><button type="button" class="link-btn" onClick=${onOpenCard}>${t("briefing.editCard")}</button></p>`}
   </${Dialog}>`;
+}
+
+/** What the server says is missing (no model): after the briefing's content, and folded to one
+ * line on a phone so it does not push the content off the first screen. */
+function SetupNotice({ lines, t }) {
+  const [open] = useState(() => !window.matchMedia("(max-width: 767.98px)").matches);
+  return html`<details class="notice setup-notice" data-testid="setup-notice" open=${open}>
+    <summary><${Icon} name="circle-alert" />${t("briefing.setupTitle")}</summary>
+    <div>${lines.map((line) => html`<p>${line}</p>`)}
+      <p><a href="/api/help/models" target="_blank" rel="noopener" data-testid="setup-guide">${t("briefing.setupLink")}</a></p></div>
+  </details>`;
 }
 
 /** The briefing shown in the live view while the conversation is empty. */
@@ -67,10 +79,6 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
       <h1 class="brief-name" data-testid="briefing-name">${name}</h1>
       ${!hasMemory && html`<p class="brief-hint">${t("briefing.empty")}</p>`}
     </header>
-    ${setup.length > 0 &&
-    html`<div class="notice" role="note"><${Icon} name="circle-alert" />
-      <div>${setup.map((line) => html`<p>${line}</p>`)}
-        <p><a href="/api/help/models" target="_blank" rel="noopener" data-testid="setup-guide">${t("briefing.setupLink")}</a></p></div></div>`}
     ${topic &&
     html`<${Section} title=${t("briefing.lastTopic")} testid="briefing-last-topic">
       <p class="brief-topic">${topic}</p>
@@ -105,6 +113,7 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
     html`<button type="button" class="link-btn brief-more" onClick=${() => setCardOpen(true)}>
       <${Icon} name="brain" size=${14} />${t("briefing.viewCard")}
     </button>`}
+    ${setup.length > 0 && html`<${SetupNotice} lines=${setup} t=${t} />`}
     <${CardDialog}
       open=${cardOpen}
       onClose=${() => setCardOpen(false)}

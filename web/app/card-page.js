@@ -5,6 +5,7 @@ import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { api } from "./api.js";
 import { localQuery } from "./app-data.js";
+import { cardBody } from "./lib/card-text.js";
 
 const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
 
@@ -107,12 +108,15 @@ export function CardPage({ t, onOpenSlice }) {
     <p class="muted">${t("card.subtitle")}</p>
     <p class="save-status" role="status">${notice}</p>
     ${raw
-      ? html`<div class="panel"><${Markdown} text=${card.markdown} t=${t} /></div>`
+      ? html`<div class="panel"><${Markdown} text=${cardBody(card.markdown)} t=${t} /></div>`
       : bySection.length === 0
         ? html`<p class="empty-state">${t("card.empty")}</p>`
         : bySection.map(
             ([section, entries]) => html`<section class="panel card-section" data-section=${section}>
-              <h2 class="panel-heading">${t(`card.section.${section}`)}</h2>
+              <h2 class="panel-heading">
+                ${t(`card.section.${section}`)}
+                <code class="section-key" title=${t("card.sectionKey")}>${section}</code>
+              </h2>
               <ul class="card-entries">
                 ${entries.map((e) => html`<${Entry} key=${`${e.section}-${e.n}-${e.text}`} entry=${e} t=${t} busy=${busy} onSave=${onSave} onDelete=${onDelete} onOpenSlice=${onOpenSlice} />`)}
               </ul>

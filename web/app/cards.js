@@ -40,23 +40,39 @@ function Spinner() {
   return html`<${Icon} name="loader-circle" class="spin" />`;
 }
 
-export function StepsCard({ item, t, running }) {
+function stepsLabel(steps, current, phase, t) {
+  if (phase === "busy") return `${current.label}…`;
+  if (phase === "complete") return t("steps.ready");
+  if (phase === "replying") return t("steps.replying");
+  const stopped = current || steps.find((s) => s.status !== "done");
+  return t("steps.stopped", { label: stopped ? stopped.label : "" });
+}
+
+/** The preparation steps. `replying`: the reply has started, so the step writing it is shown by
+ * the reply itself, not by a second spinner; a turn that ended early says where it stopped. */
+export function StepsCard({ item, t, running, replying = false }) {
   const steps = item.steps;
   const done = steps.filter((s) => s.status === "done").length;
   const current = steps.find((s) => s.status === "running");
-  const busy = running && Boolean(current);
-  const label = busy ? `${current.label}…` : t("steps.ready");
+  const phase =
+    done === steps.length ? "complete" : running && replying ? "replying" : running && current ? "busy" : running ? "complete" : "stopped";
+  const icon = { busy: null, complete: "list-checks", replying: "list-checks", stopped: "octagon-pause" }[phase];
   return html`<${Expandable}
     testid="housekeeping"
     tone="tinted"
-    header=${html`${busy ? html`<${Spinner} />` : html`<${Icon} name="list-checks" />`}
-      <span class="card-label">${label}</span>
-      <span class="card-meta mono">${done}/${steps.length}</span>`}
+    attrs=${{ "data-phase": phase }}
+    header=${html`${phase === "busy" ? html`<${Spinner} />` : html`<${Icon} name=${icon} />`}
+      <span class="card-label">${stepsLabel(steps, current, phase, t)}</span>
+      ${phase !== "replying" && html`<span class="card-meta mono">${done}/${steps.length}</span>`}`}
   >
     <ul class="step-list">
       ${steps.map(
         (s) => html`<li class=${s.status}>
-          ${s.status === "done" ? html`<${Icon} name="check" size=${12} />` : running ? html`<${Spinner} />` : html`<${Icon} name="octagon-pause" size=${12} />`}
+          ${s.status === "done"
+            ? html`<${Icon} name="check" size=${12} />`
+            : phase === "busy"
+              ? html`<${Spinner} />`
+              : html`<${Icon} name=${phase === "replying" ? "pencil" : "octagon-pause"} size=${12} />`}
           <span>${s.label}</span>
         </li>`,
       )}

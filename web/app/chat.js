@@ -35,10 +35,10 @@ function TransportError({ error, t }) {
   </div>`;
 }
 
-function Item({ item, t, locale, live, running, onOpenSlice }) {
+function Item({ item, t, locale, live, running, replying, onOpenSlice }) {
   switch (item.kind) {
     case "steps":
-      return html`<${StepsCard} item=${item} t=${t} running=${running} />`;
+      return html`<${StepsCard} item=${item} t=${t} running=${running} replying=${replying} />`;
     case "reasoning":
       return html`<${ReasoningCard} item=${item} t=${t} live=${live} />`;
     case "tool":
@@ -98,11 +98,12 @@ function UserMessage({ message, editable, t, onResend }) {
 function Assistant({ message, t, locale, onOpenSlice, last, onResend }) {
   const { turn } = message;
   const running = !isFinished(turn);
+  const replying = turn.items.some((it) => it.kind === "text");
   return html`<div class="msg assistant" data-testid="msg-assistant" data-status=${message.error ? "error" : turn.status}>
     ${running && !message.error && html`<${StagePill} turn=${turn} t=${t} lastEventAt=${message.lastEventAt} />`}
     ${turn.items.map(
       (item) => html`<div class="item" key=${item.id}>
-        <${Item} item=${item} t=${t} locale=${locale} live=${message.live} running=${running} onOpenSlice=${onOpenSlice} />
+        <${Item} item=${item} t=${t} locale=${locale} live=${message.live} running=${running} replying=${replying} onOpenSlice=${onOpenSlice} />
       </div>`,
     )}
     ${turn.status === "interrupted" && html`<p class="muted small">${turn.reason || t("chat.stopped")}</p>`}

@@ -1,6 +1,6 @@
 // The input bar: the message box (Enter sends, Shift+Enter adds a line), the model picker with
 // the thinking switch, the effort control, and Send / Stop.
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { nextEffort } from "./lib/prefs.js";
@@ -91,18 +91,29 @@ function useAutoGrow(ref, value) {
 /** The bar. `prefs` = {model, thinking, effort}; `onPrefs(patch)` saves a change. */
 export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, disabledReason, inputRef }) {
   const [text, setText] = useState(loadDraft);
+  // Enter while a turn runs queues the message (it stays in the box, editable) until the turn ends.
+  const [queued, setQueued] = useState(false);
   const area = useRef(null);
   useAutoGrow(area, text);
   const empty = !text.trim();
   const modelId = prefs.model || (models && models.main) || null;
 
   const submit = () => {
-    if (empty || running || disabledReason) return;
+    if (empty || disabledReason) return;
+    if (running) {
+      setQueued(true);
+      return;
+    }
     if (onSend(text)) {
       setText("");
       saveDraft("");
     }
   };
+  useEffect(() => {
+    if (running || !queued) return;
+    setQueued(false);
+    submit();
+  }, [running]);
   const onKeyDown = (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
@@ -131,6 +142,11 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
       onKeyDown=${onKeyDown}
       enterkeyhint="send"
     ></textarea>
+    ${queued &&
+    html`<p class="input-queued" role="status" data-testid="queued">
+      <${Icon} name="clock" size=${12} />${t("input.queued")}
+      <button type="button" class="link-btn" onClick=${() => setQueued(false)}>${t("input.unqueue")}</button>
+    </p>`}
     <div class="input-tools">
       <${ModelSelector}
         models=${models}

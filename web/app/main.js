@@ -1,6 +1,22 @@
-// Entry point: mount the app.
+// Entry point: ask once whether this browser may read the memory, then mount the app — so a
+// visitor without a session goes straight to sign-in instead of firing calls that all answer 401.
 import { render } from "preact";
 import { html } from "./html.js";
 import { App } from "./app.js";
+import { signInUrl } from "./lib/urls.js";
+import { registerServiceWorker } from "./pwa.js";
 
-render(html`<${App} />`, document.getElementById("app"));
+async function mustSignIn() {
+  try {
+    const res = await fetch("/api/auth/session", { credentials: "same-origin", headers: { Accept: "application/json" } });
+    const session = res.ok ? await res.json() : null;
+    return Boolean(session && session.auth_required && !session.signed_in);
+  } catch {
+    return false; // offline or unreachable: the app shows what it last saw
+  }
+}
+
+registerServiceWorker();
+
+if (await mustSignIn()) globalThis.location.replace(signInUrl(globalThis.location));
+else render(html`<${App} />`, document.getElementById("app"));

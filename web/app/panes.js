@@ -4,6 +4,7 @@ import { Icon } from "./icons.js";
 import { Wheel } from "./wheel.js";
 import { WheelToolbar } from "./wheel-toolbar.js";
 import { Briefing } from "./briefing.js";
+import { forgetOfflineCopy } from "./pwa.js";
 import { SliceView } from "./slice-view.js";
 import { ChatView } from "./chat.js";
 import { Settings } from "./settings.js";
@@ -50,7 +51,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   if (shown.view === "settings") {
     return html`<${Settings} config=${data.config} models=${data.models} flags=${flags} t=${t} theme=${prefs.theme}
       onTheme=${prefs.setTheme} onConfigSaved=${(c) => (data.setConfig(c), prefs.adoptConfig(c, true), data.refreshModels(), data.refreshState())}
-      onSignOut=${() => api.post("/api/auth/sign-out").finally(() => location.assign("sign-in.html"))} />`;
+      onSignOut=${() => api.post("/api/auth/sign-out").finally(() => forgetOfflineCopy().finally(() => location.assign("sign-in.html")))} />`;
   }
   if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;
   if (shown.view === "evolution") return html`<${EvolutionPage} t=${t} onOpenSlice=${go} />`;

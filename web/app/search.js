@@ -78,6 +78,12 @@ export function SearchDialog({ open, onClose, catalog, onOpenSlice, t }) {
     if (i >= 0) pick(catalog[i].id);
   };
   const onKeyDown = (e) => {
+    // A search field's own Esc only clears it; here Esc closes the dialog at once.
+    if (e.key === "Escape") {
+      e.preventDefault();
+      onClose();
+      return;
+    }
     if (e.key === "Enter" && (local[0] || extra[0])) {
       e.preventDefault();
       pick(local[0] ? local[0].id : extra[0].slice_id);

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
+import { NotifySetting } from "./pwa.js";
 import { api } from "./api.js";
 import { unwrapConfig } from "./app-data.js";
 
@@ -167,6 +168,13 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
     <h1 class="page-title">${t("settings.title")}</h1>
     <p class="muted">${t("settings.subtitle")}</p>
     <${Notices} readOnly=${readOnly} demo=${Boolean(flags && flags.demo)} problems=${(config && config.problems) || []} t=${t} />
+    <section class="panel">
+      <h2 class="panel-heading">${t("settings.appearance")}</h2>
+      <p class="muted small">${t("settings.appearanceHint")}</p>
+      <${Select} id="set-theme" label=${t("settings.theme")} value=${theme}
+        options=${["light", "dark", "system"].map((v) => [v, t(`theme.${v}`)])} onChange=${onTheme} />
+      <${NotifySetting} t=${t} />
+    </section>
     <form class="settings-form" data-testid="settings-form" onSubmit=${save} novalidate>
       <fieldset class="panel">
         <legend>${t("settings.slicing")}</legend>
@@ -186,11 +194,6 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
         <span class=${`save-status ${saver.status}`} role="status">${saver.status === "failed" ? `${t("settings.failed")} ${saver.message}` : ""}</span>
       </div>
     </form>
-    <section class="panel">
-      <h2 class="panel-heading">${t("settings.appearance")}</h2>
-      <${Select} id="set-theme" label=${t("settings.theme")} value=${theme}
-        options=${["light", "dark", "system"].map((v) => [v, t(`theme.${v}`)])} onChange=${onTheme} />
-    </section>
     <section class="panel" data-testid="export-panel">
       <h2 class="panel-heading">${t("settings.export")}</h2>
       <p class="muted small">${t("settings.exportHint")}</p>

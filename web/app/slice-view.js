@@ -6,6 +6,7 @@ import { Icon } from "./icons.js";
 import { Dialog } from "./dialog.js";
 import { Markdown } from "./markdown.js";
 import { isoToMs, turnStamp, wheelDate, hhmm } from "./lib/time.js";
+import { cardBody } from "./lib/card-text.js";
 import { ForgetDialog, SliceActions, markLoopDone } from "./slice-actions.js";
 
 function PreviouslyBar({ data, t }) {
@@ -26,16 +27,16 @@ function PreviouslyBar({ data, t }) {
       testid="previously-dialog"
       closeLabel=${t("common.close")}
     >
-      <${Markdown} text=${data.previously || ""} t=${t} />
+      <${Markdown} text=${cardBody(data.previously)} t=${t} />
     </${Dialog}>
   </div>`;
 }
 
-function Turn({ turn, nowMs, t, onThoughts, onForget }) {
+function Turn({ turn, nowMs, dayMs, t, onThoughts, onForget }) {
   const agent = turn.role !== "user";
   return html`<article class=${`turn ${agent ? "agent" : "user"}`} data-testid="turn" data-role=${turn.role}>
     <div class="turn-meta">
-      <time datetime=${turn.timestamp}>${turnStamp(turn.timestamp, nowMs)}</time>
+      <time datetime=${turn.timestamp}>${turnStamp(turn.timestamp, nowMs, dayMs)}</time>
       ${!agent &&
       turn.turn_id &&
       onForget &&
@@ -45,6 +46,8 @@ function Turn({ turn, nowMs, t, onThoughts, onForget }) {
         </button>`}
       ${agent &&
       turn.turn_id &&
+      turn.cognition &&
+      turn.cognition.trim() &&
       html`<span aria-hidden="true">·</span>
         <button type="button" class="link-btn thoughts" onClick=${() => onThoughts(turn)}>
           <${Icon} name="brain" size=${12} />${t("slice.thoughts")}
@@ -111,7 +114,7 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
       ${data.turns.length === 0
         ? html`<p class="empty-state">${t("slice.noTurns")}</p>`
         : html`<div class="turns">
-            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} t=${t}
+            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} dayMs=${isoToMs(data.start)} t=${t}
               onThoughts=${setThoughts} onForget=${readOnly ? null : setForgetTurn} />`)}
           </div>`}
       ${forgetTurn &&
@@ -142,10 +145,7 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
       testid="cognition-dialog"
       closeLabel=${t("common.close")}
     >
-      ${thoughts &&
-      (thoughts.cognition && thoughts.cognition.trim()
-        ? html`<${Markdown} text=${thoughts.cognition} t=${t} />`
-        : html`<p class="muted">${t("slice.noThoughts")}</p>`)}
+      ${thoughts && html`<${Markdown} text=${thoughts.cognition} t=${t} />`}
     </${Dialog}>
   </div>`;
 }

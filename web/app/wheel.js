@@ -101,6 +101,7 @@ function Row({ entry, index, total, rowH, scrollTop, lit, cursor, phone, t, onPi
   >
     ${phone
       ? html`<span class="wheel-fog" aria-hidden="true"></span>
+          ${lit && !entry.isNow && html`<span class="wheel-yr" data-testid="wheel-year">${f.year}</span>`}
           <span class="wheel-md">${wheelMonthDay(entry.ms)}</span>
           ${entry.isNow
             ? html`<span class="wheel-big now-label">${t("wheel.now")}</span>`

@@ -33,7 +33,7 @@ test("rows shrink and fade away from the centre, down to a floor", () => {
   assert.deepEqual(g.focal(0, 56), { t: 0, scale: 1, opacity: 1 });
   const far = g.focal(10 * 56, 56);
   assert.equal(far.t, 1);
-  assert.ok(Math.abs(far.scale - 0.68) < 1e-9);
+  assert.ok(Math.abs(far.scale - 0.88) < 1e-9);
   assert.ok(Math.abs(far.opacity - 0.3) < 1e-9);
   assert.equal(g.focal(-56, 56).t, g.focal(56, 56).t);
 });

@@ -26,13 +26,17 @@ test("wheel labels are local (London is UTC+1 in July)", () => {
   assert.equal(time.wheelDate(ms), "2026/07/26");
   assert.equal(time.wheelMonthDay(ms), "07/26");
   assert.equal(time.hhmm(ms), "00:30");
-  assert.equal(time.fullStamp(ms), "2026/7/26 00:30");
+  assert.equal(time.fullStamp(ms), "2026/07/26 00:30");
 });
 
 test("a turn of today shows only its time", () => {
   assert.equal(time.turnStamp("2026-11-30T09:05:00.000Z", NOW), "09:05");
   assert.equal(time.turnStamp("2026-11-29T09:05:00.000Z", NOW), "2026/11/29 09:05");
   assert.equal(time.turnStamp("garbage", NOW), "garbage");
+  // In a past slice only a turn past the slice's own day repeats the date.
+  const day = Date.parse("2026-06-24T20:00:00.000Z");
+  assert.equal(time.turnStamp("2026-06-24T20:30:00.000Z", NOW, day), "21:30");
+  assert.equal(time.turnStamp("2026-06-24T23:30:00.000Z", NOW, day), "2026/06/25 00:30");
 });
 
 test("short moments and dates in both languages", () => {

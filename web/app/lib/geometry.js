@@ -44,7 +44,8 @@ export function visibleRange(scrollTop, viewport, rowH, n, overscan = OVERSCAN) 
  */
 export function focal(distance, rowH) {
   const t = Math.min(1, Math.abs(distance) / (2.4 * rowH));
-  return { t, scale: 1 - 0.32 * t, opacity: 1 - 0.7 * t };
+  // A light shrink: the farthest rows stay readable (the date at 0.75rem never drops under 10 px).
+  return { t, scale: 1 - 0.12 * t, opacity: 1 - 0.7 * t };
 }
 
 /** Distance in px between row `i`'s centre and the viewport centre. */

@@ -9,7 +9,10 @@ export const SHORTCUTS = [
   ["w", "keys.wheel"],
   ["i", "keys.input"],
   ["↑ ↓ PgUp PgDn Home End", "keys.wheelMove"],
-  ["Enter", "keys.wheelOpen"],
+  ["Enter Space", "keys.wheelOpen"],
+  ["Enter", "keys.send"],
+  ["Shift Enter", "keys.newline"],
+  ["Esc", "keys.close"],
   ["?", "keys.help"],
 ];
 

@@ -57,10 +57,9 @@ export function hhmm(ms) {
   return `${pad2(f.hour)}:${pad2(f.minute)}`;
 }
 
-/** "2026/7/25 14:30" in local time (the travel clock's target). */
+/** "2026/07/25 14:30" in local time (the travel clock's target); the wheel's date format. */
 export function fullStamp(ms) {
-  const f = fields(ms);
-  return `${f.year}/${f.month}/${pad2(f.day)} ${pad2(f.hour)}:${pad2(f.minute)}`;
+  return `${wheelDate(ms)} ${hhmm(ms)}`;
 }
 
 /** True when two moments fall on the same local calendar day. */
@@ -70,11 +69,12 @@ export function sameLocalDay(a, b) {
   return x.year === y.year && x.month === y.month && x.day === y.day;
 }
 
-/** A turn's timestamp: "14:30" when it is today, else "2026/7/25 14:30". */
-export function turnStamp(iso, nowMs) {
+/** A turn's timestamp: "14:30" on the day already shown (the slice's day, else today), else
+ * "2026/07/25 14:30" (a slice that ran past midnight). */
+export function turnStamp(iso, nowMs, dayMs = NaN) {
   const ms = isoToMs(iso);
   if (!Number.isFinite(ms)) return String(iso || "");
-  return sameLocalDay(ms, nowMs) ? hhmm(ms) : fullStamp(ms);
+  return sameLocalDay(ms, Number.isFinite(dayMs) ? dayMs : nowMs) ? hhmm(ms) : fullStamp(ms);
 }
 
 /** "Jul 25 14:30" / "7月25日 14:30": a slice moment in tool labels, local time. */

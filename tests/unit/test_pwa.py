@@ -1,0 +1,58 @@
+"""The installable app as files: the manifest names icons that exist at the sizes it says, and the
+service worker's shell lists exactly the files the page needs offline."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+pytestmark = pytest.mark.unit
+
+WEB = Path(__file__).resolve().parents[2] / "web"
+
+
+def _expected_shell() -> set[str]:
+    files = {"./", "index.html", "favicon.svg", "manifest.json"}
+    files |= {f"icons/{p.name}" for p in (WEB / "icons").glob("*.png")}
+    for folder, suffixes in (("app", {".js"}), ("styles", {".css"}), ("vendor", {".js", ".woff2"})):
+        files |= {
+            str(p.relative_to(WEB))
+            for p in (WEB / folder).rglob("*")
+            if p.suffix in suffixes and p.name != "sign-in.js"
+        }
+    return files
+
+
+def test_the_shell_lists_every_file_the_page_loads_and_nothing_else() -> None:
+    sw = (WEB / "sw.js").read_text(encoding="utf-8")
+    block = re.search(r"const SHELL = \[(.*?)\];", sw, re.S)
+    assert block
+    listed = re.findall(r'"([^"]+)"', block.group(1))
+    assert len(listed) == len(set(listed))
+    assert set(listed) == _expected_shell()
+    assert all((WEB / f).is_file() for f in listed if f != "./")
+
+
+def test_the_manifest_icons_exist_at_their_sizes_and_index_links_it() -> None:
+    manifest = json.loads((WEB / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["display"] == "standalone" and manifest["start_url"] == "./"
+    sizes = set()
+    for icon in manifest["icons"]:
+        with Image.open(WEB / icon["src"]) as img:
+            assert f"{img.width}x{img.height}" == icon["sizes"], icon
+            sizes.add(img.width)
+    assert {192, 512} <= sizes
+    assert any(i.get("purpose") == "maskable" for i in manifest["icons"])
+    index = (WEB / "index.html").read_text(encoding="utf-8")
+    assert 'rel="manifest" href="manifest.json"' in index
+
+
+def test_the_data_cache_name_is_the_one_sign_out_forgets() -> None:
+    sw = (WEB / "sw.js").read_text(encoding="utf-8")
+    name = re.search(r'const DATA_CACHE = "([^"]+)"', sw)
+    pwa = (WEB / "app" / "pwa.js").read_text(encoding="utf-8")
+    assert name and f'caches.delete("{name.group(1)}")' in pwa

@@ -1,0 +1,128 @@
+// The service worker: the app shell and the last timeline the page read, for a phone that is
+// offline. Always the network first (so an update shows at once), the cache only when it fails.
+// SHELL is checked against the files in web/ by tests/unit/test_pwa.py.
+
+const SHELL_CACHE = "previously-shell-v1";
+const DATA_CACHE = "previously-data-v1";
+const BASE = new URL("./", self.location).pathname;
+// The reads the page needs to show the timeline, a slice and the card (never turns, search, export).
+const DATA = /^api\/(timeline|state|strands|config|models|card|slices\/[0-9-]+)$/;
+
+const SHELL = [
+  "./",
+  "index.html",
+  "favicon.svg",
+  "manifest.json",
+  "icons/apple-touch-icon.png",
+  "icons/icon-192.png",
+  "icons/icon-512.png",
+  "icons/icon-maskable-512.png",
+  "app/api.js",
+  "app/app-data.js",
+  "app/app.js",
+  "app/briefing.js",
+  "app/card-page.js",
+  "app/cards.js",
+  "app/chat-state.js",
+  "app/chat.js",
+  "app/dialog.js",
+  "app/header.js",
+  "app/html.js",
+  "app/i18n/en.js",
+  "app/i18n/zh.js",
+  "app/icons.js",
+  "app/import-page.js",
+  "app/input-bar.js",
+  "app/lib/card-text.js",
+  "app/lib/chips.js",
+  "app/lib/geometry.js",
+  "app/lib/i18n.js",
+  "app/lib/import-flow.js",
+  "app/lib/keys.js",
+  "app/lib/prefs.js",
+  "app/lib/search.js",
+  "app/lib/stream.js",
+  "app/lib/time.js",
+  "app/lib/tool-labels.js",
+  "app/lib/turn-client.js",
+  "app/lib/urls.js",
+  "app/main.js",
+  "app/markdown.js",
+  "app/navigation.js",
+  "app/panes.js",
+  "app/popover.js",
+  "app/preboot.js",
+  "app/preferences.js",
+  "app/pwa.js",
+  "app/rolling.js",
+  "app/search.js",
+  "app/settings.js",
+  "app/shortcuts.js",
+  "app/slice-actions.js",
+  "app/slice-view.js",
+  "app/travel.js",
+  "app/wheel-toolbar.js",
+  "app/wheel.js",
+  "styles/base.css",
+  "styles/cards.css",
+  "styles/content.css",
+  "styles/controls.css",
+  "styles/forms.css",
+  "styles/layout.css",
+  "styles/markdown.css",
+  "styles/wheel.css",
+  "vendor/dompurify/purify.js",
+  "vendor/fonts/geist-mono-latin-ext.woff2",
+  "vendor/fonts/geist-mono-latin.woff2",
+  "vendor/fonts/raleway-latin-ext.woff2",
+  "vendor/fonts/raleway-latin.woff2",
+  "vendor/htm/htm.js",
+  "vendor/lucide/icons.js",
+  "vendor/marked/marked.js",
+  "vendor/preact/hooks.js",
+  "vendor/preact/preact.js",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches
+      .open(SHELL_CACHE)
+      .then((cache) => cache.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  const keep = new Set([SHELL_CACHE, DATA_CACHE]);
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((n) => n.startsWith("previously-") && !keep.has(n)).map((n) => caches.delete(n))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+async function networkFirst(request, cacheName, fallback) {
+  const cache = await caches.open(cacheName);
+  try {
+    const response = await fetch(request);
+    if (response.ok && response.type === "basic") cache.put(request, response.clone());
+    return response;
+  } catch (err) {
+    const hit = (await cache.match(request)) || (fallback && (await cache.match(fallback)));
+    if (hit) return hit;
+    throw err;
+  }
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin || !url.pathname.startsWith(BASE)) return;
+  const rel = url.pathname.slice(BASE.length);
+  if (rel.startsWith("api/")) {
+    if (DATA.test(rel)) event.respondWith(networkFirst(request, DATA_CACHE));
+    return;
+  }
+  event.respondWith(networkFirst(request, SHELL_CACHE, request.mode === "navigate" ? "./" : null));
+});
