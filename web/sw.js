@@ -26,6 +26,7 @@ const SHELL = [
   "app/chat-state.js",
   "app/chat.js",
   "app/dialog.js",
+  "app/evolution-page.js",
   "app/header.js",
   "app/html.js",
   "app/i18n/en.js",
