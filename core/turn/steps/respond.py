@@ -73,7 +73,9 @@ def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict
         slice_id = str(prepared.get("slice_id") or state["slice_id"])
         current = read_slice(batch, slice_id)
         # The tools' specs are all this step needs of them; the tools step runs the calls.
-        ctx = ToolContext(view=batch, clock=deps.clock, models=models, slice_id=slice_id, config=config)
+        ctx = ToolContext(
+            view=batch, clock=deps.clock, models=models, slice_id=slice_id, config=config, web=deps.web
+        )
         system = frozen_prompt(deps, turn_id, batch, current, config, prepared, request.timezone or "UTC")
         history = slice_history(current, turn_id, request.message, 2 * config.max_turns_per_slice)
         history = with_card_note(history, prepared.get("card_note"))

@@ -110,6 +110,7 @@ def _run_calls(state: StepInput, deps: TurnDeps, turn_id: str, calls: list[ToolC
         hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
         system_prompt=str(deps.run_store.get(turn_id, PROMPT_KEY) or ""),
         monotonic=deps.monotonic,
+        web=deps.web,
         recalls=RecallMemo.from_history(_earlier_rounds(deps, turn_id, int(state.get("round", 0)))),
     )
     by_name = {t.spec.name: t for t in main_tools(ctx)}
