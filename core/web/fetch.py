@@ -148,9 +148,15 @@ def fetch_text(page: Page, rng: FetchRange | None = None) -> str:
         parts = urlsplit(page.url)
         label = parts.netloc + parts.path
         keywords = [k for k in rng.keywords or [] if k]
-        return head + search_output(page.text, split_paragraphs(page.text), keywords, label, rng.context)
+        return head + search_output(
+            _capped(page.text), split_paragraphs(page.text), keywords, label, rng.context
+        )
     if rng is not None and rng.type == "lines":
         return head + lines_output(page.text, rng.start or 1, rng.end or rng.start or 1, page.url)
-    if len(page.text) > MAX_CHARS:
-        return head + page.text[:MAX_CHARS] + f"\n\n(Truncated at {MAX_CHARS} characters)"
-    return head + (page.text or "(the page has no readable text)")
+    return head + (_capped(page.text) or "(the page has no readable text)")
+
+
+def _capped(text: str) -> str:
+    if len(text) <= MAX_CHARS:
+        return text
+    return text[:MAX_CHARS] + f"\n\n(Truncated at {MAX_CHARS} characters)"

@@ -16,6 +16,7 @@ from core.agent.analyzer import AnalyzerInput, ClosingSlice, TurnAnalysis, analy
 from core.agent.evolution import ensure_snapshot
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, Resolution
+from core.media.attach import queue_images, turn_text
 from core.memory.catalog import read_or_none
 from core.memory.config import UserConfig
 from core.memory.merge import append_turn, create_slice, has_turn
@@ -120,6 +121,7 @@ def _prepare(t: _Turn) -> dict[str, Any]:
         current = read_slice(t.batch, slice_id)
         note = evolution.mid_slice(t.batch, t.deps, t.sink, analysis, current, t.request, t.models)
     ensure_snapshot(t.batch, slice_id, t.deps.clock)
+    queue_images(t.batch, slice_id, t.turn_id, t.request.attachments)
     _index(t, slice_id, created=active is None, known_tags=known)
     record = {
         "slice_id": slice_id,
@@ -182,8 +184,12 @@ def _analyze(t: _Turn, closing: Slice | None) -> TurnAnalysis:
     return analyze_turn(inp, worker, monotonic=t.deps.monotonic)
 
 
+def _user_text(t: _Turn) -> str:
+    return turn_text(t.request.message, t.turn_id, t.request.attachments)
+
+
 def _user_turn(t: _Turn) -> Turn:
-    return Turn(t.turn_id, iso(t.deps.clock.now()), "user", t.request.message)
+    return Turn(t.turn_id, iso(t.deps.clock.now()), "user", _user_text(t))
 
 
 def _add_tags(tags: list[str]) -> Any:
@@ -206,7 +212,7 @@ def _continue(t: _Turn, active: ActiveSlice, tags: list[str]) -> str:
 def _open(t: _Turn, tags: list[str], evolution_summary: str) -> str:
     now = t.deps.clock.now()
     sid = new_slice_id(now, lambda candidate: taken(t.batch, candidate))
-    new = open_slice(t.request.message, t.request.timezone or "UTC", t.turn_id, now, sid)
+    new = open_slice(_user_text(t), t.request.timezone or "UTC", t.turn_id, now, sid)
     new.tags = list(dict.fromkeys(tags))
     new.evolution_summary = evolution_summary
     create_slice(new, iso(now)).queue(t.batch, sid)

@@ -14,6 +14,7 @@ from core.agent.main_tools import ToolContext, main_tools
 from core.llm.registry import BoundModel
 from core.llm.tools import Tool
 from core.llm.types import Message, ToolSpec, Usage, UserMessage
+from core.media.attach import sees_images, with_images
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
@@ -79,6 +80,7 @@ def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict
         system = frozen_prompt(deps, turn_id, batch, current, config, prepared, request.timezone or "UTC")
         history = slice_history(current, turn_id, request.message, 2 * config.max_turns_per_slice)
         history = with_card_note(history, prepared.get("card_note"))
+        history = with_images(history, request.attachments, sees_images(models.main))
         messages = [*history, *_earlier_rounds(deps, turn_id, rnd)]
         tools = main_tools(ctx)
         record = _call(deps, sink, turn_id, models.main, messages, system, tools, rnd)

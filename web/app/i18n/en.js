@@ -174,6 +174,7 @@ export default {
   "tool.deniedGeneric": "not allowed",
   "tool.interrupted": "Stopped before it finished.",
   "tool.noOutput": "(no output)",
+  "tool.sources": "Sources",
   "tool.state.error": "failed",
   "tool.state.interrupted": "interrupted",
 

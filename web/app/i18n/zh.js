@@ -160,6 +160,7 @@ export default {
   "tool.deniedGeneric": "不允许",
   "tool.interrupted": "没有完成就停止了。",
   "tool.noOutput": "（没有输出）",
+  "tool.sources": "来源",
   "tool.state.error": "失败",
   "tool.state.interrupted": "已中断",
 
