@@ -9,15 +9,19 @@ otherwise the message says that pictures were attached and that this model canno
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
+from core.errors import InvalidInput, NotFound
 from core.llm.registry import BoundModel
 from core.llm.types import ImageInput, Message, UserMessage
-from core.media.images import Attachment, stored_text
+from core.media.images import Attachment, read_stored, stored_text
 from core.memory import paths
-from core.storage.base import WriteBatch
+from core.storage.base import Reader, WriteBatch
 
 IMAGES_DIR = "images"
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)$")
+MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
 
 
 def file_name(turn_id: str, n: int, attachment: Attachment) -> str:
@@ -67,3 +71,14 @@ def with_images(history: list[Message], attachments: Sequence[Attachment], visio
         images = tuple(ImageInput(a.media_type, a.data) for a in attachments)
         return [*history[:-1], UserMessage(last.text, (*last.images, *images))]
     return [*history[:-1], UserMessage(f"{last.text}\n\n{unseen_note(len(attachments))}", last.images)]
+
+
+def read_image(reader: Reader, slice_id: str, name: str) -> tuple[bytes, str]:
+    """A slice's stored picture `name` (as core.md links it): its bytes and media type."""
+    match = NAME_RE.match(name)
+    if not match or not paths.is_slice_id(slice_id):
+        raise InvalidInput(f'"{name}" is not the name of a stored picture (like <turn id>-1.png).')
+    text = reader.read(image_path(slice_id, name))
+    if text is None:
+        raise NotFound(f'Slice {slice_id} has no picture "{name}".')
+    return read_stored(text), MEDIA_TYPES[match.group(1)]

@@ -121,11 +121,16 @@ def test_the_api_takes_pictures_and_refuses_bad_ones(tmp_path: Path, fake_models
         assert h.storage.commits == [], "a refused message writes nothing"
         body = {"message": "Look", "attachments": [{"name": "trip.jpg", "data": _b64(source)}]}
         view = http.post("/api/turns?wait=20", json=body).json()
-    assert view["status"] == "done", view
-    user = next(t for t in h.slice(SLICE).turns if t.role == "user")
-    assert user.content == f"Look\n\n![trip.jpg](../images/{user.turn_id}-1.jpg)"
-    on_disk = (tmp_path / str(image_path(SLICE, f"{user.turn_id}-1.jpg"))).read_text()
-    assert sent_images(h.brain.requests["main"][0]) == [read_stored(on_disk)]
+        assert view["status"] == "done", view
+        user = next(t for t in h.slice(SLICE).turns if t.role == "user")
+        assert user.content == f"Look\n\n![trip.jpg](../images/{user.turn_id}-1.jpg)"
+        on_disk = (tmp_path / str(image_path(SLICE, f"{user.turn_id}-1.jpg"))).read_text()
+        assert sent_images(h.brain.requests["main"][0]) == [read_stored(on_disk)]
+        served = http.get(f"/api/slices/{SLICE}/images/{user.turn_id}-1.jpg")
+        assert served.status_code == 200 and served.headers["content-type"] == "image/jpeg"
+        assert served.content == read_stored(on_disk)
+        assert http.get(f"/api/slices/{SLICE}/images/{user.turn_id}-9.jpg").status_code == 404
+        assert http.get(f"/api/slices/{SLICE}/images/..%2Fcore.md").status_code in (400, 404, 422)
 
 
 def test_turn_input_round_trips_its_pictures() -> None:
