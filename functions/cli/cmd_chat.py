@@ -67,6 +67,10 @@ class Printer:
             self._break()
             note = event.get("summary") or event.get("reason") or ""
             self.console.print(f"  (user card: {note})", style="dim", markup=False)
+        elif kind == "attachment.unseen":
+            self._break()
+            note = f"  ({event['model']} cannot see images: it was told one was attached, not what it shows)"
+            self.console.print(note, style="yellow", markup=False)
         elif kind == "turn.error":
             self._break()
             self.console.print(f"error: {event['message']}", style="red", markup=False)

@@ -80,6 +80,8 @@ def test_a_model_without_vision_is_told_and_nothing_is_lost(fake_models: FakeMod
     request = h.brain.requests["main"][0]
     assert request.model == "deepseek-v4-flash"
     assert sent_images(request) == [] and "cannot see images" in request.last_user_text
+    [unseen] = [e for e in state.events if e["type"] == "attachment.unseen"]
+    assert (unseen["count"], unseen["model"]) == (1, "deepseek-v4-flash"), "the user is told too"
     user = next(t for t in h.slice(SLICE).turns if t.role == "user")
     assert stored(h, user.turn_id, 1, "png") == images[0].raw
 

@@ -80,7 +80,10 @@ def _run_round(state: StepInput, deps: TurnDeps, turn_id: str, rnd: int) -> dict
         system = frozen_prompt(deps, turn_id, batch, current, config, prepared, request.timezone or "UTC")
         history = slice_history(current, turn_id, request.message, 2 * config.max_turns_per_slice)
         history = with_card_note(history, prepared.get("card_note"))
-        history = with_images(history, request.attachments, sees_images(models.main))
+        vision = sees_images(models.main)
+        history = with_images(history, request.attachments, vision)
+        if request.attachments and not vision and rnd == 0:
+            sink.emit("attachment.unseen", count=len(request.attachments), model=models.main.info.id)
         messages = [*history, *_earlier_rounds(deps, turn_id, rnd)]
         tools = main_tools(ctx)
         record = _call(deps, sink, turn_id, models.main, messages, system, tools, rnd)

@@ -185,6 +185,13 @@ export default {
   "md.showAll": "Show all {count} lines",
 
   "input.label": "Message",
+  "attach.button": "Image",
+  "attach.hint": "Attach images (PNG, JPEG, WebP, GIF) — or paste or drop them here. They are saved with the message, without location data.",
+  "attach.notImage": "{name} is not a PNG, JPEG, WebP or GIF image, so it was not attached.",
+  "attach.tooMany": "At most {count} images per message.",
+  "attach.tooLarge": "{name} makes the images larger than {mb} MB together; attach a smaller one.",
+  "attach.remove": "Remove {name}",
+  "attach.unseen": "The model you are using cannot see images: it was told an image was attached, but not what it shows.",
   "input.placeholder": "Write a message…",
   "input.send": "Send",
   "input.stop": "Stop following this reply",

@@ -171,6 +171,13 @@ export default {
   "md.showAll": "显示全部 {count} 行",
 
   "input.label": "消息",
+  "attach.button": "图片",
+  "attach.hint": "附加图片（PNG、JPEG、WebP、GIF），也可以粘贴或拖放到这里。图片随消息保存，不含位置信息。",
+  "attach.notImage": "{name} 不是 PNG、JPEG、WebP 或 GIF 图片，未附加。",
+  "attach.tooMany": "每条消息最多 {count} 张图片。",
+  "attach.tooLarge": "加上 {name} 后图片总大小超过 {mb} MB，请换一张小一些的。",
+  "attach.remove": "移除 {name}",
+  "attach.unseen": "当前模型看不到图片：它只知道附了图片，不知道图片内容。",
   "input.placeholder": "写点什么…",
   "input.send": "发送",
   "input.stop": "停止跟随这条回复",
