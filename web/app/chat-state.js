@@ -55,7 +55,8 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     const store = storage();
     ctl.current = followTurn({
       ...opts,
-      wsUrl: wsUrlFor(globalThis.location, wsPath()),
+      // A message with pictures goes over HTTP: a WebSocket frame (API Gateway's) is too small for it.
+      wsUrl: opts.start && opts.start.attachments ? null : wsUrlFor(globalThis.location, wsPath()),
       fetchJson: apiFetch,
       onTurnId: (turnId) => {
         if (store) saveResume(store, { turn_id: turnId, after: 0, message: text });
