@@ -139,3 +139,17 @@ def test_turn_input_round_trips_its_pictures() -> None:
     images = tuple(prepare_images([Upload("b.png", png())]))
     request = TurnInput("m", attachments=images)
     assert TurnInput.from_json(request.to_json()) == request
+
+
+def test_forgetting_an_exchange_forgets_its_pictures_only(fake_models: FakeModelServer) -> None:
+    from core.memory.forget import forget
+
+    h = make_harness(memory := InMemoryStorage(), FixedClock.at(CLOCK), fake_models)
+    assert h.brain is not None
+    h.brain.main("One.", "Two.")
+    h.turn("first", attachments=tuple(prepare_images([Upload("a.png", png())])))
+    h.turn("second", attachments=tuple(prepare_images([Upload("b.png", png())])))
+    first, second = [t.turn_id for t in h.slice(SLICE).turns if t.role == "user"]
+    forget(memory, SLICE, h.clock, turn_id=first)
+    assert memory.snapshot().read(image_path(SLICE, f"{first}-1.png")) is None
+    assert memory.snapshot().read(image_path(SLICE, f"{second}-1.png")) is not None
