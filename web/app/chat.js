@@ -51,7 +51,7 @@ function Item({ item, t, locale, live, running, onOpenSlice }) {
     case "text":
       return html`<${Markdown} text=${item.text} t=${t} class="reply" />`;
     case "notice":
-      return html`<p class="banner" role="note" data-testid="attach-unseen"><${Icon} name="circle-alert" size=${14} />${t(item.code)}</p>`;
+      return html`<p class="banner" role="note" data-testid="attach-unseen"><${Icon} name="circle-alert" size=${14} />${t("attach.unseen")}</p>`;
     default:
       return null;
   }
