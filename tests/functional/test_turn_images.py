@@ -153,3 +153,21 @@ def test_forgetting_an_exchange_forgets_its_pictures_only(fake_models: FakeModel
     forget(memory, SLICE, h.clock, turn_id=first)
     assert memory.snapshot().read(image_path(SLICE, f"{first}-1.png")) is None
     assert memory.snapshot().read(image_path(SLICE, f"{second}-1.png")) is not None
+
+
+def test_check_knows_pictures_and_names_a_damaged_one(fake_models: FakeModelServer) -> None:
+    from core.memory.check import check_memory
+
+    h = make_harness(memory := InMemoryStorage(), FixedClock.at(CLOCK), fake_models)
+    assert h.brain is not None
+    h.brain.main("Ok.")
+    h.turn("look", attachments=tuple(prepare_images([Upload("a.png", png())])))
+    turn_id = next(t.turn_id for t in h.slice(SLICE).turns if t.role == "user")
+    picture = image_path(SLICE, f"{turn_id}-1.png")
+    report = check_memory(memory.snapshot(), h.clock.now())
+    assert not [f for f in report.findings if f.path == picture.value]
+    memory.files[picture] = "@@ not base64 @@\n"
+    report = check_memory(memory.snapshot(), h.clock.now())
+    assert [f.message for f in report.findings if f.path == picture.value] == [
+        "damaged picture: not base64 (the turn's link shows nothing)"
+    ]
