@@ -153,9 +153,13 @@ def chat(
     err: TextIO,
     as_json: bool,
     model: str | None = None,
+    attachments: list[dict[str, str]] | None = None,
 ) -> int:
-    """Send `message`, stream (or, with `as_json`, collect) the reply; 0 when the turn ended well."""
-    body = {"message": message, "timezone": timezone, **({"model": model} if model else {})}
+    """Send `message` (with `attachments`: {name, data base64}), stream (or, with `as_json`,
+    collect) the reply; 0 when the turn ended well."""
+    body: dict[str, Any] = {"message": message, "timezone": timezone, **({"model": model} if model else {})}
+    if attachments:
+        body["attachments"] = attachments
     turn_id = client.start(body)
     printer = Printer(out, err)
     final = follow(client, turn_id, (lambda e: None) if as_json else printer.event)

@@ -48,6 +48,13 @@ class Settings(BaseSettings):
     model: str | None = Field(default=None, alias="PREVIOUSLY_MODEL")
     worker_model: str | None = Field(default=None, alias="PREVIOUSLY_WORKER_MODEL")
 
+    # The web tools (docs/WEB.md): a search backend (SearXNG's JSON API, or Brave Search by key),
+    # whether webFetch is offered, and the hosts it may reach although they are private.
+    searxng_url: str | None = Field(default=None, alias="SEARXNG_URL")
+    brave_search_api_key: SecretStr | None = Field(default=None, alias="BRAVE_SEARCH_API_KEY")
+    web_fetch: bool = Field(default=True, alias="PREVIOUSLY_WEB_FETCH")
+    fetch_allow_hosts: str | None = Field(default=None, alias="PREVIOUSLY_FETCH_ALLOW_HOSTS")
+
     access_key: SecretStr | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY")
     # The key's salted scrypt hash (`previously hash-key`); the unsalted SHA-256 of older deployments
     # is still read from PREVIOUSLY_ACCESS_KEY_SHA256.
@@ -100,6 +107,13 @@ class Settings(BaseSettings):
         """Whether any form of the access key is configured."""
         plain = self.access_key.get_secret_value().strip() if self.access_key else ""
         return bool(plain or self.stored_key)
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _searxng_shape(cls, v: str | None) -> str | None:
+        if v and not re.match(r"^https?://[^\s/]+", v.strip()):
+            raise ValueError("SEARXNG_URL must be the instance's address, like https://search.example.org")
+        return v.strip() if v and v.strip() else None
 
     @field_validator("cors_origins")
     @classmethod

@@ -20,6 +20,7 @@ from core.turn.runstore import RunStore
 from core.turn.runstore_fs import FolderRunStore
 from core.turn.sink import RunStoreSinks
 from functions.settings import Settings
+from functions.web import build_web
 
 RUNS_KEPT_DAYS = 14
 
@@ -62,6 +63,7 @@ def build_turn_deps(
         models=registry if registry is not None else build_registry(settings, clock),
         sink_for=RunStoreSinks(run_store),
         demo=storage.demo,
+        web=build_web(settings),
     )
 
 

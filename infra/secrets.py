@@ -32,6 +32,8 @@ SECRET_KEYS = (
     "GROQ_API_KEY",
     "PREVIOUSLY_MODEL",
     "PREVIOUSLY_WORKER_MODEL",
+    "SEARXNG_URL",  # the web tools (docs/WEB.md)
+    "BRAVE_SEARCH_API_KEY",
     "PREVIOUSLY_ACCESS_KEY_HASH",
     "PREVIOUSLY_ACCESS_KEY_SHA256",  # older deployments; `aws-secrets` replaces it with the hash above
 )

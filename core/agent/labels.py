@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, date, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from core.reltime import normalize_locale, zone
 from core.text import utf16_len, utf16_slice
@@ -63,6 +64,18 @@ _PHRASES: dict[str, dict[str, tuple[str, str, str]]] = {
         "en": ("Saving {x}", "Saved {x}", "Could not save {x}"),
         "zh": ("正在保存 {x}", "已保存 {x}", "无法保存 {x}"),
     },
+    "webSearch": {
+        "en": (
+            'Searching the web for "{x}"',
+            'Searched the web for "{x}"',
+            'Could not search the web for "{x}"',
+        ),
+        "zh": ("正在网上搜索“{x}”", "已在网上搜索“{x}”", "未能在网上搜索“{x}”"),
+    },
+    "webFetch": {
+        "en": ("Fetching {x}", "Fetched {x}", "Could not fetch {x}"),
+        "zh": ("正在获取 {x}", "已获取 {x}", "无法获取 {x}"),
+    },
     "listMemoryFiles": {
         "en": ("Browsing {x}", "Browsed {x}", "Could not browse {x}"),
         "zh": ("正在浏览 {x}", "已浏览 {x}", "无法浏览 {x}"),
@@ -77,9 +90,9 @@ _SUFFIX = {
     "denied": {"en": " — not allowed", "zh": "（未获允许）"},
 }
 _WORDS = {
-    "en": {"a_slice": "a slice", "card": "the user card", "card_of": "the card from {x}",
+    "en": {"a_slice": "a slice", "a_page": "a page", "card": "the user card", "card_of": "the card from {x}",
            "timeline": "the timeline", "since": "since {x}", "until": "up to {x}"},
-    "zh": {"a_slice": "一个时间片", "card": "用户卡片", "card_of": " {x} 的卡片",
+    "zh": {"a_slice": "一个时间片", "a_page": "一个网页", "card": "用户卡片", "card_of": " {x} 的卡片",
            "timeline": "时间线", "since": " {x} 以来", "until": " {x} 以前"},
 }  # fmt: skip
 
@@ -114,7 +127,7 @@ def tool_label(
 
 def _subject(name: str, args: Mapping[str, Any], loc: str, tz: str | None) -> str:
     words = _WORDS[loc]
-    if name in ("recall", "thinkDeep"):
+    if name in ("recall", "thinkDeep", "webSearch"):
         return short_text(args.get("query") or args.get("question") or "")
     if name in ("readSlice", "readSliceSummary", "readAgentTimeline"):
         return slice_when(args.get("sliceId"), loc, tz) or words["a_slice"]
@@ -125,9 +138,18 @@ def _subject(name: str, args: Mapping[str, Any], loc: str, tz: str | None) -> st
         return period(args.get("from"), args.get("to"), loc)
     if name in ("readMemoryFile", "writeMemoryFile"):
         return str(args.get("path") or "")
+    if name == "webFetch":
+        return url_summary(args.get("url")) or words["a_page"]
     if name == "listMemoryFiles":
         return str(args.get("prefix") or "memory/")
     return name
+
+
+def url_summary(url: Any) -> str:
+    """A URL as host and path, cut to a label's length."""
+    parts = urlsplit(str(url or ""))
+    text = (parts.netloc + (parts.path if parts.path != "/" else "")) if parts.netloc else str(url or "")
+    return short_text(text)
 
 
 def _recall_done(query: str, output: str | None, loc: str) -> str | None:

@@ -19,6 +19,7 @@ from core.agent.recall_once import REPEAT_NOTE
 from core.agent.slice_tools import SliceRange
 from core.agent.think_deep import think_deep
 from core.agent.tool_context import CallTool, ToolContext, current_call_id
+from core.agent.web_tools import WEB_TOOL_NAMES, web_tools
 from core.clock import iso
 from core.errors import PreviouslyError
 from core.llm.tools import Tool, spec_from_model
@@ -46,8 +47,10 @@ class TimelineWindowArgs(BaseModel):
 
 
 def main_tools(ctx: ToolContext) -> list[Tool]:
-    """Every tool of the main agent, bound to `ctx`, in the order of `TOOL_NAMES`."""
-    tools = [CallTool.from_function(fn) for fn in (*_memory_readers(ctx), *_helpers(ctx))]
+    """Every tool of the main agent, bound to `ctx`, in the order of `TOOL_NAMES` (the web tools
+    only when `ctx.web` provides them)."""
+    functions = (*_memory_readers(ctx), *_helpers(ctx), *web_tools(ctx.web))
+    tools = [CallTool.from_function(fn) for fn in functions]
 
     def read_window(
         from_: str | None = None, to: str | None = None, limit: int = time_tools.WINDOW_DEFAULT
@@ -58,7 +61,7 @@ def main_tools(ctx: ToolContext) -> list[Tool]:
         spec_from_model(TimelineWindowArgs, "readTimelineWindow"), TimelineWindowArgs, read_window
     )
     by_name = {t.spec.name: t for t in [*tools, window]}
-    return [by_name[name] for name in TOOL_NAMES]
+    return [by_name[name] for name in TOOL_NAMES if name in by_name]
 
 
 def _memory_readers(ctx: ToolContext) -> list[Callable[..., Any]]:
@@ -152,4 +155,5 @@ TOOL_NAMES = (
     "readMemoryFile",
     "writeMemoryFile",
     "listMemoryFiles",
+    *WEB_TOOL_NAMES,
 )

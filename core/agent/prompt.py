@@ -6,7 +6,7 @@ Layers, joined by blank lines (empty ones left out):
   L2  how to treat the card; L2b Horizon items already overdue at the slice start
   L3  the slice head: start time, date anchors, continuity with the previous slice
   L4  the timeline brief: the newest slices closed before this one, as pointers
-  L5  the topic (strand) menu; the demo notice
+  L5  the topic (strand) menu; the demo notice; the no-web note
 Every time in it is anchored to the slice start and every list stops at the slices before the
 current one, so each turn of a slice gets the same bytes (and the provider's prompt cache).
 """
@@ -20,6 +20,7 @@ from typing import Any
 from core.agent import prompt_blocks as blocks
 from core.agent.catalog_view import read_catalog, settle_before
 from core.agent.timeline_brief import newest, timeline_brief
+from core.agent.web_tools import NO_WEB_NOTE
 from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
@@ -42,6 +43,7 @@ def build_system_prompt(
     timezone: str,
     demo: bool,
     closed_slice: Slice | None = None,
+    web: bool | None = None,
 ) -> str:
     """The system prompt for every turn of `current`.
 
@@ -49,7 +51,7 @@ def build_system_prompt(
     recorded when it opened (`timezone` only when it recorded none). `closed_slice` is the
     slice closed by this very turn, if any (otherwise the catalog says which came before).
     To keep the prompt unchanged after a mid-slice card evolution, pass the card as it was
-    when the slice opened.
+    when the slice opened. `web` False adds the note that the agent has no web (None: unknown, no note).
     """
     tz = current.timezone or timezone or "UTC"
     start = current.start or slice_start_iso(current.slice_id) or ""
@@ -76,6 +78,7 @@ def build_system_prompt(
         f"{brief}\n{blocks.POINTER_RULE}",
         blocks.strands_layer(menu),
         blocks.DEMO_NOTICE if demo else "",
+        NO_WEB_NOTE if web is False else "",
     ]
     return "\n\n".join(layer for layer in layers if layer)
 

@@ -21,6 +21,7 @@ from core.llm.types import ToolCall, ToolResult
 from core.memory.config import UserConfig
 from core.search import OpenIndex
 from core.storage.base import Reader, WriteBatch
+from core.web import WebAccess
 
 ProgressFn = Callable[[str, str], None]
 HitsFn = Callable[[str, dict[str, Any]], None]
@@ -39,7 +40,8 @@ class ToolContext:
     `recall.hits` event (payload: query, hits, recommended, confidence). `system_prompt` is the
     turn's frozen prompt (thinkDeep reasons inside it); `slice_id` None outside a conversation;
     `search_index` an already opened full-text index to reuse (else recall opens one);
-    `recalls` the turn's recall results so far (one recall per question, `recall_once`).
+    `recalls` the turn's recall results so far (one recall per question, `recall_once`);
+    `web` what the agent may use of the web (None: no web tools).
     """
 
     view: Reader
@@ -56,6 +58,7 @@ class ToolContext:
     search_index: OpenIndex | None = None
     recalls: RecallMemo = field(default_factory=RecallMemo)
     monotonic: Callable[[], float] = time.monotonic
+    web: WebAccess | None = None
 
     @property
     def reader(self) -> Reader:

@@ -2,9 +2,10 @@
 
 An entry is `## Cognition <turnId> — <ISO time>` followed by, for every model invocation of the
 turn, each step's reasoning (`### Thinking`, one paragraph per line) and tool calls
-(`### Tools`, one line per call with ok / error / ?), then the thinkDeep reports of the turn
-(`### Reasoning fragments`). The turn work fills the record types below from model streams;
-this module only turns them into the file's exact text and reads entries back.
+(`### Tools`, one line per call with ok / error / ?), then the pages webSearch cited
+(`### Sources`) and the thinkDeep reports of the turn (`### Reasoning fragments`). The turn
+work fills the record types below from model streams; this module only turns them into the
+file's exact text and reads entries back.
 """
 
 from __future__ import annotations
@@ -65,12 +66,21 @@ class DeepReport:
     reasoning: str = ""
 
 
+@dataclass(frozen=True)
+class CitedSource:
+    """A page a web search put before the model: its title and URL."""
+
+    title: str
+    url: str
+
+
 @dataclass
 class Cognition:
     """Everything agent.md records about one turn."""
 
     invocations: list[Invocation] = field(default_factory=list)
     reports: list[DeepReport] = field(default_factory=list)
+    sources: list[CitedSource] = field(default_factory=list)
 
 
 def _js_json(value: Any) -> str:
@@ -160,9 +170,21 @@ def render_reports(reports: Iterable[DeepReport]) -> str:
     return "".join(out) + "\n"
 
 
+def render_sources(sources: Iterable[CitedSource]) -> str:
+    """The `### Sources` section: one `- <url> — title` line per distinct URL ("" for none)."""
+    seen: dict[str, str] = {}
+    for source in sources:
+        seen.setdefault(source.url, " ".join(source.title.split()))
+    if not seen:
+        return ""
+    lines = [f"- <{url}> — {title}" if title else f"- <{url}>" for url, title in seen.items()]
+    return "\n### Sources\n" + "\n".join(lines) + "\n"
+
+
 def render_cognition(cognition: Cognition) -> str:
-    """An entry's body: every invocation, then the reports."""
-    return "".join(render_invocation(i) for i in cognition.invocations) + render_reports(cognition.reports)
+    """An entry's body: every invocation, then the cited sources, then the reports."""
+    body = "".join(render_invocation(i) for i in cognition.invocations)
+    return body + render_sources(cognition.sources) + render_reports(cognition.reports)
 
 
 def cognition_entry(turn_id: str, now_iso: str, body: str) -> str:

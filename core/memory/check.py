@@ -15,7 +15,8 @@ from datetime import datetime
 from typing import Any, Literal
 
 from core.clock import try_parse_iso
-from core.errors import SliceFormatError
+from core.errors import InvalidInput, SliceFormatError
+from core.media.images import read_stored
 from core.memory import paths
 from core.memory.appendix import explain_unplaceable
 from core.memory.card import is_card, parse_card
@@ -35,6 +36,7 @@ FileCheck = Callable[[str, str], list["Finding"]]
 _SLICES = paths.SLICES.value + "/"
 _SLICE_FILE_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/(.+)$")
 _SLICE_FILES = ("timeline/core.md", "timeline/agent.md", "timeline/appendix.md", "previously.md")
+_IMAGE_RE = re.compile(r"^images/[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\.b64$")
 _MONTHLY_RE = re.compile(r"^\d{4}/\d{2}/_index\.json$")
 _FLAT_RE = re.compile(r"^\d{4}/\d{2}/\d{2}/\d{4}\.md$")
 _LINE_RE = re.compile(r" at line (\d+)")
@@ -276,8 +278,19 @@ def _check_slice_tree_file(value: str, rel: str, text: str, now: datetime) -> li
         return check_core_md(value, text, "-".join(m.groups()[:4]))
     if inner == "previously.md":
         return check_card(value, text, now)
+    if _IMAGE_RE.match(inner):
+        return _check_image(value, text)
     if inner not in _SLICE_FILES:
         return [Finding(value, "warning", "unexpected file in a slice folder; the product ignores it")]
+    return []
+
+
+def _check_image(value: str, text: str) -> list[Finding]:
+    """A picture attached to a turn (docs/FORMAT.md, "Pictures"): base64 text."""
+    try:
+        read_stored(text)
+    except InvalidInput:
+        return [Finding(value, "error", "damaged picture: not base64 (the turn's link shows nothing)")]
     return []
 
 

@@ -13,6 +13,7 @@ old files: docs/FORGET.md says how to purge it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -176,6 +177,7 @@ def _queue_turn(
         raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
     if not in_core:
         return False
+    _queue_turn_images_removal(batch, slice_id, turn_id)
     edited = without_turn(current, turn_id)
     if not edited.turns:
         _queue_slice(batch, slice_id, now, locale, clock)
@@ -186,6 +188,14 @@ def _queue_turn(
     if not index_slice(batch, slice_id, clock):
         unindex_slice(batch, slice_id, clock)
     return False
+
+
+def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> None:
+    """Queue the deletion of the pictures attached to the turn (`images/<turn id>-<n>.<ext>.b64`)."""
+    own = re.compile(rf"^{re.escape(turn_id)}-\d+\.(png|jpg|webp)\.b64$")
+    for path in batch.list(paths.slice_dir(slice_id) / "images"):
+        if own.match(path.name):
+            batch.delete(path)
 
 
 def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:

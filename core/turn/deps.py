@@ -17,6 +17,7 @@ from core.llm.registry import ModelRegistry
 from core.storage.base import Storage
 from core.turn.events import EventSink
 from core.turn.runstore import RunStore
+from core.web import WebAccess
 
 SinkFactory = Callable[[str, str, int], EventSink]  # (turn_id, step, attempt) → sink
 DEFAULT_MODEL_TIMEOUT = 120.0
@@ -29,6 +30,7 @@ class TurnDeps:
     `models` is None when no provider is configured: the memory pipeline still runs and the
     turn ends with a `no_model` error after the user's message is stored. `demo` marks the
     read-only persona: card evolution, backfill and the consolidation model pass never run.
+    `web` is what the agent may use of the web (None: not wired, no web tools and no note).
     """
 
     storage: Storage
@@ -40,4 +42,5 @@ class TurnDeps:
     demo: bool = False
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
     monotonic: Callable[[], float] = time.monotonic
+    web: WebAccess | None = None
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("previously.turn"))

@@ -21,6 +21,7 @@ EventType = Literal[
     "model.call",
     "card.evolved",
     "card.skipped",
+    "attachment.unseen",
     "turn.done",
     "turn.error",
 ]

@@ -50,6 +50,7 @@ def frozen_prompt(
             timezone=timezone,
             demo=deps.demo,
             closed_slice=read_slice(batch, str(closed_id)) if closed_id else None,
+            web=None if deps.web is None else deps.web.any,
         )
         deps.run_store.put(slice_key, PROMPT_KEY, text)
     deps.run_store.put(turn_id, PROMPT_KEY, text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from core.media.images import Attachment
 from core.turn.events import Event
 
 
@@ -26,13 +27,17 @@ class TurnInput:
     locale: str | None = None
     # Where to push events on AWS (API Gateway WebSocket connection id); None locally.
     connection_id: str | None = None
+    # Pictures already checked and re-encoded (core/media/images.py), saved with the user's turn.
+    attachments: tuple[Attachment, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TurnInput:
-        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["attachments"] = tuple(Attachment.from_json(a) for a in known.get("attachments") or ())
+        return cls(**known)
 
 
 @dataclass(frozen=True)

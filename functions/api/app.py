@@ -32,6 +32,7 @@ from functions.deps import Deps
 from functions.mcp import http as mcp_http
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
+MAX_TURN_BODY_BYTES = 5 * 1024 * 1024  # a message may carry pictures (base64, core/media/images.py)
 
 
 def version() -> str:
@@ -106,6 +107,9 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
             allow_headers=["content-type", "x-access-key"],
         )
     app.add_middleware(
-        BodyLimit, max_bytes=MAX_BODY_BYTES, streamed={"/api/import/": routes_import.MAX_UPLOAD_BYTES}
+        BodyLimit,
+        max_bytes=MAX_BODY_BYTES,
+        streamed={"/api/import/": routes_import.MAX_UPLOAD_BYTES},
+        larger={"/api/turns": MAX_TURN_BODY_BYTES},
     )
     return app

@@ -46,21 +46,31 @@ class BodyLimit:
     """Refuse request bodies over `max_bytes` (413), reading no more than that.
 
     Paths under a `streamed` prefix (file uploads) get their own cap and are passed through
-    unbuffered: the route spools them to disk, and reading past the cap raises TooLarge.
+    unbuffered: the route spools them to disk, and reading past the cap raises TooLarge. Paths
+    under a `larger` prefix (a message with pictures) are buffered like the rest, with their own cap.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int, streamed: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        streamed: Mapping[str, int] | None = None,
+        larger: Mapping[str, int] | None = None,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.streamed = dict(streamed or {})
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        cap = next((n for p, n in self.streamed.items() if str(scope.get("path", "")).startswith(p)), None)
+        path = str(scope.get("path", ""))
+        cap = next((n for p, n in self.streamed.items() if path.startswith(p)), None)
+        buffered = next((n for p, n in self.larger.items() if path.startswith(p)), self.max_bytes)
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        limit = cap if cap is not None else self.max_bytes
+        limit = cap if cap is not None else buffered
         if declared is not None and (not declared.isdigit() or int(declared) > limit):
             await _refuse(send, limit)
             return
@@ -75,8 +85,8 @@ class BodyLimit:
                 break
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_bytes:
-                await _refuse(send, self.max_bytes)
+            if size > buffered:
+                await _refuse(send, buffered)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):

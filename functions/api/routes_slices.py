@@ -3,7 +3,8 @@
 `DELETE /api/slices/{id}` and `DELETE /api/slices/{id}/turns/{turn_id}` forget; `PATCH
 /api/slices/{id}` edits focus, summary, tags, open loops and decisions (recorded as the user's);
 `GET /api/slices/{id}/markdown` downloads one slice; `GET /api/export` the whole memory as a zip;
-`POST /api/slices/{id}/turns/{turn_id}/retract` takes the last exchange back to answer it again.
+`POST /api/slices/{id}/turns/{turn_id}/retract` takes the last exchange back to answer it again;
+`GET /api/slices/{id}/images/{name}` serves a picture attached to one of its turns.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from core.media.attach import read_image
 from core.memory.export import export_zip, slice_markdown
 from core.memory.forget import forget
 from core.memory.retract import RetractReason, retract_exchange
@@ -127,6 +129,17 @@ def slice_as_markdown(slice_id: SliceId, deps: DepsDep) -> Response:
         media_type="text/markdown; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="slice-{slice_id}.md"'},
     )
+
+
+@router.get("/api/slices/{slice_id}/images/{name}", dependencies=AUTH, responses={404: {"model": ErrorBody}})
+def slice_image(
+    slice_id: SliceId,
+    name: Annotated[str, Path(max_length=80, description="<turn id>-<n>.<ext>")],
+    deps: DepsDep,
+) -> Response:
+    """A picture attached to a turn of the slice (the one core.md links as ../images/<name>)."""
+    data, media_type = read_image(deps.storage.snapshot(), slice_id, name)
+    return Response(data, media_type=media_type, headers={"Cache-Control": "private, max-age=86400"})
 
 
 @router.get("/api/export", dependencies=AUTH)

@@ -31,6 +31,13 @@ class ClientState(Strict):
     agent_turns_seen: int = Field(default=0, ge=0, le=10_000)
 
 
+class ImageUpload(Strict):
+    """A picture sent with a message: its file name and its bytes in base64."""
+
+    name: str = Field(default="image", max_length=255)
+    data: str = Field(min_length=1, max_length=4_200_000, description="the file's bytes, base64")
+
+
 class TurnRequest(Strict):
     """`POST /api/turns` and the WebSocket `turn.start` action."""
 
@@ -46,6 +53,7 @@ class TurnRequest(Strict):
     thinking: bool | None = None
     effort: Effort | None = None
     locale: Locale | None = None
+    attachments: list[ImageUpload] = Field(default_factory=list, max_length=8)
 
 
 class TurnAccepted(BaseModel):

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from starlette.concurrency import run_in_threadpool
 
 from core.errors import InvalidInput
+from core.media.images import Upload, prepare_images
 from core.reltime import zone
 from core.turn.events import TERMINAL_TYPES, Event
 from core.turn.service import TurnInput, TurnService, TurnState
@@ -19,10 +20,11 @@ TURN_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
 def to_input(req: TurnRequest, connection_id: str | None = None) -> TurnInput:
-    """The TurnService input for a request; InvalidInput for an unknown timezone."""
+    """The TurnService input for a request; InvalidInput for an unknown timezone or a bad picture."""
     found = zone(req.timezone)
     if found is None:
         raise InvalidInput(f'Unknown timezone "{req.timezone}". Send an IANA name such as Europe/Lisbon.')
+    uploads = [Upload.from_base64(a.name, a.data) for a in req.attachments]
     return TurnInput(
         message=req.message,
         timezone=found.key,
@@ -33,6 +35,7 @@ def to_input(req: TurnRequest, connection_id: str | None = None) -> TurnInput:
         effort=req.effort,
         locale=req.locale,
         connection_id=connection_id,
+        attachments=tuple(prepare_images(uploads)),
     )
 
 

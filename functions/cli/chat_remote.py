@@ -18,6 +18,7 @@ def run_remote(
     json_out: bool,
     timezone: str | None = None,
     model: str | None = None,
+    attachments: list[dict[str, str]] | None = None,
 ) -> None:
     """Send `message` to the server at `url`, stream the reply (or print the finished turn as JSON).
 
@@ -25,7 +26,16 @@ def run_remote(
     """
     client = HttpTurnClient(url, key or os.environ.get("PREVIOUSLY_ACCESS_KEY"))
     try:
-        code = chat(client, message, timezone or local_timezone(), sys.stdout, sys.stderr, json_out, model)
+        code = chat(
+            client,
+            message,
+            timezone or local_timezone(),
+            sys.stdout,
+            sys.stderr,
+            json_out,
+            model,
+            attachments,
+        )
     except ChatError as exc:
         raise fail(str(exc)) from exc
     if code:

@@ -32,6 +32,8 @@ ENV_ONLY_FIELDS = (
     *(v for v in KEY_VARIABLES if v not in {name for name, _ in FIELDS}),
     "PREVIOUSLY_MODEL",
     "PREVIOUSLY_WORKER_MODEL",
+    "SEARXNG_URL",  # the web tools (docs/WEB.md)
+    "BRAVE_SEARCH_API_KEY",
 )
 HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_HASH"
 LEGACY_HASH_FIELD = "PREVIOUSLY_ACCESS_KEY_SHA256"  # older deployments: unsalted, replaced on the next key

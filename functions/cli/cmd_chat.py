@@ -4,16 +4,20 @@ Reasoning is shown dimmed, tool calls as one-line labels, then the reply. Exit c
 turn finished (or was interrupted with Ctrl-C: the partial reply is kept), 1 it failed, 3 the
 message was saved but no model is configured (the output says which variables to set).
 `--url URL --key KEY` talks to a running server instead (client mode, `functions/cli/chat_remote.py`).
+`--attach FILE` (repeatable) sends a picture with the message (core/media/images.py).
 """
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from core.errors import InvalidInput
+from core.media.images import Attachment, Upload, prepare_images
 from core.turn.events import Event
 from core.turn.local_service import LocalTurnService
 from core.turn.service import TurnInput
@@ -63,6 +67,10 @@ class Printer:
             self._break()
             note = event.get("summary") or event.get("reason") or ""
             self.console.print(f"  (user card: {note})", style="dim", markup=False)
+        elif kind == "attachment.unseen":
+            self._break()
+            note = f"  ({event['model']} cannot see images: it was told one was attached, not what it shows)"
+            self.console.print(note, style="yellow", markup=False)
         elif kind == "turn.error":
             self._break()
             self.console.print(f"error: {event['message']}", style="red", markup=False)
@@ -88,11 +96,31 @@ def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) ->
 
 
 def _remote(
-    url: str, key: str | None, message: str, json_out: bool, timezone: str, model: str | None
+    url: str,
+    key: str | None,
+    message: str,
+    json_out: bool,
+    timezone: str,
+    model: str | None,
+    files: list[Path],
 ) -> None:
     from functions.cli.chat_remote import run_remote
 
-    run_remote(url, key, message, json_out, timezone=timezone, model=model)
+    sent = [{"name": f.name, "data": base64.b64encode(f.read_bytes()).decode()} for f in files]
+    run_remote(url, key, message, json_out, timezone=timezone, model=model, attachments=sent)
+
+
+def _read_attachments(files: list[Path]) -> tuple[Attachment, ...]:
+    """The pictures named by --attach, checked and re-encoded (a clear error for anything else)."""
+    uploads = []
+    for f in files:
+        if not f.is_file():
+            raise fail(f"{f}: no such file to attach")
+        uploads.append(Upload(f.name, f.read_bytes()))
+    try:
+        return tuple(prepare_images(uploads))
+    except InvalidInput as exc:
+        raise fail(str(exc)) from exc
 
 
 @app.command()
@@ -106,18 +134,27 @@ def chat(
     url: Annotated[str | None, typer.Option("--url", help="Talk to a running server instead.")] = None,
     key: Annotated[str | None, typer.Option("--key", help="The server's access key (with --url).")] = None,
     json_out: JsonOpt = False,
+    attach: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--attach", help="A picture to send with the message (PNG, JPEG, WebP, GIF); repeatable."
+        ),
+    ] = None,
 ) -> None:
     """Say something and stream the reply; the turn is saved in the memory like any other."""
     if not message.strip():
         raise fail("the message is empty")
+    files = list(attach or [])
     if url:
-        _remote(url, key, message, json_out, timezone or local_timezone(), model)
+        _remote(url, key, message, json_out, timezone or local_timezone(), model, files)
         return
+    images = _read_attachments(files)
     storage = open_storage(memory, must_exist=False)
     settings = load_settings()
     try:
         service = build_local_turns(settings, storage, build_run_store(settings, storage))
-        turn_id = service.start(TurnInput(message, timezone=timezone or local_timezone(), model=model))
+        request = TurnInput(message, timezone=timezone or local_timezone(), model=model, attachments=images)
+        turn_id = service.start(request)
     except InvalidInput as exc:
         raise fail(str(exc)) from exc
     _follow(service, turn_id, None if json_out else Printer(Console()))

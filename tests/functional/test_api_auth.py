@@ -15,7 +15,13 @@ from tests.functional.api_env import KEY, make_env, same_origin, with_key
 pytestmark = pytest.mark.functional
 
 OPEN_ROUTES = {"/api/health", "/api/auth/session", "/api/auth/sign-in", "/api/auth/sign-out"}
-SAMPLE_PARAMS = {"slice_id": "2026-08-11-1115", "turn_id": "turn00001", "section": "now", "n": "1"}
+SAMPLE_PARAMS = {
+    "slice_id": "2026-08-11-1115",
+    "turn_id": "turn00001",
+    "section": "now",
+    "n": "1",
+    "name": "turn00001-1.png",
+}
 SAMPLE_PARAMS |= {"hypothesis_id": "h1", "agent": "recall", "target": "direction"}  # the evolution routes
 
 

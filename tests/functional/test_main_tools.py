@@ -18,6 +18,9 @@ from core.memory import paths
 from core.memory.config import UserConfig, merge_config
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
+from core.web import WebAccess
+from core.web.fetch import WebFetcher
+from core.web.search import SearxngSearch
 from tests.fakes.agent_memory import build_memory, make_slice
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 
@@ -81,7 +84,9 @@ def error(ctx: ToolContext, name: str, **args: Any) -> str:
 
 def test_the_tool_set(storage: InMemoryStorage) -> None:
     tools = main_tools(_ctx(storage))
-    assert tuple(t.spec.name for t in tools) == TOOL_NAMES
+    assert tuple(t.spec.name for t in tools) == tuple(n for n in TOOL_NAMES if not n.startswith("web"))
+    web = WebAccess(WebFetcher(), SearxngSearch("http://search.invalid"))
+    assert tuple(t.spec.name for t in main_tools(_ctx(storage, web=web))) == TOOL_NAMES
     for tool in tools:
         assert tool.spec.description and tool.spec.parameters["type"] == "object"
     window = next(t for t in tools if t.spec.name == "readTimelineWindow").spec.parameters

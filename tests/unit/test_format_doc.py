@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.memory.agent_md import (
+    CitedSource,
     Cognition,
     DeepReport,
     Invocation,
@@ -45,6 +46,7 @@ def test_agent_md_example_is_what_we_write() -> None:
                 "error",
                 "File not found",
             ),
+            ToolCall("webSearch", {"query": "lake house venues near Sintra"}, "ok"),
         ],
     )
     report = DeepReport(
@@ -52,7 +54,8 @@ def test_agent_md_example_is_what_we_write() -> None:
         "The lake house, if the date works.",
         "Travel time is similar; the team asked for outdoors last time.",
     )
-    body = render_cognition(Cognition([Invocation([step])], [report]))
+    source = CitedSource("Lake House Sintra: group bookings", "https://venues.example/sintra-lake-house")
+    body = render_cognition(Cognition([Invocation([step])], [report], [source]))
     assert cognition_entry("mVhV2g", "2026-08-10T21:30:43.702Z", body) == _example("agent.md")
 
 

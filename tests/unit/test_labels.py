@@ -23,6 +23,8 @@ ARGS = {
     "readMemoryFile": {"path": "memory/notes/a.md"},
     "writeMemoryFile": {"path": "memory/notes/a.md", "content": "x"},
     "listMemoryFiles": {"prefix": "tasks"},
+    "webSearch": {"query": "balcony tomatoes"},
+    "webFetch": {"url": "https://gardens.example/tomatoes?x=1"},
 }
 
 
@@ -71,7 +73,9 @@ def test_odd_input_still_gets_a_label() -> None:
     assert tool_label("readSlice", None, "error") == "Could not open a slice"
     assert tool_label("recall", {"query": "x" * 80}, "running").endswith('…"')
     assert tool_label("recall", {"query": "q"}, "completed", output="not json") == 'Recalled "q"'
-    assert tool_label("webSearch", {}, "running") == "Using webSearch"
+    assert tool_label("someNewTool", {}, "running") == "Using someNewTool"
+    assert tool_label("webFetch", {"url": "https://a.example/"}, "completed") == "Fetched a.example"
+    assert tool_label("webFetch", {}, "running") == "Fetching a page"
     assert (
         tool_label("readPreviously", {"sliceId": "2026-07-25-1430"}, "running")
         == "Reading the card from Jul 25 14:30"

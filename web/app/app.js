@@ -74,13 +74,13 @@ export function App() {
     if (next && next.id !== entries[i].id) go(next.id);
   };
   // Sending always returns to the live conversation, without the travel.
-  const send = (text) => {
+  const send = (text, images = []) => {
     if (route.view !== "live") {
       skipNextTravel();
       location.hash = "#/";
     }
     stick.toBottom();
-    return chat.send(text);
+    return chat.send(text, images);
   };
   const focus = (ref) => () => ref.current && ref.current.focus();
   useShortcuts({ search: () => setDialog("search"), help: () => setDialog("keys"), prev: () => step(-1), next: () => step(1),

@@ -154,6 +154,26 @@ function RecallBody({ recall, t, onOpenSlice }) {
     ${recall.confidence !== null && html`<p class="muted">${t("recall.confidence", { value: percent(recall.confidence) })}</p>`}`;
 }
 
+// webSearch numbers its results `[n] title` with the URL on the next line (core/web/search.py).
+const SOURCE_RE = /^\[(\d+)\] (.*)\n(https?:\/\/\S+)$/gm;
+
+export function webSources(output) {
+  const text = typeof output === "string" ? output : "";
+  return [...text.matchAll(SOURCE_RE)].map((m) => ({ title: m[2], url: m[3] }));
+}
+
+function SourcesBody({ item, t }) {
+  const sources = webSources(item.output);
+  if (sources.length === 0) return html`<pre class="tool-output">${outputText(item.output) || t("tool.noOutput")}</pre>`;
+  return html`<h4 class="panel-title">${t("tool.sources")}</h4>
+    <ol class="recall-list" data-testid="web-sources">
+      ${sources.map(
+        (s) => html`<li data-testid="web-source"><a href=${s.url} target="_blank" rel="noopener noreferrer">${s.title}</a>
+          <span class="muted mono">${s.url}</span></li>`,
+      )}
+    </ol>`;
+}
+
 function outputText(output) {
   if (output === null || output === undefined) return "";
   return typeof output === "string" ? output : JSON.stringify(output, null, 2);
@@ -181,6 +201,7 @@ export function ToolCard({ item, t, locale, onOpenSlice }) {
   let body;
   if (isRecall) body = html`<${RecallBody} recall=${item.recall} t=${t} onOpenSlice=${onOpenSlice} />`;
   else if (state === "interrupted") body = html`<p class="muted">${t("tool.interrupted")}</p>`;
+  else if (item.tool === "webSearch" && state === "completed") body = html`<${SourcesBody} item=${item} t=${t} />`;
   else body = html`<pre class="tool-output">${outputText(item.output) || t("tool.noOutput")}</pre>`;
   return html`<${Expandable}
     testid="tool-card"

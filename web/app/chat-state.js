@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { apiFetch } from "./api.js";
 import { applyEvent, applyEvents, initialTurn, isFinished, replyText, stopTurn } from "./lib/stream.js";
 import { clearResume, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
+import { uploads } from "./attachments.js";
 
 const SAVE_EVERY_MS = 250;
 let nextId = 1;
@@ -54,7 +55,8 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     const store = storage();
     ctl.current = followTurn({
       ...opts,
-      wsUrl: wsUrlFor(globalThis.location, wsPath()),
+      // A message with pictures goes over HTTP: a WebSocket frame (API Gateway's) is too small for it.
+      wsUrl: opts.start && opts.start.attachments ? null : wsUrlFor(globalThis.location, wsPath()),
       fetchJson: apiFetch,
       onTurnId: (turnId) => {
         if (store) saveResume(store, { turn_id: turnId, after: 0, message: text });
@@ -82,12 +84,13 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     });
   }
 
-  function send(text) {
+  function send(text, images = []) {
     const message = String(text || "").trim();
     if (!message || running()) return false;
-    const user = { id: newId(), role: "user", text: message, at: Date.now() };
+    const user = { id: newId(), role: "user", text: message, images, at: Date.now() };
     const assistant = { id: newId(), role: "assistant", turn: initialTurn(), error: null, lastEventAt: Date.now(), live: true };
     const body = { message, client: clientState(messagesRef.current), ...options() };
+    if (images.length) body.attachments = uploads(images);
     setMessages((ms) => [...ms, user, assistant]);
     follow(assistant.id, message, { start: body });
     return true;

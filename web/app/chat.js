@@ -5,6 +5,7 @@ import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { ErrorCard, EvolutionCard, ReasoningCard, StepsCard, ToolCard } from "./cards.js";
 import { isFinished, replyText, stage } from "./lib/stream.js";
+import { Thumbs } from "./attachments.js";
 
 const STILL_WORKING_MS = 10_000;
 
@@ -49,6 +50,8 @@ function Item({ item, t, locale, live, running, replying, onOpenSlice }) {
       return html`<${ErrorCard} item=${item} t=${t} />`;
     case "text":
       return html`<${Markdown} text=${item.text} t=${t} class="reply" />`;
+    case "notice":
+      return html`<p class="banner" role="note" data-testid="attach-unseen"><${Icon} name="circle-alert" size=${14} />${t("attach.unseen")}</p>`;
     default:
       return null;
   }
@@ -77,7 +80,7 @@ function ReplyActions({ message, last, t, onResend }) {
 function UserMessage({ message, editable, t, onResend }) {
   const [draft, setDraft] = useState(null);
   if (draft === null) {
-    return html`<div class="msg user" data-testid="msg-user"><div class="bubble">${message.text}</div>
+    return html`<div class="msg user" data-testid="msg-user"><${Thumbs} images=${message.images} t=${t} testid="msg-image" /><div class="bubble">${message.text}</div>
       ${editable && html`<button type="button" class="link-btn msg-edit" data-testid="edit-message" onClick=${() => setDraft(message.text)}>
         <${Icon} name="pencil" size=${12} />${t("chat.edit")}
       </button>`}</div>`;

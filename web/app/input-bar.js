@@ -5,6 +5,7 @@ import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { nextEffort } from "./lib/prefs.js";
 import { usePopover } from "./popover.js";
+import { addImages, Thumbs } from "./attachments.js";
 
 const DRAFT_KEY = "previously:draft";
 const MAX_HEIGHT = 160;
@@ -93,6 +94,9 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
   const [text, setText] = useState(loadDraft);
   // Enter while a turn runs queues the message (it stays in the box, editable) until the turn ends.
   const [queued, setQueued] = useState(false);
+  const [images, setImages] = useState([]);
+  const [problem, setProblem] = useState("");
+  const picker = useRef(null);
   const area = useRef(null);
   useAutoGrow(area, text);
   const empty = !text.trim();
@@ -104,9 +108,30 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
       setQueued(true);
       return;
     }
-    if (onSend(text)) {
+    if (onSend(text, images)) {
       setText("");
       saveDraft("");
+      setImages([]);
+      setProblem("");
+    }
+  };
+  const attach = async (files) => {
+    const added = await addImages(images, [...files], t);
+    setImages(added.images);
+    setProblem(added.problem);
+  };
+  const onPaste = (e) => {
+    const files = [...(e.clipboardData?.files || [])];
+    if (files.length) {
+      e.preventDefault();
+      attach(files);
+    }
+  };
+  const onDrop = (e) => {
+    const files = [...(e.dataTransfer?.files || [])];
+    if (files.length) {
+      e.preventDefault();
+      attach(files);
     }
   };
   useEffect(() => {
@@ -127,7 +152,10 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
     saveDraft(e.currentTarget.value);
   };
 
-  return html`<form class="input-bar" data-testid="chat-input" onSubmit=${(e) => (e.preventDefault(), submit())}>
+  return html`<form class="input-bar" data-testid="chat-input" onSubmit=${(e) => (e.preventDefault(), submit())}
+    onDragOver=${(e) => e.preventDefault()} onDrop=${onDrop}>
+    <${Thumbs} images=${images} t=${t} onRemove=${(i) => setImages(images.filter((_, j) => j !== i))} />
+    ${problem && html`<p class="hint error" role="alert" data-testid="attach-error">${problem}</p>`}
     <label class="sr-only" for="message-box">${t("input.label")}</label>
     <textarea
       id="message-box"
@@ -140,6 +168,7 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
       value=${text}
       onInput=${onInput}
       onKeyDown=${onKeyDown}
+      onPaste=${onPaste}
       enterkeyhint="send"
     ></textarea>
     ${queued &&
@@ -166,6 +195,11 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
         onClick=${() => onPrefs({ effort: nextEffort(modelId, prefs.effort) })}
       >
         <${Icon} name="zap" size=${14} /><span>${t(`input.effort.${prefs.effort}`)}</span>
+      </button>
+      <input ref=${picker} type="file" accept="image/png,image/jpeg,image/webp,image/gif" multiple hidden
+        data-testid="attach-input" onChange=${(e) => (attach(e.currentTarget.files), (e.currentTarget.value = ""))} />
+      <button type="button" class="tool-btn" data-testid="attach" title=${t("attach.hint")} onClick=${() => picker.current?.click()}>
+        <span>${t("attach.button")}</span>
       </button>
       <a class="tool-btn icon-only" href="#/settings" aria-label=${t("nav.settings")} title=${t("nav.settings")}>
         <${Icon} name="settings" size=${14} />

@@ -8,6 +8,7 @@ import { Markdown } from "./markdown.js";
 import { isoToMs, turnStamp, wheelDate, hhmm } from "./lib/time.js";
 import { cardBody } from "./lib/card-text.js";
 import { ForgetDialog, SliceActions, markLoopDone } from "./slice-actions.js";
+import { storedImages, Thumbs } from "./attachments.js";
 
 function PreviouslyBar({ data, t }) {
   const [open, setOpen] = useState(false);
@@ -32,7 +33,7 @@ function PreviouslyBar({ data, t }) {
   </div>`;
 }
 
-function Turn({ turn, nowMs, dayMs, t, onThoughts, onForget }) {
+function Turn({ turn, nowMs, dayMs, t, onThoughts, onForget, sliceId }) {
   const agent = turn.role !== "user";
   return html`<article class=${`turn ${agent ? "agent" : "user"}`} data-testid="turn" data-role=${turn.role}>
     <div class="turn-meta">
@@ -55,7 +56,7 @@ function Turn({ turn, nowMs, dayMs, t, onThoughts, onForget }) {
     </div>
     ${agent
       ? html`<${Markdown} text=${turn.content} t=${t} class="turn-body" />`
-      : html`<div class="bubble">${turn.content}</div>`}
+      : html`<${Thumbs} images=${storedImages(turn.content, sliceId)} t=${t} testid="turn-image" /><div class="bubble">${turn.content}</div>`}
   </article>`;
 }
 
@@ -114,7 +115,7 @@ export function SliceView({ id, data, error, loading, t, nowMs, onFilterStrand, 
       ${data.turns.length === 0
         ? html`<p class="empty-state">${t("slice.noTurns")}</p>`
         : html`<div class="turns">
-            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} dayMs=${isoToMs(data.start)} t=${t}
+            ${data.turns.map((turn, i) => html`<${Turn} key=${`${turn.turn_id || i}-${turn.role}`} turn=${turn} nowMs=${nowMs} dayMs=${isoToMs(data.start)} t=${t} sliceId=${data.slice_id}
               onThoughts=${setThoughts} onForget=${readOnly ? null : setForgetTurn} />`)}
           </div>`}
       ${forgetTurn &&

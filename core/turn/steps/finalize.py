@@ -2,9 +2,10 @@
 
 The agent turn is all assistant text of this turn (`[partial] …` when it was interrupted or
 failed midway; nothing when there is no text to keep); agent.md gets the turn's reasoning, tool
-calls with ok/error and thinkDeep reports. Both are storage Updates keyed by the turn id, so a
-conflict re-applies them on the other writer's text and a re-run adds nothing. Then the
-terminal event: `turn.done` {status, agent_turn_id, usage}, or `turn.error` after a model error.
+calls with ok/error, the pages webSearch cited, and thinkDeep reports. Both are storage Updates
+keyed by the turn id, so a conflict re-applies them on the other writer's text and a re-run adds
+nothing. Then the terminal event: `turn.done` {status, agent_turn_id, usage}, or `turn.error`
+after a model error.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from core.turn.state import Prepared, StepState
 from core.turn.steps.analyze import queue_tags
 from core.turn.steps.common import TAGS_KEY, load_prepared, results_key, round_key, sink_of
 from core.turn.wire import messages_from_json
+from core.web.search import parse_sources
 
 DEEP_TOOL = "thinkDeep"
+SEARCH_TOOL = "webSearch"
 MODEL_ERROR_ADVICE = (
     "Your message is saved. Check the model settings (`previously models`), then send it again."
 )
@@ -69,6 +72,7 @@ def build_cognition(rounds: Rounds) -> cognition.Cognition:
     """agent.md's record of the turn: one step per model call, then the thinkDeep reports."""
     steps = []
     reports = []
+    sources: list[cognition.CitedSource] = []
     for message in rounds.assistant:
         calls = []
         for call in message.tool_calls:
@@ -82,9 +86,11 @@ def build_cognition(rounds: Rounds) -> cognition.Cognition:
             calls.append(cognition.ToolCall(call.name, shown, status, result.content if result else None))
             if call.name == DEEP_TOOL and result is not None and not result.is_error:
                 reports.append(_deep_report(call.arguments, result.content))
+            if call.name == SEARCH_TOOL and result is not None and not result.is_error:
+                sources += parse_sources(result.content)
         steps.append(cognition.Step([r.text for r in message.reasoning], calls))
     invocations = [cognition.Invocation(steps)] if rounds.assistant else []
-    return cognition.Cognition(invocations, reports)
+    return cognition.Cognition(invocations, reports, sources)
 
 
 def _deep_report(arguments: dict[str, Any], content: str) -> cognition.DeepReport:

@@ -14,6 +14,7 @@ from core.agent.main_tools import ToolContext, main_tools
 from core.llm.registry import BoundModel
 from core.llm.tools import Tool
 from core.llm.types import Message, ToolSpec, Usage, UserMessage
+from core.media.attach import sees_images, with_images
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink
@@ -63,12 +64,16 @@ def _run_round(ctx: StepContext) -> dict[str, Any]:
         current = read_slice(batch, ctx.slice_id)
         # The tools' specs are all this step needs of them; the tools step runs the calls.
         tool_ctx = ToolContext(
-            view=batch, clock=deps.clock, models=models, slice_id=ctx.slice_id, config=config
+            view=batch, clock=deps.clock, models=models, slice_id=ctx.slice_id, config=config, web=deps.web
         )
         closed = prepared.slice_closed if prepared else None
         system = frozen_prompt(deps, turn_id, batch, current, config, closed, ctx.timezone)
         history = slice_history(current, turn_id, ctx.request.message, 2 * config.max_turns_per_slice)
         history = with_card_note(history, prepared.card_note if prepared else None)
+        vision = sees_images(models.main)
+        history = with_images(history, ctx.request.attachments, vision)
+        if ctx.request.attachments and not vision and rnd == 0:
+            ctx.sink.emit("attachment.unseen", count=len(ctx.request.attachments), model=models.main.info.id)
         messages = [*history, *earlier_rounds(deps, turn_id, rnd)]
         record = _call(deps, ctx.sink, turn_id, models.main, messages, system, main_tools(tool_ctx), rnd)
     deps.run_store.put(turn_id, round_key(rnd), record)

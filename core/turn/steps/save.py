@@ -21,6 +21,7 @@ from datetime import datetime
 
 from core.clock import iso
 from core.errors import ConflictError
+from core.media.attach import queue_images, turn_text
 from core.memory.card_snapshot import ensure_snapshot
 from core.memory.merge import SliceEdit, append_turn, create_slice, edit_slice, has_turn
 from core.memory.paths import core_md
@@ -78,7 +79,9 @@ def commit_user_message(deps: TurnDeps, turn_id: str) -> Prepared:
     locale = locale_of(request, config)
     ensure_catalog(batch, now, locale)
     active = recover_active(batch, now)
-    turn = Turn(turn_id, iso(now), "user", request.message)
+    # The message word for word, then a link line per picture saved with it (core/media/attach.py).
+    text = turn_text(request.message, turn_id, request.attachments)
+    turn = Turn(turn_id, iso(now), "user", text)
     signal = None
     if active is not None and not has_turn(active.slice, turn):
         client = ClientView(request.client_slice_id, request.agent_turns_seen)
@@ -94,10 +97,11 @@ def commit_user_message(deps: TurnDeps, turn_id: str) -> Prepared:
         append_turn(turn, iso(now), create=create, edit=_must_be_open).queue(batch, slice_id)
     else:
         slice_id = new_slice_id(now, lambda candidate: taken(batch, candidate))
-        new = open_slice(request.message, request.timezone or "UTC", turn_id, now, slice_id)
+        new = open_slice(text, request.timezone or "UTC", turn_id, now, slice_id)
         create_slice(new, iso(now)).queue(batch, slice_id)
     _index(batch, read_slice(batch, slice_id), closed, created=active is None, now=now, locale=locale)
     ensure_snapshot(batch, slice_id, deps.clock)
+    queue_images(batch, slice_id, turn_id, request.attachments)  # in commit #1, with the words
     models = resolve_models(deps, request, config)
     prepared = Prepared(
         slice_id, active is None, closed, turn_id, models is None, request.timezone or "UTC", locale

@@ -134,6 +134,7 @@ def run_calls(
         hits=lambda call_id, payload: _emit(sink, "recall.hits", **{**payload, "call_id": call_id}),
         system_prompt=str(deps.run_store.get(turn_id, PROMPT_KEY) or ""),
         monotonic=deps.monotonic,
+        web=deps.web,
         recalls=RecallMemo.from_history(earlier_rounds(deps, turn_id, ctx.state.round)),
     )
     by_name = {t.spec.name: t for t in main_tools(tool_ctx)}

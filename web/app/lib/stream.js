@@ -191,6 +191,7 @@ const HANDLERS = {
     addItem(s, { kind: "evolution", step: e.step, attempt: e.attempt || 1, summary: e.summary || "", diff: e.diff || "" }),
   "card.skipped": (s, e) =>
     addItem(s, { kind: "evolution", step: e.step, attempt: e.attempt || 1, skipped: true, reason: e.reason || "" }),
+  "attachment.unseen": (s, e) => addItem(s, { kind: "notice", step: e.step, attempt: e.attempt || 1, code: "attachment.unseen", count: e.count || 1 }),
   "turn.done": (s, e) => {
     const status = e.status === "interrupted" ? "interrupted" : "done";
     const base = status === "done" ? finishSteps(s) : s;

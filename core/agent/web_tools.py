@@ -1,0 +1,53 @@
+"""The main agent's web tools, offered only when the deployment gives the agent the web.
+
+webFetch reads one page (through the request-forgery guard); webSearch asks the configured
+search backend. Both return text the model cites by URL; refusals come back as `ERROR: …`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from core.web import WebAccess
+from core.web.fetch import FetchRange, fetch_text
+from core.web.search import results_text
+
+WEB_TOOL_NAMES = ("webSearch", "webFetch")
+NO_WEB_NOTE = (
+    "You have no access to the web in this deployment: you cannot search or open pages. "
+    "If an answer needs current information from the web, say so plainly."
+)
+
+
+def web_tools(web: WebAccess | None) -> list[Callable[..., Any]]:
+    """The web tool functions `web` allows (none without a fetcher or a search backend)."""
+    if web is None:
+        return []
+    out: list[Callable[..., Any]] = []
+    search, fetcher = web.search, web.fetcher
+    if search is not None:
+
+        def webSearch(
+            query: Annotated[str, Field(min_length=1, description="what to look up, as you would type it")],
+        ) -> str:
+            """Search the live web. Returns numbered results (title, URL, snippet). Cite the URLs you
+            rely on in your answer; open a promising page with webFetch before quoting it."""
+            return results_text(query, search.search(query))
+
+        out.append(webSearch)
+    if fetcher is not None:
+
+        def webFetch(
+            url: Annotated[str, Field(min_length=1, description="an http:// or https:// URL")],
+            range: FetchRange | None = None,
+        ) -> str:
+            """Read one web page as plain text, with its final URL and title: the first 15,000
+            characters, or the part `range` picks (paragraphs matching keywords, or a line range).
+            Local and private network addresses are refused."""
+            return fetch_text(fetcher.fetch(url), range)
+
+        out.append(webFetch)
+    return out

@@ -1,0 +1,1 @@
+"""Media the user brings into a turn: image attachments."""

@@ -1,0 +1,84 @@
+"""Where a turn's images go: files in the slice folder, links in the user's turn, image input.
+
+The pictures are saved in the same commit as the user's turn (the prepare step), at
+`<slice>/images/<turnId>-<n>.<ext>.b64`, and the turn's text ends with one Markdown image link
+per picture (`![name](../images/<turnId>-<n>.<ext>)`), plain text to any reader of core.md.
+Each model call of the turn sends the pictures as image input when the model takes images;
+otherwise the message says that pictures were attached and that this model cannot see them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.errors import InvalidInput, NotFound
+from core.llm.registry import BoundModel
+from core.llm.types import ImageInput, Message, UserMessage
+from core.media.images import Attachment, read_stored, stored_text
+from core.memory import paths
+from core.storage.base import Reader, WriteBatch
+
+IMAGES_DIR = "images"
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)$")
+MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
+
+
+def file_name(turn_id: str, n: int, attachment: Attachment) -> str:
+    """The picture's name as linked from core.md (the stored file adds `.b64`)."""
+    return f"{turn_id}-{n}.{attachment.extension}"
+
+
+def image_path(slice_id: str, name: str) -> paths.MemoryPath:
+    """The stored file of a linked picture `name` of a slice."""
+    return paths.slice_dir(slice_id) / f"{IMAGES_DIR}/{name}.b64"
+
+
+def turn_text(message: str, turn_id: str, attachments: Sequence[Attachment]) -> str:
+    """The user's turn as stored: the message word for word, then one image link per picture."""
+    if not attachments:
+        return message
+    links = [f"![{a.name}](../{IMAGES_DIR}/{file_name(turn_id, n, a)})" for n, a in enumerate(attachments, 1)]
+    return f"{message}\n\n" + "\n".join(links)
+
+
+def queue_images(batch: WriteBatch, slice_id: str, turn_id: str, attachments: Sequence[Attachment]) -> None:
+    """Queue the turn's picture files in the batch that saves the user's turn."""
+    for n, attachment in enumerate(attachments, 1):
+        batch.put(image_path(slice_id, file_name(turn_id, n, attachment)), stored_text(attachment))
+
+
+def unseen_note(count: int) -> str:
+    """What the model reads instead of pictures it cannot take."""
+    noun = "an image" if count == 1 else f"{count} images"
+    return (
+        f"(The user attached {noun} to this message, but the current model cannot see images. "
+        "Say that you could not see it, and answer from the words alone.)"
+    )
+
+
+def sees_images(model: BoundModel) -> bool:
+    """Whether the model takes image input (a model the presets do not know is trusted to)."""
+    return model.info.supports_vision or not model.info.curated
+
+
+def with_images(history: list[Message], attachments: Sequence[Attachment], vision: bool) -> list[Message]:
+    """The history with this turn's pictures on its last user message (or the unseen note)."""
+    if not attachments or not history or not isinstance(history[-1], UserMessage):
+        return history
+    last = history[-1]
+    if vision:
+        images = tuple(ImageInput(a.media_type, a.data) for a in attachments)
+        return [*history[:-1], UserMessage(last.text, (*last.images, *images))]
+    return [*history[:-1], UserMessage(f"{last.text}\n\n{unseen_note(len(attachments))}", last.images)]
+
+
+def read_image(reader: Reader, slice_id: str, name: str) -> tuple[bytes, str]:
+    """A slice's stored picture `name` (as core.md links it): its bytes and media type."""
+    match = NAME_RE.match(name)
+    if not match or not paths.is_slice_id(slice_id):
+        raise InvalidInput(f'"{name}" is not the name of a stored picture (like <turn id>-1.png).')
+    text = reader.read(image_path(slice_id, name))
+    if text is None:
+        raise NotFound(f'Slice {slice_id} has no picture "{name}".')
+    return read_stored(text), MEDIA_TYPES[match.group(1)]

@@ -1,0 +1,65 @@
+"""Pictures in the input bar (UI.md): attach, see, send; the model receives them and the slice view shows
+them, byte for byte with what the model got; a non-image and an oversized file are refused with a reason."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from playwright.sync_api import Page
+
+from tests.browser.conftest import Server
+from tests.fakes.fake_model_server import FakeModelServer
+from tests.fakes.images import jpeg_with_location
+
+pytestmark = pytest.mark.browser
+DONE = "[data-testid=msg-assistant][data-status=done]"
+
+
+def _images_sent(fake: FakeModelServer) -> list[bytes]:
+    """The pictures on the newest user message that carried any (OpenAI or Anthropic wire)."""
+    for request in reversed(fake.requests):
+        for message in reversed(request.body.get("messages") or []):
+            parts = message.get("content") if message.get("role") == "user" else None
+            found = []
+            for p in parts if isinstance(parts, list) else []:
+                if p.get("type") == "image_url":
+                    found.append(p["image_url"]["url"].split(",", 1)[1])
+                elif p.get("type") == "image":
+                    found.append(p["source"]["data"])
+            if found:
+                return [base64.b64decode(d) for d in found]
+    return []
+
+
+def _attach(page: Page, name: str, data: bytes, mime: str) -> None:
+    page.get_by_test_id("attach-input").set_input_files({"name": name, "mimeType": mime, "buffer": data})
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_an_image_is_attached_sent_and_shown_in_the_slice(
+    make_app, own_server: Server, fake_model: FakeModelServer, size: str
+) -> None:
+    app = make_app(own_server, size=size, now=None)
+    page = app.open()
+    _attach(page, "notes.txt", b"just words", "text/plain")
+    assert "notes.txt is not a PNG, JPEG, WebP or GIF" in page.get_by_test_id("attach-error").inner_text()
+    _attach(page, "huge.png", b"\x89PNG" + b"\0" * 3_100_000, "image/png")
+    assert "larger than 3 MB" in page.get_by_test_id("attach-error").inner_text()
+    _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
+    page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
+    assert page.get_by_test_id("attached-image").count() == 1
+    page.locator("#message-box").fill("What colour is this?")
+    page.locator("#message-box").press("Enter")
+    page.wait_for_selector(DONE)
+    assert page.get_by_test_id("attached-image").count() == 0, "the bar is cleared after sending"
+    assert page.locator("[data-testid=msg-user] [data-testid=msg-image] img").count() == 1
+    [sent] = _images_sent(fake_model)
+    assert b"Mara Quinn" not in sent, "the location and author are gone before the model sees it"
+    slice_id = own_server.get("/api/state")["active"]["slice_id"]
+    page.goto(f"{own_server.url}/#/slice/{slice_id}")
+    image = page.locator("[data-testid=turn-image] img").last
+    image.wait_for()
+    served = page.request.get(own_server.url + str(image.get_attribute("src")))
+    assert served.ok and served.body() == sent, "the slice folder holds exactly what the model received"
+    assert image.evaluate("img => img.complete && img.naturalWidth") == 64
