@@ -20,6 +20,7 @@ const SHELL = [
   "app/api.js",
   "app/app-data.js",
   "app/app.js",
+  "app/attachments.js",
   "app/briefing.js",
   "app/card-page.js",
   "app/cards.js",
