@@ -115,6 +115,8 @@ def record_signal(batch: WriteBatch, signal: f.Signal) -> None:
             ledger = f.parse_fitness(text)
         except InvalidInput:
             return text
+        if signal.detail and any((s.kind, s.detail) == (signal.kind, signal.detail) for s in ledger.signals):
+            return None  # a re-run of the step that recorded it (keyed by detail, e.g. the turn id)
         ledger.signals.append(signal)
         ledger.updated = signal.at
         return f.render_fitness(ledger)

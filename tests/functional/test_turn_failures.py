@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core.clock import FixedClock
@@ -225,6 +227,9 @@ def test_cancel_mid_stream_keeps_a_partial_reply(clock: FixedClock, fake_models:
     assert agent.role == "agent" and agent.content.startswith("[partial] Line 0")
     assert len(agent.content) < len(long)
     assert state.reply and long.startswith(state.reply)
+    # The stop is a mechanical signal for the evolution layer, recorded once per turn.
+    ledger = json.loads(h.read("memory/evolution/fitness.json") or "{}")
+    assert [(s["kind"], s["slice"], s["detail"]) for s in ledger["signals"]] == [("stop", SLICE, "t00001")]
 
 
 def test_a_refused_request_keeps_partial_text(clock: FixedClock, fake_models: FakeModelServer) -> None:

@@ -18,6 +18,8 @@ from core.clock import iso
 from core.errors import InvalidInput
 from core.llm.types import AssistantMessage, ToolResult, Usage
 from core.memory import agent_md as cognition
+from core.memory.evolution_store import record_signal
+from core.memory.fitness import Signal
 from core.memory.merge import append_turn, has_turn
 from core.memory.paths import agent_md, core_md
 from core.memory.slice import Turn, parse_core_md
@@ -28,7 +30,7 @@ from core.turn.events import TERMINAL_TYPES, turn_done
 from core.turn.overflow import spill_reply
 from core.turn.state import Prepared, StepState
 from core.turn.steps.analyze import queue_tags
-from core.turn.steps.common import TAGS_KEY, load_prepared, results_key, round_key, sink_of
+from core.turn.steps.common import CANCEL_KEY, TAGS_KEY, load_prepared, results_key, round_key, sink_of
 from core.turn.wire import messages_from_json
 from core.web.search import parse_sources
 
@@ -137,6 +139,8 @@ def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None,
             append_turn(agent, now_iso).queue(batch, slice_id)
     body = cognition.render_cognition(build_cognition(rounds)) if rounds.assistant else ""
     batch.update(agent_md(slice_id), cognition.cognition_update(turn_id, now_iso, body))
+    if deps.run_store.get(turn_id, CANCEL_KEY):  # the person pressed stop: a signal for the evolution layer
+        record_signal(batch, Signal("stop", now_iso, slice_id, turn_id))
     # Besides the analyzer's tags (strands), the agent turn changes no index: nothing else to write.
     batch.commit(f"Turn {turn_id} — agent response")
 
