@@ -44,6 +44,7 @@ class TurnWorkflow(Construct):
                 timeout=Duration.seconds(spec.timeout_seconds),
                 environment=environment,
                 description=f"Turn step: {spec.label}",
+                snap_start=True,  # the model SDKs and PyGithub are imported before the snapshot
             )
         self.record_failure = factory.function(
             self,
@@ -59,7 +60,12 @@ class TurnWorkflow(Construct):
             "Turn",
             state_machine_type=sfn.StateMachineType.STANDARD,
             definition_body=sfn.DefinitionBody.from_chainable(
-                build_definition(self, flow, self.functions, self.record_failure)
+                build_definition(
+                    self,
+                    flow,
+                    {name: factory.entry(fn) for name, fn in self.functions.items()},
+                    self.record_failure,
+                )
             ),
             timeout=Duration.minutes(config.turn_timeout_minutes),
             tracing_enabled=True,

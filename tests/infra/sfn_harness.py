@@ -65,6 +65,9 @@ def resolve(node: Any, resources: Mapping[str, Any]) -> Any:
             return function_arn(logical_id)
         return f"{logical_id}.{attr}"
     if "Ref" in node:
+        target = resources.get(node["Ref"], {})
+        if target.get("Type") == "AWS::Lambda::Alias":  # a SnapStart alias: moto runs the function itself
+            return function_arn(target["Properties"]["FunctionName"]["Ref"])
         return {"AWS::Partition": "aws", "AWS::Region": REGION, "AWS::AccountId": ACCOUNT}.get(
             node["Ref"], node["Ref"]
         )

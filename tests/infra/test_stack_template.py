@@ -297,6 +297,14 @@ def test_snap_start_on_published_versions_and_callers_use_the_live_alias(resourc
     integrations = [r for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Integration"]
     uris = [json.dumps(i["Properties"]["IntegrationUri"]) for i in integrations]
     assert uris and all("Live" in uri for uri in uris), uris
+    steps = {
+        k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.steps.handler"
+    }
+    record_failure = {k for k in steps if "RecordFailure" in k}
+    assert steps - record_failure <= snap  # every step of the table starts from a snapshot
+    machine = next(r for r in resources.values() if r["Type"] == "AWS::StepFunctions::StateMachine")
+    definition = json.dumps(machine["Properties"]["DefinitionString"])
+    assert definition.count("Live") >= len(steps - record_failure)  # the tasks invoke the live aliases
 
 
 def test_only_the_functions_behind_cloudfront_believe_its_viewer_header(resources: dict[str, Any]) -> None:
