@@ -20,7 +20,7 @@ from core.text import js_trim
 TOOL = "chatgpt"
 _ROLES = {"user": "user", "assistant": "agent"}
 _REASONING = frozenset({"thoughts", "reasoning_recap"})
-IMAGE_WHY = "the memory keeps text only: the turn names the image, which stays in the export"
+IMAGE_WHY = "an image in a row kept aside is not stored: the appendix names it, it stays in the export"
 MISSING_WHY = "the image is not in the export (export the .zip): the turn names it"
 BRANCH_TITLE = "An abandoned branch (an edited prompt or another answer)"
 
