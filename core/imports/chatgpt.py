@@ -14,13 +14,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.errors import InvalidInput
-from core.imports.model import Aside, Conversation, Message
+from core.imports.model import Aside, Conversation, Message, Picture
 from core.text import js_trim
 
 TOOL = "chatgpt"
 _ROLES = {"user": "user", "assistant": "agent"}
 _REASONING = frozenset({"thoughts", "reasoning_recap"})
-IMAGE_WHY = "the memory keeps text only: the turn names the image, which stays in the export"
+IMAGE_WHY = "an image in a row kept aside is not stored: the appendix names it, it stays in the export"
+MISSING_WHY = "the image is not in the export (export the .zip): the turn names it"
 BRANCH_TITLE = "An abandoned branch (an edited prompt or another answer)"
 
 
@@ -132,10 +133,6 @@ def _message(
     ctype = str(content.get("content_type") or "") if isinstance(content, dict) else ""
     images: list[str] = []
     text = js_trim(render_content(content, assets, images))
-    for name in images:
-        conv.skip(
-            f"image {name}", "the memory keeps text only: the turn names the image, which stays in the export"
-        )
     when = _epoch(msg.get("create_time"), conv, f"message {mid} create_time", last)
     if when is None:
         raise InvalidInput(
@@ -147,6 +144,13 @@ def _message(
         if not quiet and role in _ROLES and aside is None:
             conv.skip(f"message {mid}", "empty")
         return None
+    for name in images:
+        if quiet or aside is not None:
+            conv.skip(f"image {name}", IMAGE_WHY)
+        elif name not in assets:
+            conv.skip(f"image {name}", MISSING_WHY)
+        else:
+            conv.pictures.append(Picture(mid, name))
     if aside is None:
         return None, Message(mid, _ROLES[role], when, text)
     recipient = msg.get("recipient")

@@ -3,7 +3,8 @@
 A reader turns one exported conversation into a `Conversation`: the messages shown as turns
 (each with its own time and role), the rows kept aside (abandoned branches, tool and reasoning
 rows, custom instructions — kept in the slice's appendix, never dropped), text attachments
-(kept as files in the slice folder) and what was skipped and why.
+(kept as files in the slice folder), images (stored as a chat's pictures are) and what was
+skipped and why.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+
+from core.media.images import Attachment as Image
 
 ROLES = ("user", "agent")
 ATTACHMENTS_DIR = "attachments"
@@ -63,6 +66,19 @@ class Attachment:
 
 
 @dataclass(frozen=True)
+class Picture:
+    """An image of message `message_id`: the export's file `member`, then its re-encoded picture.
+
+    The reader names the file; the export's opener (`source.py`) reads it from the zip, one at a
+    time, and fills `image` (stored like a chat attachment, `core.media`).
+    """
+
+    message_id: str
+    member: str
+    image: Image | None = None
+
+
+@dataclass(frozen=True)
 class Skipped:
     """Something in the export that does not become a turn or a file, and why."""
 
@@ -84,6 +100,7 @@ class Conversation:
     messages: list[Message] = field(default_factory=list)
     asides: list[Aside] = field(default_factory=list)
     attachments: list[Attachment] = field(default_factory=list)
+    pictures: list[Picture] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
 
     @property

@@ -68,6 +68,7 @@ class ImportPlan:
     conversations: int = 0
     messages: int = 0
     attachments: int = 0
+    images: int = 0
     asides: int = 0
     slices: list[PlannedSlice] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
@@ -108,6 +109,7 @@ class ImportPlan:
             "conversations": self.conversations,
             "messages": self.messages,
             "attachments": self.attachments,
+            "images": self.images,
             "kept_aside": self.asides,
             "slices": self.counts,
             "first": self.first,
@@ -148,6 +150,7 @@ def plan_import(
         plan.conversations += 1
         plan.messages += len(conv.messages)
         plan.attachments += len(conv.attachments)
+        plan.images += sum(1 for p in conv.pictures if p.image is not None)
         plan.asides += sum(len(a.messages) for a in conv.asides)
         plan.skipped.extend(conv.skipped)
         parts = split_conversation(conv, config)

@@ -3,7 +3,10 @@
 A slice starts at its first message. Before a user message joins, the slice closes when it is
 older than the time cap or holds the turn capacity (`config.json` slicing), exactly the checks a
 live turn makes; an agent reply always stays with its prompt. A slice also closes before its
-file would outgrow the size cap. A conversation never shares a slice with another one.
+file would outgrow the size cap. A conversation never shares a slice with another one. A message's
+stored images are linked at the end of its turn as a chat turn links its pictures
+(`![name](../images/<turn id>-<n>.<ext>)`), numbered across the turn id its user message and
+reply share.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from datetime import datetime
 from core.clock import iso, parse_iso
 from core.errors import InvalidInput, TooLarge
 from core.imports.model import Aside, Attachment, Conversation, Message, stable_id
+from core.media.attach import IMAGES_DIR, file_name
+from core.media.images import Attachment as Image
 from core.memory.config import UserConfig
 from core.memory.paths import MAX_FILE_BYTES
 from core.memory.slice import Slice, Turn
@@ -37,6 +42,7 @@ class Part:
     asides: tuple[Aside, ...]
     attachments: tuple[Attachment, ...]
     closed_by: str
+    pictures: tuple[tuple[str, Image], ...] = ()  # (linked file name, picture)
 
     @property
     def start(self) -> datetime:
@@ -82,7 +88,28 @@ def split_conversation(conv: Conversation, config: UserConfig) -> list[Part]:
         size += cost
     closers.append("time_cap")
     ids = _round_ids(conv)
-    return [_part(conv, i, g, closers[i], ids) for i, g in enumerate(groups)]
+    links = _picture_names(conv, ids)
+    return [_part(conv, i, g, closers[i], ids, links) for i, g in enumerate(groups)]
+
+
+def _picture_names(conv: Conversation, ids: dict[str, str]) -> dict[str, list[tuple[str, Image]]]:
+    """Each message's stored pictures with their file names, numbered per turn id (`<id>-<n>`)."""
+    count: dict[str, int] = {}
+    out: dict[str, list[tuple[str, Image]]] = {}
+    for pic in conv.pictures:
+        turn_id = ids.get(pic.message_id)
+        if pic.image is None or turn_id is None:
+            continue
+        count[turn_id] = n = count.get(turn_id, 0) + 1
+        out.setdefault(pic.message_id, []).append((file_name(turn_id, n, pic.image), pic.image))
+    return out
+
+
+def _with_links(text: str, pictures: list[tuple[str, Image]]) -> str:
+    """The message, then one image link per stored picture (as `core.media.attach.turn_text`)."""
+    if not pictures:
+        return text
+    return f"{text}\n\n" + "\n".join(f"![{img.name}](../{IMAGES_DIR}/{name})" for name, img in pictures)
 
 
 def _check_ids(conv: Conversation) -> None:
@@ -124,9 +151,20 @@ def _round_ids(conv: Conversation) -> dict[str, str]:
     return ids
 
 
-def _part(conv: Conversation, index: int, group: list[Message], closed_by: str, ids: dict[str, str]) -> Part:
+def _part(
+    conv: Conversation,
+    index: int,
+    group: list[Message],
+    closed_by: str,
+    ids: dict[str, str],
+    links: dict[str, list[tuple[str, Image]]],
+) -> Part:
     mine = {m.message_id for m in group}
-    turns = tuple(Turn(ids[m.message_id], iso(m.timestamp), m.role, m.content) for m in group)
+    turns = tuple(
+        Turn(ids[m.message_id], iso(m.timestamp), m.role, _with_links(m.content, links.get(m.message_id, [])))
+        for m in group
+    )
+    pictures = tuple(p for m in group for p in links.get(m.message_id, []))
     asides = tuple(a for a in conv.asides if a.after in mine or (index == 0 and a.after not in ids))
     files = tuple(a for a in conv.attachments if a.message_id in mine)
     for f in files:
@@ -135,7 +173,7 @@ def _part(conv: Conversation, index: int, group: list[Message], closed_by: str, 
                 f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: attachment {f.name!r} of message "
                 f"{f.message_id} is over {MAX_FILE_BYTES} bytes, more than a memory file holds."
             )
-    return Part(conv, index, turns, asides, files, closed_by)
+    return Part(conv, index, turns, asides, files, closed_by, pictures)
 
 
 def build_slice(part: Part, slice_id: str, locale: str = "en") -> Slice:

@@ -87,6 +87,11 @@ def prepare_images(uploads: Sequence[Upload]) -> list[Attachment]:
     return [_prepare(u) for u in uploads]
 
 
+def prepare_image(upload: Upload) -> Attachment:
+    """Check and re-encode one picture as every attachment is (an imported image, say)."""
+    return _prepare(upload)
+
+
 def _prepare(upload: Upload) -> Attachment:
     from PIL import Image, ImageOps, UnidentifiedImageError  # loaded only when a picture arrives
 

@@ -54,6 +54,7 @@ class ImportPreview(BaseModel):
     conversations: int
     messages: int
     attachments: int
+    images: int
     kept_aside: int
     slices: dict[str, int]
     first: str

@@ -112,6 +112,7 @@ def _show_plan(plan: ImportPlan, label: str, json_out: bool, dry_run: bool) -> N
     if plan.first:
         typer.echo(f"  from {plan.first} to {plan.last}")
     typer.echo(f"  kept aside in appendices: {plan.asides} rows; attachments kept: {plan.attachments}")
+    typer.echo(f"  images stored: {plan.images}")
     for why, n in data["skipped_reasons"].items():
         typer.echo(f"  skipped {n}× — {why}")
     echo_list("Skipped", [str(s) for s in plan.skipped])

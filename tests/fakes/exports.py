@@ -3,17 +3,21 @@
 `ChatGPTConversation` builds the `mapping` tree the way ChatGPT writes it (a root node without a
 message, a system row, parent/children links, `current_node` at the shown branch's leaf);
 `claude_conversation` builds a `chat_messages` list. `corpus()` is the shared fixture: every case
-the importers must get right, and the visible messages each should produce.
+the importers must get right, and the visible messages each should produce. `cat_png()` is the
+picture the ChatGPT photo conversation points at (`CAT_FILE` in the zip), a real PNG with EXIF.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from PIL import Image
 
 from core.imports.model import Attachment
 
@@ -24,6 +28,17 @@ SLICE_LOOKALIKE = (
 )
 BIG = ("Fifty kilobytes of one long message. " * 1400)[:50_000]
 CJK = "我们明天去京都吧 🍵 — 日本語もOK 😀 한국어도 ✨"
+CAT_FILE = "file-AbC123-cat.png"
+ARTIST_TAG = 0x013B
+
+
+def cat_png() -> bytes:
+    """The photo conversation's picture: a small real PNG whose EXIF names an artist."""
+    exif = Image.Exif()
+    exif[ARTIST_TAG] = "Mara Quinn"
+    out = io.BytesIO()
+    Image.new("RGB", (24, 16), (200, 120, 40)).save(out, "PNG", exif=exif.tobytes())
+    return out.getvalue()
 
 
 @dataclass(frozen=True)

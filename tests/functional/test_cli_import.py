@@ -13,7 +13,15 @@ from typer.testing import CliRunner
 from core.imports import run
 from functions.cli import cmd_import  # noqa: F401 - registers the command
 from functions.cli.app import app
-from tests.fakes.exports import T0, ChatGPTConversation, chatgpt_corpus, claude_corpus, write_zip
+from tests.fakes.exports import (
+    CAT_FILE,
+    T0,
+    ChatGPTConversation,
+    cat_png,
+    chatgpt_corpus,
+    claude_corpus,
+    write_zip,
+)
 from tests.fakes.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.functional
@@ -37,6 +45,22 @@ def test_dry_run_shows_the_plan_and_writes_nothing(tmp_path: Path) -> None:
     assert "4 new, 0 extended, 0 unchanged" in out and "from 2024-03-04T09:01:00.000Z" in out
     assert "Nothing was written" in out
     assert not (memory / "memory").exists()
+
+
+def test_a_chatgpt_image_is_counted_stored_and_not_written_again(tmp_path: Path) -> None:
+    export = write_zip(tmp_path / "export.zip", chatgpt_corpus()[0], {CAT_FILE: cat_png()})
+    memory = tmp_path / "memory-root"
+    code, out = _run("import", "--format", "chatgpt", str(export), "--memory", str(memory), "--dry-run")
+    assert code == 0, out
+    assert "images stored: 1" in out and "image file-" not in out
+    code, out = _run("import", "--format", "chatgpt", str(export), "--memory", str(memory))
+    assert code == 0, out
+    stored = [p for p in _tree(memory) if "/images/" in p]
+    assert len(stored) == 1 and stored[0].endswith("-1.png.b64")
+    before = _tree(memory)
+    code, out = _run("import", "--format", "chatgpt", str(export), "--memory", str(memory), "--json")
+    assert code == 0, out
+    assert json.loads(out)["writes"] == 0 and _tree(memory) == before
 
 
 def test_import_then_again_changes_nothing_byte_for_byte(tmp_path: Path) -> None:

@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
+import io
 import json
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from core.clock import FixedClock, iso, parse_iso
 from core.errors import InvalidInput
-from core.imports import run
+from core.imports import run, source
 from core.imports.run import apply_plan, preview
 from core.imports.source import ExportFile
+from core.media.attach import read_image
+from core.media.images import Upload, prepare_image, read_stored, stored_text
 from core.memory import matter, paths
 from core.memory.slice import parse_core_md
 from core.storage.memory import InMemoryStorage
-from tests.fakes.exports import T0, ChatGPTConversation, Visible, chatgpt_corpus, claude_corpus, write_zip
+from tests.fakes.exports import (
+    CAT_FILE,
+    T0,
+    ChatGPTConversation,
+    Visible,
+    cat_png,
+    chatgpt_corpus,
+    claude_corpus,
+    write_zip,
+)
 from tests.functional.api_env import make_env
 
 pytestmark = pytest.mark.functional
@@ -252,3 +265,97 @@ def test_a_markdown_upload_is_named_by_its_file_so_accept_matches_the_preview() 
         f"/api/import/accept?{query}&digest={plan['digest']}", content=body, headers=headers
     )
     assert json.loads(done.text.splitlines()[-1])["imported"] == ["2024-05-01-1000"]
+
+
+def _photo_slice(storage: InMemoryStorage) -> str:
+    for text in _core_files(storage).values():
+        if "[image: " in text and "c-photo" in text:
+            return parse_core_md(text).slice_id
+    raise AssertionError("no slice holds the photo")
+
+
+def _images(storage: InMemoryStorage) -> dict[str, str]:
+    return {str(p): t for p, t in storage.files.items() if "/images/" in str(p)}
+
+
+def test_a_chatgpt_image_is_stored_without_exif_beside_its_slice_and_linked(tmp_path: Path) -> None:
+    path = write_zip(tmp_path / "gpt.zip", chatgpt_corpus()[0], {CAT_FILE: cat_png()})
+    storage = InMemoryStorage()
+    export = ExportFile(path, "chatgpt")
+    plan = preview(export, storage)
+    assert plan.images == 1 and plan.as_dict()["images"] == 1
+    assert not any("image" in s.what for s in plan.skipped)
+    commits = len(storage.commits)
+    apply_plan(export, plan, storage, CLOCK)
+    slice_id = _photo_slice(storage)
+    turn = parse_core_md(storage.files[paths.core_md(slice_id)]).turns[0]
+    name = f"{turn.turn_id}-1.png"
+    assert (
+        turn.content == f"What is in this picture?\n\n[image: {CAT_FILE}]\n\n![{CAT_FILE}](../images/{name})"
+    )
+    stored = storage.files[paths.slice_dir(slice_id) / f"images/{name}.b64"]
+    assert stored == stored_text(prepare_image(Upload(CAT_FILE, cat_png())))  # as a chat attachment
+    data, media_type = read_image(storage.snapshot(), slice_id, name)
+    assert read_stored(stored) == data and media_type == "image/png"
+    clean = Image.open(io.BytesIO(data))
+    assert clean.format == "PNG" and clean.size == (24, 16)
+    assert dict(clean.getexif()) == {} and "exif" not in clean.info and b"Mara Quinn" not in data
+    assert list(_images(storage)) == [str(paths.slice_dir(slice_id) / f"images/{name}.b64")]
+    # the picture is saved in the commit that creates its slice
+    [(_, first)] = storage.commits[commits:]
+    assert paths.core_md(slice_id) in first and paths.slice_dir(slice_id) / f"images/{name}.b64" in first
+    before, n = dict(storage.files), len(storage.commits)
+    again = _import(
+        storage, write_zip(tmp_path / "again.zip", chatgpt_corpus()[0], {CAT_FILE: cat_png()}), "chatgpt"
+    )
+    assert storage.files == before and len(storage.commits) == n and again.imported == []
+
+
+def test_user_and_assistant_images_of_one_turn_id_get_their_own_numbers(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c-two", "Two pictures")
+    pointer = {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-AbC123"}
+    c.add("user", ["Look", pointer], T0, content_type="multimodal_text")
+    c.add("assistant", ["Here is mine", dict(pointer, asset_pointer="file-service://file-Zz9")],
+          T0 + timedelta(seconds=5), content_type="multimodal_text")  # fmt: skip
+    storage = InMemoryStorage()
+    _import(
+        storage,
+        write_zip(tmp_path / "two.zip", [c.export()], {CAT_FILE: cat_png(), "file-Zz9.png": cat_png()}),
+        "chatgpt",
+    )
+    s = parse_core_md(storage.files[paths.core_md("2024-03-04-0900")])
+    tid = s.turns[0].turn_id
+    assert s.turns[1].turn_id == tid
+    assert s.turns[0].content.endswith(f"![{CAT_FILE}](../images/{tid}-1.png)")
+    assert s.turns[1].content.endswith(f"![file-Zz9.png](../images/{tid}-2.png)")
+    assert sorted(_images(storage)) == [
+        str(paths.slice_dir("2024-03-04-0900") / f"images/{tid}-{n}.png.b64") for n in (1, 2)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        ({}, "not in the export"),
+        ({CAT_FILE: b"\x89PNG not really"}, "not an image that can be read"),
+        ({CAT_FILE: b"GIF89a" + b"x" * 64}, "not an image that can be read"),
+        ({CAT_FILE: "big"}, "the limit is"),
+    ],
+)
+def test_an_image_that_cannot_be_stored_stays_named_and_is_skipped_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: dict, why: str
+) -> None:
+    if extra.get(CAT_FILE) == "big":
+        monkeypatch.setattr(source, "MAX_UPLOAD", 100)
+        extra = {CAT_FILE: cat_png()}
+    storage = InMemoryStorage()
+    export = ExportFile(write_zip(tmp_path / "gpt.zip", chatgpt_corpus()[0], extra), "chatgpt")
+    plan = preview(export, storage)
+    assert plan.images == 0
+    [skip] = [s for s in plan.skipped if s.what.startswith("image ")]
+    shown = CAT_FILE if extra else "file-service://file-AbC123"  # a missing file keeps its pointer
+    assert skip.what == f"image {shown}" and why in skip.why and "the turn names it" in skip.why
+    apply_plan(export, plan, storage, CLOCK)
+    turn = parse_core_md(storage.files[paths.core_md(_photo_slice(storage))]).turns[0]
+    assert turn.content == f"What is in this picture?\n\n[image: {shown}]"
+    assert "![" not in turn.content and _images(storage) == {}

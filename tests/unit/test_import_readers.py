@@ -48,11 +48,36 @@ def test_chatgpt_abandoned_branches_and_hidden_rows_are_kept_aside_never_dropped
     assert all(m.content not in {"", "uji: 3 results"} for m in conv.messages)
 
 
-def test_chatgpt_image_is_named_in_the_turn_and_reported() -> None:
+def test_chatgpt_image_is_named_in_the_turn_and_its_file_kept_for_storing() -> None:
     raw, _ = chatgpt_corpus()
     conv = chatgpt.read_conversation(_by_id(raw, "c-photo"), 0, ["x/file-AbC123-cat.png"])
     assert conv.messages[0].content.endswith("[image: x/file-AbC123-cat.png]")
-    assert any("image" in s.what and "text only" in s.why for s in conv.skipped)
+    assert [(p.message_id, p.member, p.image) for p in conv.pictures] == [
+        (conv.messages[0].message_id, "x/file-AbC123-cat.png", None)
+    ]
+    assert not any("image" in s.what for s in conv.skipped)
+
+
+def test_chatgpt_image_missing_from_the_export_is_named_and_skipped() -> None:
+    raw, _ = chatgpt_corpus()
+    conv = chatgpt.read_conversation(_by_id(raw, "c-photo"), 0, [])
+    assert conv.messages[0].content.endswith("[image: file-service://file-AbC123]")
+    assert conv.pictures == []
+    assert [(s.what, s.why) for s in conv.skipped if "image" in s.what] == [
+        ("image file-service://file-AbC123", chatgpt.MISSING_WHY)
+    ]
+
+
+def test_chatgpt_image_in_an_abandoned_branch_is_not_stored() -> None:
+    c = ChatGPTConversation("c-b", "b")
+    first = c.say("user", "hi", T0)
+    pointer = {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-Q"}
+    c.add("user", ["old", pointer], T0 + timedelta(minutes=1), parent=first, content_type="multimodal_text")
+    c.current = first
+    c.say("user", "new", T0 + timedelta(minutes=2))
+    conv = chatgpt.read_conversation(c.export(), 0, ["file-Q.png"])
+    assert conv.pictures == []
+    assert ("image file-Q.png", chatgpt.IMAGE_WHY) in [(s.what, s.why) for s in conv.skipped]
 
 
 def test_chatgpt_unknown_content_type_is_kept_as_text() -> None:

@@ -42,6 +42,7 @@ function Counts({ plan, t }) {
     ["import.kept", plan.slices.kept],
     ["import.asides", plan.kept_aside],
     ["import.attachments", plan.attachments],
+    ["import.images", plan.images],
   ];
   return html`<dl class="import-counts" data-testid="import-counts">
     ${rows.map(([key, n]) => html`<div><dt>${t(key)}</dt><dd>${n}</dd></div>`)}

@@ -338,6 +338,7 @@ export default {
   "import.kept": "Kept as they are",
   "import.asides": "Rows kept in appendices",
   "import.attachments": "Attachments kept",
+  "import.images": "Images stored",
   "import.more": "… and {n} more",
   "import.skipped": "Skipped, and why",
   "import.action.new": "new",

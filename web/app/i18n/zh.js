@@ -323,6 +323,7 @@ export default {
   "import.kept": "保持原样",
   "import.asides": "存入附录的行",
   "import.attachments": "保留的附件",
+  "import.images": "保存的图片",
   "import.more": "… 另有 {n} 个",
   "import.skipped": "跳过的内容及原因",
   "import.action.new": "新建",
