@@ -27,6 +27,7 @@ const SHELL = [
   "app/chat-state.js",
   "app/chat.js",
   "app/dialog.js",
+  "app/editable.js",
   "app/evolution-page.js",
   "app/header.js",
   "app/html.js",

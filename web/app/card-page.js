@@ -5,6 +5,7 @@ import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { api } from "./api.js";
 import { localQuery } from "./app-data.js";
+import { useEditable } from "./editable.js";
 import { cardBody } from "./lib/card-text.js";
 
 const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
@@ -60,30 +61,9 @@ function Entry({ entry, t, busy, onSave, onDelete, onOpenSlice }) {
 
 /** The card page. */
 export function CardPage({ t, onOpenSlice }) {
-  const [card, setCard] = useState(null);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState("");
+  const { data: card, error, busy, notice, run } = useEditable(`/api/card?${localQuery(t.locale)}`, t);
   const [raw, setRaw] = useState(false);
 
-  useEffect(() => {
-    api.get(`/api/card?${localQuery(t.locale)}`).then(setCard).catch(setError);
-  }, []);
-
-  const run = async (request, done) => {
-    setBusy(true);
-    setNotice("");
-    try {
-      setCard(await request());
-      setNotice(done);
-      return true;
-    } catch (err) {
-      setNotice(`${t("card.failed")} ${err.message || ""}`);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
   const path = (e) => `/api/card/entries/${e.section}/${e.n}`;
   const onSave = (entry, text) => run(() => api.patch(path(entry), { text: text.trim() }), t("card.saved"));
   const onDelete = (entry) => run(() => api.del(path(entry)), t("card.deleted"));

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { api } from "./api.js";
+import { useEditable } from "./editable.js";
 import { refToSliceId } from "./card-page.js";
 
 function Refs({ refs, onOpenSlice }) {
@@ -78,27 +79,7 @@ function Ledger({ view, t }) {
 
 /** The evolution page. */
 export function EvolutionPage({ t, onOpenSlice }) {
-  const [view, setView] = useState(null);
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
-  const [notice, setNotice] = useState("");
-  useEffect(() => {
-    api.get("/api/evolution").then(setView).catch(setError);
-  }, []);
-  const run = async (request, done) => {
-    setBusy(true);
-    setNotice("");
-    try {
-      setView(await request());
-      setNotice(done);
-      return true;
-    } catch (err) {
-      setNotice(`${t("card.failed")} ${err.message || ""}`);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { data: view, error, busy, notice, run } = useEditable("/api/evolution", t);
   const onReject = (h) => run(() => api.post(`/api/evolution/hypotheses/${h.id}/reject`), t("evo.rejected"));
   const onSave = (agent, text) => run(() => api.put(`/api/evolution/playbooks/${agent}`, { text: text.trim() }), t("card.saved"));
   const onUndo = (target) => run(() => api.post(`/api/evolution/undo/${target}`), t("card.undone"));
