@@ -94,6 +94,7 @@ def test_settings_save_closes_the_saved_settings_and_the_demo_banner_matches_the
 ) -> None:
     app = make_app(demo_server, size="phone")
     page = app.open("/#/settings", wait="[data-testid=settings-form]")
+    page.wait_for_load_state("networkidle")  # the model list fills in after the form: measure after it
     save = page.get_by_test_id("settings-save").bounding_box()
     theme = page.locator("#set-theme").bounding_box()
     form = page.get_by_test_id("settings-form").bounding_box()
