@@ -21,7 +21,9 @@ export function Dialog({ open, onClose, title, icon = null, testid, closeLabel, 
     } else if (!open && dlg.open) {
       dlg.close();
     }
-  }, [open]);
+    // After every render, not only when `open` changes: a dialog closed natively (Esc) and asked
+    // open again before the parent re-rendered keeps `open` true throughout and must still show.
+  });
 
   useEffect(() => {
     const dlg = ref.current;
