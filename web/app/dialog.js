@@ -21,9 +21,7 @@ export function Dialog({ open, onClose, title, icon = null, testid, closeLabel, 
     } else if (!open && dlg.open) {
       dlg.close();
     }
-    // After every render, not only when `open` changes: a dialog closed natively (Esc) and asked
-    // open again before the parent re-rendered keeps `open` true throughout and must still show.
-  });
+  }, [open]);
 
   useEffect(() => {
     const dlg = ref.current;
