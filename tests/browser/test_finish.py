@@ -43,11 +43,10 @@ def test_one_esc_closes_search_and_focus_returns_to_its_opener(make_app, demo_se
     page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
     expect(opener).to_be_focused()
     # Opened from the keyboard in the wheel, it returns there.
-    page.keyboard.press("w")
-    page.wait_for_function(  # the wheel has the focus before "/" is pressed there
-        "() => !!document.activeElement && !!document.activeElement.closest('[role=listbox]')"
-    )
+    page.locator("[role=listbox]").first.focus()
+    page.wait_for_function("() => !!document.activeElement?.closest('[role=listbox]')")
     page.keyboard.press("/")
+    page.wait_for_function("() => document.querySelector('[data-testid=search-dialog]').open")
     expect(box).to_be_focused()
     page.keyboard.press("Escape")
     page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
