@@ -32,13 +32,13 @@ def test_enter_sends_shift_enter_breaks_the_line_and_the_request_is_complete(
     app, turns = _chat(make_app, demo_server, full_script())
     page = app.page
     send = page.get_by_test_id("send")
-    assert send.is_disabled()
+    expect(send).to_be_disabled()
     box = page.locator("#message-box")
     box.fill("When")
     box.press("Shift+Enter")
     box.type("are the flights?")
     assert box.input_value() == "When\nare the flights?"
-    assert send.is_enabled()
+    expect(send).to_be_enabled()
     box.press("Enter")
     page.wait_for_selector(DONE)
     assert box.input_value() == ""

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import (
     Server,
@@ -36,7 +37,7 @@ def test_preview_then_accept_puts_the_conversations_on_the_timeline(
     app = make_app(fresh_server, size=size)
     page = app.open("/#/import", wait="[data-testid=import-page]")
     accept = page.get_by_test_id("import-accept")
-    assert accept.is_disabled()
+    expect(accept).to_be_disabled()
     page.get_by_test_id("import-file").set_input_files(str(export))
     assert page.get_by_test_id("import-format").input_value() == "chatgpt"
     page.get_by_test_id("import-preview-btn").click()
@@ -52,7 +53,7 @@ def test_preview_then_accept_puts_the_conversations_on_the_timeline(
     accept.click()
     page.wait_for_selector("[data-testid=import-status].done")
     assert "4 slices" in page.get_by_test_id("import-status").inner_text()
-    assert accept.is_disabled()
+    expect(accept).to_be_disabled()
     assert fresh_server.get("/api/timeline")["total"] == 4
     page.goto(fresh_server.url + "/#/slice/2024-03-04-0901")
     page.locator("[data-testid=slice-view] [data-testid=turn]").first.wait_for()
@@ -69,4 +70,4 @@ def test_a_broken_export_is_refused_with_its_reason(make_app, fresh_server: Serv
     page.get_by_test_id("import-preview-btn").click()
     page.wait_for_selector("[data-testid=import-status].failed")
     assert "'Broken' (c-1): field `mapping`" in page.get_by_test_id("import-status").inner_text()
-    assert page.get_by_test_id("import-accept").is_disabled()
+    expect(page.get_by_test_id("import-accept")).to_be_disabled()

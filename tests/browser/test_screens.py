@@ -5,6 +5,7 @@ are saved by the other tests)."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Server, assert_fits, save_screenshot
 from tests.browser.scripted_turns import ScriptedTurns, full_script
@@ -45,8 +46,8 @@ def test_a_first_run_on_an_empty_memory_looks_finished(make_app, empty_server: S
     page = app.open(wait="[data-testid=briefing]")
     page.wait_for_timeout(300)
     assert_fits(app)
-    assert page.locator("#message-box").is_visible()
-    assert page.locator("[role=option][data-slice-id=now]").is_visible()
+    expect(page.locator("#message-box")).to_be_visible()
+    expect(page.locator("[role=option][data-slice-id=now]")).to_be_visible()
     save_screenshot(page, f"empty-{size}-light")
 
 

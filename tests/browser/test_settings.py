@@ -74,11 +74,11 @@ def test_settings_show_bounds_reject_bad_values_and_save(make_app, own_server: S
     minutes.fill("500")
     expect(minutes).to_have_attribute("aria-invalid", "true")
     assert "between 5 and 120" in page.locator("#set-maxSliceMinutes-hint").inner_text()
-    assert save.is_disabled()
+    expect(save).to_be_disabled()
     minutes.fill("4.5")
-    assert save.is_disabled()
+    expect(save).to_be_disabled()
     minutes.fill("45")
-    assert save.is_enabled()
+    expect(save).to_be_enabled()
     save_screenshot(page, f"settings-{app.size}-light")
     save.click()
     page.wait_for_function(
@@ -96,10 +96,10 @@ def test_the_demo_says_its_settings_are_not_kept(make_app, demo_server: Server) 
     banner.wait_for(state="visible")
     if flags["read_only"]:
         assert "read-only" in banner.inner_text()
-        assert page.get_by_test_id("settings-save").is_disabled()
+        expect(page.get_by_test_id("settings-save")).to_be_disabled()
     else:
         assert "Demo" in banner.inner_text()
-        assert page.get_by_test_id("settings-save").is_enabled()
+        expect(page.get_by_test_id("settings-save")).to_be_enabled()
 
 
 def test_the_model_field_takes_any_id_and_shows_where_each_model_comes_from(
