@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from core.memory.paths import SLICES
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.local_service import LocalTurnService
 from functions.deps import build_deps

@@ -21,7 +21,7 @@ from bench.bench_turn import TimedClient
 from bench.memory_gen import generate
 from core.clock import FixedClock, RandomIds
 from core.llm.registry import ModelRegistry, ProviderConfig, default_client
-from core.memory.rebuild import rebuild_indexes
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 from core.turn.deps import TurnDeps

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import frontmatter
 
-from core.memory.slice import Slice, Turn, count_turns, parse_core_md, parse_frontmatter, render_core_md
+from core.memory.slice.model import Slice, Turn, count_turns, parse_core_md, parse_frontmatter, render_core_md
 
 N = 10_000
 

@@ -18,9 +18,9 @@ from bench.memory_gen import generate
 from core.agent.prompt import build_system_prompt
 from core.clock import iso, parse_iso
 from core.memory import paths
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.config import UserConfig
-from core.memory.rebuild import rebuild_indexes
-from core.memory.slice import Slice, Turn
+from core.memory.slice.model import Slice, Turn
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 

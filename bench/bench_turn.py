@@ -21,8 +21,8 @@ from bench.memory_gen import generate
 from core.clock import FixedClock, SequentialIds, iso
 from core.llm.registry import ModelRegistry, ProviderConfig, default_client
 from core.llm.types import ModelClient, ModelRequest, StreamEvent
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.paths import SLICES
-from core.memory.rebuild import rebuild_indexes
 from core.search import refresh_index
 from core.storage.base import Storage, WriteBatch
 from core.storage.local import LocalStorage

@@ -23,9 +23,9 @@ import frontmatter
 
 from bench.memory_gen import generate
 from core.memory import paths
+from core.memory.catalog.rebuild import RebuildReport, rebuild_indexes
+from core.memory.catalog.weave import WeaveResult, weave_timeline
 from core.memory.check import check_memory
-from core.memory.rebuild import RebuildReport, rebuild_indexes
-from core.memory.weave import WeaveResult, weave_timeline
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 

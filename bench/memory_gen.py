@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from core.clock import iso
-from core.memory.slice import Slice, Turn, render_core_md
+from core.memory.slice.model import Slice, Turn, render_core_md
 
 _VOCABULARY = (
     "garden tomato budget flight Lisbon visa deadline review draft chapter piano lesson doctor "

@@ -16,9 +16,9 @@ from dulwich.objects import Blob, Commit
 
 from bench.memory_gen import _pool, core_md
 from core.clock import FixedClock
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.paths import MEMORY
 from core.memory.paths import core_md as core_md_path
-from core.memory.rebuild import rebuild_indexes
 from core.search import refresh_index
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage

@@ -13,7 +13,7 @@ from pathlib import Path
 from bench.bench_turn import Bench
 from bench.memory_gen import generate
 from core.clock import FixedClock
-from core.memory.rebuild import rebuild_indexes
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.search import refresh_index
 from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage

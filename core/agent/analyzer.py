@@ -17,7 +17,7 @@ from core.agent import analysis
 from core.agent.analysis import AnalyzerReport
 from core.agent.runner import ReportSpec, run_subagent
 from core.llm.registry import BoundModel
-from core.memory.slice import Turn
+from core.memory.slice.model import Turn
 from core.text import collapse_ws, utf16_len, utf16_slice
 
 REPORT_TOOL = "report_turn_analysis"

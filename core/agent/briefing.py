@@ -11,13 +11,13 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from core.errors import NotFound
-from core.memory.card import Card, overdue_horizon, render_card
-from core.memory.card_store import read_card
-from core.memory.identity import parse_identity
-from core.memory.recent import Lister, SliceInfo, recent_slices
-from core.memory.slice import Turn
-from core.memory.slice_view import read_slice_detail
-from core.memory.slicer import fallback_opening, opening_line
+from core.memory.card.identity import parse_identity
+from core.memory.card.model import Card, overdue_horizon, render_card
+from core.memory.card.store import read_card
+from core.memory.catalog.recent import Lister, SliceInfo, recent_slices
+from core.memory.slice.model import Turn
+from core.memory.slice.slicer import fallback_opening, opening_line
+from core.memory.slice.view import read_slice_detail
 from core.reltime import local_date_key, normalize_locale
 from core.text import js_trim, utf16_len, utf16_slice
 

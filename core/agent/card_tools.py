@@ -18,10 +18,10 @@ from pydantic import BeforeValidator, Field
 
 from core.agent.mutation_session import MutationSession, Outcome, quote
 from core.clock import iso
-from core.memory import card as c
-from core.memory import card_rules as r
-from core.memory.card import Anchor, HorizonItem, NowItem
-from core.memory.card_migrate import is_legacy, to_current_card
+from core.memory.card import model as c
+from core.memory.card import rules as r
+from core.memory.card.migrate import is_legacy, to_current_card
+from core.memory.card.model import Anchor, HorizonItem, NowItem
 from core.reltime import local_date_key
 from core.text import js_trim
 

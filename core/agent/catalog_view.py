@@ -15,8 +15,8 @@ from typing import Any
 from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
-from core.memory.catalog import entry_from_meta, is_dry, read_index, slice_meta
-from core.memory.weave import meta_loader, weave_catalog
+from core.memory.catalog.index import entry_from_meta, is_dry, read_index, slice_meta
+from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.storage.base import Reader
 
 REFRESH_LIMIT = 5

@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from core.agent.analysis import as_text
 from core.agent.runner import ReportSpec, run_subagent
 from core.llm.registry import BoundModel
-from core.memory.strands import MAX_MERGES, MERGE_PASS_MIN_KEYS, MergeProposal, Strands, js_key_order
+from core.memory.catalog.strands import MAX_MERGES, MERGE_PASS_MIN_KEYS, MergeProposal, Strands, js_key_order
 
 REPORT_TOOL = "report_strand_merges"
 BUDGET_SECONDS = 30.0

@@ -22,9 +22,9 @@ from core.agent.runner import ReportSpec, run_subagent
 from core.clock import Clock
 from core.errors import InvalidInput
 from core.llm.registry import BoundModel
-from core.memory import fitness as f
-from core.memory.evolution_paths import DIRECTION_MD, FITNESS_JSON, PLAYBOOK_AGENTS, playbook_md
-from core.memory.evolution_store import read_direction, write_with_undo
+from core.memory.evolution import fitness as f
+from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, PLAYBOOK_AGENTS, playbook_md
+from core.memory.evolution.store import read_direction, write_with_undo
 from core.storage.base import WriteBatch
 from core.text import collapse_ws
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from core.agent.direction_tools import DirectionSession
 from core.agent.evolution_prompt import compress_turns
-from core.memory import direction as d
-from core.memory.evolution_paths import PLAYBOOK_AGENTS
-from core.memory.slice import Turn
+from core.memory.evolution import direction as d
+from core.memory.evolution.paths import PLAYBOOK_AGENTS
+from core.memory.slice.model import Turn
 
 REPORT_TOOL = "finish_direction"
 

@@ -20,11 +20,11 @@ from pydantic import Field
 from core.agent.card_tools import Refs
 from core.agent.mutation_session import MutationSession, Outcome, quote
 from core.clock import iso
-from core.memory import card_rules as r
-from core.memory import direction as d
-from core.memory import fitness as f
-from core.memory.evolution_paths import PlaybookAgent
-from core.memory.evolution_store import PLAYBOOK_MAX_CHARS
+from core.memory.card import rules as r
+from core.memory.evolution import direction as d
+from core.memory.evolution import fitness as f
+from core.memory.evolution.paths import PlaybookAgent
+from core.memory.evolution.store import PLAYBOOK_MAX_CHARS
 from core.reltime import local_date_key
 from core.text import collapse_ws, js_trim, utf16_len
 

@@ -38,11 +38,11 @@ from core.agent.runner import ReportSpec, RunResult, run_subagent
 from core.clock import Clock
 from core.llm.registry import BoundModel
 from core.llm.types import StreamEvent, ToolCall
-from core.memory.card import is_card, render_card
-from core.memory.card_diff import summarize_card_changes, summary_line, unified_card_diff
-from core.memory.card_snapshot import ensure_snapshot
-from core.memory.card_store import write_card
-from core.memory.card_time import time_flags
+from core.memory.card.diff import summarize_card_changes, summary_line, unified_card_diff
+from core.memory.card.model import is_card, render_card
+from core.memory.card.snapshot import ensure_snapshot
+from core.memory.card.store import write_card
+from core.memory.card.timing import time_flags
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from core.text import collapse_ws

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.memory.card_time import CardTimeFlags, aged_line, overdue_line
-from core.memory.slice import Turn
+from core.memory.card.timing import CardTimeFlags, aged_line, overdue_line
+from core.memory.slice.model import Turn
 from core.text import utf16_len, utf16_slice
 
 Signal = Literal["slice_closed", "new_observation", "self_reflection"]

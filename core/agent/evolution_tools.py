@@ -25,7 +25,7 @@ from core.memory.paths import (
     legacy_flat_md,
     parse_slice_id,
 )
-from core.memory.segments import read_slice_range
+from core.memory.slice.segments import read_slice_range
 from core.text import utf16_len, utf16_slice
 
 REPORT_TOOL = "finish"

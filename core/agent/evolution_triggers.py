@@ -17,10 +17,10 @@ from typing import Any
 from core.agent.analyzer import TurnAnalysis
 from core.agent.evolution_types import EvolutionRequest
 from core.clock import Clock, iso
-from core.memory.card import CARD_STAMP
-from core.memory.merge import edit_slice
+from core.memory.card.model import CARD_STAMP
 from core.memory.paths import core_md
-from core.memory.slice import Slice, Turn
+from core.memory.slice.merge import edit_slice
+from core.memory.slice.model import Slice, Turn
 from core.storage.base import WriteBatch
 from core.text import collapse_ws
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.agent.evolution_prompt import Signal
-from core.memory.slice import Turn
+from core.memory.slice.model import Turn
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from core.clock import iso
 from core.errors import PreviouslyError
 from core.llm.tools import Tool, spec_from_model
 from core.llm.types import Effort
-from core.memory.evolution_store import record_signal
-from core.memory.fitness import Signal
+from core.memory.evolution.fitness import Signal
+from core.memory.evolution.store import record_signal
 
 __all__ = ["TOOL_NAMES", "ToolContext", "main_tools"]
 

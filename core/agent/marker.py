@@ -18,7 +18,7 @@ from core.agent.analysis import TONES, as_choice, as_text, as_text_list
 from core.agent.analyzer import MAX_MARK_TAGS, SUMMARY_CAP, CloseMarking, compress_turns, shorten
 from core.agent.runner import ReportSpec, run_subagent
 from core.llm.registry import BoundModel
-from core.memory.slice import Slice
+from core.memory.slice.model import Slice
 from core.text import collapse_ws
 
 REPORT_TOOL = "report_slice_marking"

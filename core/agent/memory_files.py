@@ -11,7 +11,7 @@ from __future__ import annotations
 from core.agent.tool_context import ToolContext
 from core.errors import NotFound, PathDenied, ReadOnly
 from core.memory import paths
-from core.memory.evolution_paths import is_evolution_path
+from core.memory.evolution.paths import is_evolution_path
 
 LIST_LIMIT = 200
 _SYSTEM_FILES = frozenset({paths.CONFIG_JSON.value})

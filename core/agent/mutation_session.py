@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from core.agent.typed_tools import ToolDescription, ToolFn, describe, invoke
 from core.llm.tools import Tool
-from core.memory import card_rules as r
+from core.memory.card import rules as r
 from core.text import collapse_ws, utf16_slice
 
 Outcome = str | r.Problem

@@ -3,7 +3,7 @@
 Every call reads a fresh snapshot through a `ToolContext` outside any conversation, so an
 outside agent sees exactly what Previously's own tools see — the same recall (worker scan when
 a model is configured, the full-text floor otherwise), the same slice reads and limits. The one
-write, `remember`, goes through `core.memory.staged_notes` and the owner's config.json.
+write, `remember`, goes through `core.memory.slice.staged_notes` and the owner's config.json.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from core.agent.tool_context import ToolContext
 from core.clock import Clock, IdSource
 from core.errors import InvalidInput, PreviouslyError, ReadOnly
 from core.llm.registry import Resolution
-from core.memory import staged_notes
 from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
-from core.memory.slice import parse_core_frontmatter
+from core.memory.slice import staged_notes
+from core.memory.slice.model import parse_core_frontmatter
 from core.search import Hit, open_index
 from core.storage.base import Storage, WriteBatch
 

@@ -7,8 +7,8 @@ cap (a hand edit) is cut to it, so a brief can never crowd out the question.
 from __future__ import annotations
 
 from core.errors import PreviouslyError
-from core.memory.evolution_paths import playbook_md
-from core.memory.evolution_store import PLAYBOOK_MAX_CHARS
+from core.memory.evolution.paths import playbook_md
+from core.memory.evolution.store import PLAYBOOK_MAX_CHARS
 from core.storage.base import Reader
 from core.text import js_trim, utf16_slice
 

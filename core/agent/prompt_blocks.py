@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from core.agent import identity_text
-from core.memory.identity import identity_block_for
+from core.memory.card.identity import identity_block_for
 from core.reltime import Instant, local_date_key, normalize_locale, rel_phrase
 from core.reltime_blocks import annotate_card_times, slice_start_iso
 

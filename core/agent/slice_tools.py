@@ -14,11 +14,11 @@ from core.agent.tool_context import ToolContext
 from core.clock import try_parse_iso
 from core.errors import InvalidInput, NotFound
 from core.memory import paths
-from core.memory.card import render_card
-from core.memory.card_migrate import is_legacy, migrate_to_card
-from core.memory.segments import read_slice_range
-from core.memory.slice import parse_core_frontmatter
-from core.memory.turns import count_turns, parse_turns
+from core.memory.card.migrate import is_legacy, migrate_to_card
+from core.memory.card.model import render_card
+from core.memory.slice.model import parse_core_frontmatter
+from core.memory.slice.segments import read_slice_range
+from core.memory.slice.turns import count_turns, parse_turns
 from core.reltime import format_local_time, normalize_locale
 from core.reltime_blocks import annotate_slice, slice_local, slice_start_iso
 from core.text import utf16_len, utf16_slice

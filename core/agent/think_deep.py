@@ -17,7 +17,7 @@ from core.agent.tool_context import ToolContext
 from core.errors import PreviouslyError
 from core.llm.errors import ModelTimeout
 from core.llm.types import Effort, Finish, ReasoningDelta, TextDelta, UserMessage
-from core.memory.agent_md import DeepReport
+from core.memory.slice.agent_md import DeepReport
 from core.reltime import format_local_time, local_date_key, weekday_label
 from core.text import utf16_len, utf16_slice
 

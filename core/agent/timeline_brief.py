@@ -13,7 +13,7 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.memory.timeline_md import slice_line
+from core.memory.catalog.timeline_md import slice_line
 from core.reltime import Instant, local_date_key, normalize_locale, rel_phrase, weekday_label
 from core.reltime_blocks import slice_start_iso
 

@@ -18,8 +18,8 @@ from typing import Any
 from core.clock import iso
 from core.errors import InvalidInput
 from core.imports.model import stable_id
-from core.memory.slice import Slice, Turn
-from core.memory.slicer import minute_id
+from core.memory.slice.model import Slice, Turn
+from core.memory.slice.slicer import minute_id
 
 TURN_SPACING_S = 30
 _SESSION_RE = re.compile(r"^session_(\d+)$")

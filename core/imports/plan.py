@@ -25,8 +25,8 @@ from core.imports.source import ExportFile
 from core.imports.timeslice import Part, build_slice, split_conversation, turn_hash
 from core.memory import paths
 from core.memory.config import UserConfig
-from core.memory.slice import Slice, parse_core_md, render_core_md
-from core.memory.slicer import minute_id, new_slice_id, slice_taken
+from core.memory.slice.model import Slice, parse_core_md, render_core_md
+from core.memory.slice.slicer import minute_id, new_slice_id, slice_taken
 from core.storage.base import Reader
 
 Progress = Callable[[str, int, int | None], None]

@@ -20,11 +20,11 @@ from core.imports.writer import ImportReport, append_once, queue_new_slice
 from core.media.attach import image_path
 from core.media.images import stored_text
 from core.memory import paths
-from core.memory.appendix import rewrite_core_md
+from core.memory.catalog.weave import weave_timeline
 from core.memory.config import UserConfig, load_config
-from core.memory.slice import Slice, parse_core_md
-from core.memory.slicer import FALLBACK_MARK, apply_fallback_mark
-from core.memory.weave import weave_timeline
+from core.memory.slice.appendix import rewrite_core_md
+from core.memory.slice.model import Slice, parse_core_md
+from core.memory.slice.slicer import FALLBACK_MARK, apply_fallback_mark
 from core.search import refresh_index
 from core.storage.base import Storage, UpdateFn, WriteBatch
 

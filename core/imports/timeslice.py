@@ -23,8 +23,8 @@ from core.media.attach import IMAGES_DIR, file_name
 from core.media.images import Attachment as Image
 from core.memory.config import UserConfig
 from core.memory.paths import MAX_FILE_BYTES
-from core.memory.slice import Slice, Turn
-from core.memory.slicer import apply_fallback_mark, slice_age_exceeded
+from core.memory.slice.model import Slice, Turn
+from core.memory.slice.slicer import apply_fallback_mark, slice_age_exceeded
 
 # Room left in core.md for the frontmatter and the turn headers.
 SLICE_BYTE_BUDGET = MAX_FILE_BYTES - 100_000

@@ -15,11 +15,11 @@ from typing import Any
 
 from core.errors import SliceIdTaken
 from core.memory import paths
-from core.memory.appendix import append_appendix
-from core.memory.catalog import read_or_none
-from core.memory.slice import Slice, render_core_md
-from core.memory.slicer import slice_taken
-from core.memory.weave import WeaveResult, Writer, upsert_monthly_entry, weave_timeline
+from core.memory.catalog.index import read_or_none
+from core.memory.catalog.weave import WeaveResult, Writer, upsert_monthly_entry, weave_timeline
+from core.memory.slice.appendix import append_appendix
+from core.memory.slice.model import Slice, render_core_md
+from core.memory.slice.slicer import slice_taken
 
 
 @dataclass

@@ -18,16 +18,16 @@ from core.clock import try_parse_iso
 from core.errors import InvalidInput, SliceFormatError
 from core.media.images import read_stored
 from core.memory import paths
-from core.memory.appendix import explain_unplaceable
-from core.memory.card import is_card, parse_card
-from core.memory.catalog import parse_index, read_index, read_or_none
+from core.memory.card.model import is_card, parse_card
+from core.memory.catalog.index import parse_index, read_index, read_or_none
+from core.memory.catalog.monthly import parse_monthly
+from core.memory.catalog.strands import parse_strands
 from core.memory.config import parse_config
 from core.memory.damage import DamagedFile, read_text
-from core.memory.evolution_check import check_evolution_file
-from core.memory.evolution_paths import is_evolution_path
-from core.memory.monthly_index import parse_monthly
-from core.memory.slice import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
-from core.memory.strands import parse_strands
+from core.memory.evolution.check import check_evolution_file
+from core.memory.evolution.paths import is_evolution_path
+from core.memory.slice.appendix import explain_unplaceable
+from core.memory.slice.model import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
 from core.storage.base import Reader
 
 Severity = Literal["error", "warning"]

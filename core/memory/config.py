@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import InvalidInput
-from core.memory import jsjson
+from core.memory.formats import jsjson
 
 GROUPS = ("slicing", "model", "worker")
 TOP_ORDER = ("slicing", "model", "worker", "onboarded", "datasource", "locale", "mcpRemember")

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
-from core.memory.slice import parse_frontmatter
+from core.memory.slice.model import parse_frontmatter
 
 LEFT_AS_IS = "Previously skips it and leaves it exactly as it is until you repair it."
 

@@ -15,7 +15,7 @@ from typing import IO
 
 from core.errors import InvalidInput
 from core.memory import paths
-from core.memory.slice_view import SliceDetail
+from core.memory.slice.view import SliceDetail
 from core.storage.base import Reader
 
 NOTE_NAME = "EXPORT.txt"

@@ -20,19 +20,19 @@ from datetime import datetime
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound, ReadOnly
 from core.memory import paths
-from core.memory.agent_md import remove_cognition
-from core.memory.card_store import CARD_PREV
-from core.memory.catalog import build_index, parse_index, read_or_none, render_files
+from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
+from core.memory.card.store import CARD_PREV
+from core.memory.catalog.index import build_index, parse_index, read_or_none, render_files
+from core.memory.catalog.monthly import monthly_path, remove_monthly
+from core.memory.catalog.strands import drop_slice, load_strands, render_strands
+from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.memory.config_store import read_config
-from core.memory.evolution_store import forget_in_direction, forget_in_ledger
-from core.memory.forget_card import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
-from core.memory.merge import edit_slice
-from core.memory.monthly_index import monthly_path, remove_monthly
-from core.memory.slice import Slice, parse_core_md
-from core.memory.slice_view import missing_slice, readable_slice_file
-from core.memory.slicer import USER_MARK
-from core.memory.strands import drop_slice, load_strands, render_strands
-from core.memory.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
+from core.memory.evolution.store import forget_in_direction, forget_in_ledger
+from core.memory.slice.agent_md import remove_cognition
+from core.memory.slice.merge import edit_slice
+from core.memory.slice.model import Slice, parse_core_md
+from core.memory.slice.slicer import USER_MARK
+from core.memory.slice.view import missing_slice, readable_slice_file
 from core.search.recall import index_slice, unindex_slice
 from core.storage.base import Storage, UpdateFn, WriteBatch
 

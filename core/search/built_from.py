@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from core.memory import jsjson
+from core.memory.formats import jsjson
 from core.memory.paths import SEARCH_DIR, MemoryPath
 from core.storage.base import WriteBatch
 

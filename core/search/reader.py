@@ -13,8 +13,8 @@ from typing import Protocol
 
 from core.errors import SliceFormatError
 from core.memory.paths import SLICES, MemoryPath
-from core.memory.slice import Slice, Turn, parse_core_md, salvage_turns
-from core.memory.slicer import FALLBACK_MARK, deterministic_mark
+from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
+from core.memory.slice.slicer import FALLBACK_MARK, deterministic_mark
 
 _CORE_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})/timeline/core\.md$")
 _LEGACY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")

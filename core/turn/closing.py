@@ -15,25 +15,25 @@ from typing import Any
 from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import ConflictError, NotFound
-from core.memory.catalog import read_index, read_or_none
-from core.memory.merge import SliceEdit, edit_slice
-from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
-from core.memory.slice import Slice, parse_core_md
-from core.memory.slicer import (
-    ActiveSlice,
-    apply_close_marking,
-    apply_fallback_mark,
-    close_slice,
-    find_active_slice,
-)
-from core.memory.strands import load_strands, prune, render_strands
-from core.memory.weave import (
+from core.memory.catalog.index import read_index, read_or_none
+from core.memory.catalog.strands import load_strands, prune, render_strands
+from core.memory.catalog.weave import (
     WeaveResult,
     meta_loader,
     queue_catalog_entries,
     upsert_monthly_entry,
     weave_catalog,
     weave_slice_strands,
+)
+from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
+from core.memory.slice.merge import SliceEdit, edit_slice
+from core.memory.slice.model import Slice, parse_core_md
+from core.memory.slice.slicer import (
+    ActiveSlice,
+    apply_close_marking,
+    apply_fallback_mark,
+    close_slice,
+    find_active_slice,
 )
 from core.search import index_slice as index_for_search
 from core.storage.base import Reader, WriteBatch

@@ -27,7 +27,7 @@ from core.agent.evolution import (
 from core.agent.evolution_triggers import summary_for_slice
 from core.llm.registry import Resolution
 from core.memory.paths import CARD
-from core.memory.slice import Slice
+from core.memory.slice.model import Slice
 from core.storage.base import WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink

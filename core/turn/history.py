@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from core.llm.types import AssistantMessage, Message, UserMessage
-from core.memory.slice import Slice, Turn
+from core.memory.slice.model import Slice, Turn
 
 T = TypeVar("T")
 

@@ -29,14 +29,14 @@ from core.agent.marker import mark_slice
 from core.clock import iso
 from core.errors import InvalidInput
 from core.llm.registry import Resolution
-from core.memory.card import aged_now_items, is_card, overdue_horizon, parse_card
-from core.memory.catalog import read_index
+from core.memory.card.model import aged_now_items, is_card, overdue_horizon, parse_card
+from core.memory.catalog.index import read_index
+from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.memory.config import UserConfig
 from core.memory.damage import damaged_slices, slice_files
 from core.memory.paths import CARD, core_md, day_dir, legacy_flat_slice_id
-from core.memory.slice import Slice, parse_core_md
-from core.memory.slicer import ActiveSlice, slice_age_exceeded
-from core.memory.weave import meta_loader, weave_catalog
+from core.memory.slice.model import Slice, parse_core_md
+from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
 from core.search import refresh_index
 from core.storage.base import BudgetSpent, WriteBatch, request_budget
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog

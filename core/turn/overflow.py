@@ -13,11 +13,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from core.clock import iso
-from core.memory.merge import create_slice, edit_slice
 from core.memory.paths import MAX_FILE_BYTES
-from core.memory.slice import Slice, Turn, new_slice
-from core.memory.slicer import CLOSE_HEADROOM_BYTES, close_slice, new_slice_id
-from core.memory.slicer import slice_taken as taken
+from core.memory.slice.merge import create_slice, edit_slice
+from core.memory.slice.model import Slice, Turn, new_slice
+from core.memory.slice.slicer import CLOSE_HEADROOM_BYTES, close_slice, new_slice_id
+from core.memory.slice.slicer import slice_taken as taken
 from core.storage.base import WriteBatch
 from core.turn.closing import close_edit, read_slice, upsert_catalog
 from core.turn.deps import TurnDeps

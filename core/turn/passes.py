@@ -16,15 +16,21 @@ from core.agent.consolidator import propose_merges
 from core.agent.marker import mark_slice
 from core.clock import iso
 from core.llm.registry import BoundModel
-from core.memory.appendix import append_appendix
-from core.memory.catalog import read_index, read_or_none
-from core.memory.core_edits import backfill_rewrite
-from core.memory.merge import edit_slice
+from core.memory.catalog.index import read_index, read_or_none
+from core.memory.catalog.strands import (
+    MergeProposal,
+    apply_merges,
+    filter_proposals,
+    load_strands,
+    render_strands,
+)
+from core.memory.catalog.weave import queue_catalog_entries
 from core.memory.paths import STRANDS_JSON, appendix_md, core_md
-from core.memory.slice import Slice
-from core.memory.slicer import apply_fallback_mark
-from core.memory.strands import MergeProposal, apply_merges, filter_proposals, load_strands, render_strands
-from core.memory.weave import queue_catalog_entries
+from core.memory.slice.appendix import append_appendix
+from core.memory.slice.core_edits import backfill_rewrite
+from core.memory.slice.merge import edit_slice
+from core.memory.slice.model import Slice
+from core.memory.slice.slicer import apply_fallback_mark
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 

@@ -14,7 +14,7 @@ from core.agent.prompt import build_system_prompt
 from core.llm.types import Message, UserMessage
 from core.memory.config import UserConfig
 from core.memory.paths import CARD
-from core.memory.slice import Slice
+from core.memory.slice.model import Slice
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps

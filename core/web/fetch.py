@@ -17,7 +17,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from core.errors import InvalidInput, TooLarge, TransientError
-from core.memory.segments import lines_output, search_output, split_paragraphs
+from core.memory.slice.segments import lines_output, search_output, split_paragraphs
 from core.web.guard import FetchGuard, Target
 from core.web.page_text import page_text
 

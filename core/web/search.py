@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import httpx
 
 from core.errors import InvalidInput, TransientError
-from core.memory.agent_md import CitedSource
+from core.memory.slice.agent_md import CitedSource
 
 MAX_RESULTS = 8
 SNIPPET_CHARS = 300

@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
-from core.memory.card_edit import numbered_entries
-from core.memory.card_store import delete_card_entry, edit_card_entry, read_card, undo_card
+from core.memory.card.edit import numbered_entries
+from core.memory.card.store import delete_card_entry, edit_card_entry, read_card, undo_card
 from core.reltime import local_date_key
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
-from core.memory.evolution_paths import DIRECTION_MD, playbook_md
-from core.memory.evolution_store import reject_hypothesis, set_playbook, undo_file
-from core.memory.evolution_view import EvolutionView, evolution_view
+from core.memory.evolution.paths import DIRECTION_MD, playbook_md
+from core.memory.evolution.store import reject_hypothesis, set_playbook, undo_file
+from core.memory.evolution.view import EvolutionView, evolution_view
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody

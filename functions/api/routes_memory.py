@@ -13,12 +13,12 @@ from pydantic import BaseModel
 from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
+from core.memory.catalog.recent import SliceInfo, catalog_slices, strand_slices, timeline
 from core.memory.config_store import read_config
-from core.memory.flush import queue_flush
-from core.memory.recent import SliceInfo, catalog_slices, strand_slices, timeline
-from core.memory.slice import as_text_list
-from core.memory.slice_edit import DONE_LOOPS
-from core.memory.slice_view import read_slice_detail
+from core.memory.slice.edit import DONE_LOOPS
+from core.memory.slice.flush import queue_flush
+from core.memory.slice.model import as_text_list
+from core.memory.slice.view import read_slice_detail
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
 from functions.api.schemas import (

@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field
 from core.media.attach import read_image
 from core.memory.export import export_zip, slice_markdown
 from core.memory.forget import forget
-from core.memory.retract import RetractReason, retract_exchange
-from core.memory.slice_edit import SliceChanges, edit_slice_marks
-from core.memory.slice_view import read_slice_detail
+from core.memory.slice.edit import SliceChanges, edit_slice_marks
+from core.memory.slice.retract import RetractReason, retract_exchange
+from core.memory.slice.view import read_slice_detail
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.routes_memory import SliceId, get_slice
 from functions.api.schemas import ErrorBody, SliceView, Strict

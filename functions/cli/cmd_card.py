@@ -10,8 +10,8 @@ import typer
 
 from core.clock import SystemClock
 from core.errors import PreviouslyError
-from core.memory.card_edit import format_numbered, numbered_entries
-from core.memory.card_store import delete_card_entry, edit_card_entry, read_card, undo_card
+from core.memory.card.edit import format_numbered, numbered_entries
+from core.memory.card.store import delete_card_entry, edit_card_entry, read_card, undo_card
 from core.reltime import local_date_key
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail

@@ -10,7 +10,7 @@ import typer
 from core.clock import SystemClock
 from core.memory.export import export_zip
 from core.memory.forget import HISTORY_NOTE, forget
-from core.memory.slice_view import SliceDetail, read_slice_detail
+from core.memory.slice.view import SliceDetail, read_slice_detail
 from core.storage.base import Reader
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory import open_memory, run_or_fail

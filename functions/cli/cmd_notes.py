@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 
 from core.clock import RandomIds, SystemClock
-from core.memory import staged_notes
 from core.memory.config import load_config
 from core.memory.paths import CONFIG_JSON
+from core.memory.slice import staged_notes
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.memory import run_or_fail

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from core.clock import SystemClock
-from core.memory.rebuild import RebuildReport, rebuild_indexes
+from core.memory.catalog.rebuild import RebuildReport, rebuild_indexes
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail, user_config

@@ -24,7 +24,7 @@ from core.agent.outside import MAX_K, OutsideAccess
 from core.agent.recall import RecallReport
 from core.agent.slice_tools import SliceRange
 from core.errors import NotFound, PreviouslyError
-from core.memory.staged_notes import MAX_NOTE_CHARS, Remembered
+from core.memory.slice.staged_notes import MAX_NOTE_CHARS, Remembered
 
 NAME = "previously"
 INSTRUCTIONS = (

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from core.clock import iso, parse_iso
 from core.errors import PreviouslyError
-from core.memory import agent_md, paths
+from core.memory import paths
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.check import check_memory
 from core.memory.config import UserConfig, patch_config
 from core.memory.paths import MemoryPath
-from core.memory.rebuild import rebuild_indexes
-from core.memory.slice import Slice, parse_core_md, render_core_md
+from core.memory.slice import agent_md
+from core.memory.slice.model import Slice, parse_core_md, render_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 

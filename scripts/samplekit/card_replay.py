@@ -16,7 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.agent.card_tools import CardSession
-from core.memory.card import Card, new_card, render_card
+from core.memory.card.model import Card, new_card, render_card
 
 from .source import SourceError
 from .timing import Timed

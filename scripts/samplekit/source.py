@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 
 from core.clock import iso, parse_iso, try_parse_iso
-from core.memory.agent_md import STATUS_ERROR, STATUS_OK, STATUS_UNKNOWN, ToolCall
+from core.memory.slice.agent_md import STATUS_ERROR, STATUS_OK, STATUS_UNKNOWN, ToolCall
 from core.text import utf16_len
 
 SLICE_ID_RE = re.compile(r"^\d{4}-\d{2}-\d{2}-\d{4}$")

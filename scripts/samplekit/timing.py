@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.clock import iso
 from core.memory.paths import slice_rel
-from core.memory.slice import Turn
+from core.memory.slice.model import Turn
 
 from .source import SliceSource, SourceError
 

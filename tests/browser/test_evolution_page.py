@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from core.memory import direction as d
-from core.memory.evolution_paths import DIRECTION_MD, playbook_md
+from core.memory.evolution import direction as d
+from core.memory.evolution.paths import DIRECTION_MD, playbook_md
 from tests.browser.conftest import SAMPLE, Server, launch_server, save_screenshot, stop_server, wait_ready
 
 pytestmark = pytest.mark.browser

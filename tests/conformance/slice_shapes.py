@@ -6,9 +6,9 @@ import re
 from typing import Any
 
 from core.clock import parse_iso
-from core.memory import matter
-from core.memory.slice import KEY_ORDER, LIST_KEYS, Slice, Turn
-from core.memory.yaml_load import YamlDate
+from core.memory.formats import matter
+from core.memory.formats.yaml_load import YamlDate
+from core.memory.slice.model import KEY_ORDER, LIST_KEYS, Slice, Turn
 from core.text import js_trim_end
 from tests.conformance.vectors import shape
 
@@ -86,7 +86,7 @@ def assert_same_slice(ours: Slice, expected: dict[str, Any]) -> None:
 def as_the_original_frames_it(text: str) -> str:
     """The file with gray-matter's trim applied to its frontmatter (the original's bytes).
 
-    Deliberate difference (core/memory/matter.py): we keep the blank end of a last frontmatter
+    Deliberate difference (core/memory/formats/matter.py): we keep the blank end of a last frontmatter
     value that ends in line breaks; the original trims it away. Nothing else differs.
     """
     split = matter.split(text)

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from core.memory.agent_md import (
+from core.memory.slice.agent_md import (
     DeepReport,
     Invocation,
     Step,

@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 import pytest
 
-from core.memory.card_diff import diff_card_lines, summarize_card_changes
+from core.memory.card.diff import diff_card_lines, summarize_card_changes
 from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance

@@ -9,8 +9,8 @@ import pytest
 from core.agent.analyzer import EvolveJudgment, TurnAnalysis
 from core.agent.evolution import should_evolve
 from core.clock import FixedClock
-from core.memory.card import HorizonItem
-from core.memory.card_time import card_from_text, time_flags
+from core.memory.card.model import HorizonItem
+from core.memory.card.timing import card_from_text, time_flags
 from tests.conformance.vectors import Case, shape, vectors
 from tests.fakes.evolution import card_text
 

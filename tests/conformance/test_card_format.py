@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from core.clock import parse_iso
-from core.memory import card as cardmod
-from core.memory import card_migrate as mig
-from core.memory.card import Anchor, Card, HorizonItem, NowItem, Past
+from core.memory.card import migrate as mig
+from core.memory.card import model as cardmod
+from core.memory.card.model import Anchor, Card, HorizonItem, NowItem, Past
 from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance

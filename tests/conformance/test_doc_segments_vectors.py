@@ -6,7 +6,13 @@ import dataclasses
 
 import pytest
 
-from core.memory.segments import line_range, read_slice_range, search_segments, split_paragraphs, split_turns
+from core.memory.slice.segments import (
+    line_range,
+    read_slice_range,
+    search_segments,
+    split_paragraphs,
+    split_turns,
+)
 from tests.conformance.vectors import Case, shape, vectors
 
 V = vectors("doc_segments.json")

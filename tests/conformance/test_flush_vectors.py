@@ -17,7 +17,7 @@ import pytest
 
 from core.clock import FixedClock
 from core.memory.paths import core_md
-from core.memory.turns import parse_slice_id
+from core.memory.slice.turns import parse_slice_id
 from core.storage.memory import InMemoryStorage
 from tests.conformance.slice_shapes import assert_original_bytes
 from tests.conformance.vectors import Case, shape, vectors

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.identity import parse_identity
+from core.memory.card.identity import parse_identity
 from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance

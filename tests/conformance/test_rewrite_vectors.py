@@ -7,8 +7,8 @@ import json
 import pytest
 
 from core.errors import InvalidInput
-from core.memory import matter
-from core.memory.core_edits import backfill_rewrite, flush_core_md, parse_flush_request
+from core.memory.formats import matter
+from core.memory.slice.core_edits import backfill_rewrite, flush_core_md, parse_flush_request
 from tests.conformance.slice_shapes import assert_original_bytes
 from tests.conformance.test_flush_vectors import FLUSH as FLUSH_CASE
 from tests.conformance.test_flush_vectors import expected_status

@@ -8,11 +8,11 @@ import pytest
 
 from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
-from core.memory.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
-from core.memory.merge import merge_turns
-from core.memory.monthly_index import monthly_entry, upsert_monthly
-from core.memory.slice import KEY_ORDER, Slice, Turn, escaped, new_slice, parse_core_md, render_core_md
-from core.memory.turns import apply_range, parse_doc, parse_slice_id, slice_turn_spans
+from core.memory.catalog.monthly import monthly_entry, upsert_monthly
+from core.memory.formats.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
+from core.memory.slice.merge import merge_turns
+from core.memory.slice.model import KEY_ORDER, Slice, Turn, escaped, new_slice, parse_core_md, render_core_md
+from core.memory.slice.turns import apply_range, parse_doc, parse_slice_id, slice_turn_spans
 from tests.conformance.slice_shapes import (
     SLICE,
     as_the_original_frames_it,
@@ -158,7 +158,7 @@ def test_parse_slice_id(case: Case) -> None:
 
 @pytest.mark.parametrize("case", MERGE.cases("cases", shape("merge", "remote_raw local merged")))
 def test_turn_merge(case: Case) -> None:
-    """The original's merge, except one deliberate difference (core/memory/merge.py `turn_key`):
+    """The original's merge, except one deliberate difference (core/memory/slice/merge.py `turn_key`):
     a local turn whose id the remote holds only in the *other* role (the reply of a round whose
     user turn is already there) is kept, where the original dropped it."""
     local = slice_from_vector(case["local"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.clock import parse_iso
-from core.memory import slicer
 from core.memory.config import UserConfig
-from core.memory.slice import Turn
+from core.memory.slice import slicer
+from core.memory.slice.model import Turn
 from tests.conformance.slice_shapes import SLICE
 from tests.conformance.vectors import Case, shape, vectors
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from core.clock import iso, parse_iso
-from core.memory import strands as st
+from core.memory.catalog import strands as st
 from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance

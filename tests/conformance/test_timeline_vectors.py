@@ -12,10 +12,10 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.catalog import entry_from_meta
-from core.memory.catalog import slice_meta as read_meta
-from core.memory.timeline_md import group_entries, render_timeline_md, slice_line
-from core.memory.weave import weave_timeline
+from core.memory.catalog.index import entry_from_meta
+from core.memory.catalog.index import slice_meta as read_meta
+from core.memory.catalog.timeline_md import group_entries, render_timeline_md, slice_line
+from core.memory.catalog.weave import weave_timeline
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.conformance.vectors import Case, shape, vectors

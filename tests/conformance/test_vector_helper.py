@@ -95,7 +95,7 @@ def test_whole_values_and_wildcard_keys(tmp_path: Path) -> None:
 
 
 def test_the_original_framing_differs_only_by_the_kept_blank_end() -> None:
-    from core.memory.slice import Slice, render_core_md
+    from core.memory.slice.model import Slice, render_core_md
     from tests.conformance.slice_shapes import as_the_original_frames_it
 
     s = Slice(slice_id="2026-01-01-0000", start="2026-01-01T00:00:00.000Z", timezone="UTC")

@@ -1,6 +1,6 @@
 """yaml_scalars.json: every string as a mapping value and as a sequence item, and the full example.
 
-One deliberate difference (docs/FORMAT.md, core/memory/matter.py): gray-matter trims the dumped
+One deliberate difference (docs/FORMAT.md, core/memory/formats/matter.py): gray-matter trims the dumped
 YAML, so in the original a *last* value that ends in blank space containing a line break
 (`two\n\n`, `\n`, ` \n`) loses that end; we keep it. Everything else is the original's bytes.
 """
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory import matter
-from core.memory.yaml_emit import dump
-from core.memory.yaml_load import load_yaml
+from core.memory.formats import matter
+from core.memory.formats.yaml_emit import dump
+from core.memory.formats.yaml_load import load_yaml
 from core.text import js_trim
 from tests.conformance.slice_shapes import assert_original_bytes
 from tests.conformance.vectors import Case, shape, vectors

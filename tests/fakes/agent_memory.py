@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 from core.clock import iso, parse_iso
 from core.memory import paths
-from core.memory.slice import Slice, Turn, render_core_md
-from core.memory.weave import weave_slice_strands, weave_timeline
+from core.memory.catalog.weave import weave_slice_strands, weave_timeline
+from core.memory.slice.model import Slice, Turn, render_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 

@@ -7,9 +7,9 @@ from typing import Any
 from core.clock import FixedClock
 from core.llm.client import RetryPolicy
 from core.llm.registry import BoundModel, ModelRegistry, ProviderConfig
-from core.memory.card import Anchor, Card, HorizonItem, NowItem, render_card
+from core.memory.card.model import Anchor, Card, HorizonItem, NowItem, render_card
 from core.memory.paths import CARD, core_md
-from core.memory.slice import Slice, parse_core_md
+from core.memory.slice.model import Slice, parse_core_md
 from core.storage.memory import InMemoryStorage
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.fakes.slices import slice_text

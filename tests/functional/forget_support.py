@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.clock import FixedClock
 from core.memory.paths import MEMORY, MemoryPath, slice_dir, slice_rel
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.search.recall import refresh_index
 from core.storage.base import Storage, WriteBatch
 from tests.contract.conftest import Backend

@@ -21,7 +21,7 @@ from core.agent.analyzer import (
 )
 from core.clock import FixedClock
 from core.llm.registry import BoundModel, ModelRegistry, ProviderConfig
-from core.memory.slice import Turn
+from core.memory.slice.model import Turn
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 
 pytestmark = pytest.mark.functional

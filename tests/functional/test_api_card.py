@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.card_store import CARD_PREV
+from core.memory.card.store import CARD_PREV
 from core.storage.memory import InMemoryStorage
 from tests.functional.api_env import make_env, same_origin
 from tests.unit.card_samples import CARD_TEXT

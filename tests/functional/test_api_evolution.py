@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory import direction as d
-from core.memory.evolution_paths import DIRECTION_MD, FITNESS_JSON, playbook_md
-from core.memory.fitness import Fitness, Score, Signal, render_fitness
+from core.memory.evolution import direction as d
+from core.memory.evolution.fitness import Fitness, Score, Signal, render_fitness
+from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md
 from core.storage.memory import InMemoryStorage
 from tests.functional.api_env import ApiEnv, make_env, same_origin
 

@@ -128,8 +128,8 @@ def test_flush_in_demo_writes_nothing(sample_env) -> None:  # type: ignore[no-un
 
 def test_the_open_slice_counts_the_turns_on_disk_not_the_catalogs_first_count() -> None:
     from core.clock import parse_iso
+    from core.memory.catalog.weave import weave_timeline
     from core.memory.paths import CATALOG_JSON, core_md
-    from core.memory.weave import weave_timeline
     from core.storage.base import WriteBatch
 
     sid = "2026-08-11-1100"

@@ -13,7 +13,7 @@ import pytest
 
 from core.clock import FixedClock
 from core.memory.paths import core_md
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.runstore import status_of
 from functions.api.app import create_app

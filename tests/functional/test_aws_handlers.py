@@ -237,7 +237,7 @@ def test_websocket_connect_takes_the_session_cookie_from_the_same_origin(aws_env
 
 def test_the_maintenance_handler_closes_an_expired_slice_and_reports(aws_env: Path) -> None:
     from core.memory.paths import core_md
-    from core.memory.slice import parse_core_md
+    from core.memory.slice.model import parse_core_md
     from functions.handlers.maintain import handler
     from tests.fakes.slices import slice_text
 

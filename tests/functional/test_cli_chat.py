@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from core.memory.paths import core_md
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from functions.cli import _load_commands, app
 from tests.fakes.brain import ANALYZER, Brain, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply

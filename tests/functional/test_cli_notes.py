@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from core.clock import iso
 from core.memory.paths import core_md
-from core.memory.slice import parse_core_md
-from core.memory.staged_notes import StagedNote, note_path, render_note
+from core.memory.slice.model import parse_core_md
+from core.memory.slice.staged_notes import StagedNote, note_path, render_note
 from functions.cli import _load_commands, app
 
 pytestmark = pytest.mark.functional

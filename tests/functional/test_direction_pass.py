@@ -9,9 +9,9 @@ import pytest
 from core.agent.direction_pass import DirectionOutcome, evolve_direction
 from core.agent.evolution import EvolutionRequest
 from core.clock import FixedClock
-from core.memory import direction as d
-from core.memory.evolution_paths import DIRECTION_MD, FITNESS_JSON, playbook_md, undo_copy
-from core.memory.evolution_store import undo_file
+from core.memory.evolution import direction as d
+from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md, undo_copy
+from core.memory.evolution.store import undo_file
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.evolution import CLOSED, OLDER, calls, memory, slice_of, tool_results, worker

@@ -6,8 +6,8 @@ import pytest
 
 from core.agent.evolution import EvolutionRequest, evolve_card
 from core.clock import FixedClock
-from core.memory.card import Anchor, HorizonItem, NowItem, parse_card
-from core.memory.card_store import CARD_PREV
+from core.memory.card.model import Anchor, HorizonItem, NowItem, parse_card
+from core.memory.card.store import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage

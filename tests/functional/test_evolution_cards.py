@@ -13,8 +13,8 @@ from core.agent.evolution import (
     record_evolution_summary,
 )
 from core.clock import FixedClock
-from core.memory.card import CARD_STAMP, parse_card
-from core.memory.card_store import CARD_PREV
+from core.memory.card.model import CARD_STAMP, parse_card
+from core.memory.card.store import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from tests.fakes.evolution import CLOSED, CURRENT, calls, finish, first_prompt, memory, slice_of, worker

@@ -19,7 +19,7 @@ from core.errors import NotFound, ReadOnly
 from core.memory.check import check_memory
 from core.memory.forget import forget
 from core.memory.paths import slice_dir, slice_rel
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.search.recall import open_index
 from core.search.segment import Segment, fingerprint
 from core.storage.base import Storage

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from core.clock import FixedClock
-from core.memory.agent_md import cognition_for
 from core.memory.check import check_core_md
 from core.memory.paths import agent_md, core_md
-from core.memory.slice import parse_core_md
-from core.memory.turns import parse_turns
+from core.memory.slice.agent_md import cognition_for
+from core.memory.slice.model import parse_core_md
+from core.memory.slice.turns import parse_turns
 from core.storage.local import LocalStorage
 from tests.fakes.brain import ANALYZER, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply

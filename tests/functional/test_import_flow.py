@@ -17,8 +17,9 @@ from core.imports.run import apply_plan, preview
 from core.imports.source import ExportFile
 from core.media.attach import read_image
 from core.media.images import Upload, prepare_image, read_stored, stored_text
-from core.memory import matter, paths
-from core.memory.slice import parse_core_md
+from core.memory import paths
+from core.memory.formats import matter
+from core.memory.slice.model import parse_core_md
 from core.storage.memory import InMemoryStorage
 from tests.fakes.exports import (
     CAT_FILE,

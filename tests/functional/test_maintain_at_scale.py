@@ -8,9 +8,9 @@ import pytest
 
 from core.clock import FixedClock, SequentialIds
 from core.llm.registry import ModelRegistry, ProviderConfig
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.paths import core_md
-from core.memory.rebuild import rebuild_indexes
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.search import recall, refresh_index
 from core.search.built_from import parse_built_from
 from core.storage.base import WriteBatch

@@ -28,8 +28,8 @@ from typer.testing import CliRunner
 from core.agent.recall import REPORT_TOOL
 from core.clock import iso
 from core.memory.paths import CONFIG_JSON, core_md
-from core.memory.slice import parse_core_md
-from core.memory.staged_notes import NOTES_DIR
+from core.memory.slice.model import parse_core_md
+from core.memory.slice.staged_notes import NOTES_DIR
 from functions.cli import _load_commands, app
 from functions.deps import build_deps
 from functions.server import ServeOptions, build_app

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from functions.api.app import create_app
 from functions.cli import _load_commands, app
 from functions.deps import build_deps

@@ -13,7 +13,7 @@ from core.agent.tool_context import ToolContext
 from core.clock import FixedClock, parse_iso
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.llm.types import ToolCall as Call
-from core.memory.evolution_paths import FITNESS_JSON, playbook_md
+from core.memory.evolution.paths import FITNESS_JSON, playbook_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.agent_memory import build_memory, make_slice
@@ -118,7 +118,7 @@ def test_a_repeated_recall_is_recorded_as_a_signal(fake_models: FakeModelServer,
 
 
 def test_forgetting_scrubs_the_ledger_and_records_the_signal(clock: FixedClock) -> None:
-    from core.memory.fitness import Fitness, Score, render_fitness
+    from core.memory.evolution.fitness import Fitness, Score, render_fitness
     from core.memory.forget import forget
 
     gone = "2026-08-12-2000"
@@ -135,8 +135,8 @@ def test_forgetting_scrubs_the_ledger_and_records_the_signal(clock: FixedClock) 
 
 
 def test_forgetting_takes_the_slice_out_of_the_direction(clock: FixedClock) -> None:
-    from core.memory import direction as d
-    from core.memory.evolution_paths import DIRECTION_MD
+    from core.memory.evolution import direction as d
+    from core.memory.evolution.paths import DIRECTION_MD
     from core.memory.forget import forget
 
     gone, kept = "2026/08/12/2000", "2026/08/17/1400"

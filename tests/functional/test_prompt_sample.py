@@ -10,9 +10,9 @@ from core.agent.tool_context import ToolContext
 from core.clock import FixedClock
 from core.llm.types import ToolCall
 from core.memory import paths
+from core.memory.catalog.weave import list_slice_ids
 from core.memory.config import load_config
-from core.memory.slice import parse_core_md
-from core.memory.weave import list_slice_ids
+from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from tests.conftest import SAMPLE_ROOT
 

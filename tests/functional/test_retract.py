@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from core.clock import FixedClock
 from core.errors import InvalidInput, NotFound
 from core.memory.paths import agent_md, core_md
-from core.memory.retract import retract_exchange
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
+from core.memory.slice.retract import retract_exchange
 from core.storage.memory import InMemoryStorage
 from tests.fakes.slices import slice_text
 from tests.functional.api_env import make_env, same_origin

@@ -8,9 +8,9 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.check import check_memory
 from core.memory.config import load_config
-from core.memory.rebuild import rebuild_indexes
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.conftest import SAMPLE_ROOT

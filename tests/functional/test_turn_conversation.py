@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FixedClock
-from core.memory.catalog import read_index
+from core.memory.catalog.index import read_index
 from core.memory.paths import STRANDS_JSON, agent_md, core_md
 from core.storage.local import LocalStorage
 from tests.fakes.brain import ANALYZER, CONSOLIDATOR, MAIN, MARKER, Brain, analysis

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from core.clock import FixedClock
-from core.memory.evolution_paths import FITNESS_JSON, playbook_md
+from core.memory.evolution.paths import FITNESS_JSON, playbook_md
 from core.storage.local import LocalStorage
 from tests.fakes.brain import ANALYZER, DIRECTION, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall

@@ -12,8 +12,8 @@ import pytest
 from core.clock import FixedClock, SequentialIds
 from core.llm.types import AssistantMessage
 from core.memory.paths import core_md
-from core.memory.slice import Turn, new_slice, parse_core_md, render_core_md
-from core.memory.slicer import find_active_slice
+from core.memory.slice.model import Turn, new_slice, parse_core_md, render_core_md
+from core.memory.slice.slicer import find_active_slice
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 from core.turn.local_service import LocalTurnService

@@ -25,8 +25,8 @@ import pytest
 
 from core.clock import SystemClock, iso
 from core.memory.paths import core_md
-from core.memory.slice import Turn, new_slice, parse_core_md, render_core_md
-from core.memory.slicer import minute_id
+from core.memory.slice.model import Turn, new_slice, parse_core_md, render_core_md
+from core.memory.slice.slicer import minute_id
 from core.storage.local import LocalStorage
 from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.clock import FixedClock
-from core.memory.card import Card, HorizonItem, NowItem, render_card
+from core.memory.card.model import Card, HorizonItem, NowItem, render_card
 from core.memory.paths import CARD, STRANDS_JSON, core_md
 from core.storage.memory import InMemoryStorage
 from core.turn.maintain import run_maintenance

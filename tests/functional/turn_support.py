@@ -13,7 +13,7 @@ from typing import Any
 from core.clock import FixedClock, SequentialIds
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.memory.paths import MEMORY, MemoryPath, core_md
-from core.memory.slice import Slice, parse_core_md
+from core.memory.slice.model import Slice, parse_core_md
 from core.storage.base import Change, CommitResult, Snapshot, Storage
 from core.turn.deps import TurnDeps
 from core.turn.events import Event

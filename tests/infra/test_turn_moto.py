@@ -20,7 +20,7 @@ import boto3
 import pytest
 
 from core.memory.paths import core_md
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.service import TurnInput, TurnState
 from core.turn.steps import STEP_TABLE
@@ -232,8 +232,8 @@ def test_a_failing_recall_is_retried_alone(aws_turn: AwsTurn) -> None:
 
 def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: AwsTurn) -> None:
     from core.clock import SystemClock, iso
-    from core.memory.slice import Turn, new_slice, render_core_md
-    from core.memory.slicer import minute_id
+    from core.memory.slice.model import Turn, new_slice, render_core_md
+    from core.memory.slice.slicer import minute_id
 
     began = SystemClock().now() - timedelta(hours=2)
     old = new_slice(minute_id(began), iso(began), "UTC", Turn("o1", iso(began), "user", "Earlier today."))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.agent_md import (
+from core.memory.slice.agent_md import (
     Cognition,
     DeepReport,
     Invocation,

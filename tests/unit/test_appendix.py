@@ -7,17 +7,17 @@ from collections import Counter
 import pytest
 
 from core.errors import SliceFormatError
-from core.memory import matter
-from core.memory.appendix import (
+from core.memory.formats import matter
+from core.memory.paths import appendix_md, core_md
+from core.memory.slice.appendix import (
     TITLE,
     append_appendix,
     explain_unplaceable,
     find_unplaceable,
     rewrite_core_md,
 )
-from core.memory.merge import append_turn
-from core.memory.paths import appendix_md, core_md
-from core.memory.slice import Slice, Turn, parse_core_md, render_core_md
+from core.memory.slice.merge import append_turn
+from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 

@@ -6,9 +6,9 @@ import pytest
 
 from core.agent.briefing import arrival, build_briefing, shorten
 from core.clock import FixedClock
-from core.memory.card import parse_card
+from core.memory.card.model import parse_card
+from core.memory.catalog.recent import SliceInfo, recent_slices
 from core.memory.paths import CARD, core_md
-from core.memory.recent import SliceInfo, recent_slices
 from core.storage.memory import InMemoryStorage
 from tests.unit.card_samples import CARD_TEXT
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.card_diff import (
+from core.memory.card.diff import (
     ChangeCounts,
     diff_card_lines,
     summarize_card_changes,
     summary_line,
     unified_card_diff,
 )
-from core.memory.identity import IdentityProfile, identity_block, identity_block_for, parse_identity
+from core.memory.card.identity import IdentityProfile, identity_block, identity_block_for, parse_identity
 
 pytestmark = pytest.mark.unit
 

@@ -6,8 +6,8 @@ import pytest
 
 from core.clock import parse_iso
 from core.errors import InvalidInput, NotFound
-from core.memory.card import Card, parse_card
-from core.memory.card_edit import delete_entry, edit_entry, format_numbered, numbered_entries, parse_address
+from core.memory.card.edit import delete_entry, edit_entry, format_numbered, numbered_entries, parse_address
+from core.memory.card.model import Card, parse_card
 
 pytestmark = pytest.mark.unit
 
@@ -182,7 +182,7 @@ def test_out_of_range_is_not_found(card: Card) -> None:
 
 
 def test_self_model_refs_are_refs_and_an_edit_of_the_words_keeps_them() -> None:
-    from core.memory.card import render_card
+    from core.memory.card.model import render_card
 
     line = "- Keep answers short — refs: [2024/08/19/1845], [2024/09/01/0900]"
     card = parse_card(f"## Self-model\n\n{line}\n", NOW)

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.clock import FixedClock, parse_iso
-from core.memory.card import UNSORTED_HEADING, is_card, parse_card, render_card
-from core.memory.card_migrate import foreign_to_card, is_legacy, to_current_card
-from core.memory.card_snapshot import ensure_snapshot
-from core.memory.card_store import CARD_PREV, to_card
+from core.memory.card.migrate import foreign_to_card, is_legacy, to_current_card
+from core.memory.card.model import UNSORTED_HEADING, is_card, parse_card, render_card
+from core.memory.card.snapshot import ensure_snapshot
+from core.memory.card.store import CARD_PREV, to_card
 from core.memory.paths import CARD
 from core.storage.base import WriteBatch
 from core.text import js_trim

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from core.clock import parse_iso
-from core.memory.card import (
+from core.memory.card.model import (
     Card,
     NowItem,
     aged_now_items,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.clock import FixedClock
-from core.memory.card import CARD_STAMP, parse_card
-from core.memory.card_snapshot import ensure_snapshot, newest_snapshot
-from core.memory.card_store import CARD_PREV
+from core.memory.card.model import CARD_STAMP, parse_card
+from core.memory.card.snapshot import ensure_snapshot, newest_snapshot
+from core.memory.card.store import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from tests.fakes.evolution import CLOSED, CURRENT, OLDER, card_text, memory

@@ -6,8 +6,8 @@ import pytest
 
 from core.clock import FixedClock
 from core.errors import ConflictError, InvalidInput, NotFound
-from core.memory.card import parse_card
-from core.memory.card_store import (
+from core.memory.card.model import parse_card
+from core.memory.card.store import (
     CARD_PREV,
     delete_card_entry,
     edit_card_entry,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.clock import FixedClock
-from core.memory.card import HorizonItem, NowItem
-from core.memory.card_time import aged_line, overdue_block, overdue_line, time_flags, user_today
-from core.memory.card_time import card_from_text as to_card
+from core.memory.card.model import HorizonItem, NowItem
+from core.memory.card.timing import aged_line, overdue_block, overdue_line, time_flags, user_today
+from core.memory.card.timing import card_from_text as to_card
 from tests.fakes.evolution import card_text
 
 pytestmark = pytest.mark.unit

@@ -6,7 +6,7 @@ import pytest
 
 from core.agent.card_tools import TOOL_NAMES, CardSession
 from core.clock import parse_iso
-from core.memory.card import parse_card, render_card
+from core.memory.card.model import parse_card, render_card
 
 pytestmark = pytest.mark.unit
 

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.memory import paths
-from core.memory.catalog import read_index
-from core.memory.catalog_pending import drop_folded, overlay, parse_pending, render_pending, upsert_pending
-from core.memory.catalog_shas import parse_shas
-from core.memory.slice import Slice, Turn, render_core_md
-from core.memory.weave import meta_loader, queue_catalog_entries, weave_catalog, weave_timeline
+from core.memory.catalog.index import read_index
+from core.memory.catalog.pending import drop_folded, overlay, parse_pending, render_pending, upsert_pending
+from core.memory.catalog.shas import parse_shas
+from core.memory.catalog.weave import meta_loader, queue_catalog_entries, weave_catalog, weave_timeline
+from core.memory.slice.model import Slice, Turn, render_core_md
 from core.storage.base import WriteBatch, blob_sha
 from core.storage.memory import InMemoryStorage
 

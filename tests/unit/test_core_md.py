@@ -6,8 +6,8 @@ import pytest
 
 from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
-from core.memory.legacy import parse_legacy_slice
-from core.memory.slice import (
+from core.memory.slice.legacy import parse_legacy_slice
+from core.memory.slice.model import (
     Slice,
     Turn,
     count_turns,
@@ -16,7 +16,7 @@ from core.memory.slice import (
     parse_frontmatter,
     render_core_md,
 )
-from core.memory.turns import parse_turns
+from core.memory.slice.turns import parse_turns
 from tests.conftest import load_vectors
 
 pytestmark = pytest.mark.unit
@@ -207,7 +207,7 @@ def test_turns_that_would_not_read_back_are_refused(turn: Turn) -> None:
 
 
 def test_backfill_keeps_order_and_rescues_comments() -> None:
-    from core.memory.core_edits import backfill_rewrite
+    from core.memory.slice.core_edits import backfill_rewrite
 
     text = "---\nslice_id: 2026-08-11-1115 # id\nstatus: closed\nfocus: ''\n---\n## Turn a — t (user)\n\nhi\n"
     out, moved = backfill_rewrite(text, "A focus", "  ", "2026-08-12T00:00:00.000Z")

@@ -8,11 +8,11 @@ import pytest
 
 from core.errors import SliceFormatError
 from core.memory import paths
+from core.memory.catalog.recent import timeline
 from core.memory.check import check_core_md
 from core.memory.damage import DamagedFile, damaged_slices, read_or_skip, read_text, slice_damage
-from core.memory.recent import timeline
-from core.memory.slice import parse_core_md, salvage_turns
-from core.memory.slice_view import read_slice_detail
+from core.memory.slice.model import parse_core_md, salvage_turns
+from core.memory.slice.view import read_slice_detail
 from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from core.clock import parse_iso
 from core.errors import InvalidInput
-from core.memory import direction as d
-from core.memory import fitness as f
+from core.memory.evolution import direction as d
+from core.memory.evolution import fitness as f
 
 pytestmark = pytest.mark.unit
 
@@ -123,7 +123,7 @@ def test_a_damaged_ledger_is_named_not_guessed(text: str, words: str) -> None:
 
 def test_check_validates_the_evolution_layer() -> None:
     from core.memory.check import check_memory
-    from core.memory.evolution_paths import DIRECTION_MD, FITNESS_JSON, playbook_md
+    from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md
     from core.storage.memory import InMemoryStorage
 
     expired = DIRECTION.replace("expires: 2026-09-01", "expires: 2026-08-01") + "loose line\n"
@@ -181,8 +181,8 @@ def test_any_evidence_survives_the_ledger_trimmed(evidence: str, detail: str) ->
 @given(text=_any_text)
 def test_any_playbook_text_reaches_the_prompt_as_stored(text: str) -> None:
     from core.agent.playbooks import playbook_note
-    from core.memory.evolution_paths import playbook_md
-    from core.memory.evolution_store import check_playbook
+    from core.memory.evolution.paths import playbook_md
+    from core.memory.evolution.store import check_playbook
     from core.storage.memory import InMemoryStorage
     from core.text import js_trim
 

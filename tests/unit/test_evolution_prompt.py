@@ -8,9 +8,9 @@ from core.agent.evolution_prompt import CardView, build_prompt, compress_turns
 from core.agent.evolution_tools import READ_CAP, progress_label, read_tools
 from core.llm.tools import Tool
 from core.llm.types import ToolCall
-from core.memory.card_time import CardTimeFlags
+from core.memory.card.timing import CardTimeFlags
 from core.memory.paths import CARD, agent_md, core_md
-from core.memory.slice import Turn
+from core.memory.slice.model import Turn
 from core.storage.base import WriteBatch
 from tests.fakes.evolution import CLOSED, card_text, memory
 from tests.fakes.slices import slice_text

@@ -15,7 +15,7 @@ from core.agent.evolution import (
 )
 from core.agent.evolution_triggers import LEGACY_REASON, NO_JUDGMENT_REASON
 from core.clock import FixedClock
-from core.memory.slice import Slice, Turn
+from core.memory.slice.model import Slice, Turn
 from core.storage.base import WriteBatch
 from tests.fakes.evolution import CLOSED, CURRENT, card_text, memory, slice_of
 

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from core.memory import jsjson, paths
-from core.memory.strands import StrandWeaver, render_strands, weave_tag
+from core.memory import paths
+from core.memory.catalog.strands import StrandWeaver, render_strands, weave_tag
+from core.memory.formats import jsjson
 
 pytestmark = pytest.mark.unit
 

@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from core.clock import FixedClock
 from core.errors import InvalidInput
-from core.memory.agent_md import append_cognition, cognition_entry, cognition_for, remove_cognition
-from core.memory.forget_card import ref_matcher, scrub_card_text
-from core.memory.monthly_index import remove_monthly, render_monthly
-from core.memory.slice import Slice, Turn
-from core.memory.slice_edit import SliceChanges, apply_changes
-from core.memory.slicer import USER_MARK, apply_close_marking, apply_fallback_mark
-from core.memory.strands import drop_slice
+from core.memory.card.forget import ref_matcher, scrub_card_text
+from core.memory.catalog.monthly import remove_monthly, render_monthly
+from core.memory.catalog.strands import drop_slice
+from core.memory.slice.agent_md import append_cognition, cognition_entry, cognition_for, remove_cognition
+from core.memory.slice.edit import SliceChanges, apply_changes
+from core.memory.slice.model import Slice, Turn
+from core.memory.slice.slicer import USER_MARK, apply_close_marking, apply_fallback_mark
 
 pytestmark = pytest.mark.unit
 NOW = FixedClock.at("2026-08-12T10:00:00.000Z").now()
@@ -197,7 +197,7 @@ _line = st.text(
     st.lists(_line, max_size=4),
 )
 def test_a_hand_edit_reads_back_exactly_as_written(focus: str, summary: str, loops: list[str]) -> None:
-    from core.memory.slice import parse_core_md, render_core_md
+    from core.memory.slice.model import parse_core_md, render_core_md
     from core.text import js_trim
 
     focus, summary = js_trim(focus) or "f", js_trim(summary) or "s"

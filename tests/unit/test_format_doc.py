@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.memory.agent_md import (
+from core.memory.formats.escape import escape_turn, unescape_turn
+from core.memory.slice.agent_md import (
     CitedSource,
     Cognition,
     DeepReport,
@@ -16,9 +17,8 @@ from core.memory.agent_md import (
     cognition_entry,
     render_cognition,
 )
-from core.memory.appendix import explain_unplaceable
-from core.memory.escape import escape_turn, unescape_turn
-from core.memory.slice import parse_core_md, render_core_md
+from core.memory.slice.appendix import explain_unplaceable
+from core.memory.slice.model import parse_core_md, render_core_md
 
 pytestmark = pytest.mark.unit
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")

@@ -1,7 +1,7 @@
 """Any text as a frontmatter value comes back exactly: last key, in a list, in a slice's core.md.
 
 gray-matter's trim loses the line breaks at the end of a last value; we keep them
-(core/memory/matter.py, docs/FORMAT.md "Frontmatter").
+(core/memory/formats/matter.py, docs/FORMAT.md "Frontmatter").
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.memory import matter
-from core.memory.slice import Slice, parse_core_md, render_core_md
+from core.memory.formats import matter
+from core.memory.slice.model import Slice, parse_core_md, render_core_md
 
 pytestmark = pytest.mark.unit
 

@@ -24,7 +24,7 @@ from core.media.images import (
     read_stored,
     stored_text,
 )
-from core.memory.slice import Slice, Turn, parse_core_md, render_core_md
+from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
 from tests.fakes.images import GPS_TAG, gif, jpeg_with_location, png
 
 pytestmark = pytest.mark.unit

@@ -15,7 +15,7 @@ from core.imports.timeslice import SLICE_BYTE_BUDGET, build_slice, split_convers
 from core.imports.writer import queue_new_slice
 from core.memory import paths
 from core.memory.config import UserConfig
-from core.memory.slice import parse_core_md
+from core.memory.slice.model import parse_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from core.text import js_trim

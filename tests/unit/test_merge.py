@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.errors import NotFound, SliceIdTaken
-from core.memory.merge import (
+from core.memory.paths import core_md
+from core.memory.slice.merge import (
     SliceUpdate,
     append_turn,
     create_slice,
@@ -14,8 +15,7 @@ from core.memory.merge import (
     merge_local,
     merge_slices,
 )
-from core.memory.paths import core_md
-from core.memory.slice import Slice, Turn, new_slice, parse_core_md, render_core_md
+from core.memory.slice.model import Slice, Turn, new_slice, parse_core_md, render_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.memory.merge import merge_slices, merge_turns, turn_key
-from core.memory.slice import Slice, Turn, parse_core_md, render_core_md
+from core.memory.slice.merge import merge_slices, merge_turns, turn_key
+from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
 
 pytestmark = pytest.mark.unit
 SID = "2026-08-16-1000"

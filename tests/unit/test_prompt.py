@@ -11,9 +11,9 @@ from core.agent.prompt import build_system_prompt
 from core.agent.prompt_blocks import CARD_RULES, DEMO_NOTICE, POINTER_RULE, strands_menu
 from core.clock import FixedClock, parse_iso
 from core.memory import paths
+from core.memory.catalog.weave import weave_timeline
 from core.memory.config import UserConfig, merge_config
-from core.memory.slice import Slice, render_core_md
-from core.memory.weave import weave_timeline
+from core.memory.slice.model import Slice, render_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.agent_memory import build_memory, make_slice, write_slices

@@ -8,7 +8,7 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.rebuild import rebuild_indexes
+from core.memory.catalog.rebuild import rebuild_indexes
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.unit.test_weave import _core

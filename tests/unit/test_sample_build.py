@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.memory.slice import parse_core_md, render_core_md
+from core.memory.slice.model import parse_core_md, render_core_md
 from scripts.samplekit import build as sample_build
 from scripts.samplekit.card_replay import replay_card
 from scripts.samplekit.source import SourceError, load_slice

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from core.memory.card import overdue_horizon, parse_card, render_card
-from core.memory.identity import parse_identity
+from core.memory.card.identity import parse_identity
+from core.memory.card.model import overdue_horizon, parse_card, render_card
 from tests.conftest import SAMPLE_ROOT
 
 pytestmark = pytest.mark.unit

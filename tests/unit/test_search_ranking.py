@@ -142,8 +142,8 @@ def test_date_words_count_as_words_when_no_slice_is_near_those_dates() -> None:
 
 
 def test_the_deterministic_marks_words_are_not_head_text() -> None:
-    from core.memory.slice import parse_core_md, render_core_md
-    from core.memory.slicer import apply_fallback_mark
+    from core.memory.slice.model import parse_core_md, render_core_md
+    from core.memory.slice.slicer import apply_fallback_mark
     from core.search.reader import read_slice
 
     sid = "2026-06-01-0900"

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from core.clock import FixedClock, parse_iso
-from core.memory import paths, slicer
+from core.memory import paths
 from core.memory.config import UserConfig, patch_config
-from core.memory.slice import Slice, Turn
-from core.memory.slice import render_core_md as core_text
+from core.memory.slice import slicer
+from core.memory.slice.model import Slice, Turn
+from core.memory.slice.model import render_core_md as core_text
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 
@@ -157,7 +158,7 @@ def test_recovery_reads_legacy_flat_files_and_pending_writes() -> None:
 
 
 def test_close_and_mark_return_copies_and_record_the_fallback_on_disk() -> None:
-    from core.memory.slice import parse_core_md, render_core_md
+    from core.memory.slice.model import parse_core_md, render_core_md
 
     s = _slice(roles="ua")
     closed = slicer.apply_fallback_mark(slicer.close_slice(s, "time_cap", NOW), "zh")

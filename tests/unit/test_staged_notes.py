@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from core.clock import FixedClock, SequentialIds, parse_iso
 from core.errors import ConflictError, InvalidInput, NotFound, ReadOnly
-from core.memory import staged_notes as sn
 from core.memory.config import load_config, parse_config
 from core.memory.paths import CONFIG_JSON, core_md
-from core.memory.slice import parse_core_md
+from core.memory.slice import staged_notes as sn
+from core.memory.slice.model import parse_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.slices import slice_text

@@ -1,4 +1,4 @@
-"""Text that looks like the format comes back byte for byte (core/memory/escape.py, docs/FORMAT.md)."""
+"""Text that looks like the format comes back byte for byte (formats/escape.py, FORMAT.md)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from hypothesis import strategies as st
 
 from core.clock import parse_iso
 from core.imports.writer import import_slices
-from core.memory import matter, paths
-from core.memory.agent_md import append_cognition, cognition_entry, cognition_for
-from core.memory.core_edits import FlushTurn, flush_core_md, mark_escaped
-from core.memory.escape import escape_turn, needs_escape, unescape_turn
-from core.memory.merge import append_turn, merge_turns
-from core.memory.slice import Slice, Turn, body_turns, parse_core_md, render_core_md
-from core.memory.turns import count_turns, parse_turns
+from core.memory import paths
+from core.memory.formats import matter
+from core.memory.formats.escape import escape_turn, needs_escape, unescape_turn
+from core.memory.slice.agent_md import append_cognition, cognition_entry, cognition_for
+from core.memory.slice.core_edits import FlushTurn, flush_core_md, mark_escaped
+from core.memory.slice.merge import append_turn, merge_turns
+from core.memory.slice.model import Slice, Turn, body_turns, parse_core_md, render_core_md
+from core.memory.slice.turns import count_turns, parse_turns
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from core.text import js_trim

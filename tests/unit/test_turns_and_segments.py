@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.segments import lines_output, read_slice_range, search_output, split_turns
-from core.memory.turns import NO_MATCH_NOTE, apply_range, count_turns, parse_turns
+from core.memory.slice.segments import lines_output, read_slice_range, search_output, split_turns
+from core.memory.slice.turns import NO_MATCH_NOTE, apply_range, count_turns, parse_turns
 
 pytestmark = pytest.mark.unit
 
@@ -68,7 +68,7 @@ def test_fast_header_scan_matches_the_plain_regex() -> None:
     """The slice parser's find-based scan finds exactly what the line-anchored regex finds."""
     import random
 
-    from core.memory.turns import SLICE_HEADER_RE, slice_turn_spans
+    from core.memory.slice.turns import SLICE_HEADER_RE, slice_turn_spans
 
     pieces = ["## Turn a — t (user)", "## Turn 1 — x (agent)", " ", "\n", "\r", "x", "## Turn ", "\u2028"]
     pieces += ["## Turn b — t (user) extra", "—", "(user)"]

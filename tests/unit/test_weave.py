@@ -8,10 +8,10 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.catalog import read_index
-from core.memory.monthly_index import monthly_entry, render_monthly, upsert_monthly
-from core.memory.slice import Slice, Turn, render_core_md
-from core.memory.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
+from core.memory.catalog.index import read_index
+from core.memory.catalog.monthly import monthly_entry, render_monthly, upsert_monthly
+from core.memory.catalog.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
+from core.memory.slice.model import Slice, Turn, render_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.conftest import load_vectors
@@ -187,7 +187,7 @@ def test_monthly_upsert_replaces_by_id_and_survives_a_broken_file() -> None:
 def test_format_doc_catalog_examples_match() -> None:
     from pathlib import Path
 
-    from core.memory.timeline_md import render_timeline_md
+    from core.memory.catalog.timeline_md import render_timeline_md
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     section = doc.split("\n## The timeline catalog", 1)[1]
@@ -201,7 +201,7 @@ def test_format_doc_catalog_examples_match() -> None:
 def test_format_doc_strands_example_is_what_we_write() -> None:
     from pathlib import Path
 
-    from core.memory.strands import load_strands, render_strands
+    from core.memory.catalog.strands import load_strands, render_strands
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.memory.agent_md import CitedSource, render_sources
+from core.memory.slice.agent_md import CitedSource, render_sources
 from core.web.fetch import MAX_CHARS, FetchRange, Page, fetch_text
 from core.web.page_text import page_text, strip_html
 from core.web.search import SearchResult, parse_sources, results_text

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from core.errors import InvalidInput, SliceFormatError
-from core.memory import matter
-from core.memory.yaml_emit import dump, scalar
-from core.memory.yaml_load import YamlDate, load_yaml
+from core.memory.formats import matter
+from core.memory.formats.yaml_emit import dump, scalar
+from core.memory.formats.yaml_load import YamlDate, load_yaml
 
 pytestmark = pytest.mark.unit
 
@@ -109,7 +109,7 @@ def test_emitted_strings_read_back_unchanged() -> None:
 
 def test_pure_python_loader_agrees_with_libyaml() -> None:
     """The fallback used where PyYAML has no libyaml reads the same values."""
-    from core.memory import yaml_load
+    from core.memory.formats import yaml_load
 
     text = "a: yes\nb: 2024-01-01\nc: [1, 0x1F, ~]\nd: |\n  two\n  lines\n'e': \"\\U0001F389\"\n"
     loader = yaml_load._PyLoader(text)

@@ -13,12 +13,12 @@ from dataclasses import replace
 
 from core.agent.analyzer import AnalyzerInput, analyze_turn
 from core.llm.registry import SETUP_HINT
-from core.memory.card_snapshot import ensure_snapshot
-from core.memory.catalog import read_or_none
-from core.memory.merge import edit_slice
+from core.memory.card.snapshot import ensure_snapshot
+from core.memory.catalog.index import read_or_none
+from core.memory.catalog.strands import load_strands
+from core.memory.catalog.weave import upsert_monthly_entry, weave_slice_strands
 from core.memory.paths import STRANDS_JSON
-from core.memory.strands import load_strands
-from core.memory.weave import upsert_monthly_entry, weave_slice_strands
+from core.memory.slice.merge import edit_slice
 from core.storage.base import WriteBatch
 from core.turn import evolution
 from core.turn.closing import read_slice

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from core.agent.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analyze_turn
 from core.clock import iso
-from core.memory.card_snapshot import ensure_snapshot
-from core.memory.catalog import read_or_none
-from core.memory.merge import SliceEdit, edit_slice
+from core.memory.card.snapshot import ensure_snapshot
+from core.memory.catalog.index import read_or_none
+from core.memory.catalog.strands import load_strands
+from core.memory.catalog.weave import upsert_monthly_entry, weave_slice_strands
 from core.memory.paths import STRANDS_JSON
-from core.memory.slice import Slice
-from core.memory.slicer import FALLBACK_MARK, apply_close_marking
-from core.memory.strands import load_strands
-from core.memory.weave import upsert_monthly_entry, weave_slice_strands
+from core.memory.slice.merge import SliceEdit, edit_slice
+from core.memory.slice.model import Slice
+from core.memory.slice.slicer import FALLBACK_MARK, apply_close_marking
 from core.search import index_slice as index_for_search
 from core.turn.analysis_record import ANALYSIS_KEY, analysis_to_json
 from core.turn.closing import prune_strands, read_slice, upsert_catalog

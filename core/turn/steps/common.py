@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from core.errors import InvalidInput, NoModelConfigured
 from core.llm.registry import ModelPrefs, Resolution
 from core.llm.types import Message
-from core.memory.catalog import read_or_none
+from core.memory.catalog.index import read_or_none
 from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
 from core.storage.base import Reader, WriteBatch

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from core.agent.analyzer import fallback
 from core.agent.evolution_triggers import record_evolution_summary
-from core.memory.card_snapshot import ensure_snapshot
+from core.memory.card.snapshot import ensure_snapshot
 from core.turn import evolution
 from core.turn.analysis_record import ANALYSIS_KEY, analysis_from_json
 from core.turn.closing import read_slice

@@ -17,13 +17,13 @@ from typing import Any
 from core.clock import iso
 from core.errors import InvalidInput
 from core.llm.types import AssistantMessage, ToolResult, Usage
-from core.memory import agent_md as cognition
-from core.memory.evolution_store import record_signal
-from core.memory.fitness import Signal
-from core.memory.merge import append_turn, has_turn
+from core.memory.evolution.fitness import Signal
+from core.memory.evolution.store import record_signal
 from core.memory.paths import agent_md, core_md
-from core.memory.slice import Turn, parse_core_md
-from core.memory.slicer import overflows
+from core.memory.slice import agent_md as cognition
+from core.memory.slice.merge import append_turn, has_turn
+from core.memory.slice.model import Turn, parse_core_md
+from core.memory.slice.slicer import overflows
 from core.storage.base import WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import TERMINAL_TYPES, turn_done

@@ -22,13 +22,20 @@ from datetime import datetime
 from core.clock import iso
 from core.errors import ConflictError
 from core.media.attach import queue_images, turn_text
-from core.memory.card_snapshot import ensure_snapshot
-from core.memory.merge import SliceEdit, append_turn, create_slice, edit_slice, has_turn
+from core.memory.card.snapshot import ensure_snapshot
+from core.memory.catalog.weave import upsert_monthly_entry
 from core.memory.paths import core_md
-from core.memory.slice import Slice, Turn, parse_core_md
-from core.memory.slicer import ActiveSlice, ClientView, close_signal, new_slice_id, open_slice, overflows
-from core.memory.slicer import slice_taken as taken
-from core.memory.weave import upsert_monthly_entry
+from core.memory.slice.merge import SliceEdit, append_turn, create_slice, edit_slice, has_turn
+from core.memory.slice.model import Slice, Turn, parse_core_md
+from core.memory.slice.slicer import (
+    ActiveSlice,
+    ClientView,
+    close_signal,
+    new_slice_id,
+    open_slice,
+    overflows,
+)
+from core.memory.slice.slicer import slice_taken as taken
 from core.storage.base import WriteBatch
 from core.turn.closing import (
     active_ids,

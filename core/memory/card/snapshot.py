@@ -1,0 +1,73 @@
+"""The live card's lifecycle on every turn (REFERENCE §5.7) and the per-slice snapshots.
+
+`ensure_snapshot` makes sure a current-format live card exists — upgrading a legacy one, or
+seeding a missing one from the newest slice snapshot of the last 30 UTC days (else the empty
+template) — and copies it into the slice's `previously.md` when the two differ. Every change
+to the live card goes through `write_card`, so the text it replaces stays as the undo copy.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from core.clock import Clock, iso
+from core.memory.card.migrate import to_current_card
+from core.memory.card.model import is_card, new_card, render_card
+from core.memory.card.store import write_card
+from core.memory.paths import CARD, card_snapshot, day_dir
+from core.storage.base import WriteBatch
+
+SEED_DAYS = 30
+_SNAPSHOT_RE = re.compile(r"^memory/episodic/slices/\d{4}/\d{2}/\d{2}/(\d{4})/previously\.md$")
+
+
+def upgrade_card_text(text: str, slice_id: str, now: datetime) -> str:
+    """Card text in the current format: legacy documents migrated, other text kept under Unsorted."""
+    if is_card(text):
+        return text
+    card = to_current_card(text, slice_id=slice_id, now=now)
+    card.slice_id = card.slice_id or slice_id
+    card.updated = iso(now)
+    return render_card(card)
+
+
+def newest_snapshot(batch: WriteBatch, now: datetime, days: int = SEED_DAYS) -> str | None:
+    """The newest non-blank per-slice `previously.md` within `days` UTC days back from `now`."""
+    for back in range(days):
+        day = (now - timedelta(days=back)).date()
+        folder = day_dir(f"{day.year:04d}", f"{day.month:02d}", f"{day.day:02d}")
+        found = [(m.group(1), p) for p in batch.list(folder) if (m := _SNAPSHOT_RE.match(p.value))]
+        for _, path in sorted(found, reverse=True):
+            text = batch.read(path)
+            if text and text.strip():
+                return text
+    return None
+
+
+def _settled_live_card(batch: WriteBatch, slice_id: str, now: datetime) -> str:
+    """The live card's text after upgrading or seeding it (the write queued on `batch`)."""
+    live = batch.read(CARD)
+    if live is not None and live.strip():
+        if is_card(live):
+            return live
+        upgraded = upgrade_card_text(live, slice_id, now)
+        write_card(batch, upgraded, "convert to the current card format")
+        return upgraded
+    seed = newest_snapshot(batch, now)
+    if seed is not None:
+        text = upgrade_card_text(seed, slice_id, now)
+        write_card(batch, text, "restore from the newest slice snapshot")
+    else:
+        text = render_card(new_card(slice_id, now))
+        write_card(batch, text, "start an empty card")
+    return text
+
+
+def ensure_snapshot(batch: WriteBatch, slice_id: str, clock: Clock) -> str:
+    """Settle the live card and copy it into `slice_id`'s `previously.md`; returns the live text."""
+    text = _settled_live_card(batch, slice_id, clock.now())
+    path = card_snapshot(slice_id)
+    if batch.read(path) != text:
+        batch.put(path, text)
+    return text

@@ -1,0 +1,113 @@
+"""A full rebuild of the derived indexes from the slice files (`previously weave`).
+
+Every slice is read once; then strands.json, the catalog (index.json + timeline.md) and the
+monthly indexes are rebuilt from what the slices say. No model runs and nothing is marked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.memory import paths
+from core.memory.catalog.index import MetaReader, SliceMeta, coerce_list, read_or_none, slice_meta
+from core.memory.catalog.monthly import monthly_entry_from_catalog, render_monthly
+from core.memory.catalog.strands import parse_strands, rebuild_strands, render_strands
+from core.memory.catalog.weave import Progress, WeaveResult, Writer, meta_loader, slice_ids_in, weave_catalog
+from core.storage.base import prefetch
+
+_MONTHLY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/_index\.json$")
+_FLAT_RE = re.compile(r"^memory/episodic/slices/(\d{4}/\d{2}/\d{2}/\d{4})\.md$")
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    """What a rebuild found and queued."""
+
+    slices: int
+    unreadable: list[str]
+    catalog: WeaveResult
+    months: int
+    strand_paths_added: int
+    strand_phantoms_dropped: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "slices": self.slices,
+            "unreadable": self.unreadable,
+            "catalog": self.catalog.as_dict(),
+            "months": self.months,
+            "strand_paths_added": self.strand_paths_added,
+            "strand_phantoms_dropped": self.strand_phantoms_dropped,
+        }
+
+
+def rebuild_indexes(
+    batch: Writer,
+    now: datetime,
+    locale: str = "en",
+    progress: Progress | None = None,
+    on_total: Callable[[int], None] | None = None,
+    read_meta: MetaReader = slice_meta,
+) -> RebuildReport:
+    """Queue rebuilt strands.json, index.json, timeline.md and monthly indexes into `batch`."""
+    listing = batch.list(paths.SLICES)
+    slice_ids = slice_ids_in(listing)
+    if on_total:
+        on_total(len(slice_ids))
+    # Every slice and every file the rebuild compares with: one archive download on GitHub.
+    derived = [p for p in listing if _MONTHLY_RE.match(p.value)]
+    derived += [paths.CATALOG_JSON, paths.TIMELINE_MD, paths.STRANDS_JSON]
+    prefetch(batch, [*(paths.core_md(sid) for sid in slice_ids), *derived])
+    load = meta_loader(batch, read_meta, progress)
+    metas: dict[str, SliceMeta | None] = {sid: load(sid) for sid in slice_ids}
+
+    old_strands = read_or_none(batch, paths.STRANDS_JSON)
+    strands, _ = parse_strands(old_strands)
+    existing = [(paths.slice_rel(sid), _tags(metas[sid])) for sid in slice_ids]
+    existing += [(m.group(1), []) for p in listing if (m := _FLAT_RE.match(p.value))]
+    rebuilt = rebuild_strands(strands, existing)
+    if rebuilt.strands or old_strands is not None:
+        batch.put(paths.STRANDS_JSON, render_strands(rebuilt.strands))
+
+    doc, result = weave_catalog(
+        batch,
+        now,
+        metas.__getitem__,
+        slice_ids=slice_ids,
+        force=True,
+        reread_all=True,
+        locale=locale,
+        keep_time_if_unchanged=True,
+    )
+    months = _rebuild_months(batch, doc["slices"] if doc else [], listing)
+    return RebuildReport(
+        slices=len(slice_ids),
+        unreadable=[sid for sid, meta in metas.items() if meta is None],
+        catalog=result,
+        months=months,
+        strand_paths_added=rebuilt.paths_added,
+        strand_phantoms_dropped=rebuilt.phantom_paths,
+    )
+
+
+def _tags(meta: SliceMeta | None) -> list[str]:
+    return coerce_list(meta.frontmatter.get("tags")) if meta else []
+
+
+def _rebuild_months(batch: Writer, entries: list[dict[str, Any]], listing: list[paths.MemoryPath]) -> int:
+    """Write every month's index from the catalog; months left without slices become empty."""
+    by_month: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for entry in entries:
+        year, month, _, _ = paths.parse_slice_id(entry["id"])
+        by_month.setdefault((year, month), []).append(monthly_entry_from_catalog(entry))
+    for path in listing:
+        m = _MONTHLY_RE.match(path.value)
+        if m:
+            by_month.setdefault((m.group(1), m.group(2)), [])
+    for (year, month), month_entries in sorted(by_month.items()):
+        batch.put(paths.monthly_index(year, month), render_monthly(f"{year}-{month}", month_entries))
+    return len(by_month)

@@ -1,0 +1,298 @@
+"""Weaving the timeline: reconcile the catalog with the slice folders, and upsert one slice.
+
+The slice files win: entries for folders that vanished (phantoms) are dropped, folders the
+catalog does not know are read and added, and entries that are still dry or dated today are
+re-read. In a turn the weave is throttled to once per 5 minutes unless forced.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from core.clock import iso
+from core.errors import InvalidInput
+from core.memory import paths
+from core.memory.catalog.index import (
+    Entry,
+    MetaReader,
+    SliceMeta,
+    build_index,
+    entry_from_meta,
+    entry_from_monthly,
+    entry_from_slice,
+    is_dry,
+    is_fresh,
+    parse_index,
+    read_or_none,
+    render_files,
+    slice_meta,
+)
+from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_monthly, upsert_monthly
+from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
+from core.memory.catalog.shas import Versions, parse_shas, render_shas
+from core.memory.catalog.strands import load_strands, render_strands, weave_tags
+from core.memory.slice.model import Slice
+from core.storage.base import Reader, prefetch, version_of
+
+SEED_MONTHS = 24
+_SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
+_PREFIX = paths.SLICES.value + "/"
+_CATALOG_DIR = paths.MemoryPath(paths.CATALOG_JSON.parent)
+
+Progress = Callable[[], None]  # called once per slice read
+
+
+class Writer(Reader, Protocol):
+    """A batch to queue writes into (a WriteBatch)."""
+
+    def put(self, path: paths.MemoryPath, text: str) -> None: ...
+
+    def update(self, path: paths.MemoryPath, fn: Callable[[str | None], str | None]) -> None: ...
+
+
+@dataclass(frozen=True)
+class WeaveResult:
+    """What a weave did (the counters of the original's result)."""
+
+    added: int = 0
+    removed: int = 0
+    newly_dry: int = 0
+    needs_marking: int = 0
+    total: int = 0
+    skipped: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def list_slice_ids(reader: Reader) -> list[str]:
+    """Ids of every slice folder (`YYYY/MM/DD/HHMM/` holding at least one file), ascending."""
+    return slice_ids_in(reader.list(paths.SLICES))
+
+
+def slice_ids_in(listing: Iterable[paths.MemoryPath]) -> list[str]:
+    """The slice ids a listing of `memory/episodic/slices/` shows."""
+    found: set[str] = set()
+    for path in listing:
+        m = _SLICE_REL_RE.match(path.value[len(_PREFIX) :])
+        if m:
+            found.add("-".join(m.groups()))
+    return sorted(found)
+
+
+def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, Entry]:
+    """First-run projection: entries of the monthly indexes of the last 24 months."""
+    year, month = now.year, now.month
+    seeded: dict[str, Entry] = {}
+    for _ in range(SEED_MONTHS):
+        text = read_or_none(reader, paths.monthly_index(f"{year:04d}", f"{month:02d}"))
+        for m in parse_monthly(text)[0]:
+            if paths.is_slice_id(m["id"]):
+                seeded.setdefault(m["id"], entry_from_monthly(m))
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return seeded
+
+
+def may_be_stale(prior: Entry | None, today: str, reread_all: bool = False) -> bool:
+    """Whether an entry must be made again from its slice: new, dry, dated today, or all asked."""
+    return prior is None or reread_all or bool(prior.get("needs_marking")) or prior.get("date") == today
+
+
+def reconcile(
+    projected: Mapping[str, Entry],
+    slice_ids: Iterable[str],
+    read_meta: Callable[[str], SliceMeta | None],
+    today: str,
+    reread_all: bool = False,
+    unchanged: Callable[[str], bool] = lambda sid: False,
+) -> tuple[list[Entry], WeaveResult]:
+    """Entries for the slices on disk, reusing projected ones where they cannot be stale
+    (`unchanged`: the slice's file is still the version its entry was made from)."""
+    entries: list[Entry] = []
+    added = newly_dry = 0
+    on_disk = set()
+    for sid in slice_ids:
+        on_disk.add(sid)
+        prior = projected.get(sid)
+        if prior is None:
+            meta = read_meta(sid)
+            if meta is not None:
+                entries.append(entry_from_meta(sid, meta))
+                added += 1
+            continue
+        if not may_be_stale(prior, today, reread_all) or (not reread_all and unchanged(sid)):
+            entries.append(prior)
+            continue
+        meta = read_meta(sid)
+        if meta is None:
+            entries.append(prior)
+            continue
+        fresh = entry_from_meta(sid, meta)
+        if reread_all:
+            entry = fresh
+        else:  # spread merge: keys the disk no longer has survive, as in the original
+            entry = {**prior, **fresh, "strands": prior.get("strands", []), "needs_marking": is_dry(fresh)}
+        if not prior.get("needs_marking") and entry["needs_marking"]:
+            newly_dry += 1
+        entries.append(entry)
+    removed = sum(1 for sid in projected if sid not in on_disk)
+    return entries, WeaveResult(added=added, removed=removed, newly_dry=newly_dry)
+
+
+def resolve_strands(entries: Iterable[Entry], strand_keys: Iterable[str]) -> None:
+    """Set each entry's `strands`: its tags that are exact strand keys."""
+    keys = set(strand_keys)
+    for entry in entries:
+        tags = entry.get("tags")
+        entry["strands"] = (
+            [t for t in tags if isinstance(t, str) and t in keys] if isinstance(tags, list) else []
+        )
+
+
+def weave_timeline(
+    batch: Writer,
+    now: datetime,
+    *,
+    read_meta: MetaReader = slice_meta,
+    force: bool = False,
+    reread_all: bool = False,
+    locale: str = "en",
+    progress: Progress | None = None,
+) -> WeaveResult:
+    """Reconcile the catalog with the slice folders and queue index.json + timeline.md."""
+    load = meta_loader(batch, read_meta, progress)
+    return weave_catalog(batch, now, load, force=force, reread_all=reread_all, locale=locale)[1]
+
+
+def weave_catalog(
+    batch: Writer,
+    now: datetime,
+    load: Callable[[str], SliceMeta | None],
+    *,
+    slice_ids: list[str] | None = None,
+    force: bool = False,
+    reread_all: bool = False,
+    locale: str = "en",
+    keep_time_if_unchanged: bool = False,
+) -> tuple[dict[str, Any] | None, WeaveResult]:
+    """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
+    the new catalog document (None when the throttle skipped the weave)."""
+    index, _ = parse_index(read_or_none(batch, paths.CATALOG_JSON))
+    pending_text = read_or_none(batch, paths.PENDING_JSON) if index is not None else None
+    if index is not None and not force and is_fresh(index, now):
+        skipped = WeaveResult(
+            needs_marking=int(index.get("needs_marking") or 0),
+            total=int(index.get("slice_count") or 0),
+            skipped=True,
+        )
+        return None, skipped
+    current = overlay(index, parse_pending(pending_text))
+    projected = (
+        {e["id"]: e for e in current["slices"]} if current is not None else seed_from_monthly(batch, now)
+    )
+    if slice_ids is None:
+        slice_ids = list_slice_ids(batch)
+    today = iso(now)[:10]
+    shas_text = read_or_none(batch, paths.CATALOG_SHAS_JSON)
+    versions = Versions(parse_shas(shas_text), lambda sid: version_of(batch, paths.core_md(sid)))
+    unchanged = versions.unchanged if projected else (lambda sid: False)
+    stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
+    prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
+    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged)
+    resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
+    doc = build_index(entries, now)
+    if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
+        doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
+    index_text, md_text = render_files(doc, locale)
+    batch.put(paths.CATALOG_JSON, index_text)
+    batch.put(paths.TIMELINE_MD, md_text)
+    if not reread_all:  # a full rebuild leaves it: an unchanged file still gives the same entry
+        recorded = versions.record(doc["slices"], today)
+        if recorded or shas_text is not None:  # no file until there is something to record
+            batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
+    folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
+    if folded:
+        batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded))
+    result = WeaveResult(
+        added=counts.added,
+        removed=counts.removed,
+        newly_dry=counts.newly_dry,
+        needs_marking=doc["needs_marking"],
+        total=doc["slice_count"],
+    )
+    return doc, result
+
+
+def meta_loader(
+    reader: Reader, read_meta: MetaReader = slice_meta, progress: Progress | None = None
+) -> Callable[[str], SliceMeta | None]:
+    """Read one slice's metadata by id; None when its core.md is missing or unreadable."""
+
+    def load(slice_id: str) -> SliceMeta | None:
+        if progress:
+            progress()
+        try:
+            text = reader.read(paths.core_md(slice_id))
+            return None if text is None else read_meta(text)
+        except InvalidInput:  # broken YAML, too large, not UTF-8: `check` names it; the weave skips it
+            return None
+
+    return load
+
+
+def index_slice(batch: Writer, s: Slice, now: datetime, locale: str = "en", created: bool = False) -> None:
+    """Queue the index updates for a slice just written: monthly entry, strands, and — for a
+    newly created slice — its catalog entry (the throttled weave refreshes the others)."""
+    upsert_monthly_entry(batch, s)
+    weave_slice_strands(batch, s)
+    if created:
+        upsert_catalog_entry(batch, s, now, locale)
+
+
+def upsert_monthly_entry(batch: Writer, s: Slice) -> None:
+    """Queue the slice's entry into its month's `_index.json` (an Update: merges on conflict)."""
+    batch.update(monthly_path(s.slice_id), lambda text: upsert_monthly(text, monthly_entry(s)))
+
+
+def weave_slice_strands(batch: Writer, s: Slice) -> None:
+    """Queue the slice's tags into strands.json (nothing when it has no tags)."""
+    if s.tags:
+        batch.update(paths.STRANDS_JSON, lambda text: _weave_strands(text, s))
+
+
+def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "en") -> None:
+    """Queue the slice's catalog entry (see `queue_catalog_entries`)."""
+    queue_catalog_entries(batch, [s])
+
+
+def queue_catalog_entries(
+    batch: Writer, slices: Sequence[Slice], check: Callable[[list[dict[str, Any]]], None] | None = None
+) -> None:
+    """Queue these slices' catalog entries into `timeline/pending.json`; no-op without a catalog.
+
+    index.json and timeline.md are not rewritten here (megabytes at 10,000 slices): the next
+    maintenance pass or weave folds the pending entries in, and `read_index` overlays them
+    meanwhile. The entry's strands are its tags that are strand keys now, as a weave sets them.
+    `check` sees the pending entries before each write (and may refuse with an error).
+    """
+    if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
+        return
+    keys = set(load_strands(read_or_none(batch, paths.STRANDS_JSON)))
+    entries = [entry_from_slice(s, [t for t in s.tags if t in keys]) for s in slices]
+
+    def update(text: str | None) -> str:
+        if check is not None:  # re-run against the current file on a conflict
+            check(parse_pending(text))
+        return upsert_pending(text, entries)
+
+    batch.update(paths.PENDING_JSON, update)
+
+
+def _weave_strands(text: str | None, s: Slice) -> str:
+    strands = load_strands(text)
+    weave_tags(strands, s.tags, paths.slice_rel(s.slice_id))
+    return render_strands(strands)

@@ -1,0 +1,3 @@
+"""The evolution layer: direction.md (portrait and hypotheses), fitness.json, the sub-agents'
+playbooks.
+"""

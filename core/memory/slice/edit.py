@@ -1,0 +1,142 @@
+"""The user editing a slice's marks: focus, summary, tags, open loops, decisions; loops marked done.
+
+The turns are never touched. A hand edit is recorded as `marked_by: user`, which every later
+marking pass respects (the close marking, the fallback mark, the dry-slice backfill): they only
+fill what the user left empty, so a model never writes over what the user wrote. A loop marked
+done leaves `open_loops` (the arrival briefing stops raising it) and is kept, word for word,
+under `done_loops`. The slice's catalog
+and monthly entries, its strands and its search-index document follow in the same commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.clock import Clock, iso
+from core.errors import InvalidInput, ReadOnly
+from core.memory import paths
+from core.memory.catalog.strands import find_matching, load_strands, render_strands
+from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_slice_strands
+from core.memory.config_store import read_config
+from core.memory.slice.merge import edit_slice
+from core.memory.slice.model import Slice, parse_core_md
+from core.memory.slice.slicer import USER_MARK
+from core.memory.slice.view import readable_slice_file
+from core.search.recall import index_slice
+from core.storage.base import Storage, WriteBatch
+from core.text import js_trim
+
+DONE_LOOPS = "done_loops"
+MAX_FOCUS = 300
+MAX_SUMMARY = 4000
+MAX_ITEM = 1000
+MAX_TAG = 80
+MAX_ITEMS = 50
+
+
+@dataclass(frozen=True)
+class SliceChanges:
+    """What to change; None leaves a field as it is. `done_loops` names open loops now done."""
+
+    focus: str | None = None
+    summary: str | None = None
+    tags: list[str] | None = None
+    open_loops: list[str] | None = None
+    decisions: list[str] | None = None
+    done_loops: list[str] | None = None
+
+
+def _line(name: str, value: str, limit: int) -> str:
+    text = js_trim(value)
+    if "\n" in text or "\r" in text:
+        raise InvalidInput(f"The {name} must be one line; put the detail in the summary.")
+    if len(text) > limit:
+        raise InvalidInput(f"The {name} is {len(text)} characters; keep it under {limit}.")
+    return text
+
+
+def _items(name: str, values: list[str], limit: int) -> list[str]:
+    if len(values) > MAX_ITEMS:
+        raise InvalidInput(f"At most {MAX_ITEMS} {name}; {len(values)} were sent.")
+    out = [_line(f"{name} item", v, limit) for v in values]
+    if any(not v for v in out):
+        raise InvalidInput(f"An empty item in {name}: remove it instead.")
+    return list(dict.fromkeys(out))
+
+
+def apply_changes(s: Slice, changes: SliceChanges) -> Slice:
+    """A copy of the slice with the changes validated and applied (InvalidInput says what to fix)."""
+    out = s.copy()
+    if changes.focus is not None:
+        out.focus = _line("focus", changes.focus, MAX_FOCUS)
+    if changes.summary is not None:
+        summary = js_trim(changes.summary)
+        if len(summary) > MAX_SUMMARY:
+            raise InvalidInput(f"The summary is {len(summary)} characters; keep it under {MAX_SUMMARY}.")
+        out.summary = summary
+    if changes.tags is not None:
+        out.tags = _items("tags", changes.tags, MAX_TAG)
+    if changes.open_loops is not None:
+        out.open_loops = _items("open loops", changes.open_loops, MAX_ITEM)
+    if changes.decisions is not None:
+        out.decisions = _items("decisions", changes.decisions, MAX_ITEM)
+    for loop in changes.done_loops or []:
+        if loop not in out.open_loops:
+            raise InvalidInput(
+                f'"{loop}" is not an open loop of slice {s.slice_id}; send it exactly as listed.'
+            )
+        out.open_loops = [x for x in out.open_loops if x != loop]
+        done = out.extra.get(DONE_LOOPS)
+        out.extra[DONE_LOOPS] = [*(done if isinstance(done, list) else []), loop]
+    if out.closed and not out.focus and not out.summary:
+        raise InvalidInput(
+            "A closed slice keeps a focus or a summary; write one of them instead of clearing both."
+        )
+    out.marked_by = USER_MARK
+    return out
+
+
+def edit_slice_marks(storage: Storage, slice_id: str, changes: SliceChanges, clock: Clock) -> Slice:
+    """Validate and commit a hand edit of a slice's marks (one commit); the slice as it now reads."""
+    if storage.demo or storage.read_only:
+        raise ReadOnly("This memory is read-only (the demo persona): edits are not saved here.")
+    batch = WriteBatch.open(storage)
+    path, text = readable_slice_file(batch, slice_id)
+    if path != paths.core_md(slice_id):
+        raise InvalidInput(f"Slice {slice_id} is an old single-file slice; it cannot be edited in place.")
+    current = parse_core_md(text)  # SliceFormatError names the line to fix first
+    edited = apply_changes(current, changes)
+    now = clock.now()
+    edit_slice(lambda s: apply_changes(s, changes), iso(now)).queue(batch, slice_id)
+    _queue_indexes(batch, current, edited, now)
+    index_slice(batch, slice_id, clock)
+    batch.commit(f"Edit slice {slice_id} (by hand)")
+    return edited
+
+
+def _queue_indexes(batch: WriteBatch, before: Slice, after: Slice, now: datetime) -> None:
+    locale = read_config(batch)[0].locale
+    upsert_monthly_entry(batch, after)
+    upsert_catalog_entry(batch, after, now, locale)
+    removed = [t for t in before.tags if t not in after.tags]
+    if removed:
+        batch.update(
+            paths.STRANDS_JSON, lambda text: _unweave(text, removed, paths.slice_rel(after.slice_id))
+        )
+    weave_slice_strands(batch, after)
+
+
+def _unweave(text: str | None, tags: list[str], rel: str) -> str | None:
+    """strands.json without the slice under the strands of tags it no longer has."""
+    if text is None:
+        return None
+    strands = load_strands(text)
+    for tag in tags:
+        key = find_matching(strands, tag)
+        if key is not None and rel in strands[key]:
+            strands[key] = [p for p in strands[key] if p != rel]
+            if not strands[key]:
+                del strands[key]
+    new = render_strands(strands)
+    return None if new == text else new

@@ -1,0 +1,99 @@
+"""Taking the last exchange back before it is answered again: regenerate, or edit and resend.
+
+The exchange (your message and the reply, one turn id) leaves the active slice's core.md and is
+kept word for word in agent.md, in an entry `## Cognition <turn id> — <time> (replaced)`, so a
+regenerated reply or an edited message never silently drops the words it replaces. The client
+then sends the message (the same text, or the edited one) as a new turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.clock import Clock, iso
+from core.errors import InvalidInput, NotFound
+from core.memory import paths
+from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
+from core.memory.config_store import read_config
+from core.memory.evolution.fitness import Signal
+from core.memory.evolution.store import record_signal
+from core.memory.slice.agent_md import append_cognition
+from core.memory.slice.appendix import code_fence
+from core.memory.slice.merge import edit_slice
+from core.memory.slice.model import Slice, Turn, parse_core_md
+from core.memory.slice.view import readable_slice_file
+from core.storage.base import Storage, WriteBatch
+
+RetractReason = Literal["regenerate", "message_edited"]
+
+
+@dataclass(frozen=True)
+class Retracted:
+    """The exchange taken back: its message (to send again) and whether it had a reply."""
+
+    slice_id: str
+    turn_id: str
+    message: str
+    had_reply: bool
+
+
+def _block(title: str, text: str) -> str:
+    fence = code_fence(text)
+    return f"\n### {title}\n\n{fence}\n{text}\n{fence}\n"
+
+
+def replaced_entry(turn_id: str, now_iso: str, turns: list[Turn]) -> str:
+    """The agent.md entry that keeps a taken-back exchange, word for word."""
+    body = "".join(
+        _block("Replaced message" if t.role == "user" else "Replaced reply", t.content) for t in turns
+    )
+    return f"## Cognition {turn_id} — {now_iso} (replaced)\n{body}"
+
+
+def _last_exchange(s: Slice, turn_id: str) -> list[Turn]:
+    mine = [t for t in s.turns if t.turn_id == turn_id]
+    if not mine:
+        raise NotFound(
+            f"Slice {s.slice_id} has no turn {turn_id}; GET /api/slices/{s.slice_id} lists its turns."
+        )
+    if s.turns[-len(mine) :] != mine:
+        raise InvalidInput(
+            f"Turn {turn_id} is not the last exchange of slice {s.slice_id}; only the last one can be "
+            "answered again or edited."
+        )
+    if s.status != "active":
+        raise InvalidInput(f"Slice {s.slice_id} has closed; send a new message instead.")
+    return mine
+
+
+def retract_exchange(
+    storage: Storage, slice_id: str, turn_id: str, clock: Clock, why: RetractReason = "regenerate"
+) -> Retracted:
+    """Move the slice's last exchange from core.md into agent.md (one commit).
+
+    `why` (answer again, or the user's message edited) is recorded as a fitness signal.
+    """
+    batch = WriteBatch.open(storage)
+    path, text = readable_slice_file(batch, slice_id)
+    if path != paths.core_md(slice_id):
+        raise InvalidInput(f"Slice {slice_id} is an old single-file slice; send a new message instead.")
+    current = parse_core_md(text)
+    taken = _last_exchange(current, turn_id)
+    now = clock.now()
+
+    def without(s: Slice) -> Slice:
+        out = s.copy()
+        out.turns = [t for t in out.turns if t.turn_id != turn_id]
+        return out
+
+    entry = replaced_entry(turn_id, iso(now), taken)
+    batch.update(paths.agent_md(slice_id), lambda cur: append_cognition(cur, entry))
+    edit_slice(without, iso(now)).queue(batch, slice_id)
+    remaining = without(current)
+    upsert_monthly_entry(batch, remaining)
+    upsert_catalog_entry(batch, remaining, now, read_config(batch)[0].locale)
+    record_signal(batch, Signal(why, iso(now), slice_id))
+    batch.commit(f"Turn {turn_id} — taken back to be answered again")
+    message = next((t.content for t in taken if t.role == "user"), "")
+    return Retracted(slice_id, turn_id, message, any(t.role != "user" for t in taken))
