@@ -109,7 +109,7 @@ def read_tools(view: Reader) -> list[Tool]:
 
 def card_tools(session: CardSession) -> list[Tool]:
     """The session's mutation tools as model tools."""
-    return [Tool.from_function(fn) for fn in session.tools()]
+    return session.as_tools()
 
 
 _LABELS = {

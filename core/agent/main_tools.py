@@ -18,11 +18,11 @@ from core.agent.recall_filters import triage
 from core.agent.recall_once import REPEAT_NOTE
 from core.agent.slice_tools import SliceRange
 from core.agent.think_deep import think_deep
-from core.agent.tool_context import CallTool, ToolContext, current_call_id
+from core.agent.tool_context import ToolContext
 from core.agent.web_tools import WEB_TOOL_NAMES, web_tools
 from core.clock import iso
 from core.errors import PreviouslyError
-from core.llm.tools import Tool, spec_from_model
+from core.llm.tools import CallId, Tool, spec_from_model
 from core.llm.types import Effort
 from core.memory.evolution.fitness import Signal
 from core.memory.evolution.store import record_signal
@@ -50,16 +50,14 @@ def main_tools(ctx: ToolContext) -> list[Tool]:
     """Every tool of the main agent, bound to `ctx`, in the order of `TOOL_NAMES` (the web tools
     only when `ctx.web` provides them)."""
     functions = (*_memory_readers(ctx), *_helpers(ctx), *web_tools(ctx.web))
-    tools = [CallTool.from_function(fn) for fn in functions]
+    tools = [Tool.from_function(fn) for fn in functions]
 
     def read_window(
         from_: str | None = None, to: str | None = None, limit: int = time_tools.WINDOW_DEFAULT
     ) -> str:
         return time_tools.timeline_window(ctx, from_, to, limit)
 
-    window = CallTool(
-        spec_from_model(TimelineWindowArgs, "readTimelineWindow"), TimelineWindowArgs, read_window
-    )
+    window = Tool(spec_from_model(TimelineWindowArgs, "readTimelineWindow"), TimelineWindowArgs, read_window)
     by_name = {t.spec.name: t for t in [*tools, window]}
     return [by_name[name] for name in TOOL_NAMES if name in by_name]
 
@@ -67,12 +65,12 @@ def main_tools(ctx: ToolContext) -> list[Tool]:
 def _memory_readers(ctx: ToolContext) -> list[Callable[..., Any]]:
     def recall(
         query: Annotated[str, Field(min_length=1, description="what to remember, in plain words")],
+        call_id: CallId = "",
     ) -> str:
         """Search the user's whole past for conversations about something. A worker scans the
         timeline and topics and returns pointers (slice id, relevance, reason) and recommended
         reads. Call it once per topic; an empty result is final — do not call it again for the
         same thing. Then open the slices that matter with readSliceSummary or readSlice."""
-        call_id = current_call_id()
 
         def scan() -> str:
             try:

@@ -13,7 +13,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from core.agent.typed_tools import ToolDescription, ToolFn, describe, invoke
 from core.llm.tools import Tool
 from core.memory.card import rules as r
 from core.text import collapse_ws, utf16_slice
@@ -49,19 +48,9 @@ class MutationSession:
         self.log = []
         self._rejections = Counter()
 
-    def tools(self) -> list[ToolFn]:
+    def tools(self) -> list[Callable[..., str]]:
         """The mutation tools, bound to this session."""
         return [getattr(self, name) for name in self.tool_names]
-
-    def describe_tools(self) -> list[ToolDescription]:
-        """Name, description and JSON-schema parameters of every tool."""
-        return [describe(fn) for fn in self.tools()]
-
-    def call(self, name: str, arguments: dict[str, Any] | None) -> str:
-        """Run a tool by name with a model's JSON arguments."""
-        if name not in self.tool_names:
-            return f"REJECTED: there is no tool named {name!r}. Available: {', '.join(self.tool_names)}."
-        return invoke(getattr(self, name), arguments)
 
     # ------------------------------------------------------------ the loop brake
 

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.agent.recall_once import RecallMemo
 from core.clock import Clock
 from core.llm.registry import Resolution
-from core.llm.tools import Tool
-from core.llm.types import ToolCall, ToolResult
 from core.memory.config import UserConfig
 from core.search import OpenIndex
 from core.storage.base import Reader, WriteBatch
@@ -25,7 +22,6 @@ from core.web import WebAccess
 
 ProgressFn = Callable[[str, str], None]
 HitsFn = Callable[[str, dict[str, Any]], None]
-_CALL_ID: ContextVar[str] = ContextVar("tool_call_id", default="")
 
 
 def _ignore(*_: Any) -> None:
@@ -64,21 +60,3 @@ class ToolContext:
     def reader(self) -> Reader:
         """Where tools read: the batch (read-your-writes) when there is one, else the view."""
         return self.batch if self.batch is not None else self.view
-
-
-def current_call_id() -> str:
-    """The id of the tool call being run (for progress events); "" outside `CallTool.run`."""
-    return _CALL_ID.get()
-
-
-@dataclass(frozen=True)
-class CallTool(Tool):
-    """A tool whose function can ask which call it is serving (`current_call_id()`)."""
-
-    def run(self, call: ToolCall) -> ToolResult:
-        """Run one call with its id visible to the function."""
-        token = _CALL_ID.set(call.id)
-        try:
-            return super().run(call)
-        finally:
-            _CALL_ID.reset(token)

@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.agent.card_tools import CardSession
+from core.llm.types import ToolCall
 from core.memory.card.model import Card, new_card, render_card
 
 from .source import SourceError
@@ -96,12 +97,15 @@ def _evolve(base: str, ops: list[Any], pair: tuple[Timed, Timed], citable: set[s
         base, slice_id=closed.slice_id, now=at, slice_exists=citable.__contains__, timezone=timezone
     )
     today = closed.start.astimezone(ZoneInfo(timezone)).date().isoformat()
+    tools = {t.spec.name: t for t in session.as_tools()}
     for op in ops:
         try:
             tool, call = tool_call(op, closed.rel, today)
         except SourceError as exc:
             raise SourceError(f"{closed.slice_id}: {exc}") from exc
-        answer = session.call(tool, call)
+        if tool not in tools:
+            raise SourceError(f"{closed.slice_id}: card operation {op!r} names no tool ({', '.join(tools)})")
+        answer = tools[tool].run(ToolCall(f"op-{tool}", tool, call)).content
         if not answer.startswith("OK"):
             future = "does not exist" in answer
             hint = " (it may cite only slices up to the one that closed)" if future else ""

@@ -6,6 +6,7 @@ import pytest
 
 from core.agent.card_tools import TOOL_NAMES, CardSession
 from core.clock import parse_iso
+from core.llm.types import ToolCall, ToolResult
 from core.memory.card.model import parse_card, render_card
 
 pytestmark = pytest.mark.unit
@@ -424,7 +425,7 @@ def test_forced_truncation_counts_utf16_units() -> None:
 
 def test_every_tool_is_described_with_a_schema() -> None:
     s = session()
-    described = {d.name: d for d in s.describe_tools()}
+    described = {t.spec.name: t.spec for t in s.as_tools()}
     assert tuple(described) == TOOL_NAMES
     for d in described.values():
         assert d.description and d.parameters["type"] == "object"
@@ -437,13 +438,22 @@ def test_every_tool_is_described_with_a_schema() -> None:
     ]
 
 
-def test_call_validates_model_arguments() -> None:
+def test_calls_are_validated_by_the_one_tool_engine() -> None:
     s = session()
-    assert s.call("add_now", {"text": "Hook", "refs": "2026-08-11-1426"}).startswith("OK")
+    tools = {t.spec.name: t for t in s.as_tools()}
+
+    def run(name: str, arguments: dict[str, object]) -> ToolResult:
+        return tools[name].run(ToolCall(id=f"c-{name}", name=name, arguments=arguments))
+
+    assert run("add_now", {"text": "Hook", "refs": "2026-08-11-1426"}).content.startswith("OK")
     assert s.card.now[0].refs == [REF]
-    assert s.call("add_now", {"text": "Hook 2"}).startswith("REJECTED: invalid arguments for add_now — refs")
-    assert "Extra inputs" in s.call("remove_now", {"match": "x", "why": "y"})
-    assert s.call("delete_card", {}).startswith("REJECTED: there is no tool named 'delete_card'")
+    before = list(s.card.now)
+    refused = run("add_now", {"text": "Hook 2"})
+    assert refused.is_error and refused.call_id == "c-add_now"
+    assert refused.content.startswith("ERROR: invalid arguments for add_now: refs: Field required.")
+    assert s.card.now == before  # the refused call changed nothing
+    # An argument the schema does not name is ignored, as for every other tool.
+    assert run("remove_now", {"match": "Hook", "why": "done"}).content.startswith("OK")
 
 
 def test_time_context_helpers() -> None:
