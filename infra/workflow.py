@@ -25,8 +25,9 @@ from aws_cdk import aws_stepfunctions as sfn
 from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
+from core.errors import expand_errors
 from core.turn.table import END, Flow, RetryRule, StepSpec, ToolLoop
-from functions.aws.steps import FAILURE_STEP, expand_errors
+from functions.aws.steps import FAILURE_STEP
 
 
 def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.LambdaInvoke:

@@ -16,8 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import ModelError, PreviouslyError, TransientError
-from core.llm.errors import ModelTimeout
+from core.errors import ModelError, ModelTimeout, PreviouslyError, TransientError
 from core.llm.registry import BoundModel
 from core.llm.tools import Tool, describe_errors, rejection, spec_from_model
 from core.llm.types import (

@@ -14,8 +14,7 @@ from typing import Any
 
 from core.agent.playbooks import playbook_note
 from core.agent.tool_context import ToolContext
-from core.errors import PreviouslyError
-from core.llm.errors import ModelTimeout
+from core.errors import ModelTimeout, PreviouslyError
 from core.llm.types import Effort, Finish, ReasoningDelta, TextDelta, UserMessage
 from core.memory.slice.agent_md import DeepReport
 from core.reltime import format_local_time, local_date_key, weekday_label

@@ -10,34 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.errors import ModelError, ModelTransientError
+from core.errors import KeyRefused, ModelError, ModelTimeout, ModelUnavailable, ModelUnknown, Unreachable
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 _MAX_DETAIL = 500
-
-
-class ModelUnavailable(ModelTransientError):
-    """A transient model failure; `retry_after` is the wait the provider asked for, if any."""
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class ModelTimeout(ModelUnavailable):
-    """The provider did not answer within the request's timeout."""
-
-
-class Unreachable(ModelUnavailable):
-    """No connection could be made to the endpoint at all (nothing listens, the name does not resolve)."""
-
-
-class KeyRefused(ModelError):
-    """The provider refused the key (401 / 403)."""
-
-
-class ModelUnknown(ModelError):
-    """The provider does not serve the model (404)."""
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from core.clock import try_parse_iso
-from core.errors import InvalidInput, SliceFormatError
+from core.errors import DamagedFile, InvalidInput, SliceFormatError
 from core.media.images import read_stored
 from core.memory import paths
 from core.memory.card.model import is_card, parse_card
@@ -23,7 +23,7 @@ from core.memory.catalog.index import parse_index, read_index, read_or_none
 from core.memory.catalog.monthly import parse_monthly
 from core.memory.catalog.strands import parse_strands
 from core.memory.config import parse_config
-from core.memory.damage import DamagedFile, read_text
+from core.memory.damage import read_text
 from core.memory.evolution.check import check_evolution_file
 from core.memory.evolution.paths import is_evolution_path
 from core.memory.slice.appendix import explain_unplaceable

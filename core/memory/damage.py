@@ -8,10 +8,9 @@ never rewritten: it stays byte for byte as it is until the person repairs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
-from core.errors import InvalidInput, SliceFormatError
+from core.errors import Damage, DamagedFile, InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.slice.model import parse_frontmatter
 
@@ -26,25 +25,6 @@ class Listing(Protocol):
     def list(self, prefix: paths.MemoryPath) -> list[paths.MemoryPath]: ...
 
 
-@dataclass(frozen=True)
-class Damage:
-    """One damaged file and what is wrong with it, in words a person can act on."""
-
-    path: str
-    problem: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.problem}"
-
-
-class DamagedFile(InvalidInput):
-    """A memory file that cannot be read at all (not UTF-8, or over its size cap)."""
-
-    def __init__(self, damage: Damage) -> None:
-        super().__init__(damage.problem)
-        self.damage = damage
-
-
 def read_text(reader: Listing, path: paths.MemoryPath) -> str | None:
     """A memory file's text (None when absent); DamagedFile when it is not UTF-8 or too large."""
     try:
@@ -52,11 +32,11 @@ def read_text(reader: Listing, path: paths.MemoryPath) -> str | None:
     except SliceFormatError:
         raise
     except InvalidInput as exc:  # the storage's own words: not UTF-8, over the cap
-        raise DamagedFile(Damage(path.value, f"{exc} {LEFT_AS_IS}")) from exc
+        raise DamagedFile(f"{exc} {LEFT_AS_IS}", path.value) from exc
     if text is not None and (size := len(text.encode("utf-8"))) > paths.size_limit(path):
         limit = paths.size_limit(path)
         problem = f"{size} bytes, over the {limit}-byte limit; split or shorten it. {LEFT_AS_IS}"
-        raise DamagedFile(Damage(path.value, problem))
+        raise DamagedFile(problem, path.value)
     return text
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from core.errors import InvalidInput, PathDenied, TransientError
+from core.errors import InvalidInput, PathDenied
 from core.storage.paths import MemoryPath, check_size
 
 UpdateFn = Callable[[str | None], str | None]
@@ -130,15 +130,6 @@ class Budget:
     remaining: int
     limit: int
     reset_at: float  # epoch seconds
-
-
-class BudgetSpent(TransientError):
-    """The backend's request budget is spent until `reset_at` (epoch seconds); the message
-    names the limit and the reset. Nothing was written by the request that met it."""
-
-    def __init__(self, message: str, reset_at: float) -> None:
-        super().__init__(message)
-        self.reset_at = reset_at
 
 
 @runtime_checkable

@@ -33,10 +33,17 @@ import github.GitRef
 import github.GitTree
 from github import Auth, Github, InputGitTreeElement
 
-from core.errors import ConflictError, InvalidInput, PathDenied, PreviouslyError, StorageError
+from core.errors import (
+    BudgetSpent,
+    ConflictError,
+    InvalidInput,
+    PathDenied,
+    PreviouslyError,
+    RateLimitSpent,
+    StorageError,
+)
 from core.storage.base import (
     Budget,
-    BudgetSpent,
     Change,
     CommitResult,
     Snapshot,
@@ -46,9 +53,9 @@ from core.storage.base import (
 )
 from core.storage.blobcache import BlobCache
 from core.storage.github_archive import download, matching_files
-from core.storage.github_errors import RateLimitSpent, RefConflict, RetryPolicy, Target, call, spent_message
+from core.storage.github_errors import RefConflict, RetryPolicy, Target, call, spent_message
 from core.storage.local import decode_text, git_blob_sha
-from core.storage.paths import FileTooLarge, MemoryPath, check_size, size_limit
+from core.storage.paths import MemoryPath, check_size, size_limit, too_large
 
 log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://api.github.com"
@@ -123,7 +130,7 @@ class GitHubSnapshot:
         if entry is None:
             return None
         if entry.size > size_limit(path):
-            raise FileTooLarge(path, entry.size)
+            raise too_large(path, entry.size)
         return self.owner.blob_text(entry, path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
@@ -157,7 +164,7 @@ class GitHubSnapshot:
         """`version_of`, refusing a stored file over its cap as reading it would."""
         entry = self.listing.entries.get(path.value)
         if entry is not None and entry.size > size_limit(path):
-            raise FileTooLarge(path, entry.size)
+            raise too_large(path, entry.size)
         return entry.sha if entry else None
 
 

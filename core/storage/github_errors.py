@@ -22,30 +22,17 @@ import requests
 from github import GithubException
 
 from core.clock import Clock, SystemClock
-from core.errors import PreviouslyError, StorageError, TransientError
-from core.storage.base import BudgetSpent
+from core.errors import (
+    SECONDARY_LIMIT_WAIT,
+    GitHubRateLimited,
+    PreviouslyError,
+    RateLimitSpent,
+    StorageError,
+    TransientError,
+)
 
 T = TypeVar("T")
 _FAST_FORWARD = re.compile(r"not a fast.?forward", re.IGNORECASE)
-# GitHub asks clients hit by a secondary limit without a retry-after to wait at least a minute.
-SECONDARY_LIMIT_WAIT = 60.0
-
-
-class GitHubRateLimited(TransientError):
-    """GitHub throttled us; `retry_after` says how long it asked us to wait (seconds)."""
-
-    def __init__(self, message: str, retry_after: float) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
-class RateLimitSpent(GitHubRateLimited, BudgetSpent):
-    """The token's primary budget (requests an hour) is spent until `reset_at` (epoch seconds)."""
-
-    def __init__(self, message: str, retry_after: float, reset_at: float) -> None:
-        TransientError.__init__(self, message)  # both bases only add attributes
-        self.retry_after = retry_after
-        self.reset_at = reset_at
 
 
 def spent_message(what: str, limit: int | None, reset_at: float, clock: Clock) -> str:

@@ -22,7 +22,7 @@ from pathlib import Path
 from core.errors import InvalidInput, PathDenied, StorageError
 from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_batch
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
-from core.storage.paths import FileTooLarge, MemoryPath, size_limit
+from core.storage.paths import MemoryPath, size_limit, too_large
 
 _NEW_FILE_MODE = 0o644
 
@@ -112,7 +112,7 @@ class LocalSnapshot:
         if info is None or not stat.S_ISREG(info.st_mode):
             return None
         if limit and info.st_size > size_limit(path):
-            raise FileTooLarge(path, info.st_size)
+            raise too_large(path, info.st_size)
         try:
             return file.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
@@ -123,7 +123,7 @@ class LocalSnapshot:
             with open(file, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 if limit and size > size_limit(path):
-                    raise FileTooLarge(path, size)
+                    raise too_large(path, size)
                 return fh.read()
         except (FileNotFoundError, NotADirectoryError):
             return None

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from core.errors import PathDenied, TooLarge
+from core.errors import FileTooLarge, PathDenied
 
 ALLOWED_ROOTS = ("memory", "tasks", "sessions")
 MAX_FILE_BYTES = 1_000_000
@@ -146,14 +146,12 @@ def check_size(path: MemoryPath, text: str) -> None:
     """Enforce the size cap (`size_limit`) on one file's UTF-8 payload."""
     size = len(text.encode("utf-8"))
     if size > size_limit(path):
-        raise FileTooLarge(path, size)
+        raise too_large(path, size)
 
 
-class FileTooLarge(TooLarge):
-    """A file over its size cap."""
-
-    def __init__(self, path: MemoryPath, size: int) -> None:
-        super().__init__(
-            f'File "{path}" is too large ({size} bytes; the limit is {size_limit(path)} bytes). '
-            "Split it or shorten it."
-        )
+def too_large(path: MemoryPath, size: int) -> FileTooLarge:
+    """The error for a file of `size` bytes over its cap: names the file, the size and the limit."""
+    return FileTooLarge(
+        f'File "{path}" is too large ({size} bytes; the limit is {size_limit(path)} bytes). '
+        "Split it or shorten it."
+    )

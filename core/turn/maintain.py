@@ -27,7 +27,7 @@ from typing import Any
 
 from core.agent.marker import mark_slice
 from core.clock import iso
-from core.errors import InvalidInput
+from core.errors import BudgetSpent, InvalidInput
 from core.llm.registry import Resolution
 from core.memory.card.model import aged_now_items, is_card, overdue_horizon, parse_card
 from core.memory.catalog.index import read_index
@@ -38,7 +38,7 @@ from core.memory.paths import CARD, core_md, day_dir, legacy_flat_slice_id
 from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
 from core.search import refresh_index
-from core.storage.base import BudgetSpent, WriteBatch, request_budget
+from core.storage.base import WriteBatch, request_budget
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance

@@ -9,15 +9,12 @@ unchanged, so its class name is the error name the state machine retries or catc
 
 from __future__ import annotations
 
-import functools
-import importlib
 import json
-import pkgutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.errors import PreviouslyError
+from core.errors import domain_errors
 from core.turn.events import Event, turn_error
 from core.turn.failures import failure_code, failure_message
 from core.turn.runstore import RunStore, status_of
@@ -93,45 +90,6 @@ def caught_exception(error: Mapping[str, Any] | None) -> BaseException:
         return domain(message)
     # Not ours (a bug, a Lambda timeout): only the name is shown, as the in-process runner does.
     return type(name.replace(".", "_"), (Exception,), {})(message)
-
-
-def domain_errors() -> dict[str, type[PreviouslyError]]:
-    """Every domain error class by name (the names a state machine retries and catches on).
-
-    Subclasses live beside the code that raises them (core/llm/errors.py, …), so every module of
-    `core` is imported first: the synthesized retries and the failure wording must not depend on
-    what happened to be imported.
-    """
-    _import_core()
-    found: dict[str, type[PreviouslyError]] = {}
-    pending: list[type[PreviouslyError]] = [PreviouslyError]
-    while pending:
-        cls = pending.pop()
-        found.setdefault(cls.__name__, cls)
-        pending.extend(cls.__subclasses__())
-    return found
-
-
-def expand_errors(names: Iterable[str]) -> list[str]:
-    """Each name plus the names of its subclasses among the domain errors, in a stable order."""
-    by_name = domain_errors()
-    result: list[str] = []
-    for name in names:
-        result.append(name)
-        root = by_name.get(name)
-        if root is not None:
-            result.extend(n for n, c in sorted(by_name.items()) if c is not root and issubclass(c, root))
-    return list(dict.fromkeys(result))
-
-
-@functools.cache
-def _import_core() -> None:
-    import core
-
-    for module in pkgutil.walk_packages(core.__path__, "core."):
-        # The SDK adapters define no errors of their own and are slow to import.
-        if not module.name.endswith("_adapter"):
-            importlib.import_module(module.name)
 
 
 def record_failure(state: dict[str, Any], env: StepEnvironment) -> dict[str, Any]:

@@ -6,9 +6,15 @@ from typing import Annotated, Any
 
 import typer
 
-from core.errors import InvalidInput, NoModelConfigured, PreviouslyError
+from core.errors import (
+    InvalidInput,
+    KeyRefused,
+    ModelUnknown,
+    NoModelConfigured,
+    PreviouslyError,
+    Unreachable,
+)
 from core.llm.client import complete
-from core.llm.errors import KeyRefused, ModelUnknown, Unreachable
 from core.llm.registry import BoundModel, ModelPrefs, ModelRegistry
 from core.llm.types import UserMessage
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import StorageError, TransientError
+from core.errors import GitHubRateLimited, StorageError, TransientError
 from core.memory.paths import MEMORY, MemoryPath
 from core.storage.base import Put, Update, WriteBatch
 from core.storage.github import GitHubStorage
-from core.storage.github_errors import GitHubRateLimited, RetryPolicy
+from core.storage.github_errors import RetryPolicy
 from tests.fakes.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.contract

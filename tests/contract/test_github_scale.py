@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from core.clock import FixedClock
+from core.errors import RateLimitSpent
 from core.memory.paths import MemoryPath, core_md
 from core.storage.base import WriteBatch, request_budget
-from core.storage.github_errors import RateLimitSpent, RetryPolicy
+from core.storage.github_errors import RetryPolicy
 from tests.fakes.fake_github import FakeGitHub
 from tests.fakes.fake_github_archive import tarball
 

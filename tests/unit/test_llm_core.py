@@ -11,7 +11,14 @@ import pytest
 from pydantic import BaseModel, Field
 
 from core.agent.runner import json_object_in
-from core.errors import InvalidInput, ModelError, ModelTransientError
+from core.errors import (
+    InvalidInput,
+    KeyRefused,
+    ModelError,
+    ModelTransientError,
+    ModelUnavailable,
+    ModelUnknown,
+)
 from core.llm import errors
 from core.llm.assembly import parse_arguments
 from core.llm.client import RetryingClient, RetryPolicy, complete
@@ -81,7 +88,7 @@ def test_retrying_client_gives_each_attempt_the_time_left() -> None:
         sleeps.append(s)
         now[0] += s
 
-    inner = Scripted(errors.ModelUnavailable("busy", retry_after=2.0), DONE)
+    inner = Scripted(ModelUnavailable("busy", retry_after=2.0), DONE)
     client = RetryingClient(inner, sleep=sleep, rand=lambda: 0.0, monotonic=lambda: now[0])
     assert complete(client, ModelRequest("m", HI, timeout=10.0)).text == "ok"
     assert sleeps == [2.0]
@@ -89,7 +96,7 @@ def test_retrying_client_gives_each_attempt_the_time_left() -> None:
 
 
 def test_retrying_client_stops_when_the_time_is_spent() -> None:
-    inner = Scripted(errors.ModelUnavailable("busy", retry_after=30.0), DONE)
+    inner = Scripted(ModelUnavailable("busy", retry_after=30.0), DONE)
     client = RetryingClient(inner, sleep=lambda s: None, monotonic=lambda: 0.0)
     with pytest.raises(ModelTransientError, match="busy"):
         complete(client, ModelRequest("m", HI, timeout=10.0))
@@ -111,15 +118,15 @@ def test_complete_requires_a_finish() -> None:
 def test_error_classification() -> None:
     kw = {"provider": "DeepSeek", "env_var": "DEEPSEEK_API_KEY", "model": "deepseek-v4-pro"}
     busy = errors.from_status(429, "slow", headers={"Retry-After": "3"}, **kw)
-    assert isinstance(busy, errors.ModelUnavailable) and busy.retry_after == 3.0
+    assert isinstance(busy, ModelUnavailable) and busy.retry_after == 3.0
     ms = errors.from_status(529, "overloaded", headers={"retry-after-ms": "1500"}, **kw)
     assert isinstance(ms, ModelTransientError) and ms.retry_after == 1.5
     auth = errors.from_status(401, "bad key", **kw)
-    assert type(auth) is errors.KeyRefused and "DEEPSEEK_API_KEY" in str(auth)
+    assert type(auth) is KeyRefused and "DEEPSEEK_API_KEY" in str(auth)
     assert "the key was refused (401)" in str(auth) and isinstance(auth, ModelError)
     bad = errors.from_status(400, "tools[0]: name too long", **kw)
     assert type(bad) is ModelError and "tools[0]: name too long" in str(bad)
-    assert isinstance(errors.from_status(404, "no such model", **kw), errors.ModelUnknown)
+    assert isinstance(errors.from_status(404, "no such model", **kw), ModelUnknown)
     assert errors.retry_after_seconds({"retry-after": "Wed, 21 Oct 2026 07:28:00 GMT"}) is None
 
 

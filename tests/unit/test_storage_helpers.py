@@ -9,14 +9,12 @@ import requests
 from github import GithubException
 
 from core.clock import FixedClock
-from core.errors import StorageError, TransientError
+from core.errors import SECONDARY_LIMIT_WAIT, GitHubRateLimited, StorageError, TransientError
 from core.memory.paths import MemoryPath
 from core.storage.base import blob_sha
 from core.storage.blobcache import BlobCache
 from core.storage.github import Entry, Listing
 from core.storage.github_errors import (
-    SECONDARY_LIMIT_WAIT,
-    GitHubRateLimited,
     RetryPolicy,
     Target,
     classify,

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.errors import SliceFormatError
+from core.errors import DamagedFile, SliceFormatError
 from core.memory.catalog.index import read_index, read_or_none
 from core.memory.catalog.strands import load_strands
-from core.memory.damage import DamagedFile, read_text
+from core.memory.damage import read_text
 from core.memory.paths import (
     SLICES,
     STRANDS_JSON,

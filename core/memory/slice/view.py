@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.errors import InvalidInput, NotFound, SliceFormatError
+from core.errors import Damage, DamagedFile, InvalidInput, NotFound, SliceFormatError
 from core.memory.catalog.recent import Lister
-from core.memory.damage import Damage, DamagedFile, read_or_skip, read_text
+from core.memory.damage import read_or_skip, read_text
 from core.memory.paths import (
     MemoryPath,
     agent_md,
