@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from core.clock import Clock, IdSource, SystemClock
 from core.errors import TransientError
+from core.llm.models_view import ModelsOverview
 from core.storage.base import Snapshot, Storage
 from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService
@@ -31,7 +32,7 @@ class ModelDirectory(Protocol):
     @property
     def configured(self) -> bool: ...
 
-    def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]: ...
+    def models_overview(self, prefs: Any = None, request_model: str | None = None) -> ModelsOverview: ...
 
     def setup_problem(self, prefs: Any = None) -> str | None: ...
 

@@ -160,11 +160,14 @@ def _model_line(deps: Deps) -> str:
     if not deps.models.configured:
         return "model: none configured — chat will explain how to set one up (see docs/MODELS.md)"
     prefs = ModelPrefs.from_config(read_config(deps.storage.snapshot())[0].data)
-    payload = deps.models.models_payload(prefs)
-    main, worker = payload.get("main"), payload.get("worker")
+    overview = deps.models.models_overview(prefs)
+    main, worker = overview.main, overview.worker
     if not main or not worker:
-        return f"model: none — {payload.get('setup')}"
-    return f"model: {main['id']} (from {main['source']}), worker {worker['id']} (from {worker['source']})"
+        return f"model: none — {overview.setup}"
+    return (
+        f"model: {main.model.info.id} (from {main.source}), "
+        f"worker {worker.model.info.id} (from {worker.source})"
+    )
 
 
 def check_port_free(host: str, port: int) -> None:

@@ -1,90 +1,106 @@
-"""The models payload (`GET /api/models`, `previously models`): providers and their state, models,
-the resolved main and worker with where each came from, and every preset's key variable."""
+"""The models overview (`GET /api/models`, `previously models`) as typed values: providers and
+their state, the models offered, the resolved main and worker with where each came from, and
+every preset. The JSON shapes are the adapters' (functions/models_json.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
 
 from core.errors import NoModelConfigured
-from core.llm.catalog import ModelInfo
-from core.llm.presets import PRESETS
+from core.llm.model_info import ModelInfo
+from core.llm.presets import PRESETS, Preset
 from core.llm.providers import Provider
+from core.llm.types import Effort
 
 if TYPE_CHECKING:
-    from core.llm.registry import ModelPrefs, ModelRegistry
+    from core.llm.registry import ModelPrefs, ModelRegistry, Source
 
 
-def models_payload(registry: ModelRegistry, prefs: ModelPrefs, request_model: str | None) -> dict[str, Any]:
-    """The whole payload; `setup` says what to set when no model resolves."""
-    payload: dict[str, Any] = {"configured": registry.configured, "providers": [], "models": []}
-    payload.update(main=None, worker=None, notes=[], setup=None, presets=preset_states(registry))
-    for p in registry.providers:
-        payload["providers"].append(provider_state(registry, p))
-        payload["models"] += [model_json(m, p) for m in registry.models_of(p, prefs)]
+@dataclass(frozen=True)
+class OfferedModel:
+    """One model and the provider that serves it."""
+
+    info: ModelInfo
+    provider: Provider
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """One configured provider: where its models come from and what its listing said."""
+
+    provider: Provider
+    models: Literal["curated", "live", "configured"]
+    state: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class PresetStatus:
+    """A provider Previously knows, and whether a key for it is set."""
+
+    preset: Preset
+    configured: bool
+
+
+@dataclass(frozen=True)
+class ChosenModel:
+    """The model resolved for a role, whether it thinks, the effort, and where the choice came from."""
+
+    model: OfferedModel
+    source: Source
+    thinking: bool
+    effort: Effort
+
+
+@dataclass(frozen=True)
+class ModelsOverview:
+    """Everything the models page and command show; `setup` says what to set when nothing resolves."""
+
+    configured: bool
+    providers: tuple[ProviderStatus, ...]
+    models: tuple[OfferedModel, ...]
+    presets: tuple[PresetStatus, ...]
+    main: ChosenModel | None = None
+    worker: ChosenModel | None = None
+    notes: tuple[str, ...] = ()
+    setup: str | None = None
+
+
+def models_overview(registry: ModelRegistry, prefs: ModelPrefs, request_model: str | None) -> ModelsOverview:
+    """The whole overview for these preferences (and a turn asking for `request_model`)."""
+    providers = tuple(provider_status(registry, p) for p in registry.providers)
+    models = [OfferedModel(m, p) for p in registry.providers for m in registry.models_of(p, prefs)]
+    base = ModelsOverview(registry.configured, providers, tuple(models), preset_statuses(registry))
     try:
         chosen = registry.choose(request_model, prefs)
     except NoModelConfigured as exc:
-        payload["setup"] = str(exc)
-        return payload
+        return replace(base, setup=str(exc))
     (main_provider, main), (worker_provider, worker) = chosen.main, chosen.worker
-    offered = {(m["provider"], m["id"]) for m in payload["models"]}
+    offered = {(m.provider.id, m.info.id) for m in models}
     for p, m in dict.fromkeys((chosen.main, chosen.worker)):
         if (p.id, m.id) not in offered:  # a trusted id nobody lists: offered because it is in use
-            payload["models"].append(model_json(m, p))
+            models.append(OfferedModel(m, p))
     thinking = prefs.thinking and main.supports_thinking
-    payload["main"] = {
-        **model_json(main, main_provider),
-        "thinking": thinking,
-        "effort": prefs.effort,
-        "source": chosen.main_source,
-    }
-    payload["worker"] = {
-        **model_json(worker, worker_provider),
-        "thinking": False,
-        "source": chosen.worker_source,
-    }
-    payload["notes"] = list(chosen.notes)
-    return payload
+    return replace(
+        base,
+        models=tuple(models),
+        notes=tuple(chosen.notes),
+        main=ChosenModel(OfferedModel(main, main_provider), chosen.main_source, thinking, prefs.effort),
+        worker=ChosenModel(OfferedModel(worker, worker_provider), chosen.worker_source, False, prefs.effort),
+    )
 
 
-def provider_state(registry: ModelRegistry, p: Provider) -> dict[str, Any]:
-    """One configured provider: where its models come from and, for a server, what its listing said."""
-    out: dict[str, Any] = {"id": p.id, "name": p.name, "base_url": p.base_url, "env": p.env_var}
+def provider_status(registry: ModelRegistry, p: Provider) -> ProviderStatus:
+    """One configured provider: curated models, or what its server's listing said."""
     if not p.compatible:
-        return {**out, "models": "curated", "state": "key_set", "detail": f"{p.env_var} is set"}
+        return ProviderStatus(p, "curated", "key_set", f"{p.env_var} is set")
     listing = registry.listing(p)
-    source = "live" if listing.state == "listed" else "configured"
-    return {**out, "models": source, "state": listing.state, "detail": listing.describe(p.endpoint)}
+    source: Literal["live", "configured"] = "live" if listing.state == "listed" else "configured"
+    return ProviderStatus(p, source, listing.state, listing.describe(p.endpoint))
 
 
-def preset_states(registry: ModelRegistry) -> list[dict[str, Any]]:
-    """Every provider Previously knows, configured or not, with the variable that turns it on."""
+def preset_statuses(registry: ModelRegistry) -> tuple[PresetStatus, ...]:
+    """Every provider Previously knows, configured or not."""
     configured = {p.id for p in registry.providers if not p.compatible}
-    return [
-        {
-            "id": preset.id,
-            "name": preset.name,
-            "env": list(preset.env_vars),
-            "configured": preset.id in configured,
-            "main": preset.main,
-            "worker": preset.worker,
-            "signup": preset.signup,
-        }
-        for preset in PRESETS
-    ]
-
-
-def model_json(m: ModelInfo, p: Provider) -> dict[str, Any]:
-    """One model as the API shows it."""
-    return {
-        "id": m.id,
-        "name": m.name,
-        "provider": p.id,
-        "provider_name": p.name,
-        "supports_thinking": m.supports_thinking,
-        "supports_vision": m.supports_vision,
-        "max_tokens": m.max_tokens,
-        "default_thinking": m.supports_thinking,
-        "default_effort": m.default_effort,
-        "curated": m.curated,
-    }
+    return tuple(PresetStatus(preset, preset.id in configured) for preset in PRESETS)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.clock import Clock
 from core.errors import InvalidInput, NoModelConfigured
@@ -24,6 +24,9 @@ from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_
 from core.llm.presets import KEY_VARIABLES
 from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
 from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest, UserMessage
+
+if TYPE_CHECKING:
+    from core.llm.models_view import ModelsOverview
 
 __all__ = [
     "DEEPSEEK_BASE_URL",
@@ -275,13 +278,13 @@ class ModelRegistry:
             self._clients[provider.id] = RetryingClient(self._client_factory(provider), **kwargs)
         return self._clients[provider.id]
 
-    def models_payload(
+    def models_overview(
         self, prefs: ModelPrefs | None = None, request_model: str | None = None
-    ) -> dict[str, Any]:
+    ) -> ModelsOverview:
         """`GET /api/models` and `previously models`: providers, models, the resolved main and worker."""
-        from core.llm.models_view import models_payload
+        from core.llm.models_view import models_overview
 
-        return models_payload(self, prefs or ModelPrefs(), request_model)
+        return models_overview(self, prefs or ModelPrefs(), request_model)
 
     def _first_found(
         self,

@@ -3,19 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import PlainTextResponse
 from starlette.concurrency import run_in_threadpool
 
 from core.errors import NotFound
+from core.llm.models_view import ModelsOverview
 from core.llm.registry import ModelPrefs
 from core.memory.config_store import SAVE_MESSAGE, queue_config_patch, read_config
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ConfigPatch, ConfigView, ErrorBody, ModelsView
 from functions.deps import REPO_ROOT, Deps
+from functions.models_json import models_json
 
 router = APIRouter(tags=["settings"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
 MODELS_GUIDE = REPO_ROOT / "docs" / "MODELS.md"
@@ -35,25 +35,25 @@ def get_models_guide() -> PlainTextResponse:
 async def get_models(deps: DepsDep) -> ModelsView:
     """Configured providers, their models, and the resolved main and worker models."""
     prefs = ModelPrefs.from_config(read_config(deps.storage.snapshot())[0].data)
-    payload = await run_in_threadpool(deps.models.models_payload, prefs)
-    return models_view(payload)
+    overview = await run_in_threadpool(deps.models.models_overview, prefs)
+    return models_view(overview)
 
 
-def models_view(payload: dict[str, Any]) -> ModelsView:
-    """The registry's payload in the API's shape (ids at the top, details alongside)."""
-    main, worker = payload.get("main"), payload.get("worker")
+def models_view(overview: ModelsOverview) -> ModelsView:
+    """The overview in the API's shape (ids at the top, details alongside)."""
+    payload = models_json(overview)
     return ModelsView(
-        providers=[p["id"] for p in payload.get("providers", [])],
-        models=payload.get("models", []),
-        main=main["id"] if main else None,
-        worker=worker["id"] if worker else None,
-        configured=bool(payload.get("configured")),
-        provider_details=payload.get("providers", []),
-        presets=payload.get("presets", []),
-        main_model=main,
-        worker_model=worker,
-        notes=payload.get("notes", []),
-        setup=payload.get("setup"),
+        providers=[p.provider.id for p in overview.providers],
+        models=payload["models"],
+        main=overview.main.model.info.id if overview.main else None,
+        worker=overview.worker.model.info.id if overview.worker else None,
+        configured=overview.configured,
+        provider_details=payload["providers"],
+        presets=payload["presets"],
+        main_model=payload["main"],
+        worker_model=payload["worker"],
+        notes=payload["notes"],
+        setup=payload["setup"],
     )
 
 

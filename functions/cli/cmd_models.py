@@ -19,6 +19,7 @@ from core.llm.registry import BoundModel, ModelPrefs, ModelRegistry
 from core.llm.types import UserMessage
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.llm import build_registry, local_model_prefs
+from functions.models_json import models_json
 from functions.settings import load_settings
 
 CHECK_PROMPT = "Reply with the single word: ready"
@@ -50,7 +51,7 @@ def models(
         raise fail(str(exc)) from exc
     registry = build_registry(settings)
     prefs = local_model_prefs(memory or settings.memory_root)
-    payload = registry.models_payload(prefs, model)
+    payload = models_json(registry.models_overview(prefs, model))
     if check and payload["configured"]:
         payload["check"] = _check(registry, model, prefs)
     if json_out:

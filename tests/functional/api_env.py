@@ -9,6 +9,9 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from core.clock import FixedClock, SequentialIds
+from core.llm.model_info import ModelInfo
+from core.llm.models_view import ChosenModel, ModelsOverview, OfferedModel, ProviderStatus
+from core.llm.providers import Provider
 from core.storage.base import Snapshot, Storage
 from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
@@ -30,27 +33,20 @@ class FakeModels:
     def setup_problem(self, prefs: Any = None) -> str | None:
         return self.problem
 
-    def models_payload(self, prefs: Any = None, request_model: str | None = None) -> dict[str, Any]:
+    def models_overview(self, prefs: Any = None, request_model: str | None = None) -> ModelsOverview:
         if not self.configured:
-            return {
-                "configured": False,
-                "providers": [],
-                "models": [],
-                "main": None,
-                "worker": None,
-                "notes": [],
-                "setup": "No model provider is configured.",
-            }
-        model = {"id": "fake-main", "name": "Fake", "provider": "openai"}
-        return {
-            "configured": True,
-            "providers": [{"id": "openai", "name": "OpenAI"}],
-            "models": [model],
-            "main": model,
-            "worker": {**model, "id": "fake-worker"},
-            "notes": [],
-            "setup": None,
-        }
+            return ModelsOverview(False, (), (), (), setup="No model provider is configured.")
+        provider = Provider("openai", "OpenAI", "openai", "k", None, "OPENAI_API_KEY")
+        main = OfferedModel(ModelInfo("fake-main", "Fake", "openai"), provider)
+        worker = OfferedModel(ModelInfo("fake-worker", "Fake", "openai"), provider)
+        return ModelsOverview(
+            True,
+            (ProviderStatus(provider, "curated", "key_set", "OPENAI_API_KEY is set"),),
+            (main,),
+            (),
+            main=ChosenModel(main, "default", False, "medium"),
+            worker=ChosenModel(worker, "derived", False, "medium"),
+        )
 
 
 @dataclass

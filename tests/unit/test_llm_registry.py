@@ -12,6 +12,7 @@ from core.llm.client import RetryingClient
 from core.llm.counting import CountingClient
 from core.llm.registry import ModelPrefs, ModelRegistry, Provider, ProviderConfig, providers_from
 from core.llm.types import ModelRequest, StreamEvent, UserMessage
+from functions.models_json import models_json
 
 pytestmark = pytest.mark.unit
 
@@ -50,7 +51,7 @@ def test_nothing_configured_says_what_to_set(clock: FixedClock) -> None:
         reg.resolve()
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_BASE_URL"):
         assert var in str(info.value)
-    payload = reg.models_payload()
+    payload = models_json(reg.models_overview())
     assert (
         payload["configured"] is False and payload["main"] is None and "OPENAI_BASE_URL" in payload["setup"]
     )
@@ -118,7 +119,10 @@ def test_unreachable_server_falls_back_to_configured_ids(clock: FixedClock) -> N
         reg.resolve()
     res = reg.resolve(prefs=ModelPrefs(main="my-model"))
     assert res.main.info.id == "my-model"
-    assert reg.models_payload(ModelPrefs(main="my-model"))["providers"][0]["models"] == "configured"
+    assert (
+        models_json(reg.models_overview(ModelPrefs(main="my-model")))["providers"][0]["models"]
+        == "configured"
+    )
     calls = listing.calls
     clock.advance(seconds=61)
     reg.resolve(prefs=ModelPrefs(main="my-model"))
@@ -167,8 +171,10 @@ def test_bound_model_builds_requests(clock: FixedClock) -> None:
 
 
 def test_models_payload(clock: FixedClock) -> None:
-    payload = registry(clock, anthropic_api_key="a", deepseek_api_key="d").models_payload(
-        ModelPrefs(main="claude-sonnet-5")
+    payload = models_json(
+        registry(clock, anthropic_api_key="a", deepseek_api_key="d").models_overview(
+            ModelPrefs(main="claude-sonnet-5")
+        )
     )
     assert [p["id"] for p in payload["providers"]] == ["deepseek", "anthropic"]
     ids = [m["id"] for m in payload["models"]]
@@ -184,3 +190,29 @@ def test_models_payload(clock: FixedClock) -> None:
         "supports_vision",
         "max_tokens",
     }
+
+
+def test_the_models_json_keeps_its_keys_and_their_order(clock: FixedClock) -> None:
+    """core returns typed values; functions/models_json.py is the one place that shapes the JSON."""
+    reg = registry(clock, anthropic_api_key="a")
+    payload = models_json(reg.models_overview(ModelPrefs(effort="high")))
+    assert list(payload) == [
+        "configured",
+        "providers",
+        "models",
+        "main",
+        "worker",
+        "notes",
+        "setup",
+        "presets",
+    ]
+    model_keys = ["id", "name", "provider", "provider_name", "supports_thinking", "supports_vision"]
+    model_keys += ["max_tokens", "default_thinking", "default_effort", "curated"]
+    assert list(payload["models"][0]) == model_keys
+    assert list(payload["main"]) == [*model_keys, "thinking", "effort", "source"]
+    assert list(payload["worker"]) == [*model_keys, "thinking", "source"]
+    assert payload["main"]["effort"] == "high" and payload["main"]["source"] == "default"
+    assert list(payload["providers"][0]) == ["id", "name", "base_url", "env", "models", "state", "detail"]
+    assert list(payload["presets"][0]) == ["id", "name", "env", "configured", "main", "worker", "signup"]
+    empty = models_json(registry(clock).models_overview())
+    assert (empty["main"], empty["worker"], empty["models"]) == (None, None, [])
