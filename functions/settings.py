@@ -1,4 +1,5 @@
-"""Deployment settings from the environment, validated once at start-up (API.md §2).
+"""Deployment settings from the environment, validated once at start-up (docs/STORAGE.md,
+docs/MODELS.md, docs/DEPLOY.md "Put your keys in the secret").
 
 An invalid value is an error naming the variable, never a silent fallback.
 """

@@ -16,7 +16,7 @@ from constructs import Construct
 
 from infra.config import StageConfig
 
-# The keys a deployment reads from the secret (names as in API.md §2).
+# The keys a deployment reads from the secret (names as in docs/DEPLOY.md "Put your keys in the secret").
 SECRET_KEYS = (
     "GITHUB_TOKEN",
     "ANTHROPIC_API_KEY",

@@ -3,7 +3,7 @@
 Models are sloppy: numbers where strings belong, "true" for true, a lone string for a list, a
 nested object sent as a JSON string, extra fields, missing optional ones. The schema forgives
 all of that; a report that is not an object, or that carries none of the expected fields, is
-rejected and the caller falls back (REFERENCE §14).
+rejected and the caller falls back (docs/ARCHITECTURE.md, step "analyze").
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The turn analyzer (REFERENCE §14): one worker-model call per turn, never failing the turn.
+"""The turn analyzer (docs/ARCHITECTURE.md, step "analyze"): one worker-model call per turn, never failing
+the turn.
 
 It tags the user's message (merge-first against the existing strands), gates trivial turns out
 of memory, spots explicit "remember this" requests and behavioural corrections, reads intent
 and emotional weight, and — when a slice closes this turn — marks it and judges whether the
-user card should evolve. Any failure, or no model at all, gives the §14 fallback.
+user card should evolve. Any failure, or no model at all, gives the fallback analysis.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The strand consolidator (REFERENCE §10.4 step 2): the worker proposes merges of duplicate strands.
+"""The strand consolidator (docs/ARCHITECTURE.md, step "after"; docs/FORMAT.md "strands.json"): the worker
+proposes merges of duplicate strands.
 
 Runs only when at least 25 strands remain after the deterministic prune. The worker sees each
 strand with its slice count and proposes up to 30 merges `{from, to, reason}`; the caller keeps

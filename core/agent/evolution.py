@@ -1,6 +1,6 @@
 """Card evolution: a worker-model agent edits the user card through validated tools, then we write back.
 
-`evolve_card` runs one pass (REFERENCE §6): the agent sees the time context, why it runs, the
+`evolve_card` runs one pass (docs/CARD.md "Evolution"): the agent sees the time context, why it runs, the
 card and the conversation, edits an in-memory `CardSession`, and reports through `finish`. The
 live card (with its undo copy) and the slice's `previously.md` are queued on the caller's batch
 only when the card's substance changed — or the stored card is in a legacy format, or the

@@ -1,4 +1,4 @@
-"""When the card evolves (REFERENCE §6.6), as pure decisions the turn and maintenance code call.
+"""When the card evolves (docs/CARD.md "When it runs"), as pure decisions the turn and maintenance code call.
 
 - At a slice boundary: when the analyzer judged the closed slice worth it, when it gave no
   judgment (a failed analyzer defaults to evolving: a wasted worker call is cheap, a missed

@@ -1,4 +1,5 @@
-"""The slice marker: the worker writes a slice's focus and one-line summary (REFERENCE §11.5).
+"""The slice marker: the worker writes a slice's focus and one-line summary (docs/FORMAT.md "Frontmatter
+fields": `focus`, `summary`, `marked_by`).
 
 Used by the dry-slice backfill and by maintenance when it closes a slice nobody marked. The
 worker sees the compressed conversation (first turn + last 10, 300 characters a turn, the last

@@ -1,4 +1,5 @@
-"""The main agent's system prompt, frozen for the life of a slice (REFERENCE §13).
+"""The main agent's system prompt, frozen for the life of a slice (docs/ARCHITECTURE.md "The prompt and the
+tools").
 
 Layers, joined by blank lines (empty ones left out):
   L0  identity: character, who the agent assists (the card's Identity), standing rules

@@ -1,4 +1,5 @@
-"""What the recall scan's report goes through before the main model sees it (REFERENCE §15.1).
+"""What the recall scan's report goes through before the main model sees it (docs/RECALL.md "The worker
+scan").
 
 Models write numbers as strings, leave fields out and invent slice ids. These helpers are
 tolerant where a model is sloppy and strict where a mistake would mislead: numbers are coerced

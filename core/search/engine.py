@@ -34,7 +34,7 @@ RECENCY_WEIGHT = 0.01
 # A term in at least 1/DENSE_SHARE of the documents is added as a whole column (one C-level
 # add per document) rather than scattered (four per posting).
 DENSE_SHARE = 4
-CANDIDATES = 100  # passage-scored slices; docs/RECALL.md "Speed" has the measurements
+CANDIDATES = 100  # passage-scored slices; docs/RECALL.md "Measured" has the measurements
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Closing a slice (REFERENCE §7.4): mark it, close it, and queue its indexes — for prepare and maintain.
+"""Closing a slice (docs/ARCHITECTURE.md, step "close"): mark it, close it, and queue its indexes — for
+prepare and maintain.
 
 The close is a storage Update evaluated on the slice's current text, so a slice another writer
 already closed is left alone and a retried step changes nothing twice. A slice that gets no
@@ -50,7 +51,8 @@ def read_slice(reader: Reader, slice_id: str) -> Slice:
 
 
 def recover_active(reader: Reader, now: datetime) -> ActiveSlice | None:
-    """The active slice (REFERENCE §7.2); a legacy flat file already closed into the folder layout
+    """The active slice (docs/FORMAT.md "core.md": `status: active`); a legacy flat file already closed
+    into the folder layout
     does not count (its closed copy wins)."""
     active = find_active_slice(reader, now)
     if active is not None and active.legacy and reader.read(core_md(active.slice.slice_id)) is not None:
@@ -154,7 +156,7 @@ def ensure_catalog(batch: WriteBatch, now: datetime, locale: str) -> bool:
 
 
 def prune_strands(batch: WriteBatch, now: datetime) -> list[str]:
-    """Queue the deterministic strand prune (REFERENCE §10.4 step 1); the keys it drops."""
+    """Queue the deterministic strand prune (docs/FORMAT.md "strands.json"); the keys it drops."""
     _, dropped = prune(load_strands(read_or_none(batch, STRANDS_JSON)), now)
     if dropped:
 

@@ -1,4 +1,5 @@
-"""A turn's events (API.md §3): one vocabulary for the CLI, the WebSocket and the run store.
+"""A turn's events (docs/API.md "A turn's events"): one vocabulary for the CLI, the WebSocket and the run
+store.
 
 On the wire every event is a flat JSON object: `turn_id`, `seq` (1, 2, 3… gap-free per turn),
 `type`, `step`, `attempt`, plus the fields of its type. Producers build the type-specific part

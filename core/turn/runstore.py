@@ -1,4 +1,5 @@
-"""Where runs live (API.md §7): a turn's events, status and bulk intermediate data.
+"""Where runs live (docs/FORMAT.md "Runs (outside the memory)"): a turn's events, status and bulk
+intermediate data.
 
 Outside the memory repository: locally a folder beside the memory (or memory for tests and
 the demo), on AWS an S3 prefix with lifecycle expiry. Steps pass ids and keys between each

@@ -15,7 +15,7 @@ from core.turn.events import Event
 
 @dataclass(frozen=True)
 class TurnInput:
-    """One user message and the client context it arrived with (API.md §4 `POST /api/turns`)."""
+    """One user message and the client context it arrived with (docs/API.md "Turns": `POST /api/turns`)."""
 
     message: str
     timezone: str = "UTC"

@@ -1,6 +1,6 @@
 """A web page as readable text: trafilatura's main-content extraction, else a plain tag strip.
 
-The plain strip (REFERENCE §16 webFetch) drops script, style and noscript, ends a line at each
+The plain strip (docs/WEB.md "webFetch") drops script, style and noscript, ends a line at each
 closing block tag and `<br>`, removes the remaining tags, decodes the six common entities,
 collapses runs of spaces and tabs, keeps at most one blank line, and trims.
 """

@@ -34,7 +34,7 @@ def authenticate(request: Request) -> None:
 
 
 def same_origin(request: Request) -> None:
-    """The same-origin guard on a mutation (REFERENCE §17.3)."""
+    """The same-origin guard on a mutation (docs/API.md "Authentication")."""
     get_deps(request).security.guard(request.method, request.headers)
 
 

@@ -1,4 +1,4 @@
-"""The user card: read it, edit or delete one entry, undo the last change (API.md §4)."""
+"""The user card: read it, edit or delete one entry, undo the last change (docs/API.md "The user card")."""
 
 from __future__ import annotations
 

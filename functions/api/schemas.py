@@ -1,4 +1,5 @@
-"""Request and response bodies of the HTTP and WebSocket API (API.md §4) — the contract the UI reads.
+"""Request and response bodies of the HTTP and WebSocket API (docs/API.md "Routes") — the contract the UI
+reads.
 
 Requests forbid unknown fields. Responses may gain fields; never rename or drop one without
 updating every user (web/, the CLI's `chat --url`, tests).
@@ -280,7 +281,7 @@ class FlushTurn(Strict):
 
 
 class FlushRequest(Strict):
-    """`POST /api/episodic/flush` (REFERENCE §17.5)."""
+    """`POST /api/episodic/flush` (docs/API.md "Memory")."""
 
     sliceId: str = Field(pattern=SLICE_ID_PATTERN)  # the original's field name
     turns: list[FlushTurn] = Field(min_length=1, max_length=50)

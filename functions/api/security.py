@@ -1,10 +1,11 @@
-"""Who may call the API (API.md §5): the access key, session cookies, the sign-in throttle, the origin guard.
+"""Who may call the API (docs/API.md "Authentication"): the access key, session cookies, the sign-in
+throttle, the origin guard.
 
 Scripts send the access key in `x-access-key`; it is compared in constant time with the
 configured key's salted scrypt hash (deployments store only the hash), and wrong keys are
 throttled per client address. Browsers trade the key for a session cookie signed with the
 server's own secret at `POST /api/auth/sign-in`. Mutations must also pass the
-same-origin guard (REFERENCE §17.3). No function here logs or echoes a key.
+same-origin guard (docs/API.md "Authentication"). No function here logs or echoes a key.
 """
 
 from __future__ import annotations
@@ -278,7 +279,7 @@ class AuthThrottle:
 
 
 def origin_allowed(method: str, headers: Mapping[str, str], key: AccessKey | None) -> bool:
-    """The same-origin guard (REFERENCE §17.3); `headers` keys are lowercase."""
+    """The same-origin guard (docs/API.md "Authentication"); `headers` keys are lowercase."""
     if method.upper() in _SAFE_METHODS:
         return True
     origin = headers.get("origin")

@@ -1,4 +1,5 @@
-"""The run store on S3 (API.md §7): a turn's events, values and followers under `runs/{turn_id}/`.
+"""The run store on S3 (docs/FORMAT.md "Runs (outside the memory)"): a turn's events, values and followers
+under `runs/{turn_id}/`.
 
 S3 has no append, so each flush of events is one object named by its seq range
 (`events/00000001-00000007.json`); zero-padded names list in seq order, and a reader after

@@ -33,7 +33,7 @@ function applyTheme(theme) {
   requestAnimationFrame(() => requestAnimationFrame(() => root.classList.remove("no-transitions")));
 }
 
-/** The request fields that come from preferences (API.md §4 turn body). */
+/** The request fields that come from preferences (docs/API.md "Turns": the turn body). */
 function options(state, locale, models) {
   const out = { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", locale: locale === "zh" ? "zh" : "en" };
   const known = !models || !models.models || models.models.some((m) => m.id === state.model);

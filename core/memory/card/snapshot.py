@@ -1,4 +1,4 @@
-"""The live card's lifecycle on every turn (REFERENCE §5.7) and the per-slice snapshots.
+"""The live card's lifecycle on every turn (docs/CARD.md "On every turn") and the per-slice snapshots.
 
 `ensure_snapshot` makes sure a current-format live card exists — upgrading a legacy one, or
 seeding a missing one from the newest slice snapshot of the last 30 UTC days (else the empty

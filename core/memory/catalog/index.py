@@ -1,7 +1,7 @@
 """The timeline catalog `memory/episodic/timeline/index.json`: one entry per slice, by id.
 
 Derived from the slice files (they always win). Entries keep the key order of how they were
-made (§11.1 of the reference): fresh from disk, carried over from a previous catalog, or
+made (docs/FORMAT.md "The timeline catalog"): fresh from disk, carried over from a previous catalog, or
 migrated from a monthly index. Reading goes through a `Reader`; writing queues into a batch.
 """
 

@@ -1,4 +1,5 @@
-"""The emergency save (`POST /api/episodic/flush`, REFERENCE §17.5): append turns to a slice's core.md.
+"""The emergency save (`POST /api/episodic/flush`, docs/API.md "Memory"; docs/FORMAT.md "Turns"): append
+turns to a slice's core.md.
 
 The body is validated by `parse_flush_request` (the original's limits, lengths in UTF-16 units);
 the write is an Update, so turns another writer appended meanwhile are kept and the flushed

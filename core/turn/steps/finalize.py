@@ -1,4 +1,5 @@
-"""Step 4, finalize (REFERENCE §9, §3): the reply and the cognition log are saved — **commit #2**.
+"""Step 4, finalize (docs/ARCHITECTURE.md, step "finalize"; docs/FORMAT.md "agent.md"): the reply and the
+cognition log are saved — **commit #2**.
 
 The agent turn is all assistant text of this turn (`[partial] …` when it was interrupted or
 failed midway; nothing when there is no text to keep); agent.md gets the turn's reasoning, tool
@@ -146,7 +147,8 @@ def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None,
 
 
 def turn_status(finish_reason: str, text: str) -> str:
-    """How the turn ended (REFERENCE §9): done on a normal stop, interrupted when it was cut short
+    """How the turn ended (docs/API.md "A turn's events"): done on a normal stop, interrupted when it was
+    cut short
     but said something (or the user stopped it), else error."""
     if finish_reason == "stop":
         return "done"

@@ -1,4 +1,4 @@
-// The turn reducer: folds the events of API.md §3 into the items one assistant message renders.
+// The turn reducer: folds the events of docs/API.md "A turn's events" into the items one assistant message renders.
 // Pure and immutable (every call returns a new state), so replaying the same events after a reload
 // rebuilds exactly the same message.
 
