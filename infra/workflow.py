@@ -26,7 +26,8 @@ from aws_cdk import aws_stepfunctions_tasks as tasks
 from constructs import Construct
 
 from core.errors import expand_errors
-from core.turn.table import END, Flow, RetryRule, StepSpec, ToolLoop
+from core.retry import RetryPolicy
+from core.turn.table import END, Flow, StepSpec, ToolLoop
 from functions.aws.steps import FAILURE_STEP
 
 
@@ -55,8 +56,8 @@ def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.
     return task
 
 
-def _add_retry(task: tasks.LambdaInvoke, rule: RetryRule) -> None:
-    # RetryRule.max_attempts counts the first try; Step Functions' MaxAttempts counts retries only.
+def _add_retry(task: tasks.LambdaInvoke, rule: RetryPolicy) -> None:
+    # RetryPolicy.max_attempts counts the first try; Step Functions' MaxAttempts counts retries only.
     if rule.max_attempts > 1:
         task.add_retry(
             errors=expand_errors(rule.errors),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from core.errors import ModelError, ModelTransientError
+from core.errors import ModelError
 from core.llm.types import (
     Completion,
     Finish,
@@ -16,26 +16,20 @@ from core.llm.types import (
     StreamEvent,
     Usage,
 )
+from core.retry import EQUAL_JITTER, RetryPolicy
+
+# Rate limits, overload, 5xx, timeouts: a few quiet retries; a provider's retry-after wins, up to a cap.
+MODEL_RETRY = RetryPolicy(
+    ("ModelTransientError",),
+    max_attempts=4,
+    interval_seconds=0.5,
+    max_delay_seconds=8.0,
+    jitter=EQUAL_JITTER,
+    retry_after_cap=30.0,
+)
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Bounded exponential backoff with jitter; a provider's retry-after wins, up to a cap."""
-
-    attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 8.0
-    retry_after_cap: float = 30.0
-
-    def delay(self, attempt: int, retry_after: float | None, rand: float) -> float:
-        """Seconds to wait after failed attempt number `attempt` (1-based); `rand` is in [0, 1)."""
-        if retry_after is not None:
-            return min(retry_after, self.retry_after_cap)
-        ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-        return ceiling * (0.5 + rand / 2)  # "equal jitter": never zero, never above the ceiling
-
-
-RetryHook = Callable[[int, float, ModelTransientError], None]
+RetryHook = Callable[[int, float, Exception], None]
 
 
 class RetryingClient:
@@ -57,7 +51,7 @@ class RetryingClient:
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.inner = inner
-        self.policy = policy or RetryPolicy()
+        self.policy = policy or MODEL_RETRY
         self._sleep = sleep
         self._rand = rand
         self._on_retry = on_retry
@@ -74,10 +68,10 @@ class RetryingClient:
                     started = True
                     yield event
                 return
-            except ModelTransientError as exc:
-                wait = self.policy.delay(attempt, getattr(exc, "retry_after", None), self._rand())
-                left = deadline - self._monotonic() - wait
-                if started or attempt >= self.policy.attempts or left <= 0:
+            except Exception as exc:
+                wait = None if started else self.policy.wait_after(exc, attempt, self._rand())
+                left = deadline - self._monotonic() - (wait or 0.0)
+                if wait is None or left <= 0:
                     raise
                 if self._on_retry is not None:
                     self._on_retry(attempt, wait, exc)

@@ -18,12 +18,13 @@ from core.clock import Clock
 from core.errors import InvalidInput, NoModelConfigured
 from core.llm import catalog
 from core.llm.catalog import PROVIDER_TIERS, ModelInfo
-from core.llm.client import RetryingClient, RetryPolicy
+from core.llm.client import RetryingClient
 from core.llm.counting import CountingClient, ModelCalls, OnCall
 from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_from
 from core.llm.presets import KEY_VARIABLES
 from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
 from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest, UserMessage
+from core.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from core.llm.models_view import ModelsOverview

@@ -53,7 +53,7 @@ from core.storage.base import (
 )
 from core.storage.blobcache import BlobCache
 from core.storage.github_archive import download, matching_files
-from core.storage.github_errors import RefConflict, RetryPolicy, Target, call, spent_message
+from core.storage.github_errors import GitHubRetry, RefConflict, Target, call, spent_message
 from core.storage.local import decode_text, git_blob_sha
 from core.storage.paths import MemoryPath, check_size, size_limit, too_large
 
@@ -183,7 +183,7 @@ class GitHubStorage:
         branch: str | None = None,
         api_url: str = DEFAULT_API_URL,
         timeout: int = 20,
-        policy: RetryPolicy | None = None,
+        retry: GitHubRetry | None = None,
         blob_cache_bytes: int = 128 * 1024 * 1024,
     ) -> None:
         if not _REPO_RE.match(repo or ""):
@@ -191,7 +191,7 @@ class GitHubStorage:
         if not token:
             raise StorageError("GITHUB_TOKEN is empty: set it to a token with access to GITHUB_REPO.")
         self.repo_name = repo
-        self.policy = policy or RetryPolicy()
+        self.retry = retry or GitHubRetry()
         self.blobs = BlobCache(blob_cache_bytes)
         self._timeout = timeout
         self._gh = Github(
@@ -229,7 +229,7 @@ class GitHubStorage:
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
         """One commit for the batch, rebuilt on the new head and retried when the branch moved."""
         snap = base if isinstance(base, GitHubSnapshot) and base.owner is self else self.snapshot()
-        attempts = self.policy.conflict_attempts
+        attempts = self.retry.conflicts.max_attempts
         for attempt in range(1, attempts + 1):
             resolved = resolve_batch(changes, snap.read, snap.exists, snap.checked_version)
             if not resolved:
@@ -241,7 +241,7 @@ class GitHubStorage:
                     version=sha, written=tuple(sorted(written)), attempts=attempt, deleted=resolved.deleted
                 )
             if attempt < attempts:
-                self.policy.sleep(self.policy.backoff(attempt))
+                self.retry.sleep(self.retry.conflicts.backoff(attempt, self.retry.rng.random()))
                 snap = self.snapshot()
         raise ConflictError(
             f"Another writer kept changing {self.repo_name}@{self.branch}; gave up after {attempts} "
@@ -408,12 +408,12 @@ class GitHubStorage:
     def _call(self, fn: Callable[[], T], what: str, conflicts: bool = False) -> T:
         self._refuse_when_spent(what)
         target = Target(self.repo_name, self._branch)
-        return call(fn, what, target, self.policy, conflicts=conflicts)
+        return call(fn, what, target, self.retry, conflicts=conflicts)
 
     def _refuse_when_spent(self, what: str) -> None:
         """Stop before a request GitHub would refuse: the budget is known to be spent."""
         budget = self.budget()
-        now = self.policy.clock.now().timestamp()
+        now = self.retry.clock.now().timestamp()
         if budget is not None and budget.remaining <= 0 and budget.reset_at > now:
-            message = spent_message(what, budget.limit, budget.reset_at, self.policy.clock)
+            message = spent_message(what, budget.limit, budget.reset_at, self.retry.clock)
             raise RateLimitSpent(message, budget.reset_at - now, budget.reset_at)

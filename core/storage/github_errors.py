@@ -30,6 +30,7 @@ from core.errors import (
     StorageError,
     TransientError,
 )
+from core.retry import SPREAD_JITTER, RetryPolicy, Sleep
 
 T = TypeVar("T")
 _FAST_FORWARD = re.compile(r"not a fast.?forward", re.IGNORECASE)
@@ -51,22 +52,31 @@ class RefConflict(Exception):
     """The branch moved under us (internal to the commit loop)."""
 
 
-@dataclass
-class RetryPolicy:
-    """Bounded retries with jittered exponential backoff; `sleep` and `rng` are injected."""
+# Throttling, 5xx answers, timeouts, dropped connections: a few quick tries, then the caller's retry.
+REQUEST_RETRY = RetryPolicy(
+    ("TransientError",),
+    max_attempts=3,
+    interval_seconds=0.25,
+    max_delay_seconds=4.0,
+    jitter=SPREAD_JITTER,
+    retry_after_cap=20.0,
+    over_cap="give_up",
+)
+# The branch moved under a commit: rebuild on the new head and try again.
+CONFLICT_RETRY = RetryPolicy(
+    ("RefConflict",), max_attempts=5, interval_seconds=0.25, max_delay_seconds=4.0, jitter=SPREAD_JITTER
+)
 
-    request_attempts: int = 3
-    conflict_attempts: int = 5
-    base_delay: float = 0.25
-    max_delay: float = 4.0
-    retry_after_cap: float = 20.0
-    sleep: Callable[[float], None] = field(default=time.sleep)
+
+@dataclass
+class GitHubRetry:
+    """How the GitHub backend retries requests and ref updates; `sleep`, `rng` and `clock` are injected."""
+
+    requests: RetryPolicy = REQUEST_RETRY
+    conflicts: RetryPolicy = CONFLICT_RETRY
+    sleep: Sleep = field(default=time.sleep)
     rng: random.Random = field(default_factory=random.Random)
     clock: Clock = field(default_factory=SystemClock)
-
-    def backoff(self, attempt: int) -> float:
-        """The wait before attempt `attempt + 1`: doubling from base_delay, jittered ±50 %."""
-        return min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * (0.5 + self.rng.random())
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,7 @@ class Target:
     branch: str | None
 
 
-def call(fn: Callable[[], T], what: str, target: Target, policy: RetryPolicy, conflicts: bool = False) -> T:
+def call(fn: Callable[[], T], what: str, target: Target, retry: GitHubRetry, conflicts: bool = False) -> T:
     """Run one request, retrying transient failures; raises the classified error otherwise."""
     attempt = 1
     while True:
@@ -86,13 +96,12 @@ def call(fn: Callable[[], T], what: str, target: Target, policy: RetryPolicy, co
         except (GithubException, requests.RequestException) as exc:
             if conflicts and is_conflict(exc):
                 raise RefConflict(str(exc)) from exc
-            err = classify(exc, what, target, policy.clock)
-            if not isinstance(err, TransientError) or attempt >= policy.request_attempts:
+            err = classify(exc, what, target, retry.clock)
+            asked = err.retry_after if isinstance(err, GitHubRateLimited) else None
+            wait = retry.requests.wait_after(err, attempt, retry.rng.random() if asked is None else 0.0)
+            if wait is None:
                 raise err from exc
-            wait = err.retry_after if isinstance(err, GitHubRateLimited) else policy.backoff(attempt)
-            if wait > policy.retry_after_cap:
-                raise err from exc
-            policy.sleep(wait)
+            retry.sleep(wait)
             attempt += 1
 
 

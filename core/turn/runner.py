@@ -24,9 +24,7 @@ Sleep = Callable[[float], None]
 def backoff(spec: StepSpec, exc: BaseException, attempt: int) -> float | None:
     """Seconds to wait before retrying after failed attempt `attempt`, or None: no retry."""
     rule = spec.retry_for(exc)
-    if rule is None or attempt >= rule.max_attempts:
-        return None
-    return rule.interval_seconds * rule.backoff_rate ** (attempt - 1)
+    return None if rule is None else rule.wait(attempt)
 
 
 def run_step(

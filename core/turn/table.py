@@ -14,19 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.retry import RetryPolicy
+
 StepInput = dict[str, Any]
 StepOutput = dict[str, Any]
 END = "end"
-
-
-@dataclass(frozen=True)
-class RetryRule:
-    """Retry a step when it raises one of `errors` (exception class names)."""
-
-    errors: tuple[str, ...]
-    max_attempts: int = 3
-    interval_seconds: float = 1.0
-    backoff_rate: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -36,14 +28,13 @@ class StepSpec:
     name: str
     label: str
     run: Callable[[StepInput, Any], StepOutput]
-    retries: tuple[RetryRule, ...] = ()
+    retries: tuple[RetryPolicy, ...] = ()
     best_effort: bool = False
     timeout_seconds: int = 300
 
-    def retry_for(self, exc: BaseException) -> RetryRule | None:
+    def retry_for(self, exc: BaseException) -> RetryPolicy | None:
         """The rule that covers `exc` (matched by class name along its MRO), if any."""
-        names = {cls.__name__ for cls in type(exc).__mro__}
-        return next((r for r in self.retries if names.intersection(r.errors)), None)
+        return next((r for r in self.retries if r.covers(exc)), None)
 
 
 @dataclass(frozen=True)

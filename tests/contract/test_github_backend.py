@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from core.errors import GitHubRateLimited, StorageError, TransientError
 from core.memory.paths import MEMORY, MemoryPath
 from core.storage.base import Put, Update, WriteBatch
 from core.storage.github import GitHubStorage
-from core.storage.github_errors import RetryPolicy
+from core.storage.github_errors import REQUEST_RETRY, GitHubRetry
 from tests.fakes.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.contract
@@ -21,10 +22,9 @@ A = MemoryPath("memory/episodic/slices/2026/08/11/1115/timeline/core.md")
 B = MemoryPath("memory/episodic/timeline/index.json")
 
 
-def recording(fake: FakeGitHub, **kw: object) -> tuple[GitHubStorage, list[float]]:
+def recording(fake: FakeGitHub) -> tuple[GitHubStorage, list[float]]:
     sleeps: list[float] = []
-    policy = RetryPolicy(sleep=sleeps.append, rng=random.Random(3), **kw)  # type: ignore[arg-type]
-    return fake.client(policy=policy), sleeps
+    return fake.client(retry=GitHubRetry(sleep=sleeps.append, rng=random.Random(3))), sleeps
 
 
 # ---------------------------------------------------------------- request costs and caches
@@ -210,7 +210,9 @@ def test_secondary_rate_limits(fake_github: FakeGitHub, retry_after: int | None,
 
 def test_a_timeout_is_transient(fake_github: FakeGitHub) -> None:
     sleeps: list[float] = []
-    storage = fake_github.client(timeout=1, policy=RetryPolicy(sleep=sleeps.append, request_attempts=1))
+    storage = fake_github.client(
+        timeout=1, retry=GitHubRetry(sleep=sleeps.append, requests=replace(REQUEST_RETRY, max_attempts=1))
+    )
     fake_github.fail_next(1, "delay", delay=1.6)
     with pytest.raises(TransientError, match="in time"):
         storage.snapshot()
@@ -220,8 +222,8 @@ def test_an_unreachable_server_is_transient() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    policy = RetryPolicy(sleep=lambda s: None, request_attempts=2)
-    storage = GitHubStorage("octo/memory", "t", api_url=f"http://127.0.0.1:{port}", policy=policy)
+    retry = GitHubRetry(sleep=lambda s: None, requests=replace(REQUEST_RETRY, max_attempts=2))
+    storage = GitHubStorage("octo/memory", "t", api_url=f"http://127.0.0.1:{port}", retry=retry)
     with pytest.raises(TransientError, match="Could not reach GitHub"):
         storage.snapshot()
 

@@ -9,7 +9,7 @@ import pytest
 from core.errors import ConflictError
 from core.memory.paths import MemoryPath
 from core.storage.base import Put, Update, WriteBatch
-from core.storage.github_errors import RetryPolicy
+from core.storage.github_errors import GitHubRetry
 from tests.fakes.fake_github import FakeGitHub
 
 pytestmark = pytest.mark.contract
@@ -59,7 +59,7 @@ def test_a_concurrent_commit_is_merged_and_history_stays_linear(fake_github: Fak
 
 def test_conflict_retry_waits_a_jittered_backoff(fake_github: FakeGitHub) -> None:
     sleeps: list[float] = []
-    storage = fake_github.client(policy=RetryPolicy(sleep=sleeps.append, rng=random.Random(1)))
+    storage = fake_github.client(retry=GitHubRetry(sleep=sleeps.append, rng=random.Random(1)))
     fake_github.race_next_patch(racer("other"))
     storage.commit([Update(A, add_turn("mine"))], "Turn mine")
     assert len(sleeps) == 1 and 0.125 <= sleeps[0] <= 0.375
@@ -67,7 +67,7 @@ def test_conflict_retry_waits_a_jittered_backoff(fake_github: FakeGitHub) -> Non
 
 def test_conflict_exhaustion_raises_and_writes_nothing(fake_github: FakeGitHub) -> None:
     storage = fake_github.client()
-    attempts = storage.policy.conflict_attempts
+    attempts = storage.retry.conflicts.max_attempts
     fake_github.race_next_patch(racer("other"), times=attempts)
 
     with pytest.raises(ConflictError, match="wrote nothing"):

@@ -13,7 +13,7 @@ from core.clock import FixedClock
 from core.errors import RateLimitSpent
 from core.memory.paths import MemoryPath, core_md
 from core.storage.base import WriteBatch, request_budget
-from core.storage.github_errors import RetryPolicy
+from core.storage.github_errors import GitHubRetry
 from tests.fakes.fake_github import FakeGitHub
 from tests.fakes.fake_github_archive import tarball
 
@@ -89,7 +89,7 @@ def test_a_spent_budget_stops_with_the_limit_and_its_reset_and_sends_nothing_mor
 
 def test_a_403_rate_limit_answer_is_a_clean_stop_and_the_reset_lifts_it(fake_github: FakeGitHub) -> None:
     clock = FixedClock(datetime.now(UTC))
-    storage = fake_github.client(branch="main", policy=RetryPolicy(sleep=lambda s: None, clock=clock))
+    storage = fake_github.client(branch="main", retry=GitHubRetry(sleep=lambda s: None, clock=clock))
     fake_github.budget.set(remaining=0, reset_in=900)
     with pytest.raises(RateLimitSpent, match="resets at"):
         storage.snapshot()

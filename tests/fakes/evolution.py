@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from core.clock import FixedClock
-from core.llm.client import RetryPolicy
+from core.llm.client import MODEL_RETRY
 from core.llm.registry import BoundModel, ModelRegistry, ProviderConfig
 from core.memory.card.model import Anchor, Card, HorizonItem, NowItem, render_card
 from core.memory.paths import CARD, core_md
@@ -72,7 +73,9 @@ def worker(fake: FakeModelServer, clock: FixedClock, wire: str = "openai") -> Bo
         config = ProviderConfig(openai_base_url=fake.openai_base_url)
     else:
         config = ProviderConfig(anthropic_api_key="test-key", anthropic_base_url=fake.anthropic_base_url)
-    registry = ModelRegistry(config, clock=clock, sleep=lambda _: None, retry=RetryPolicy(attempts=1))
+    registry = ModelRegistry(
+        config, clock=clock, sleep=lambda _: None, retry=replace(MODEL_RETRY, max_attempts=1)
+    )
     return registry.resolve().worker
 
 

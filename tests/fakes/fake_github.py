@@ -30,7 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from core.storage.github import GitHubStorage
-from core.storage.github_errors import RetryPolicy
+from core.storage.github_errors import GitHubRetry
 from tests.fakes.fake_git import TREE_MODE, BareRepo, CommitInfo, FileChange, GitDataError
 from tests.fakes.fake_github_archive import tarball
 from tests.fakes.fake_github_limits import RateBudget, exceeded_message
@@ -116,8 +116,8 @@ class FakeGitHub:
         return f"{self.url}/repos/{self.owner}/{self.name}"
 
     def client(self, **kwargs: Any) -> GitHubStorage:
-        """A GitHubStorage pointed at this fake; never sleeps unless given a policy that does."""
-        kwargs.setdefault("policy", RetryPolicy(sleep=lambda s: None, rng=random.Random(7)))
+        """A GitHubStorage pointed at this fake; never sleeps unless given a retry that does."""
+        kwargs.setdefault("retry", GitHubRetry(sleep=lambda s: None, rng=random.Random(7)))
         kwargs.setdefault("api_url", self.url)
         return GitHubStorage(
             kwargs.pop("repo", f"{self.owner}/{self.name}"), kwargs.pop("token", self.token), **kwargs

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.errors import ModelError, ModelTransientError
-from core.llm.client import RetryingClient, RetryPolicy, complete
+from core.llm.client import MODEL_RETRY, RetryingClient, complete
 from core.llm.registry import Provider, default_client
 from core.llm.types import (
     AssistantMessage,
@@ -48,7 +50,10 @@ class Harness:
         provider = Provider(provider_id, kind.title(), api, "test-key", base, KINDS_ENV[kind])  # type: ignore[arg-type]
         self.kind, self.fake, self.sleeps = kind, fake, []
         self.client = RetryingClient(
-            default_client(provider), RetryPolicy(attempts=3), sleep=self.sleeps.append, rand=lambda: 0.5
+            default_client(provider),
+            replace(MODEL_RETRY, max_attempts=3),
+            sleep=self.sleeps.append,
+            rand=lambda: 0.5,
         )
 
     def request(self, *messages, **options) -> ModelRequest:

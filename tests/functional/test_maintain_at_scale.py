@@ -15,7 +15,7 @@ from core.search import recall, refresh_index
 from core.search.built_from import parse_built_from
 from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage
-from core.storage.github_errors import RetryPolicy
+from core.storage.github_errors import GitHubRetry
 from core.turn.deps import TurnDeps
 from core.turn.maintain import RESERVE, run_maintenance
 from core.turn.runstore import MemoryRunStore
@@ -51,7 +51,7 @@ def deps_for(storage: GitHubStorage, clock: FixedClock) -> TurnDeps:
 
 def client(fake: FakeGitHub, clock: FixedClock) -> GitHubStorage:
     """A fresh process's storage: cold caches; its retry policy reads the same clock."""
-    return fake.client(branch="main", policy=RetryPolicy(sleep=lambda s: None, clock=clock))
+    return fake.client(branch="main", retry=GitHubRetry(sleep=lambda s: None, clock=clock))
 
 
 def test_an_unchanged_memory_costs_a_handful_of_requests_in_a_fresh_process(fake_github: FakeGitHub) -> None:

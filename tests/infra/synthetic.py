@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import ConflictError, ModelError, ModelTransientError
-from core.turn.table import RetryRule, StepSpec
+from core.retry import RetryPolicy
+from core.turn.table import StepSpec
 from infra.workflow import Flow, ToolLoop
 
 CAP = 3
@@ -97,12 +98,12 @@ def after(state: dict[str, Any], deps: Deps) -> dict[str, Any]:
     return _out(state, next="end", after_done=True)
 
 
-TRANSIENT = RetryRule(("TransientError",), max_attempts=3, interval_seconds=1, backoff_rate=2)
+TRANSIENT = RetryPolicy(("TransientError",), max_attempts=3, interval_seconds=1, backoff_rate=2)
 STEPS = (
-    StepSpec("prepare", "Reading the timeline", prepare, (RetryRule(("ConflictError",), 3),)),
+    StepSpec("prepare", "Reading the timeline", prepare, (RetryPolicy(("ConflictError",), 3),)),
     StepSpec("respond", "Thinking", respond, (TRANSIENT,), timeout_seconds=600),
     StepSpec("tools", "Using tools", tools, (TRANSIENT,)),
-    StepSpec("finalize", "Saving the reply", finalize, (RetryRule(("ConflictError",), 4),)),
+    StepSpec("finalize", "Saving the reply", finalize, (RetryPolicy(("ConflictError",), 4),)),
     StepSpec("after", "Tidying up", after, (TRANSIENT,), best_effort=True),
 )
 TRANSITIONS = {

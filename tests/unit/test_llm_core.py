@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Annotated, Literal
 
 import pytest
@@ -21,7 +22,7 @@ from core.errors import (
 )
 from core.llm import errors
 from core.llm.assembly import parse_arguments
-from core.llm.client import RetryingClient, RetryPolicy, complete
+from core.llm.client import MODEL_RETRY, RetryingClient, complete
 from core.llm.tools import Tool, json_schema, spec_from_model
 from core.llm.types import (
     AssistantMessage,
@@ -52,11 +53,14 @@ def test_request_rejects_unknown_tool_choice_and_effort() -> None:
 
 
 def test_backoff_grows_with_jitter_and_honours_retry_after() -> None:
-    policy = RetryPolicy(base_delay=1.0, max_delay=5.0, retry_after_cap=20.0)
-    assert [policy.delay(n, None, 0.0) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 2.5]
-    assert [policy.delay(n, None, 0.999) for n in (1, 4)] == pytest.approx([0.9995, 4.9975])
-    assert policy.delay(1, 7.0, 0.3) == 7.0
-    assert policy.delay(1, 600.0, 0.3) == 20.0
+    policy = replace(
+        MODEL_RETRY, interval_seconds=1.0, max_delay_seconds=5.0, retry_after_cap=20.0, max_attempts=9
+    )
+    assert [policy.wait(n, 0.0) for n in (1, 2, 3, 4)] == [0.5, 1.0, 2.0, 2.5]
+    assert [policy.wait(n, 0.999) for n in (1, 4)] == pytest.approx([0.9995, 4.9975])
+    assert policy.wait(1, 0.3, retry_after=7.0) == 7.0
+    assert policy.wait(1, 0.3, retry_after=600.0) == 20.0
+    assert policy.wait(9, 0.3) is None
 
 
 class Scripted:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 import requests
@@ -15,7 +16,7 @@ from core.storage.base import blob_sha
 from core.storage.blobcache import BlobCache
 from core.storage.github import Entry, Listing
 from core.storage.github_errors import (
-    RetryPolicy,
+    REQUEST_RETRY,
     Target,
     classify,
     is_conflict,
@@ -51,9 +52,10 @@ def test_listing_after_a_commit_matches_what_git_would_list() -> None:
 
 
 def test_backoff_doubles_and_stays_jittered_within_bounds() -> None:
-    policy = RetryPolicy(base_delay=1.0, max_delay=4.0, rng=random.Random(5))
+    policy = replace(REQUEST_RETRY, interval_seconds=1.0, max_delay_seconds=4.0)
+    rng = random.Random(5)
     for attempt, nominal in ((1, 1.0), (2, 2.0), (3, 4.0), (6, 4.0)):
-        assert 0.5 * nominal <= policy.backoff(attempt) <= 1.5 * nominal
+        assert 0.5 * nominal <= policy.backoff(attempt, rng.random()) <= 1.5 * nominal
 
 
 def _gh(status: int, message: str = "", headers: dict[str, str] | None = None) -> GithubException:

@@ -9,12 +9,13 @@ import pytest
 
 from core.clock import FixedClock, SequentialIds
 from core.errors import ConflictError, InvalidInput, ModelTransientError
+from core.retry import RetryPolicy
 from core.storage.memory import InMemoryStorage
 from core.turn.deps import TurnDeps
 from core.turn.runner import backoff, run_turn
 from core.turn.runstore import MemoryRunStore, status_of
 from core.turn.sink import RunStoreSinks
-from core.turn.table import Flow, RetryRule, StepSpec
+from core.turn.table import Flow, StepSpec
 
 pytestmark = pytest.mark.unit
 
@@ -52,7 +53,7 @@ def go(d: TurnDeps, table: dict[str, StepSpec], sleep: Any) -> dict[str, Any]:
 
 
 RETRY = (
-    RetryRule(("ConflictError", "TransientError"), max_attempts=3, interval_seconds=1.5, backoff_rate=3.0),
+    RetryPolicy(("ConflictError", "TransientError"), max_attempts=3, interval_seconds=1.5, backoff_rate=3.0),
 )
 
 

@@ -19,8 +19,9 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from core.retry import RetryPolicy
 from core.turn.state import StepState
-from core.turn.table import END, Flow, RetryRule, StepInput, StepOutput, StepSpec, ToolLoop
+from core.turn.table import END, Flow, StepInput, StepOutput, StepSpec, ToolLoop
 
 TOOL_ROUND_CAP = 8
 FIRST_STEP = "save"
@@ -55,7 +56,7 @@ _STORAGE = ("ConflictError", "TransientError")
 _WITH_MODEL = (*_STORAGE, "ModelTransientError")
 
 
-def _step(name: str, label: str, retry: RetryRule, timeout: int, best_effort: bool = False) -> StepSpec:
+def _step(name: str, label: str, retry: RetryPolicy, timeout: int, best_effort: bool = False) -> StepSpec:
     run = _lazy(f"core.turn.steps.{name}", name)
     return StepSpec(name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout)
 
@@ -64,17 +65,17 @@ STEP_TABLE: dict[str, StepSpec] = {
     s.name: s
     for s in (
         # Storage only: no model can hold up or lose the user's words.
-        _step("save", "Saving your message", RetryRule(_STORAGE, 5, 0.5, 2.0), 60),
-        _step("close", "Closing the last slice", RetryRule(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
-        _step("evolve", "Updating your card", RetryRule(_WITH_MODEL, 3, 1.0, 2.0), 240, best_effort=True),
-        _step("analyze", "Reading the timeline", RetryRule(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
-        _step("respond", "Thinking", RetryRule(_STORAGE, 3, 2.0, 2.0), 300),
+        _step("save", "Saving your message", RetryPolicy(_STORAGE, 5, 0.5, 2.0), 60),
+        _step("close", "Closing the last slice", RetryPolicy(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
+        _step("evolve", "Updating your card", RetryPolicy(_WITH_MODEL, 3, 1.0, 2.0), 240, best_effort=True),
+        _step("analyze", "Reading the timeline", RetryPolicy(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
+        _step("respond", "Thinking", RetryPolicy(_STORAGE, 3, 2.0, 2.0), 300),
         # The worker's scan: a transient model error is retried here alone, under its own timeout.
-        _step("recall", "Searching memory", RetryRule(_WITH_MODEL, 3, 1.0, 2.0), 150, best_effort=True),
-        _step("tools", "Using tools", RetryRule(_STORAGE, 3, 1.0, 2.0), 300),
-        _step("finalize", "Saving the reply", RetryRule(_STORAGE, 5, 1.0, 2.0), 120),
+        _step("recall", "Searching memory", RetryPolicy(_WITH_MODEL, 3, 1.0, 2.0), 150, best_effort=True),
+        _step("tools", "Using tools", RetryPolicy(_STORAGE, 3, 1.0, 2.0), 300),
+        _step("finalize", "Saving the reply", RetryPolicy(_STORAGE, 5, 1.0, 2.0), 120),
         _step(
-            "after", "Tidying the memory", RetryRule(("ConflictError",), 2, 1.0, 2.0), 180, best_effort=True
+            "after", "Tidying the memory", RetryPolicy(("ConflictError",), 2, 1.0, 2.0), 180, best_effort=True
         ),
     )
 }
