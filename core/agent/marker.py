@@ -1,5 +1,6 @@
-"""The slice marker: the worker writes a slice's focus and one-line summary (docs/FORMAT.md "Frontmatter
-fields": `focus`, `summary`, `marked_by`).
+"""The slice marker: the worker writes a slice's focus and one-line summary.
+
+The fields are `focus`, `summary` and `marked_by` in docs/FORMAT.md "Frontmatter fields".
 
 Used by the dry-slice backfill and by maintenance when it closes a slice nobody marked. The
 worker sees the compressed conversation (first turn + last 10, 300 characters a turn, the last

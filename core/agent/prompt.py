@@ -1,5 +1,6 @@
-"""The main agent's system prompt, frozen for the life of a slice (docs/ARCHITECTURE.md "The prompt and the
-tools").
+"""The main agent's system prompt, frozen for the life of a slice.
+
+docs/ARCHITECTURE.md "The prompt and the tools" describes it.
 
 Layers, joined by blank lines (empty ones left out):
   L0  identity: character, who the agent assists (the card's Identity), standing rules

@@ -1,5 +1,6 @@
-"""Recall: the worker model scans the timeline and strands and files pointers (docs/RECALL.md "The worker
-scan").
+"""Recall: the worker model scans the timeline and strands and files pointers.
+
+docs/RECALL.md "The worker scan" describes it.
 
 `run_recall(ctx, query, call_id)` runs a bounded sub-agent on the WORKER model with the
 read-only tools of `recall_tools`, then filters its report: the current slice and ids that are

@@ -1,5 +1,6 @@
-"""What the recall scan's report goes through before the main model sees it (docs/RECALL.md "The worker
-scan").
+"""What the recall scan's report goes through before the main model sees it.
+
+docs/RECALL.md "The worker scan" describes the scan.
 
 Models write numbers as strings, leave fields out and invent slice ids. These helpers are
 tolerant where a model is sloppy and strict where a mistake would mislead: numbers are coerced

@@ -32,8 +32,8 @@ from core.llm.types import (
     UserMessage,
 )
 
-# Thinking-token budgets for models that take a fixed budget (docs/MODELS.md "Thinking and effort, per
-# provider"; "low" is ours).
+# Thinking-token budgets for models that take a fixed budget ("low" is ours);
+# docs/MODELS.md "Thinking and effort, per provider".
 THINKING_BUDGET = {"low": 4_000, "medium": 12_000, "high": 32_000}
 # Anthropic requires max_tokens; the product sets no output cap of its own, so leave room.
 DEFAULT_MAX_TOKENS = 16_000

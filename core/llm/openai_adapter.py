@@ -143,9 +143,8 @@ def chat_params(request: ModelRequest, info: ModelInfo, flavor: Flavor) -> dict[
 
 
 def thinking_params(flavor: Flavor, info: ModelInfo, thinking: bool, effort: str) -> dict[str, Any]:
-    """Reasoning options per flavour (docs/MODELS.md "Thinking and effort, per provider"); off is an
-    explicit "off"
-    wherever the provider has one."""
+    """Reasoning options per flavour (docs/MODELS.md "Thinking and effort, per provider"); off is
+    an explicit "off" wherever the provider has one."""
     if not info.supports_thinking or flavor in ("compatible", "plain"):
         return {}
     if flavor == "deepseek":

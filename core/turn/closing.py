@@ -51,9 +51,8 @@ def read_slice(reader: Reader, slice_id: str) -> Slice:
 
 
 def recover_active(reader: Reader, now: datetime) -> ActiveSlice | None:
-    """The active slice (docs/FORMAT.md "core.md": `status: active`); a legacy flat file already closed
-    into the folder layout
-    does not count (its closed copy wins)."""
+    """The active slice (docs/FORMAT.md "core.md": `status: active`); a legacy flat file already
+    closed into the folder layout does not count (its closed copy wins)."""
     active = find_active_slice(reader, now)
     if active is not None and active.legacy and reader.read(core_md(active.slice.slice_id)) is not None:
         return None

@@ -147,9 +147,8 @@ def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None,
 
 
 def turn_status(finish_reason: str, text: str) -> str:
-    """How the turn ended (docs/API.md "A turn's events"): done on a normal stop, interrupted when it was
-    cut short
-    but said something (or the user stopped it), else error."""
+    """How the turn ended (docs/API.md "A turn's events"): done on a normal stop, interrupted when
+    it was cut short but said something (or the user stopped it), else error."""
     if finish_reason == "stop":
         return "done"
     return "interrupted" if finish_reason == "interrupted" or text else "error"
