@@ -1,8 +1,9 @@
 """What the main model is sent: the current slice's conversation, then this turn's earlier rounds.
 
 History is trimmed to the slice (docs/ARCHITECTURE.md, step "respond"): earlier slices reach
-the model only through the frozen prompt and the memory tools. Consecutive turns of one role (a message that got no
-reply because no model was configured, say) are joined, since providers expect alternation.
+the model only through the frozen prompt and the memory tools. Consecutive turns of one role
+(a message that got no reply because no model was configured, say) are joined, since
+providers expect alternation.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ def slice_window(
     items: Sequence[T], role_of: Callable[[T], str], user_turns: int, max_messages: int
 ) -> list[T]:
     """The messages of the current slice (docs/ARCHITECTURE.md, step "respond"): from the N-th
-    user message counted from the end (N = the slice's user turns, at least 1), then at most `max_messages` of them,
-    starting with a user message."""
+    user message counted from the end (N = the slice's user turns, at least 1), then at most
+    `max_messages` of them, starting with a user message."""
     wanted = max(1, user_turns)
     start, seen = 0, 0
     for i in range(len(items) - 1, -1, -1):

@@ -4,8 +4,8 @@ Client → server (JSON text): `{"action": "turn.start", …the POST /api/turns 
 `{"action": "turn.follow", "turn_id": …, "after": SEQ}` (resume after a reconnect: exactly
 the events after SEQ), or `{"action": "turn.cancel", "turn_id": …}` (the stop button).
 Server → client: the turn's events (docs/API.md "A turn's events"), plus
-`{"type": "turn.accepted", "turn_id"}` after a start and `{"type": "error", "error", "message"}` for a refused message (the
-connection stays open). Authenticated at connect, like every route.
+`{"type": "turn.accepted", "turn_id"}` after a start and `{"type": "error", "error", "message"}`
+for a refused message (the connection stays open). Authenticated at connect, like every route.
 """
 
 from __future__ import annotations
