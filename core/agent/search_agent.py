@@ -6,8 +6,8 @@ playbook appended to its prompt at call time, never to the turn's frozen system 
 search again in its own words (at most `MAX_EXTRA_SEARCHES` more), and files a report: a short
 answer citing the results by number, a recommendation, up to three suggested pages, each a URL
 the searches showed. The tool text is that answer above the numbered results (the format the
-tool card and agent.md read). Without a worker, or when it files nothing usable, the results
-alone come back, as the backend gave them.
+tool card and agent.md read; only the results count as sources). Without a worker, when it files
+nothing usable, or when no search found anything, the results alone come back.
 """
 
 from __future__ import annotations
@@ -129,6 +129,6 @@ def web_search(ctx: ToolContext, backend: SearchBackend, query: str) -> str:
         monotonic=ctx.monotonic,
     )
     report = result.report if result.ok else None
-    if report is None or not report.answer.strip():
+    if report is None or not report.answer.strip() or not searches.results:
         return results_text(query, searches.results)
     return answer_text(query, report, searches.results)

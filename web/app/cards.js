@@ -158,9 +158,11 @@ function RecallBody({ recall, t, onOpenSlice }) {
 // webSearch numbers its results `[n] title` with the URL on the next line (core/web/search.py).
 const SOURCE_RE = /^\[(\d+)\] (.*)\n(https?:\/\/\S+)$/gm;
 
+// Only what follows the results' head counts: the search helper's answer above it is a model's text.
 export function webSources(output) {
   const text = typeof output === "string" ? output : "";
-  return [...text.matchAll(SOURCE_RE)].map((m) => ({ title: m[2], url: m[3] }));
+  const start = text.startsWith("Web results for ") ? 0 : text.lastIndexOf("\n\nWeb results for ");
+  return [...(start < 0 ? text : text.slice(start)).matchAll(SOURCE_RE)].map((m) => ({ title: m[2], url: m[3] }));
 }
 
 function SourcesBody({ item, t }) {

@@ -7,7 +7,7 @@ const RESULTS = "\n\nWeb results for ";
 export function webAnswer(output) {
   const text = typeof output === "string" ? output : "";
   if (!text.startsWith(HEAD)) return "";
-  const end = text.indexOf(RESULTS);
+  const end = text.lastIndexOf(RESULTS);
   const head = end < 0 ? text : text.slice(0, end);
   const firstBreak = head.indexOf("\n");
   return firstBreak < 0 ? "" : head.slice(firstBreak + 1).trim();
