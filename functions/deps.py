@@ -19,6 +19,7 @@ from core.turn.service import TurnInput, TurnService, TurnState
 from functions.settings import Settings
 
 if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
+    from core.turn.evolve_now import EvolveNowReport
     from functions.api.security import Security
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +61,8 @@ class Deps:
     maintenance: Callable[[], object] | None = None
     # What serve runs once at start: turns a dead process left behind, temporary files of a crash.
     recovery: Callable[[], object] | None = None
+    # "Evolve now" (core/turn/evolve_now.py): one run at a time; None where it is not offered.
+    evolve_now: Callable[[], EvolveNowReport] | None = None
 
 
 def build_storage(settings: Settings, memory_override: Path | None = None) -> Storage:
@@ -186,6 +189,7 @@ def build_deps(
     `in_process_turns` runs turns on threads of this process (the local server); where a turn
     must outlive the request (Lambda), the deployment supplies its own TurnService.
     """
+    from core.turn.evolve_now import EvolveNow
     from functions.llm import build_registry
     from functions.turn_deps import build_run_store, build_turn_deps
 
@@ -207,4 +211,5 @@ def build_deps(
         storage_kind=str(settings.storage),
         maintenance=scheduled_maintenance(turn_deps),
         recovery=startup_recovery(turn_deps) if in_process_turns and not storage.demo else None,
+        evolve_now=EvolveNow(turn_deps).run,
     )

@@ -49,6 +49,7 @@ const SHELL = [
   "app/lib/tool-labels.js",
   "app/lib/turn-client.js",
   "app/lib/urls.js",
+  "app/lib/web-answer.js",
   "app/main.js",
   "app/markdown.js",
   "app/navigation.js",

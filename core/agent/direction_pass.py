@@ -52,7 +52,11 @@ class DirectionOutcome:
 
 def _state(batch: WriteBatch) -> DirectionState:
     books = {a: batch.read(playbook_md(a)) for a in PLAYBOOK_AGENTS}
-    return DirectionState(read_direction(batch), books)
+    try:
+        ledger = f.parse_fitness(batch.read(FITNESS_JSON))
+    except InvalidInput:
+        ledger = f.Fitness()  # a damaged ledger costs the pass its signals, nothing more
+    return DirectionState(read_direction(batch), books, ledger)
 
 
 def evolve_direction(

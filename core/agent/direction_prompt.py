@@ -54,6 +54,28 @@ def _playbooks_section(session: DirectionSession) -> str:
     return "\n\n".join(parts)
 
 
+_SIGNAL_WORDS = {
+    "recall_verified": "a recall's finds were used (read or cited)",
+    "recall_reworked": "a recall was redone (reworded, or other slices read instead)",
+    "recall_repeated": "the same recall was asked twice in a turn",
+    "regenerate": "the user had an answer given again",
+    "message_edited": "the user edited a message and sent it again",
+    "stop": "the user stopped an answer",
+}
+
+
+def _signals_section(session: DirectionSession) -> str:
+    """What the code observed in this slice, counted by kind (evidence for recall and interaction)."""
+    counts: dict[str, int] = {}
+    for s in session.signals:
+        if s.kind in _SIGNAL_WORDS:
+            counts[s.kind] = counts.get(s.kind, 0) + 1
+    lines = [f"- {_SIGNAL_WORDS[k]}: {n}" for k, n in counts.items()]
+    return "## Observed in this slice (recorded by the code, not the user's words)\n" + (
+        "\n".join(lines) or "(nothing)"
+    )
+
+
 def build_prompt(
     session: DirectionSession, *, signal: str, turns: Sequence[Turn], focus_hint: str = ""
 ) -> str:
@@ -67,6 +89,7 @@ def build_prompt(
             why,
             _direction_section(session),
             _playbooks_section(session),
+            _signals_section(session),
             f"## The conversation ({session.slice_id})\n{conversation}",
             f"Make the changes the conversation supports, then call {REPORT_TOOL}.",
         ]

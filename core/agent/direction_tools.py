@@ -134,6 +134,7 @@ class DirectionSession(MutationSession):
         self.base_playbooks = dict(state.playbooks)
         self.playbooks = dict(state.playbooks)
         self.scores: list[f.Score] = []
+        self.signals = [x for x in state.fitness.signals if x.slice == slice_id]
         self.slice_id, self.now = slice_id, now
         self.today = local_date_key(now, timezone) or now.date().isoformat()
         self._slice_exists = slice_exists

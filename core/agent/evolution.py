@@ -191,7 +191,7 @@ def _write_back(p: _Pass, session: CardSession, result: RunResult[FinishReport])
         return EvolutionOutcome(False, reason=why, mutations=tuple(session.log), partial=partial)
     new_text = session.render()
     write_card(p.batch, new_text, f"evolve ({p.request.signal})")
-    if slice_exists(p.batch)(p.request.slice_id):
+    if p.request.snapshot and slice_exists(p.batch)(p.request.slice_id):
         p.batch.put(card_snapshot(p.request.slice_id), new_text)
     summary = collapse_ws(report.summary) if report else ""
     if not summary and legacy and not session.changed:

@@ -15,7 +15,7 @@ from core.memory.card.timing import CardTimeFlags, aged_line, overdue_line
 from core.memory.slice.model import Turn
 from core.text import utf16_len, utf16_slice
 
-Signal = Literal["slice_closed", "new_observation", "self_reflection"]
+Signal = Literal["slice_closed", "new_observation", "self_reflection", "on_request"]
 TURN_CAP = 600
 CONVERSATION_CAP = 12_000
 HEAD_TURNS, TAIL_TURNS = 1, 16
@@ -82,6 +82,11 @@ _SIGNAL_NOTES: dict[str, str] = {
     "self_reflection": (
         "A periodic review (current slice {slice_id}): tidy the card — aged Now items, overdue "
         "Horizon items, duplicates, entries that contradict each other — without inventing anything."
+    ),
+    "on_request": (
+        "The user asked for a review now. Learn from their most recent conversation (slice "
+        "{slice_id}) what it shows that lasts, and tidy what has aged — without inventing anything. "
+        "If the card already says it, change nothing."
     ),
 }
 

@@ -15,7 +15,9 @@ class EvolutionRequest:
     """One evolution pass: why it runs, the slice it is about, and the conversation to learn from.
 
     `slice_id` is the closed slice for `slice_closed`, else the current one; its `previously.md`
-    receives the evolved card. `force` writes the card back even when its substance is unchanged.
+    receives the evolved card (unless `snapshot` is False: a pass run on request after the slice
+    closed must not rewrite how the card stood then). `force` writes the card back even when its
+    substance is unchanged.
     """
 
     signal: Signal
@@ -25,6 +27,7 @@ class EvolutionRequest:
     focus_hint: str = ""
     timezone: str = "UTC"
     force: bool = False
+    snapshot: bool = True
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ class TimelineWindowArgs(BaseModel):
 def main_tools(ctx: ToolContext) -> list[Tool]:
     """Every tool of the main agent, bound to `ctx`, in the order of `TOOL_NAMES` (the web tools
     only when `ctx.web` provides them)."""
-    functions = (*_memory_readers(ctx), *_helpers(ctx), *web_tools(ctx.web))
+    functions = (*_memory_readers(ctx), *_helpers(ctx), *web_tools(ctx))
     tools = [Tool.from_function(fn) for fn in functions]
 
     def read_window(

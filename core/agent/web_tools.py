@@ -1,7 +1,8 @@
 """The main agent's web tools, offered only when the deployment gives the agent the web.
 
 webFetch reads one page (through the request-forgery guard); webSearch asks the configured
-search backend. Both return text the model cites by URL; refusals come back as `ERROR: …`.
+search backend, and the search helper (core/agent/search_agent.py) answers from the results.
+Both return text the model cites by URL; refusals come back as `ERROR: …`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from core.web import WebAccess
+from core.agent.search_agent import web_search
+from core.agent.tool_context import ToolContext
 from core.web.fetch import FetchRange, fetch_text
-from core.web.search import results_text
 
 WEB_TOOL_NAMES = ("webSearch", "webFetch")
 NO_WEB_NOTE = (
@@ -22,8 +23,9 @@ NO_WEB_NOTE = (
 )
 
 
-def web_tools(web: WebAccess | None) -> list[Callable[..., Any]]:
-    """The web tool functions `web` allows (none without a fetcher or a search backend)."""
+def web_tools(ctx: ToolContext) -> list[Callable[..., Any]]:
+    """The web tool functions `ctx.web` allows (none without a fetcher or a search backend)."""
+    web = ctx.web
     if web is None:
         return []
     out: list[Callable[..., Any]] = []
@@ -33,9 +35,10 @@ def web_tools(web: WebAccess | None) -> list[Callable[..., Any]]:
         def webSearch(
             query: Annotated[str, Field(min_length=1, description="what to look up, as you would type it")],
         ) -> str:
-            """Search the live web. Returns numbered results (title, URL, snippet). Cite the URLs you
-            rely on in your answer; open a promising page with webFetch before quoting it."""
-            return results_text(query, search.search(query))
+            """Search the live web. A search helper answers from the results, citing them; then come
+            the numbered results (title, URL, snippet). Cite the URLs you rely on in your answer;
+            open a promising page with webFetch before quoting it."""
+            return web_search(ctx, search, query)
 
         out.append(webSearch)
     if fetcher is not None:

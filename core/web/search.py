@@ -114,6 +114,9 @@ class BraveSearch:
         return [r for r in found if r][:MAX_RESULTS]
 
 
+RESULTS_HEAD = "Web results for "
+
+
 def results_text(query: str, results: list[SearchResult]) -> str:
     """The tool text of a search: numbered results the model cites by URL."""
     if not results:
@@ -122,10 +125,18 @@ def results_text(query: str, results: list[SearchResult]) -> str:
         f"[{n}] {r.title}\n{r.url}" + (f"\n{r.snippet}" if r.snippet else "")
         for n, r in enumerate(results, 1)
     ]
-    head = f'Web results for "{query}" (cite the URLs you rely on; webFetch reads a page in full):'
+    head = f'{RESULTS_HEAD}"{query}" (cite the URLs you rely on; webFetch reads a page in full):'
     return head + "\n\n" + "\n\n".join(blocks)
 
 
 def parse_sources(text: str) -> list[CitedSource]:
-    """The title/URL pairs of a `results_text` (as many as survive a cut), in order."""
-    return [CitedSource(m.group(2), m.group(3)) for m in _SOURCE_RE.finditer(text or "")]
+    """The title/URL pairs of a `results_text` (as many as survive a cut), in order.
+
+    Only what follows the results' head line counts, so text above it (the search helper's
+    answer, which a model wrote) can never pass for a source. The head is the last paragraph that
+    starts so: result blocks start with `[n]`, and their titles and snippets hold no line breaks.
+    """
+    text = text or ""
+    start = 0 if text.startswith(RESULTS_HEAD) else text.rfind("\n\n" + RESULTS_HEAD)
+    body = text[start:] if start >= 0 else text
+    return [CitedSource(m.group(2), m.group(3)) for m in _SOURCE_RE.finditer(body)]

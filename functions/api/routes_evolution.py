@@ -1,4 +1,4 @@
-"""The evolution layer: read it, reject a hypothesis, edit a playbook, undo (API.md, "Evolution")."""
+"""The evolution layer: read, reject a hypothesis, edit a playbook, undo, evolve now (API.md)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
+from core.errors import NotFound
 from core.memory.evolution.paths import DIRECTION_MD, playbook_md
 from core.memory.evolution.store import reject_hypothesis, set_playbook, undo_file
 from core.memory.evolution.view import EvolutionView, evolution_view
 from core.storage.base import WriteBatch
+from core.turn.evolve_now import EvolveNowReport
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody
 
@@ -73,3 +75,19 @@ def undo(target: UndoTarget, deps: DepsDep) -> EvolutionView:
     write = undo_file(batch, DIRECTION_MD if target == "direction" else playbook_md(target))
     batch.commit(write.message)
     return _view(deps)
+
+
+@router.post(
+    "/api/evolution/run",
+    dependencies=MUTATION,
+    responses={**ERRORS, 503: {"model": ErrorBody}},
+    response_model=EvolveNowReport,
+)
+def evolve_now(deps: DepsDep) -> EvolveNowReport:
+    """Run the card and direction passes on the newest conversation now; what changed, or why nothing did.
+
+    One run at a time (409 while one runs); refused (409 read_only) in the demo.
+    """
+    if deps.evolve_now is None:
+        raise NotFound("Evolve now is not offered by this server.")
+    return deps.evolve_now()

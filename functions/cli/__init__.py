@@ -19,6 +19,7 @@ COMMANDS = {
     "card": "cmd_card",
     "chat": "cmd_chat",
     "check": "cmd_check",
+    "evolve": "cmd_evolve",
     "export": "cmd_forget",
     "forget": "cmd_forget",
     "import": "cmd_import",

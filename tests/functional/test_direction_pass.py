@@ -10,6 +10,7 @@ from core.agent.direction_pass import DirectionOutcome, evolve_direction
 from core.agent.evolution import EvolutionRequest
 from core.clock import FixedClock
 from core.memory.evolution import direction as d
+from core.memory.evolution.fitness import Fitness, Signal, render_fitness
 from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md, undo_copy
 from core.memory.evolution.store import undo_file
 from core.storage.base import WriteBatch
@@ -202,3 +203,31 @@ def test_a_failed_pass_writes_nothing(fake_models: FakeModelServer, clock: Fixed
     outcome = run(storage, fake_models, clock)  # nothing scripted: the fake answers with an error
     assert outcome.error
     assert storage.files == before
+
+
+def test_the_slices_signals_reach_the_prompt_counted_and_others_do_not(
+    fake_models: FakeModelServer, clock: FixedClock
+) -> None:
+    signals = [Signal("recall_reworked", "t", CLOSED, "a"), Signal("recall_reworked", "t", CLOSED, "b"),
+               Signal("stop", "t", CLOSED, "c"), Signal("recall_verified", "t", OLDER, "d")]  # fmt: skip
+    storage = memory(extra={str(FITNESS_JSON): render_fitness(Fitness(signals=signals))})
+    fake_models.enqueue(done())
+    run(storage, fake_models, clock)
+    prompt = fake_models.model_requests()[0].last_user_text
+    section = prompt.split("## Observed in this slice", 1)[1].split("\n\n", 1)[0]
+    assert section.splitlines()[1:] == [
+        "- a recall was redone (reworded, or other slices read instead): 2",
+        "- the user stopped an answer: 1",
+    ]
+
+
+def test_a_damaged_ledger_leaves_the_pass_without_signals(
+    fake_models: FakeModelServer, clock: FixedClock
+) -> None:
+    storage = memory(extra={str(FITNESS_JSON): "{not json"})
+    fake_models.enqueue(done())
+    assert run(storage, fake_models, clock).error is None
+    assert "## Observed in this slice (recorded by the code, not the user's words)\n(nothing)" in (
+        fake_models.model_requests()[0].last_user_text
+    )
+    assert storage.files[FITNESS_JSON] == "{not json"

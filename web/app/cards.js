@@ -5,6 +5,7 @@ import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
 import { deniedReason, toolIcon, toolLabel } from "./lib/tool-labels.js";
+import { webAnswer } from "./lib/web-answer.js";
 
 /** The shared card: a header that toggles (role=button, aria-expanded) and a panel that is inert when shut. */
 export function Expandable({ header, children, canOpen = true, tone = "", testid, attrs = {}, subtitle = null }) {
@@ -157,15 +158,19 @@ function RecallBody({ recall, t, onOpenSlice }) {
 // webSearch numbers its results `[n] title` with the URL on the next line (core/web/search.py).
 const SOURCE_RE = /^\[(\d+)\] (.*)\n(https?:\/\/\S+)$/gm;
 
+// Only what follows the results' head counts: the search helper's answer above it is a model's text.
 export function webSources(output) {
   const text = typeof output === "string" ? output : "";
-  return [...text.matchAll(SOURCE_RE)].map((m) => ({ title: m[2], url: m[3] }));
+  const start = text.startsWith("Web results for ") ? 0 : text.lastIndexOf("\n\nWeb results for ");
+  return [...(start < 0 ? text : text.slice(start)).matchAll(SOURCE_RE)].map((m) => ({ title: m[2], url: m[3] }));
 }
 
 function SourcesBody({ item, t }) {
   const sources = webSources(item.output);
   if (sources.length === 0) return html`<pre class="tool-output">${outputText(item.output) || t("tool.noOutput")}</pre>`;
-  return html`<h4 class="panel-title">${t("tool.sources")}</h4>
+  const answer = webAnswer(item.output);
+  return html`${answer && html`<p class="web-answer" data-testid="web-answer">${answer}</p>`}
+    <h4 class="panel-title">${t("tool.sources")}</h4>
     <ol class="recall-list" data-testid="web-sources">
       ${sources.map(
         (s) => html`<li data-testid="web-source"><a href=${s.url} target="_blank" rel="noopener noreferrer">${s.title}</a>

@@ -3,7 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "./api.js";
 
-/** `{data, error, busy, notice, run}`; `run(request, doneText)` resolves true when it worked. */
+/** `{data, error, busy, notice, run, reload}`; `run(request, doneText)` resolves true when it worked. */
 export function useEditable(path, t) {
   const [data, setData] = useState(null);
   const [error, setError] = useState(null);
@@ -12,6 +12,8 @@ export function useEditable(path, t) {
   useEffect(() => {
     api.get(path).then(setData).catch(setError);
   }, []);
+  // Fetch again after a change made elsewhere (a request that does not return the new state).
+  const reload = async () => setData(await api.get(path));
   const run = async (request, done) => {
     setBusy(true);
     setNotice("");
@@ -26,5 +28,5 @@ export function useEditable(path, t) {
       setBusy(false);
     }
   };
-  return { data, error, busy, notice, run };
+  return { data, error, busy, notice, run, reload };
 }

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.recall_use import recall_uses
 from core.clock import iso
 from core.errors import InvalidInput
 from core.llm.types import AssistantMessage, ToolResult, Usage
@@ -142,8 +143,18 @@ def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None,
     batch.update(agent_md(slice_id), cognition.cognition_update(turn_id, now_iso, body))
     if deps.run_store.get(turn_id, CANCEL_KEY):  # the person pressed stop: a signal for the evolution layer
         record_signal(batch, Signal("stop", now_iso, slice_id, turn_id))
+    _record_recall_use(batch, rounds, slice_id, turn_id, now_iso)
     # Besides the analyzer's tags (strands), the agent turn changes no index: nothing else to write.
     batch.commit(f"Turn {turn_id} — agent response")
+
+
+def _record_recall_use(batch: WriteBatch, rounds: Rounds, slice_id: str, turn_id: str, now_iso: str) -> None:
+    """Whether this turn's recalls were used or redone (core/agent/recall_use.py), as ledger signals."""
+    reply = cognition.join_assistant_texts(m.text for m in rounds.assistant)
+    calls = [m.tool_calls for m in rounds.assistant]
+    for use in recall_uses(calls, rounds.results, reply, slice_id):
+        # keyed by turn and recall, so a re-run of this step records each verdict once
+        record_signal(batch, Signal(use.kind, now_iso, slice_id, f"{turn_id} recall {use.ordinal}"))
 
 
 def turn_status(finish_reason: str, text: str) -> str:
