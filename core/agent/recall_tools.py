@@ -164,7 +164,7 @@ def _strand(scope: RecallScope, announce: Callable[[str], None]) -> Callable[...
             return f'No strand named "{strand}". Known strands: {names}'
         announce(key)
         rels = {p for p in scope.strands[key] if isinstance(p, str)}
-        ids = sorted((i for i in map(paths.slice_id_from_rel, rels) if paths.is_slice_id(i)), reverse=True)
+        ids = sorted((s.dash for r in rels if (s := paths.SliceId.from_either(r))), reverse=True)
         shown = [f"{i} (current — never a hit)" if i == scope.current else i for i in ids[:STRAND_IDS]]
         more = f", newest {STRAND_IDS} shown" if len(ids) > STRAND_IDS else ""
         return f'Strand "{key}" appears in {len(ids)} slices{more}: ' + ", ".join(shown)

@@ -21,7 +21,6 @@ from core.memory.paths import (
     SLICES,
     MemoryPath,
     core_md,
-    day_dir,
     legacy_flat_md,
     parse_slice_id,
     slice_dir,
@@ -147,7 +146,8 @@ def tail_prefixes(newest: str, years_ahead: int = 20) -> list[MemoryPath]:
     """The folders that can hold slices newer than `newest`: from the month before it (slices
     may close out of order) to the end of its year by month, then the following years (a
     missing folder costs one lookup)."""
-    y, mo, _, _ = parse_slice_id(newest)
+    sid = parse_slice_id(newest)
+    y, mo = sid.year, sid.month
     months = [SLICES / f"{y}/{m:02d}" for m in range(max(1, int(mo) - 1), 13)]
     if mo == "01":
         months.insert(0, SLICES / f"{int(y) - 1}/12")
@@ -182,7 +182,7 @@ class _Existing:
     def _exists(self, sid: str) -> bool:
         if core_md(sid) in self.snapshot.list(slice_dir(sid)):
             return True
-        day = day_dir(*parse_slice_id(sid)[:3])
+        day = parse_slice_id(sid).day_dir
         files = self.days.get(day)
         if files is None:
             files = self.days[day] = set(self.snapshot.list(day))

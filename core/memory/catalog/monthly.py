@@ -40,8 +40,7 @@ def monthly_entry_from_catalog(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 def monthly_path(slice_id: str) -> paths.MemoryPath:
     """The index file of the slice's month."""
-    year, month, _, _ = paths.parse_slice_id(slice_id)
-    return paths.monthly_index(year, month)
+    return paths.SliceId.parse(slice_id).monthly_index
 
 
 def parse_monthly(text: str | None) -> tuple[list[dict[str, Any]], list[str]]:

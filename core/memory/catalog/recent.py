@@ -19,11 +19,11 @@ from core.memory.paths import (
     SLICES,
     STRANDS_JSON,
     MemoryPath,
+    PathKind,
+    SliceId,
+    classify,
     core_md,
     is_slice_id,
-    legacy_flat_slice_id,
-    parse_slice_id,
-    slice_id_from_rel,
 )
 from core.memory.slice.model import as_text, as_text_list, count_turns, parse_core_frontmatter, salvage_turns
 
@@ -97,13 +97,13 @@ def _listed_ids(view: Lister) -> dict[str, str | None]:
     """slice id → legacy flat path (None for the directory layout), from one listing."""
     found: dict[str, str | None] = {}
     for path in view.list(SLICES):
-        parts = path.value.split("/")
-        if path.value.endswith("/timeline/core.md") and len(parts) == 9:
-            sid = "-".join(parts[3:7])
-            if is_slice_id(sid):
-                found[sid] = None
-        elif (flat := legacy_flat_slice_id(path)) and flat not in found:
-            found[flat] = path.value
+        kind = classify(path)
+        if kind.slice_id is None:
+            continue
+        if kind.kind is PathKind.CORE_MD:
+            found[kind.slice_id.dash] = None
+        elif kind.kind is PathKind.LEGACY_FLAT and kind.slice_id.dash not in found:
+            found[kind.slice_id.dash] = path.value
     return found
 
 
@@ -148,8 +148,7 @@ def recent_slices(view: Lister, limit: int = 8) -> list[SliceInfo]:
 
 def _folder_start(sid: str) -> str:
     """The UTC minute a slice's folder names: its start, when the file cannot say."""
-    y, m, d, hm = parse_slice_id(sid)
-    return f"{y}-{m}-{d}T{hm[:2]}:{hm[2:]}:00.000Z"
+    return SliceId.parse(sid).start_iso
 
 
 def entry_of(info: SliceInfo) -> dict[str, Any]:
@@ -209,5 +208,5 @@ def strand_slices(view: Lister) -> dict[str, list[str]]:
     strands = load_strands(read_or_none(view, STRANDS_JSON))
     out: dict[str, list[str]] = {}
     for key, rels in strands.items():
-        out[key] = [sid for rel in rels if is_slice_id(sid := slice_id_from_rel(rel))]
+        out[key] = [sid.dash for rel in rels if (sid := SliceId.from_either(rel))]
     return out

@@ -7,7 +7,6 @@ re-read. In a turn the weave is throttled to once per 5 minutes unless forced.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -39,8 +38,6 @@ from core.memory.slice.model import Slice
 from core.storage.base import Reader, prefetch, version_of
 
 SEED_MONTHS = 24
-_SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
-_PREFIX = paths.SLICES.value + "/"
 _CATALOG_DIR = paths.MemoryPath(paths.CATALOG_JSON.parent)
 
 Progress = Callable[[], None]  # called once per slice read
@@ -78,9 +75,8 @@ def slice_ids_in(listing: Iterable[paths.MemoryPath]) -> list[str]:
     """The slice ids a listing of `memory/episodic/slices/` shows."""
     found: set[str] = set()
     for path in listing:
-        m = _SLICE_REL_RE.match(path.value[len(_PREFIX) :])
-        if m:
-            found.add("-".join(m.groups()))
+        if sid := paths.classify(path).folder_id:
+            found.add(sid.dash)
     return sorted(found)
 
 
