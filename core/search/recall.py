@@ -25,8 +25,9 @@ from core.memory.paths import (
     parse_slice_id,
     slice_dir,
 )
+from core.reltime import zone_or_utc
 from core.search import built_from
-from core.search.corpus import Corpus, zone
+from core.search.corpus import Corpus
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
 from core.search.segment import (
@@ -80,7 +81,7 @@ class OpenIndex:
 
     def search(self, question: str, k: int, now: datetime, tz: str | None = None) -> RecallResult:
         """Recall the `k` slices that best answer `question`, dates read against `now`."""
-        zone_info = zone(tz) if tz else self.default_tz
+        zone_info = zone_or_utc(tz) if tz else self.default_tz
         hits = self.engine.search(question, max(0, k), now, zone_info, self.keep)
         return RecallResult(hits, list(self.notes))
 
@@ -193,9 +194,9 @@ def _latest_zone(corpus: Corpus) -> ZoneInfo:
     """The user's zone as the newest slice recorded it (UTC when there is none)."""
     live = corpus.live_docs()
     if not live:
-        return zone(None)
+        return zone_or_utc(None)
     newest = max(live, key=lambda d: corpus.ids[d])
-    return zone(corpus.zones[newest])
+    return zone_or_utc(corpus.zones[newest])
 
 
 def recall(snapshot: Readable, question: str, k: int, clock: Clock, tz: str | None = None) -> RecallResult:
