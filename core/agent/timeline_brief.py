@@ -13,6 +13,7 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.timeline_md import slice_line
 from core.reltime import Instant, local_date_key, normalize_locale, rel_phrase, weekday_label
 from core.reltime_blocks import slice_start_iso
@@ -47,7 +48,7 @@ def brief_line(
     labels: str | None = None,
 ) -> str:
     """A pointer line with the date tag after the id; `labels` is the catalog's language."""
-    line = slice_line(entry, labels or normalize_locale(locale))
+    line = _line(entry, labels or normalize_locale(locale))
     head = f"- **{entry.get('id', '')}**"
     tag = id_tag(str(entry.get("id", "")), timezone, locale, now)
     return head + tag + line[len(head) :] if tag and line.startswith(head) else line
@@ -147,7 +148,12 @@ def paginate_lines(lines: Sequence[str], limit: int, page: int = 1) -> str:
 
 def paginate_entries(entries: Sequence[Entry], limit: int, page: int = 1, labels: str = "en") -> str:
     """A page of the catalog, newest first."""
-    return paginate_lines([slice_line(e, labels) for e in newest_first(entries)], limit, page)
+    return paginate_lines([_line(e, labels) for e in newest_first(entries)], limit, page)
+
+
+def _line(entry: Entry, labels: str) -> str:
+    typed = CatalogEntry.from_json(entry)
+    return slice_line(typed, labels) if typed else ""
 
 
 def pointer_lines(timeline_md: str) -> list[str]:
