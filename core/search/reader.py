@@ -35,7 +35,12 @@ class TurnText:
 
 @dataclass
 class SliceText:
-    """The parts of a slice the index reads."""
+    """The parts of a slice the index reads.
+
+    Not a `Slice`: it holds the words to search, not the record — the deterministic mark is
+    taken out of focus and summary (`_own_words`), loops and decisions are one `notes` list, and
+    a slice with broken YAML still has its turns here (the frontmatter fields left empty).
+    """
 
     slice_id: str
     start: str = ""

@@ -32,7 +32,11 @@ Entry = dict[str, Any]
 
 @dataclass(frozen=True)
 class SliceMeta:
-    """What the catalog needs of a core.md: its frontmatter mapping and its turn count."""
+    """What the catalog needs of a core.md: its frontmatter mapping and its turn count.
+
+    Not a `Slice`: the weave reads thousands of these, and a `MetaReader` may be swapped for a
+    cheaper one, so the frontmatter stays the loaded mapping and the turns are only counted.
+    """
 
     frontmatter: Mapping[str, Any]
     turn_count: int

@@ -26,7 +26,8 @@ from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
 
 @dataclass(frozen=True)
 class SliceDetail:
-    """A slice plus its side files; `cognition` maps round (turn) ids to their agent.md block."""
+    """A slice plus its side files (what the slice page shows); `cognition` maps round (turn)
+    ids to their agent.md block."""
 
     slice: Slice
     path: MemoryPath
