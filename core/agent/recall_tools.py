@@ -7,7 +7,7 @@ date windows, follows strands, and may ask the full-text index — then files po
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Annotated, Any
@@ -21,7 +21,9 @@ from core.agent.tool_context import ToolContext
 from core.errors import InvalidInput, PreviouslyError
 from core.llm.tools import Tool, spec_from_model
 from core.memory import paths
+from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.strands import Strands, find_matching, load_strands
+from core.memory.catalog.timeline_md import entries_of
 from core.reltime import normalize_locale
 from core.search import OpenIndex, open_index
 
@@ -63,8 +65,8 @@ class RecallScope:
         return settle_before(self.ctx.reader, index, self.current or "9999")
 
     @property
-    def entries(self) -> list[dict[str, Any]]:
-        return list((self.catalog or {}).get("slices") or [])
+    def entries(self) -> list[CatalogEntry]:
+        return entries_of(self.catalog or {})
 
     @cached_property
     def strands(self) -> Strands:
@@ -93,11 +95,11 @@ class RecallScope:
         except InvalidInput:
             return True  # it is there, only unreadable
 
-    def line(self, entry: Mapping[str, Any]) -> str:
+    def line(self, entry: CatalogEntry) -> str:
         """A pointer line with the local date, the current slice flagged."""
         loc = normalize_locale(self.ctx.locale)
         text = brief_line(entry, timezone=self.ctx.timezone, locale=loc, labels=loc)
-        return text + (" ← the current conversation (never a hit)" if entry.get("id") == self.current else "")
+        return text + (" ← the current conversation (never a hit)" if entry.id == self.current else "")
 
     def tools(self, progress: Progress) -> list[Tool]:
         """The worker's tools, reporting what they do through `progress`."""
