@@ -297,8 +297,7 @@ def _check_folders(folders: dict[str, set[str]]) -> list[Finding]:
                     folder, "error", "slice folder without timeline/core.md: it is left out of the catalog"
                 )
             )
-        _, mo, d, hm = sid.split("-")
-        if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31 and int(hm[:2]) < 24 and int(hm[2:]) < 60):
+        if paths.SliceId.parse(sid).started is None:
             found.append(Finding(folder, "warning", "the folder name is not a real UTC date and time"))
     return found
 
