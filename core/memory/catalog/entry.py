@@ -65,8 +65,8 @@ class CatalogEntry:
     # The object this entry was read from, the field values it read as, and the fields assigned
     # since (see `to_json`).
     stored: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    _read: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    _assigned: set[str] = field(default_factory=set, repr=False, compare=False)
+    _read: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _assigned: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
