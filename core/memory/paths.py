@@ -98,8 +98,9 @@ class SliceId:
     hhmm: str
 
     def __post_init__(self) -> None:
-        if _split_id("-".join((self.year, self.month, self.day, self.hhmm)), "-") is None:
-            raise InvalidInput(_bad_id("-".join(map(str, (self.year, self.month, self.day, self.hhmm)))))
+        parts = (self.year, self.month, self.day, self.hhmm)
+        if not all(isinstance(p, str) for p in parts) or _split_id("-".join(parts), "-") is None:
+            raise InvalidInput(_bad_id("-".join(map(str, parts))))
 
     @classmethod
     def parse(cls, text: str) -> SliceId:

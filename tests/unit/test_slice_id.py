@@ -64,6 +64,8 @@ def test_refused_forms(text: str) -> None:
         SliceId.parse(text)
     with pytest.raises(InvalidInput):
         SliceId("2026", "08", "16", "10000")
+    with pytest.raises(InvalidInput):
+        SliceId(2026, "08", "16", "1000")  # type: ignore[arg-type]
 
 
 def test_slash_and_either_forms_do_not_mix() -> None:
