@@ -40,10 +40,21 @@ def _zone_names() -> dict[str, str]:
     return {name.lower(): name for name in available_timezones()}
 
 
+def zone(tz: object) -> ZoneInfo | None:
+    """The IANA zone named `tz`, the one time-zone lookup of the code base.
+
+    Read like Intl does: surrounding spaces ignored, any case (`asia/shanghai`); an empty name
+    (or None) is UTC. Anything else — an unknown name, a folder of the zone database such as
+    `Asia`, a path (`../etc/passwd`), a value that is not a string — is None and never raises,
+    so the caller decides: refuse it (a request) or read it as UTC (`zone_or_utc`, stored data).
+    """
+    if tz is not None and not isinstance(tz, str):
+        return None
+    return _zone((tz or "").strip())
+
+
 @lru_cache(maxsize=64)
-def zone(tz: str | None) -> ZoneInfo | None:
-    """The IANA zone named `tz` (any case, like Intl); UTC for an empty name; None if unknown."""
-    name = (tz or "").strip()
+def _zone(name: str) -> ZoneInfo | None:
     if not name:
         return ZoneInfo("UTC")
     try:
@@ -53,7 +64,12 @@ def zone(tz: str | None) -> ZoneInfo | None:
         return ZoneInfo(canonical) if canonical else None
 
 
-def zone_name(tz: str | None) -> str:
+def zone_or_utc(tz: object) -> ZoneInfo:
+    """`zone`, with UTC for a name it does not know (zones read back from stored slices)."""
+    return zone(tz) or ZoneInfo("UTC")
+
+
+def zone_name(tz: object) -> str:
     """The canonical spelling of a known zone, else "UTC"."""
     found = zone(tz)
     return found.key if found is not None else "UTC"

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 from core.clock import try_parse_iso
+from core.memory.paths import SliceId
 from core.reltime import (
     Instant,
     date_anchors,
@@ -26,7 +27,6 @@ from core.reltime import (
 from core.text import js_round
 
 DAY_MS = 86_400_000
-_SLICE_REF_RE = re.compile(r"^(\d{4})[-/](\d{2})[-/](\d{2})[-/](\d{2})(\d{2})$")
 _TURN_TS_RE = re.compile(r"^(## Turn .*? — )(\d{4}-\d{2}-\d{2}T[^\s(（]+)", re.MULTILINE)
 _SINCE_RE = re.compile(r"(\|\s*since:\s*)(\d{4}-\d{2}-\d{2})")
 _BY_RE = re.compile(r"(—\s*by:\s*)(\d{4}-\d{2}-\d{2})")
@@ -37,11 +37,10 @@ _BY_RE = re.compile(r"(—\s*by:\s*)(\d{4}-\d{2}-\d{2})")
 
 def slice_start_iso(slice_id: str) -> str | None:
     """The UTC start minute of a slice id (`2026-08-07-0709` or `2026/08/07/0709`) as ISO."""
-    m = _SLICE_REF_RE.match((slice_id or "").strip())
-    if not m:
+    sid = SliceId.from_either((slice_id or "").strip())
+    if sid is None or sid.started is None:
         return None
-    text = f"{m.group(1)}-{m.group(2)}-{m.group(3)}T{m.group(4)}:{m.group(5)}:00.000Z"
-    return text if try_parse_iso(text) else None
+    return sid.start_iso
 
 
 @dataclass(frozen=True)

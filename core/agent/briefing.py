@@ -14,7 +14,8 @@ from core.errors import NotFound
 from core.memory.card.identity import parse_identity
 from core.memory.card.model import Card, overdue_horizon, render_card
 from core.memory.card.store import read_card
-from core.memory.catalog.recent import Lister, SliceInfo, recent_slices
+from core.memory.catalog.entry import CatalogEntry
+from core.memory.catalog.recent import Lister, recent_slices
 from core.memory.slice.model import Turn
 from core.memory.slice.slicer import fallback_opening, opening_line
 from core.memory.slice.view import read_slice_detail
@@ -95,7 +96,7 @@ _LOWER_FIRST = {
 }
 
 
-def _own_topic(s: SliceInfo) -> str:
+def _own_topic(s: CatalogEntry) -> str:
     """The focus or summary a model or the user wrote (not the deterministic fallback line)."""
     focus = js_trim(s.focus)
     if fallback_opening(focus) is not None:
@@ -108,15 +109,15 @@ def _quoted(opening: str) -> str:
     return f"“{opening}”" if opening else ""
 
 
-def _topic(s: SliceInfo, openings: Mapping[str, str]) -> str:
+def _topic(s: CatalogEntry, openings: Mapping[str, str]) -> str:
     """What the slice was about: its own topic, else the user's opening words, quoted."""
     own = _own_topic(s)
     if own:
         return own
-    return _quoted(fallback_opening(js_trim(s.focus)) or openings.get(s.slice_id, ""))
+    return _quoted(fallback_opening(js_trim(s.focus)) or openings.get(s.id, ""))
 
 
-def _last_topic(slices: Sequence[SliceInfo], openings: Mapping[str, str]) -> SliceInfo | None:
+def _last_topic(slices: Sequence[CatalogEntry], openings: Mapping[str, str]) -> CatalogEntry | None:
     """The newest slice (the one in progress too) with a topic of its own, else the newest
     slice whose opening words are known."""
     own = next((s for s in slices if _own_topic(s)), None)
@@ -140,7 +141,9 @@ def _dedupe_add(out: list[str], seen: set[str], item: str) -> None:
         out.append(js_trim(item))
 
 
-def open_loops(slices: Sequence[SliceInfo], card: Card | None, today: str, locale: str = "en") -> list[str]:
+def open_loops(
+    slices: Sequence[CatalogEntry], card: Card | None, today: str, locale: str = "en"
+) -> list[str]:
     """Up to four loops: the newest slice's, overdue Horizon items, then older slices' (deduplicated)."""
     words = _WORDS[normalize_locale(locale)]
     recent = list(slices[:LOOP_SLICES])
@@ -157,8 +160,8 @@ def open_loops(slices: Sequence[SliceInfo], card: Card | None, today: str, local
 
 
 def suggestions(
-    slices: Sequence[SliceInfo],
-    last: SliceInfo | None,
+    slices: Sequence[CatalogEntry],
+    last: CatalogEntry | None,
     has_loops: bool,
     locale: str = "en",
     openings: Mapping[str, str] | None = None,
@@ -204,7 +207,7 @@ def card_excerpt(card: Card | None) -> str | None:
 
 
 def build_briefing(
-    slices: Sequence[SliceInfo],
+    slices: Sequence[CatalogEntry],
     card_text: str | None,
     card: Card | None,
     now: datetime,
@@ -222,7 +225,7 @@ def build_briefing(
     return Briefing(
         name=(profile.name or profile.address_as or None) if profile else None,
         last_topic=_topic(last, known) if last else None,
-        last_slice_id=last.slice_id if last else None,
+        last_slice_id=last.id if last else None,
         open_loops=loops,
         suggestions=suggestions(slices, last, bool(loops), locale, known),
         card_excerpt=card_excerpt(card),
@@ -234,8 +237,8 @@ class Arrival:
     """What a returning user sees: the briefing, the newest slices, the open slice with its turns."""
 
     briefing: Briefing
-    recent: list[SliceInfo]
-    active: SliceInfo | None
+    recent: list[CatalogEntry]
+    active: CatalogEntry | None
     active_turns: list[Turn]
     empty: bool
 
@@ -249,14 +252,14 @@ def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "e
     turns: list[Turn] = []
     if active is not None:
         try:
-            turns = read_slice_detail(view, active.slice_id).slice.turns
+            turns = read_slice_detail(view, active.id).slice.turns
             active = replace(active, turn_count=len(turns))  # the catalog counts only at creation
         except NotFound:
             active = None
-    openings = {active.slice_id: opening_line(turns)} if active is not None else {}
+    openings = {active.id: opening_line(turns)} if active is not None else {}
     return Arrival(
         briefing=build_briefing(slices, stored.text, card, now, tz, locale, openings),
-        recent=[s for s in slices if active is None or s.slice_id != active.slice_id][:3],
+        recent=[s for s in slices if active is None or s.id != active.id][:3],
         active=active,
         active_turns=turns,
         empty=not slices and not stored.text,

@@ -15,7 +15,8 @@ from typing import Any
 from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
-from core.memory.catalog.index import entry_from_meta, is_dry, read_index, slice_meta
+from core.memory.catalog.entry import CatalogEntry, spread
+from core.memory.catalog.index import entry_from_meta, read_index, slice_meta
 from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.storage.base import Reader
 
@@ -69,18 +70,17 @@ def settle_before(view: Reader, index: Mapping[str, Any] | None, current_id: str
     if index is None:
         return None
     slices: list[Entry] = list(index.get("slices") or [])
-    ids = [str(e.get("id", "")) for e in slices]
-    lagging = [i for i, e in enumerate(slices) if e.get("status") != "closed" and ids[i] < current_id]
-    for i in sorted(lagging, key=ids.__getitem__, reverse=True)[:REFRESH_LIMIT]:
-        fresh = _entry_from_disk(view, ids[i])
-        if fresh is not None:
-            prior = slices[i]
-            keep = {"strands": prior.get("strands", []), "needs_marking": is_dry(fresh)}
-            slices[i] = {**prior, **fresh, **keep}
+    entries = [CatalogEntry.from_json(e) for e in slices]
+    lagging = [i for i, e in enumerate(entries) if e and not e.closed and e.id < current_id]
+    for i in sorted(lagging, key=lambda i: slices[i]["id"], reverse=True)[:REFRESH_LIMIT]:
+        prior = entries[i]
+        fresh = _entry_from_disk(view, slices[i]["id"])
+        if prior is not None and fresh is not None:
+            slices[i] = spread(prior, fresh).to_json()
     return {**index, "slices": slices}
 
 
-def _entry_from_disk(view: Reader, slice_id: str) -> Entry | None:
+def _entry_from_disk(view: Reader, slice_id: str) -> CatalogEntry | None:
     try:
         text = view.read(paths.core_md(slice_id))
         return None if text is None else entry_from_meta(slice_id, slice_meta(text))

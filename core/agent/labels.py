@@ -10,15 +10,15 @@ import calendar
 import json
 import re
 from collections.abc import Mapping
-from datetime import UTC, date, datetime
+from datetime import UTC, date
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.memory.paths import SliceId
 from core.reltime import normalize_locale, zone
 from core.text import utf16_len, utf16_slice
 
 QUERY_CHARS = 40
-_ID_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{2})(\d{2})$")
 _DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -182,13 +182,9 @@ def short_text(value: Any) -> str:
 
 def slice_when(slice_id: Any, locale: str = "en", tz: str | None = None) -> str:
     """`Jul 25 14:30` / `7月25日 14:30` for a slice id, in `tz` when given; "" for a bad id."""
-    m = _ID_RE.match(str(slice_id or ""))
-    if not m:
-        return ""
-    y, mo, d, hh, mm = (int(g) for g in m.groups())
-    try:
-        moment = datetime(y, mo, d, hh, mm, tzinfo=UTC)
-    except ValueError:
+    sid = SliceId.try_parse(slice_id)
+    moment = sid.started if sid else None
+    if moment is None:
         return ""
     if tz:
         moment = moment.astimezone(zone(tz) or UTC)

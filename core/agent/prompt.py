@@ -28,6 +28,7 @@ from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.card.timing import overdue_block
 from core.memory.catalog.strands import load_strands
+from core.memory.catalog.timeline_md import entries_of
 from core.memory.config import UserConfig
 from core.memory.slice.model import Slice
 from core.reltime_blocks import PrevSlice, continuity, slice_head_block, slice_start_iso
@@ -111,13 +112,8 @@ def _previous(index: Mapping[str, Any] | None, current_id: str, closed: Slice | 
     """The slice before the current one: the one closed this turn, else the newest closed before it."""
     if closed is not None and closed.slice_id < current_id:
         return PrevSlice(closed.slice_id, closed.focus, closed.start, closed.end)
-    earlier = [
-        e
-        for e in (index or {}).get("slices") or []
-        if e.get("status") == "closed" and str(e.get("id", "")) < current_id
-    ]
+    earlier = [e for e in entries_of(index or {}) if e.closed and e.id < current_id]
     if not earlier:
         return None
     e = newest(earlier, 1)[0]
-    text = {k: str(e.get(k) or "") for k in ("focus", "start", "end")}
-    return PrevSlice(str(e["id"]), **text)
+    return PrevSlice(e.id, e.focus, e.start, e.end)

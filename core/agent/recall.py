@@ -195,7 +195,8 @@ def _on_report(announce: Callable[[], None]) -> Callable[[StreamEvent], None]:
 
 def _canonical(slice_id: str) -> str:
     """Models sometimes write the folder form (2026/08/11/1115) or pad with spaces."""
-    return slice_id.strip().replace("/", "-")
+    sid = paths.SliceId.from_either(slice_id.strip())
+    return sid.dash if sid else slice_id.strip()
 
 
 def worker_report(scope: RecallScope, query: str, raw: RecallReportIn) -> RecallReport:

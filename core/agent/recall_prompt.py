@@ -45,7 +45,7 @@ def user_prompt(scope: RecallScope, query: str) -> str:
     ctx = scope.ctx
     lt = format_local_time(scope.now, ctx.timezone)
     entries = scope.entries
-    ids = sorted(str(e.get("id", "")) for e in entries)
+    ids = sorted(e.id for e in entries)
     lines = [
         f"Question: {query.strip()}",
         "",

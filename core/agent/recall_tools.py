@@ -7,7 +7,7 @@ date windows, follows strands, and may ask the full-text index — then files po
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Annotated, Any
@@ -21,7 +21,9 @@ from core.agent.tool_context import ToolContext
 from core.errors import InvalidInput, PreviouslyError
 from core.llm.tools import Tool, spec_from_model
 from core.memory import paths
+from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.strands import Strands, find_matching, load_strands
+from core.memory.catalog.timeline_md import entries_of
 from core.reltime import normalize_locale
 from core.search import OpenIndex, open_index
 
@@ -63,8 +65,8 @@ class RecallScope:
         return settle_before(self.ctx.reader, index, self.current or "9999")
 
     @property
-    def entries(self) -> list[dict[str, Any]]:
-        return list((self.catalog or {}).get("slices") or [])
+    def entries(self) -> list[CatalogEntry]:
+        return entries_of(self.catalog or {})
 
     @cached_property
     def strands(self) -> Strands:
@@ -93,11 +95,11 @@ class RecallScope:
         except InvalidInput:
             return True  # it is there, only unreadable
 
-    def line(self, entry: Mapping[str, Any]) -> str:
+    def line(self, entry: CatalogEntry) -> str:
         """A pointer line with the local date, the current slice flagged."""
         loc = normalize_locale(self.ctx.locale)
         text = brief_line(entry, timezone=self.ctx.timezone, locale=loc, labels=loc)
-        return text + (" ← the current conversation (never a hit)" if entry.get("id") == self.current else "")
+        return text + (" ← the current conversation (never a hit)" if entry.id == self.current else "")
 
     def tools(self, progress: Progress) -> list[Tool]:
         """The worker's tools, reporting what they do through `progress`."""
@@ -164,7 +166,7 @@ def _strand(scope: RecallScope, announce: Callable[[str], None]) -> Callable[...
             return f'No strand named "{strand}". Known strands: {names}'
         announce(key)
         rels = {p for p in scope.strands[key] if isinstance(p, str)}
-        ids = sorted((i for i in map(paths.slice_id_from_rel, rels) if paths.is_slice_id(i)), reverse=True)
+        ids = sorted((s.dash for r in rels if (s := paths.SliceId.from_either(r))), reverse=True)
         shown = [f"{i} (current — never a hit)" if i == scope.current else i for i in ids[:STRAND_IDS]]
         more = f", newest {STRAND_IDS} shown" if len(ids) > STRAND_IDS else ""
         return f'Strand "{key}" appears in {len(ids)} slices{more}: ' + ", ".join(shown)

@@ -48,13 +48,13 @@ class SliceRange(BaseModel):
 
 def require_slice_id(slice_id: str) -> str:
     """The id, trimmed; InvalidInput naming the format otherwise."""
-    sid = (slice_id or "").strip().replace("/", "-")
-    if not paths.is_slice_id(sid):
+    sid = paths.SliceId.from_either((slice_id or "").strip())
+    if sid is None:
         raise InvalidInput(
             f'"{slice_id}" is not a slice id. Slice ids are the UTC minute a slice began, '
             f"YYYY-MM-DD-HHMM (e.g. 2026-08-11-1115). {FIND_HINT}"
         )
-    return sid
+    return sid.dash
 
 
 def slice_text(ctx: ToolContext, slice_id: str) -> tuple[str, str]:

@@ -10,6 +10,8 @@ from core.agent.timeline_brief import brief_line, in_window
 from core.agent.tool_context import ToolContext
 from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput
+from core.memory.catalog.timeline_md import entries_of
+from core.memory.paths import SliceId
 from core.reltime import date_anchors, format_local_time, normalize_locale
 from core.reltime_blocks import slice_start_iso
 from core.text import js_round
@@ -71,14 +73,14 @@ def timeline_window(ctx: ToolContext, start: str | None, end: str | None, limit:
         raise InvalidInput(f"`from` ({a}) is after `to` ({b}). Swap them.")
     now = ctx.clock.now()
     index = settle_before(ctx.reader, read_catalog(ctx.reader, now), ctx.slice_id or "9999")
-    entries = list((index or {}).get("slices") or [])
+    entries = entries_of(index or {})
     span = f"{a or 'the beginning'} → {b or 'now'}"
     if not entries:
         return "The memory has no slices yet."
     picked = in_window(entries, a, b)
     if not picked:
-        ids = sorted(str(e.get("id", "")) for e in entries)
-        return f"No slices in {span}. The timeline runs from {ids[0][:10]} to {ids[-1][:10]} (UTC dates)."
+        ids = sorted(SliceId.parse(e.id) for e in entries)
+        return f"No slices in {span}. The timeline runs from {ids[0].date} to {ids[-1].date} (UTC dates)."
     shown = picked[: max(1, min(limit, WINDOW_MAX))]
     count = f"{len(picked)} slice{'s' if len(picked) != 1 else ''}"
     if len(shown) < len(picked):

@@ -13,14 +13,15 @@ import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.memory.catalog.timeline_md import slice_line
+from core.memory.catalog.entry import CatalogEntry
+from core.memory.catalog.timeline_md import entries_of, slice_line
+from core.memory.paths import SliceId
 from core.reltime import Instant, local_date_key, normalize_locale, rel_phrase, weekday_label
 from core.reltime_blocks import slice_start_iso
 
 RECENT = 10
 BRIEF_HEADING = "## Timeline (recent)"
 EMPTY_LINE = "- (empty — no slices yet)"
-Entry = Mapping[str, Any]
 
 
 def id_tag(slice_id: str, timezone: str | None, locale: str, now: Instant = None) -> str:
@@ -39,7 +40,7 @@ def id_tag(slice_id: str, timezone: str | None, locale: str, now: Instant = None
 
 
 def brief_line(
-    entry: Entry,
+    entry: CatalogEntry,
     *,
     timezone: str | None = None,
     locale: str = "zh",
@@ -48,21 +49,21 @@ def brief_line(
 ) -> str:
     """A pointer line with the date tag after the id; `labels` is the catalog's language."""
     line = slice_line(entry, labels or normalize_locale(locale))
-    head = f"- **{entry.get('id', '')}**"
-    tag = id_tag(str(entry.get("id", "")), timezone, locale, now)
+    head = f"- **{entry.id}**"
+    tag = id_tag(entry.id, timezone, locale, now)
     return head + tag + line[len(head) :] if tag and line.startswith(head) else line
 
 
-def _id(entry: Entry) -> str:
-    return str(entry.get("id", ""))
+def _id(entry: CatalogEntry) -> str:
+    return entry.id
 
 
-def newest_first(entries: Sequence[Entry]) -> list[Entry]:
+def newest_first(entries: Sequence[CatalogEntry]) -> list[CatalogEntry]:
     """Entries by id, newest first."""
     return sorted(entries, key=_id, reverse=True)
 
 
-def newest(entries: Iterable[Entry], n: int) -> list[Entry]:
+def newest(entries: Iterable[CatalogEntry], n: int) -> list[CatalogEntry]:
     """The `n` newest entries, newest first (without sorting a whole archive)."""
     return heapq.nlargest(max(0, n), entries, key=_id)
 
@@ -83,10 +84,10 @@ def timeline_brief(
     over that pool — the same text for every turn of the slice. Otherwise: the whole catalog,
     tags relative to `now`, totals from the catalog's counters.
     """
-    slices = [e for e in (index or {}).get("slices") or [] if isinstance(e, Mapping)]
+    slices = entries_of(index or {})
     if as_of is not None:
-        pool = [e for e in slices if e.get("status") == "closed" and str(e.get("id", "")) < as_of]
-        total, dry = len(pool), sum(1 for e in pool if e.get("needs_marking") is True)
+        pool = [e for e in slices if e.closed and e.id < as_of]
+        total, dry = len(pool), sum(1 for e in pool if e.needs_marking)
         now = None
     else:
         pool = slices
@@ -115,14 +116,10 @@ def _count(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def in_window(entries: Sequence[Entry], start: str | None, end: str | None) -> list[Entry]:
+def in_window(entries: Sequence[CatalogEntry], start: str | None, end: str | None) -> list[CatalogEntry]:
     """Entries whose UTC date (from the id) lies in [start, end] (either end open), newest first."""
-    picked = [
-        e
-        for e in entries
-        if (not start or str(e.get("id", ""))[:10] >= start) and (not end or str(e.get("id", ""))[:10] <= end)
-    ]
-    return newest_first(picked)
+    days = ((e, SliceId.parse(e.id).date) for e in entries)
+    return newest_first([e for e, day in days if (not start or day >= start) and (not end or day <= end)])
 
 
 def _page_header(shown: int, total: int, first: int) -> str:
@@ -145,7 +142,7 @@ def paginate_lines(lines: Sequence[str], limit: int, page: int = 1) -> str:
     return "\n".join([_page_header(len(shown), len(lines), first), *shown])
 
 
-def paginate_entries(entries: Sequence[Entry], limit: int, page: int = 1, labels: str = "en") -> str:
+def paginate_entries(entries: Sequence[CatalogEntry], limit: int, page: int = 1, labels: str = "en") -> str:
     """A page of the catalog, newest first."""
     return paginate_lines([slice_line(e, labels) for e in newest_first(entries)], limit, page)
 

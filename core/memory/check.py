@@ -25,7 +25,7 @@ from core.memory.catalog.strands import parse_strands
 from core.memory.config import parse_config
 from core.memory.damage import read_text
 from core.memory.evolution.check import check_evolution_file
-from core.memory.evolution.paths import is_evolution_path
+from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
 from core.memory.slice.model import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
 from core.storage.base import Reader
@@ -33,12 +33,7 @@ from core.storage.base import Reader
 Severity = Literal["error", "warning"]
 FileCheck = Callable[[str, str], list["Finding"]]
 
-_SLICES = paths.SLICES.value + "/"
-_SLICE_FILE_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/(.+)$")
-_SLICE_FILES = ("timeline/core.md", "timeline/agent.md", "timeline/appendix.md", "previously.md")
 _IMAGE_RE = re.compile(r"^images/[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\.b64$")
-_MONTHLY_RE = re.compile(r"^\d{4}/\d{2}/_index\.json$")
-_FLAT_RE = re.compile(r"^\d{4}/\d{2}/\d{2}/\d{4}\.md$")
 _LINE_RE = re.compile(r" at line (\d+)")
 
 
@@ -219,14 +214,12 @@ def check_memory(
     folders: dict[str, set[str]] = {}
     flats: set[str] = set()
     for path in listing:
-        rel = path.value[len(_SLICES) :] if path.value.startswith(_SLICES) else None
-        if rel is not None and _FLAT_RE.match(rel):
-            flats.add(rel[:-3])
-        elif rel is not None:
-            m = _SLICE_FILE_RE.match(rel)
-            if m:
-                folders.setdefault("-".join(m.groups()[:4]), set()).add(m.group(5))
-        report.findings.extend(_check_file(reader, path, rel, now))
+        kind = paths.classify(path)
+        if kind.kind is PathKind.LEGACY_FLAT and kind.slice_id:
+            flats.add(kind.slice_id.slash)
+        elif kind.folder_id:
+            folders.setdefault(kind.folder_id.dash, set()).add(kind.inner)
+        report.findings.extend(_check_file(reader, path, kind, now))
         if tick:
             tick()
     report.slices = len(folders)
@@ -243,44 +236,44 @@ def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding |
         return None, Finding(path.value, "error", exc.damage.problem)
 
 
-def _check_file(reader: Reader, path: paths.MemoryPath, rel: str | None, now: datetime) -> list[Finding]:
+_FIXED_CHECKS: dict[PathKind, FileCheck] = {
+    PathKind.STRANDS: check_strands,
+    PathKind.CATALOG: check_catalog,
+    PathKind.CONFIG: check_config,
+    PathKind.MONTHLY_INDEX: check_monthly,
+}
+
+
+def _check_file(reader: Reader, path: paths.MemoryPath, kind: PathClass, now: datetime) -> list[Finding]:
     text, problem = _read(reader, path)
     if problem or text is None:
         return [problem] if problem else []
     value = path.value
-    if rel is not None:
-        return _check_slice_tree_file(value, rel, text, now)
-    if value == paths.CARD.value:
+    if kind.slice_id or kind.kind is PathKind.SLICES_STRAY:
+        return _check_slice_tree_file(value, kind, text, now)
+    if kind.kind is PathKind.CARD:
         return check_card(value, text, now)
-    if is_evolution_path(path):
+    if kind.kind is PathKind.EVOLUTION:
         return [Finding(x.path, x.severity, x.message, x.line) for x in check_evolution_file(path, text, now)]
-    fixed: dict[str, FileCheck] = {
-        paths.STRANDS_JSON.value: check_strands,
-        paths.CATALOG_JSON.value: check_catalog,
-        paths.CONFIG_JSON.value: check_config,
-    }
-    check = fixed.get(value)
+    check = _FIXED_CHECKS.get(kind.kind)
     return check(value, text) if check else []
 
 
-def _check_slice_tree_file(value: str, rel: str, text: str, now: datetime) -> list[Finding]:
-    if _MONTHLY_RE.match(rel):
-        return check_monthly(value, text)
-    if _FLAT_RE.match(rel):
+def _check_slice_tree_file(value: str, kind: PathClass, text: str, now: datetime) -> list[Finding]:
+    sid = kind.slice_id
+    if kind.kind is PathKind.LEGACY_FLAT and sid:
         note = "legacy flat slice file: read only to recover an active slice, not in the catalog"
-        return [Finding(value, "warning", note), *check_core_md(value, text, rel[:-3].replace("/", "-"))]
-    m = _SLICE_FILE_RE.match(rel)
-    if not m:
+        return [Finding(value, "warning", note), *check_core_md(value, text, sid.dash)]
+    if sid is None:
         note = "not in a slice folder (expected YYYY/MM/DD/HHMM/…): the product never reads this file"
         return [Finding(value, "error", note)]
-    inner = m.group(5)
-    if inner == "timeline/core.md":
-        return check_core_md(value, text, "-".join(m.groups()[:4]))
-    if inner == "previously.md":
+    if kind.kind is PathKind.CORE_MD:
+        return check_core_md(value, text, sid.dash)
+    if kind.kind is PathKind.CARD_SNAPSHOT:
         return check_card(value, text, now)
-    if _IMAGE_RE.match(inner):
+    if _IMAGE_RE.match(kind.inner):
         return _check_image(value, text)
-    if inner not in _SLICE_FILES:
+    if kind.kind is PathKind.SLICE_FILE:
         return [Finding(value, "warning", "unexpected file in a slice folder; the product ignores it")]
     return []
 
@@ -304,8 +297,7 @@ def _check_folders(folders: dict[str, set[str]]) -> list[Finding]:
                     folder, "error", "slice folder without timeline/core.md: it is left out of the catalog"
                 )
             )
-        _, mo, d, hm = sid.split("-")
-        if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31 and int(hm[:2]) < 24 and int(hm[2:]) < 60):
+        if paths.SliceId.parse(sid).started is None:
             found.append(Finding(folder, "warning", "the folder name is not a real UTC date and time"))
     return found
 

@@ -58,13 +58,13 @@ def slice_files(view: Listing) -> dict[str, paths.MemoryPath]:
     found: dict[str, paths.MemoryPath] = {}
     flats: dict[str, paths.MemoryPath] = {}
     for path in view.list(paths.SLICES):
-        parts = path.value.split("/")
-        if path.value.endswith("/timeline/core.md") and len(parts) == 9:
-            sid = "-".join(parts[3:7])
-            if paths.is_slice_id(sid):
-                found[sid] = path
-        elif flat := paths.legacy_flat_slice_id(path):
-            flats[flat] = path
+        kind = paths.classify(path)
+        if kind.slice_id is None:
+            continue
+        if kind.kind is paths.PathKind.CORE_MD:
+            found[kind.slice_id.dash] = path
+        elif kind.kind is paths.PathKind.LEGACY_FLAT:
+            flats[kind.slice_id.dash] = path
     return {**flats, **found}
 
 

@@ -52,7 +52,7 @@ def export_zip(reader: Reader, out: IO[bytes], include_search: bool = False) -> 
     report = ExportReport(search_included=include_search)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in reader.list(paths.MEMORY):
-            if not include_search and path.is_under(paths.SEARCH_DIR):
+            if not include_search and paths.classify(path).kind is paths.PathKind.SEARCH:
                 continue
             try:
                 text = reader.read(path)

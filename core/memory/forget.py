@@ -250,5 +250,7 @@ def _scrub_update(slice_id: str, names: RefMatch, now: datetime, live: bool) -> 
 
 
 def _snapshots_from(batch: WriteBatch, slice_id: str) -> list[paths.MemoryPath]:
-    first = paths.slice_dir(slice_id).value
-    return [p for p in batch.list(paths.SLICES) if p.name == "previously.md" and p.value >= first]
+    """The card snapshots of this slice and every later one (they may have carried its refs on)."""
+    first = paths.SliceId.parse(slice_id)
+    found = ((p, paths.classify(p)) for p in batch.list(paths.SLICES))
+    return [p for p, c in found if c.kind is paths.PathKind.CARD_SNAPSHOT and (c.folder_id or first) >= first]

@@ -7,7 +7,9 @@ import paths from.
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
 
 from core.errors import InvalidInput
 from core.storage.paths import (
@@ -30,21 +32,22 @@ __all__ = [
     "ALLOWED_ROOTS",
     "MAX_FILE_BYTES",
     "MAX_INDEX_BYTES",
+    "SLICE_ID_PATTERN",
     "FileTooLarge",
     "MemoryPath",
+    "PathClass",
+    "PathKind",
+    "SliceId",
     "_reject_reason",
     "check_path",
     "check_size",
+    "classify",
     "is_protected",
     "normalize",
     "original_allows",
     "size_limit",
     "writable_path",
 ]
-
-# ASCII digits only, nothing after them (Python's `\d` takes any Unicode digit, `$` a final newline).
-_SLICE_ID_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9]{4})\Z")
-
 
 MEMORY = MemoryPath("memory")
 EPISODIC = MemoryPath("memory/episodic")
@@ -59,48 +62,175 @@ CONFIG_JSON = MemoryPath("memory/user/config.json")
 SEARCH_DIR = MemoryPath("memory/episodic/search")
 
 
-def parse_slice_id(slice_id: str) -> tuple[str, str, str, str]:
-    """Split `YYYY-MM-DD-HHMM` into its parts; InvalidInput for anything else."""
-    m = _SLICE_ID_RE.match(slice_id or "")
-    if not m:
-        raise InvalidInput(
-            f'Invalid slice id "{slice_id}". Expected YYYY-MM-DD-HHMM (UTC), e.g. 2026-08-11-1115.'
-        )
-    return m.group(1), m.group(2), m.group(3), m.group(4)
+# The same rule as a pattern, for the API's schema (tests/unit/test_slice_id.py keeps them equal).
+SLICE_ID_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}$"
 
 
-def is_slice_id(slice_id: str) -> bool:
-    return bool(_SLICE_ID_RE.match(slice_id or ""))
+def _digits(text: str, width: int) -> bool:
+    # ASCII only: `str.isdigit` and regex `\d` also take other scripts' digits (`２０２６`).
+    return len(text) == width and all("0" <= c <= "9" for c in text)
+
+
+def _split_id(text: object, sep: str) -> tuple[str, str, str, str] | None:
+    if not isinstance(text, str):
+        return None
+    parts = text.split(sep)
+    if len(parts) != 4 or not all(_digits(p, w) for p, w in zip(parts, (4, 2, 2, 4), strict=True)):
+        return None
+    return parts[0], parts[1], parts[2], parts[3]
+
+
+@dataclass(frozen=True, order=True)
+class SliceId:
+    """A slice's id, parsed once: the UTC minute its first message arrived (REFERENCE §1).
+
+    Two spellings: the dash form `YYYY-MM-DD-HHMM` (ids in frontmatter, routes, the catalog) and
+    the slash form `YYYY/MM/DD/HHMM` (its folder under `memory/episodic/slices/`, strands, refs).
+    Each part is exactly 4/2/2/4 ASCII digits; nothing else is an id — in particular not a
+    date-only `YYYY-MM-DD`, which the original mapped onto the day folder itself. The digits are
+    not checked against the calendar (the original accepted `2026-13-40-9999` as an id), so
+    `started` is None for such an id. Ordering is chronological (equal to the dash strings').
+    """
+
+    year: str
+    month: str
+    day: str
+    hhmm: str
+
+    def __post_init__(self) -> None:
+        parts = (self.year, self.month, self.day, self.hhmm)
+        if not all(isinstance(p, str) for p in parts) or _split_id("-".join(parts), "-") is None:
+            raise InvalidInput(_bad_id("-".join(map(str, parts))))
+
+    @classmethod
+    def parse(cls, text: str) -> SliceId:
+        """The dash form, or InvalidInput saying which form to use."""
+        parts = _split_id(text, "-")
+        if parts is None:
+            raise InvalidInput(_bad_id(text))
+        return cls(*parts)
+
+    @classmethod
+    def try_parse(cls, text: object) -> SliceId | None:
+        """The dash form, or None."""
+        parts = _split_id(text, "-")
+        return cls(*parts) if parts else None
+
+    @classmethod
+    def from_slash(cls, rel: object) -> SliceId | None:
+        """The slash form (a folder's path under the slices root), or None."""
+        parts = _split_id(rel, "/")
+        return cls(*parts) if parts else None
+
+    @classmethod
+    def from_either(cls, text: object) -> SliceId | None:
+        """Either form (refs and tool arguments accept both), or None. Separators are not mixed."""
+        return cls.try_parse(text) or cls.from_slash(text)
+
+    def __str__(self) -> str:
+        return self.dash
+
+    @property
+    def dash(self) -> str:
+        return f"{self.year}-{self.month}-{self.day}-{self.hhmm}"
+
+    @property
+    def slash(self) -> str:
+        return f"{self.year}/{self.month}/{self.day}/{self.hhmm}"
+
+    @property
+    def date(self) -> str:
+        """`YYYY-MM-DD`: the UTC day the slice began (the catalog's `date`)."""
+        return f"{self.year}-{self.month}-{self.day}"
+
+    @property
+    def start_iso(self) -> str:
+        """`YYYY-MM-DDTHH:MM:00.000Z`, spelt from the digits (also for an id `started` refuses)."""
+        return f"{self.date}T{self.hhmm[:2]}:{self.hhmm[2:]}:00.000Z"
+
+    @property
+    def started(self) -> datetime | None:
+        """The UTC minute the id names; None when its digits name no real minute."""
+        try:
+            hour, minute = int(self.hhmm[:2]), int(self.hhmm[2:])
+            return datetime(int(self.year), int(self.month), int(self.day), hour, minute, tzinfo=UTC)
+        except ValueError:
+            return None
+
+    @property
+    def dir(self) -> MemoryPath:
+        return SLICES / self.slash
+
+    @property
+    def core_md(self) -> MemoryPath:
+        return self.dir / "timeline/core.md"
+
+    @property
+    def agent_md(self) -> MemoryPath:
+        return self.dir / "timeline/agent.md"
+
+    @property
+    def appendix_md(self) -> MemoryPath:
+        return self.dir / "timeline/appendix.md"
+
+    @property
+    def card_snapshot(self) -> MemoryPath:
+        return self.dir / "previously.md"
+
+    @property
+    def day_dir(self) -> MemoryPath:
+        return day_dir(self.year, self.month, self.day)
+
+    @property
+    def legacy_flat_md(self) -> MemoryPath:
+        """A legacy flat slice file `…/YYYY/MM/DD/HHMM.md` (read-only compatibility)."""
+        return self.day_dir / f"{self.hhmm}.md"
+
+    @property
+    def monthly_index(self) -> MemoryPath:
+        return monthly_index(self.year, self.month)
+
+
+def _bad_id(text: object) -> str:
+    return f'Invalid slice id "{text}". Expected YYYY-MM-DD-HHMM (UTC), e.g. 2026-08-11-1115.'
+
+
+def parse_slice_id(slice_id: str) -> SliceId:
+    """The `SliceId` of a dash-form id; InvalidInput for anything else."""
+    return SliceId.parse(slice_id)
+
+
+def is_slice_id(slice_id: object) -> bool:
+    return SliceId.try_parse(slice_id) is not None
 
 
 def slice_rel(slice_id: str) -> str:
     """`2026-08-11-1115` → `2026/08/11/1115`."""
-    return "/".join(parse_slice_id(slice_id))
-
-
-def slice_id_from_rel(rel: str) -> str:
-    """`2026/08/11/1115` → `2026-08-11-1115`."""
-    return rel.replace("/", "-")
+    return SliceId.parse(slice_id).slash
 
 
 def slice_dir(slice_id: str) -> MemoryPath:
-    return SLICES / slice_rel(slice_id)
+    return SliceId.parse(slice_id).dir
 
 
 def core_md(slice_id: str) -> MemoryPath:
-    return slice_dir(slice_id) / "timeline/core.md"
+    return SliceId.parse(slice_id).core_md
 
 
 def agent_md(slice_id: str) -> MemoryPath:
-    return slice_dir(slice_id) / "timeline/agent.md"
+    return SliceId.parse(slice_id).agent_md
 
 
 def appendix_md(slice_id: str) -> MemoryPath:
-    return slice_dir(slice_id) / "timeline/appendix.md"
+    return SliceId.parse(slice_id).appendix_md
 
 
 def card_snapshot(slice_id: str) -> MemoryPath:
-    return slice_dir(slice_id) / "previously.md"
+    return SliceId.parse(slice_id).card_snapshot
+
+
+def legacy_flat_md(slice_id: str) -> MemoryPath:
+    return SliceId.parse(slice_id).legacy_flat_md
 
 
 def monthly_index(year: str, month: str) -> MemoryPath:
@@ -111,16 +241,97 @@ def day_dir(year: str, month: str, day: str) -> MemoryPath:
     return SLICES / f"{year}/{month}/{day}"
 
 
-_LEGACY_FLAT_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")
-
-
-def legacy_flat_md(slice_id: str) -> MemoryPath:
-    """A legacy flat slice file `…/YYYY/MM/DD/HHMM.md` (read-only compatibility)."""
-    year, month, day, hhmm = parse_slice_id(slice_id)
-    return day_dir(year, month, day) / f"{hhmm}.md"
-
-
 def legacy_flat_slice_id(path: MemoryPath | str) -> str | None:
     """The slice id a legacy flat file's path stands for, or None when it is not one."""
-    m = _LEGACY_FLAT_RE.match(str(path))
-    return "-".join(m.groups()) if m else None
+    found = classify(path)
+    return found.slice_id.dash if found.kind is PathKind.LEGACY_FLAT and found.slice_id else None
+
+
+class PathKind(StrEnum):
+    """What a file in a memory repository is (docs/FORMAT.md names each one)."""
+
+    CARD = "card"
+    CONFIG = "config"
+    STRANDS = "strands"
+    CATALOG = "catalog"
+    TIMELINE_MD = "timeline_md"
+    PENDING = "pending"
+    CATALOG_SHAS = "catalog_shas"
+    SEARCH = "search"
+    EVOLUTION = "evolution"
+    MONTHLY_INDEX = "monthly_index"
+    LEGACY_FLAT = "legacy_flat"
+    CORE_MD = "core_md"
+    AGENT_MD = "agent_md"
+    APPENDIX_MD = "appendix_md"
+    CARD_SNAPSHOT = "card_snapshot"
+    SLICE_FILE = "slice_file"  # any other file inside a slice folder (pictures, strays)
+    SLICES_STRAY = "slices_stray"  # under the slices root but in no slice folder
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class PathClass:
+    """`classify`'s answer: the kind, and for slice files the slice and the path inside its folder."""
+
+    kind: PathKind
+    slice_id: SliceId | None = None
+    inner: str = ""
+    month: tuple[str, str] | None = None  # (YYYY, MM) of a monthly index
+
+    @property
+    def folder_id(self) -> SliceId | None:
+        """The slice whose folder holds the file (None for a legacy flat file: it has no folder)."""
+        return self.slice_id if self.inner else None
+
+
+EVOLUTION_DIR = MemoryPath("memory/evolution")
+PLAYBOOKS_DIR = MemoryPath("memory/agent-playbooks")
+_FIXED = {
+    CARD.value: PathKind.CARD,
+    CONFIG_JSON.value: PathKind.CONFIG,
+    STRANDS_JSON.value: PathKind.STRANDS,
+    CATALOG_JSON.value: PathKind.CATALOG,
+    TIMELINE_MD.value: PathKind.TIMELINE_MD,
+    PENDING_JSON.value: PathKind.PENDING,
+    CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
+}
+_SLICE_INNER = {
+    "timeline/core.md": PathKind.CORE_MD,
+    "timeline/agent.md": PathKind.AGENT_MD,
+    "timeline/appendix.md": PathKind.APPENDIX_MD,
+    "previously.md": PathKind.CARD_SNAPSHOT,
+}
+
+
+def classify(path: MemoryPath | str) -> PathClass:
+    """What the file at `path` is; the one place that reads the layout back from a path."""
+    value = str(path)
+    if kind := _FIXED.get(value):
+        return PathClass(kind)
+    if _under(value, SEARCH_DIR):
+        return PathClass(PathKind.SEARCH)
+    if _under(value, EVOLUTION_DIR) or _under(value, PLAYBOOKS_DIR):
+        return PathClass(PathKind.EVOLUTION)
+    if not value.startswith(SLICES.value + "/"):
+        return PathClass(PathKind.OTHER)
+    return _classify_slice_tree(value[len(SLICES.value) + 1 :])
+
+
+def _under(value: str, root: MemoryPath) -> bool:
+    return value == root.value or value.startswith(root.value + "/")
+
+
+def _classify_slice_tree(rel: str) -> PathClass:
+    parts = rel.split("/")
+    if len(parts) == 3 and parts[2] == "_index.json" and _digits(parts[0], 4) and _digits(parts[1], 2):
+        return PathClass(PathKind.MONTHLY_INDEX, month=(parts[0], parts[1]))
+    if len(parts) == 4 and parts[3].endswith(".md"):
+        flat = SliceId.from_slash(rel[: -len(".md")])
+        if flat:
+            return PathClass(PathKind.LEGACY_FLAT, flat)
+    sid = SliceId.from_slash("/".join(parts[:4])) if len(parts) > 4 else None
+    if sid is None:
+        return PathClass(PathKind.SLICES_STRAY)
+    inner = "/".join(parts[4:])
+    return PathClass(_SLICE_INNER.get(inner, PathKind.SLICE_FILE), sid, inner)

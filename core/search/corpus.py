@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
 
 from core.clock import try_parse_iso
+from core.memory.paths import SliceId
 from core.search.postings import TermPostings, window_sums
 from core.search.segment import SegmentView, Stats, _ints
-
-
-def zone(name: str | None) -> ZoneInfo:
-    """An IANA zone, UTC for empty or unknown names."""
-    try:
-        return ZoneInfo(name) if name else ZoneInfo("UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
 
 
 def slice_instant(slice_id: str, start: str) -> datetime:
@@ -24,8 +17,10 @@ def slice_instant(slice_id: str, start: str) -> datetime:
     parsed = try_parse_iso(start)
     if parsed is not None:
         return parsed
-    y, mo, d, hm = slice_id.split("-")
-    return datetime(int(y), int(mo), int(d), int(hm[:2]), int(hm[2:]), tzinfo=UTC)
+    started = SliceId.parse(slice_id).started
+    if started is None:
+        raise ValueError(f"Slice {slice_id} has no readable start and its id names no real minute.")
+    return started
 
 
 @dataclass

@@ -6,18 +6,14 @@ and the turns are still indexed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.errors import SliceFormatError
-from core.memory.paths import SLICES, MemoryPath
+from core.memory.paths import SLICES, MemoryPath, PathKind, classify
 from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
 from core.memory.slice.slicer import FALLBACK_MARK, deterministic_mark
-
-_CORE_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})/timeline/core\.md$")
-_LEGACY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/(\d{2})/(\d{4})\.md$")
 
 
 class Readable(Protocol):
@@ -39,7 +35,12 @@ class TurnText:
 
 @dataclass
 class SliceText:
-    """The parts of a slice the index reads."""
+    """The parts of a slice the index reads.
+
+    Not a `Slice`: it holds the words to search, not the record — the deterministic mark is
+    taken out of focus and summary (`_own_words`), loops and decisions are one `notes` list, and
+    a slice with broken YAML still has its turns here (the frontmatter fields left empty).
+    """
 
     slice_id: str
     start: str = ""
@@ -62,11 +63,13 @@ def slice_paths(snapshot: Readable, prefixes: Sequence[MemoryPath] = (SLICES,)) 
     found: dict[str, MemoryPath] = {}
     legacy: dict[str, MemoryPath] = {}
     for path in (p for prefix in prefixes for p in snapshot.list(prefix)):
-        m = _CORE_RE.match(path.value)
-        if m:
-            found["-".join(m.groups())] = path
-        elif m := _LEGACY_RE.match(path.value):
-            legacy["-".join(m.groups())] = path
+        kind = classify(path)
+        if kind.slice_id is None:
+            continue
+        if kind.kind is PathKind.CORE_MD:
+            found[kind.slice_id.dash] = path
+        elif kind.kind is PathKind.LEGACY_FLAT:
+            legacy[kind.slice_id.dash] = path
     for sid, path in legacy.items():
         found.setdefault(sid, path)
     return found

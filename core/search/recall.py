@@ -21,13 +21,13 @@ from core.memory.paths import (
     SLICES,
     MemoryPath,
     core_md,
-    day_dir,
     legacy_flat_md,
     parse_slice_id,
     slice_dir,
 )
+from core.reltime import zone_or_utc
 from core.search import built_from
-from core.search.corpus import Corpus, zone
+from core.search.corpus import Corpus
 from core.search.engine import Engine, Hit
 from core.search.reader import Readable, read_slice, slice_paths
 from core.search.segment import (
@@ -81,7 +81,7 @@ class OpenIndex:
 
     def search(self, question: str, k: int, now: datetime, tz: str | None = None) -> RecallResult:
         """Recall the `k` slices that best answer `question`, dates read against `now`."""
-        zone_info = zone(tz) if tz else self.default_tz
+        zone_info = zone_or_utc(tz) if tz else self.default_tz
         hits = self.engine.search(question, max(0, k), now, zone_info, self.keep)
         return RecallResult(hits, list(self.notes))
 
@@ -147,7 +147,8 @@ def tail_prefixes(newest: str, years_ahead: int = 20) -> list[MemoryPath]:
     """The folders that can hold slices newer than `newest`: from the month before it (slices
     may close out of order) to the end of its year by month, then the following years (a
     missing folder costs one lookup)."""
-    y, mo, _, _ = parse_slice_id(newest)
+    sid = parse_slice_id(newest)
+    y, mo = sid.year, sid.month
     months = [SLICES / f"{y}/{m:02d}" for m in range(max(1, int(mo) - 1), 13)]
     if mo == "01":
         months.insert(0, SLICES / f"{int(y) - 1}/12")
@@ -182,7 +183,7 @@ class _Existing:
     def _exists(self, sid: str) -> bool:
         if core_md(sid) in self.snapshot.list(slice_dir(sid)):
             return True
-        day = day_dir(*parse_slice_id(sid)[:3])
+        day = parse_slice_id(sid).day_dir
         files = self.days.get(day)
         if files is None:
             files = self.days[day] = set(self.snapshot.list(day))
@@ -193,9 +194,9 @@ def _latest_zone(corpus: Corpus) -> ZoneInfo:
     """The user's zone as the newest slice recorded it (UTC when there is none)."""
     live = corpus.live_docs()
     if not live:
-        return zone(None)
+        return zone_or_utc(None)
     newest = max(live, key=lambda d: corpus.ids[d])
-    return zone(corpus.zones[newest])
+    return zone_or_utc(corpus.zones[newest])
 
 
 def recall(snapshot: Readable, question: str, k: int, clock: Clock, tz: str | None = None) -> RecallResult:

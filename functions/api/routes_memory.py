@@ -13,7 +13,8 @@ from pydantic import BaseModel
 from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
-from core.memory.catalog.recent import SliceInfo, catalog_slices, strand_slices, timeline
+from core.memory.catalog.entry import CatalogEntry
+from core.memory.catalog.recent import catalog_slices, strand_slices, timeline
 from core.memory.config_store import read_config
 from core.memory.slice.edit import DONE_LOOPS
 from core.memory.slice.flush import queue_flush
@@ -50,9 +51,9 @@ class FlushResult(BaseModel):
     demo: bool | None = None
 
 
-def _summary(s: SliceInfo) -> SliceSummary:
+def _summary(s: CatalogEntry) -> SliceSummary:
     return SliceSummary(
-        slice_id=s.slice_id,
+        slice_id=s.id,
         start=s.start,
         end=s.end or None,
         status=s.status,
@@ -177,7 +178,7 @@ def search(
     """Full-text search across every slice (the deterministic recall floor), best first."""
     snapshot = deps.storage.snapshot()
     hits = deps.search(snapshot, q, k, deps.clock.now())
-    known = {s.slice_id: s for s in catalog_slices(snapshot) or []}
+    known = {s.id: s for s in catalog_slices(snapshot) or []}
     out = []
     for h in hits:
         info = known.get(h["slice_id"])

@@ -11,9 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
+from core.memory.paths import SLICE_ID_PATTERN
+
 Effort = Literal["low", "medium", "high"]
 Locale = Literal["en", "zh"]
-SLICE_ID_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}$"  # ASCII digits only, as in JS
 # The shape of an IANA zone name; the server also checks that the zone exists.
 TIMEZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}$"
 

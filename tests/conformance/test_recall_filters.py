@@ -8,13 +8,12 @@ Not here: `effort_injection` (test_effort_injection.py), `should_run_card_evolut
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from github import GithubException
 
 from core.agent import recall_filters as f
 from core.agent.timeline_brief import paginate_entries, paginate_markdown
+from core.memory.catalog.entry import CatalogEntry
 from core.storage.github_errors import is_conflict
 from tests.conformance.vectors import Case, shape, vectors
 
@@ -45,14 +44,23 @@ def test_filter_known(case: Case) -> None:
     assert f.filter_known(unreadable, None) == unreadable
 
 
-def _entry(n: int) -> dict[str, Any]:
-    return {"id": f"2026-08-0{n + 1}-0900", "date": f"2026-08-0{n + 1}", "status": "closed",
-            "focus": f"f{n}", "summary": "", "tags": [], "turn_count": 2}  # fmt: skip
+def _entry(n: int) -> CatalogEntry | None:
+    day = f"2026-08-0{n + 1}"
+    raw = {
+        "id": f"{day}-0900",
+        "date": day,
+        "status": "closed",
+        "focus": f"f{n}",
+        "summary": "",
+        "tags": [],
+        "turn_count": 2,
+    }
+    return CatalogEntry.from_json(raw)
 
 
 @pytest.mark.parametrize("want", V.value("paginate_entries"))
 def test_paginate_entries(want: Case) -> None:
-    entries = [_entry(n) for n in range(3)]
+    entries = [e for n in range(3) if (e := _entry(n))]
     # The original's labels are Chinese ("2轮").
     assert paginate_entries(entries, 2, labels="zh") == want.data
 

@@ -10,9 +10,10 @@ from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.catalog.monthly import monthly_entry, upsert_monthly
 from core.memory.formats.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
+from core.memory.paths import SliceId
 from core.memory.slice.merge import merge_turns
 from core.memory.slice.model import KEY_ORDER, Slice, Turn, escaped, new_slice, parse_core_md, render_core_md
-from core.memory.slice.turns import apply_range, parse_doc, parse_slice_id, slice_turn_spans
+from core.memory.slice.turns import apply_range, parse_doc, slice_turn_spans
 from tests.conformance.slice_shapes import (
     SLICE,
     as_the_original_frames_it,
@@ -152,8 +153,9 @@ def test_apply_range(case: Case) -> None:
 
 @pytest.mark.parametrize("case", PARSER.cases("parse_slice_id", shape("id", "id parsed")))
 def test_parse_slice_id(case: Case) -> None:
-    parsed = parse_slice_id(case["id"])
-    assert (parsed._asdict() if parsed else None) == case["parsed"]
+    parsed = SliceId.try_parse(case["id"])
+    got = {"y": parsed.year, "m": parsed.month, "d": parsed.day, "hm": parsed.hhmm} if parsed else None
+    assert got == case["parsed"]
 
 
 @pytest.mark.parametrize("case", MERGE.cases("cases", shape("merge", "remote_raw local merged")))
@@ -202,7 +204,7 @@ def test_path_helpers_build_nothing_from_a_date_only_or_odd_id(sid: str) -> None
     for helper in (*helpers, paths.card_snapshot, paths.legacy_flat_md, paths.parse_slice_id):
         with pytest.raises(InvalidInput, match="Expected YYYY-MM-DD-HHMM"):
             helper(sid)
-    assert not paths.is_slice_id(sid) and parse_slice_id(sid) is None
+    assert not paths.is_slice_id(sid) and SliceId.try_parse(sid) is None
 
 
 def test_a_date_only_id_through_the_api_is_refused() -> None:

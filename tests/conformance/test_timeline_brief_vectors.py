@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from core.agent.timeline_brief import brief_line, id_tag, timeline_brief
+from core.memory.catalog.entry import CatalogEntry
 from tests.conformance.vectors import Case, shape, vectors
 
 V = vectors("timeline_render.json")
@@ -24,11 +25,14 @@ def test_id_tags(case: Case) -> None:
     assert id_tag(case["id"], tz, locale) == case["abs_tag"]
 
 
-def _line_entry(case: Case) -> dict[str, Any]:
+def _line_entry(case: Case) -> CatalogEntry:
     """A case's own `entry`, else the one behind the shared lines (the first slice_line entry, 14 turns)."""
-    if "entry" in case:
-        return dict(case["entry"])
-    return {**V.section("slice_line")[0]["entry"], "turn_count": 14}
+    raw = (
+        dict(case["entry"]) if "entry" in case else {**V.section("slice_line")[0]["entry"], "turn_count": 14}
+    )
+    entry = CatalogEntry.from_json(raw)
+    assert entry is not None, f"{case.where}: the entry has no valid slice id"
+    return entry
 
 
 def _known_opts(case: Case) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from core.clock import iso, parse_iso
+from core.clock import iso
 from core.memory import paths
 from core.memory.catalog.weave import weave_slice_strands, weave_timeline
 from core.memory.slice.model import Slice, Turn, render_core_md
@@ -25,8 +25,8 @@ def make_slice(
     evolution_summary: str = "",
 ) -> Slice:
     """A slice starting at its id's minute, turns 40 s apart; closed ones end at their last turn."""
-    y, mo, d, hm = paths.parse_slice_id(slice_id)
-    start = parse_iso(f"{y}-{mo}-{d}T{hm[:2]}:{hm[2:]}:00.000Z")
+    start = paths.SliceId.parse(slice_id).started
+    assert start is not None, f"{slice_id} names no real minute"
     made = [
         Turn(f"t{slice_id[-4:]}{i // 2}", iso(start + timedelta(seconds=40 * i)), role, text)
         for i, (role, text) in enumerate(turns)

@@ -7,7 +7,8 @@ import pytest
 from core.agent.briefing import arrival, build_briefing, shorten
 from core.clock import FixedClock
 from core.memory.card.model import parse_card
-from core.memory.catalog.recent import SliceInfo, recent_slices
+from core.memory.catalog.entry import CatalogEntry
+from core.memory.catalog.recent import recent_slices
 from core.memory.paths import CARD, core_md
 from core.storage.memory import InMemoryStorage
 from tests.unit.card_samples import CARD_TEXT
@@ -18,9 +19,9 @@ NOW = FixedClock.at("2026-08-11T11:15:00.000Z").now()
 
 def _s(
     sid: str, focus: str = "", loops: tuple[str, ...] = (), status: str = "closed", summary: str = ""
-) -> SliceInfo:
-    return SliceInfo(
-        slice_id=sid,
+) -> CatalogEntry:
+    return CatalogEntry(
+        id=sid,
         start=f"{sid[:10]}T00:00:00.000Z",
         status=status,
         focus=focus,
@@ -153,10 +154,10 @@ def test_arrival_reads_an_active_slice_without_a_catalog() -> None:
         {str(core_md("2026-08-11-1100")): core, str(core_md("2026-08-10-0900")): closed, str(CARD): CARD_TEXT}
     )
     state = arrival(storage.snapshot(), NOW)
-    assert state.active is not None and state.active.slice_id == "2026-08-11-1100"
+    assert state.active is not None and state.active.id == "2026-08-11-1100"
     assert [t.content for t in state.active_turns] == ["hello"]
     assert state.active.turn_count == 1
-    assert [s.slice_id for s in state.recent] == ["2026-08-10-0900"]
+    assert [s.id for s in state.recent] == ["2026-08-10-0900"]
     assert state.briefing.last_topic == "Move" and state.briefing.name == "Alex"
-    assert [s.slice_id for s in recent_slices(storage.snapshot(), 1)] == ["2026-08-11-1100"]
+    assert [s.id for s in recent_slices(storage.snapshot(), 1)] == ["2026-08-11-1100"]
     assert not state.empty

@@ -142,3 +142,13 @@ def test_check_flags_header_shaped_lines_an_unescaped_file_cannot_tell_apart() -
     assert (10, "turn zz is older than the turn before it") in messages
     assert (18, "a second agent turn a1") in messages
     assert any("inside a turn" in f.message and f.line == 20 for f in found)
+
+
+ODD_MINUTES = [("2026-02-30-0900", False), ("2026-13-01-0900", False), ("2026-08-01-2460", False)]
+
+
+@pytest.mark.parametrize(("sid", "real"), [*ODD_MINUTES, ("2028-02-29-2359", True)])
+def test_a_folder_that_names_no_real_minute_is_a_warning(sid: str, real: bool) -> None:
+    report = _check({str(paths.core_md(sid)): _core(sid, "odd")})
+    warned = [m for p, _, m in _only(report, "warnings") if p == paths.slice_dir(sid).value]
+    assert warned == ([] if real else ["the folder name is not a real UTC date and time"])

@@ -106,3 +106,40 @@ def test_english_card_annotations_use_a_space() -> None:
     card = "- a | since: 2026-08-14\n- b — by: 2026-08-18 — refs: [x]"
     got = blocks.annotate_card_times(card, NOW, "Asia/Shanghai", "en")
     assert got == "- a | since: 2026-08-14 (3 days ago)\n- b — by: 2026-08-18 (due tomorrow) — refs: [x]"
+
+
+@pytest.mark.parametrize(
+    ("tz", "key"),
+    [
+        ("Asia/Shanghai", "Asia/Shanghai"),
+        ("  asia/SHANGHAI ", "Asia/Shanghai"),
+        ("", "UTC"),
+        (None, "UTC"),
+        ("Asia", None),  # a folder of the zone database, not a zone (ZoneInfo raises IsADirectoryError)
+        ("Not/AZone", None),
+        ("../etc/passwd", None),
+        ("/etc/localtime", None),
+        ("\x00", None),
+        (["Asia/Shanghai"], None),  # not a string (stored frontmatter can hold anything)
+        (8, None),
+    ],
+)
+def test_one_zone_lookup_never_raises(tz: object, key: str | None) -> None:
+    found = reltime.zone(tz)
+    assert (found.key if found else None) == key
+    assert reltime.zone_or_utc(tz).key == (key or "UTC")
+    assert reltime.zone_name(tz) == (key or "UTC")
+
+
+@pytest.mark.parametrize("stored", ["Asia", "asia/shanghai", "Not/AZone"])
+def test_search_reads_a_stored_zone_through_the_same_lookup(stored: str) -> None:
+    """The recall index had a lookup of its own that raised on `Asia`; a slice's zone is data."""
+    from core.search.recall import open_index
+    from tests.fakes.slices import slice_text, storage_with
+
+    sid = "2026-08-11-1000"
+    storage = storage_with({sid: slice_text(sid, [("user", "booked flights to Reykjavik")], timezone=stored)})
+    index = open_index(storage.snapshot())
+    now = datetime(2026, 8, 11, 11, 0, tzinfo=UTC)
+    assert [h.slice_id for h in index.search("Reykjavik", 1, now).hits] == ["2026-08-11-1000"]
+    assert [h.slice_id for h in index.search("Reykjavik", 1, now, tz=stored).hits] == ["2026-08-11-1000"]

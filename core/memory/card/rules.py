@@ -13,6 +13,7 @@ from datetime import date
 from typing import Literal
 
 from core.memory.card import model as c
+from core.memory.paths import SliceId
 from core.text import js_trim, utf16_len, utf16_slice
 
 ProblemKind = Literal[
@@ -31,8 +32,8 @@ ProblemKind = Literal[
 
 # A ref names a slice (UTC minute) and optionally one turn in it. Turn ids are base64url, so
 # `-` and `_` are allowed in the turn part (the original's pattern refused them).
-_SLASH_REF_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})(?:-([A-Za-z0-9_-]+))?$")
-_DASH_REF_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(\d{4})(?:-([A-Za-z0-9_-]+))?$")
+_TURN_PART_RE = re.compile(r"-([A-Za-z0-9_-]+)\Z")
+_ID_CHARS = len("YYYY-MM-DD-HHMM")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _OVERRIDE_RE = re.compile(r"\boverrides\s*[:=]", re.IGNORECASE)
 _MEMORY_TOOLS_RULE = "reading slices and calling recall are how memory is consulted"
@@ -88,18 +89,28 @@ def truncate(text: str, limit: int) -> str:
 
 def ref_slice_id(ref: str) -> str | None:
     """The slice id (`YYYY-MM-DD-HHMM`) a slash- or dash-form ref points into."""
-    m = _SLASH_REF_RE.match(ref) or _DASH_REF_RE.match(ref)
-    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}-{m.group(4)}" if m else None
+    split = _split_ref(ref)
+    return split[0].dash if split else None
 
 
 def normalize_ref(ref: str) -> str | None:
     """A ref in slash form (`2026/08/07/0709[-turn]`); None when it is not a ref."""
     value = js_trim(ref or "")
-    m = _SLASH_REF_RE.match(value) or _DASH_REF_RE.match(value)
-    if not m:
+    split = _split_ref(value)
+    if not split:
         return None
-    turn = f"-{m.group(5)}" if m.group(5) else ""
-    return f"{m.group(1)}/{m.group(2)}/{m.group(3)}/{m.group(4)}{turn}"
+    sid, turn = split
+    return f"{sid.slash}-{turn}" if turn else sid.slash
+
+
+def _split_ref(ref: str) -> tuple[SliceId, str] | None:
+    """A ref's slice (slash or dash form) and its optional `-<turn>` part ("" when absent)."""
+    sid = SliceId.from_either(ref[:_ID_CHARS])
+    rest = ref[_ID_CHARS:]
+    turn = _TURN_PART_RE.match(rest) if rest else None
+    if sid is None or (rest and turn is None):
+        return None
+    return sid, turn[1] if turn else ""
 
 
 def check_refs(

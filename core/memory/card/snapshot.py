@@ -8,18 +8,16 @@ to the live card goes through `write_card`, so the text it replaces stays as the
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta
 
 from core.clock import Clock, iso
 from core.memory.card.migrate import to_current_card
 from core.memory.card.model import is_card, new_card, render_card
 from core.memory.card.store import write_card
-from core.memory.paths import CARD, card_snapshot, day_dir
+from core.memory.paths import CARD, PathKind, card_snapshot, classify, day_dir
 from core.storage.base import WriteBatch
 
 SEED_DAYS = 30
-_SNAPSHOT_RE = re.compile(r"^memory/episodic/slices/\d{4}/\d{2}/\d{2}/(\d{4})/previously\.md$")
 
 
 def upgrade_card_text(text: str, slice_id: str, now: datetime) -> str:
@@ -37,8 +35,8 @@ def newest_snapshot(batch: WriteBatch, now: datetime, days: int = SEED_DAYS) -> 
     for back in range(days):
         day = (now - timedelta(days=back)).date()
         folder = day_dir(f"{day.year:04d}", f"{day.month:02d}", f"{day.day:02d}")
-        found = [(m.group(1), p) for p in batch.list(folder) if (m := _SNAPSHOT_RE.match(p.value))]
-        for _, path in sorted(found, reverse=True):
+        found = [p for p in batch.list(folder) if classify(p).kind is PathKind.CARD_SNAPSHOT]
+        for path in sorted(found, reverse=True):
             text = batch.read(path)
             if text and text.strip():
                 return text

@@ -16,9 +16,11 @@ from typing import Any
 from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.pending import overlay, parse_pending
 from core.memory.catalog.timeline_md import render_timeline_md
 from core.memory.formats import jsjson
+from core.memory.paths import SliceId
 from core.memory.slice.model import Slice, as_text, as_text_list, parse_frontmatter
 from core.memory.slice.turns import count_turns
 from core.storage.base import Reader
@@ -30,7 +32,11 @@ Entry = dict[str, Any]
 
 @dataclass(frozen=True)
 class SliceMeta:
-    """What the catalog needs of a core.md: its frontmatter mapping and its turn count."""
+    """What the catalog needs of a core.md: its frontmatter mapping and its turn count.
+
+    Not a `Slice`: the weave reads thousands of these, and a `MetaReader` may be swapped for a
+    cheaper one, so the frontmatter stays the loaded mapping and the turns are only counted.
+    """
 
     frontmatter: Mapping[str, Any]
     turn_count: int
@@ -49,29 +55,30 @@ def coerce_list(value: Any) -> list[str]:
     return [text for text in as_text_list(value) if text]
 
 
-def entry_from_meta(slice_id: str, meta: SliceMeta) -> Entry:
+def entry_from_meta(slice_id: str, meta: SliceMeta) -> CatalogEntry:
     """A fresh catalog entry from a slice file (strands are resolved later)."""
     fm = meta.frontmatter
-    day = slice_id[:10]
-    entry: Entry = {
-        "id": slice_id,
-        "date": day,
-        "start": as_text(fm.get("start")) or f"{day}T00:00:00.000Z",
-    }
-    end = as_text(fm.get("end"))
-    if end:
-        entry["end"] = end
-    entry["turn_count"] = meta.turn_count
+    sid = SliceId.parse(slice_id)
+    entry = CatalogEntry(
+        id=sid.dash,
+        date=sid.date,
+        start=as_text(fm.get("start")) or f"{sid.date}T00:00:00.000Z",
+        end=as_text(fm.get("end")),
+        turn_count=meta.turn_count,
+    )
     return _finish_entry(entry, fm)
 
 
-def entry_from_slice(s: Slice, strands: Sequence[str] = ()) -> Entry:
+def entry_from_slice(s: Slice, strands: Sequence[str] = ()) -> CatalogEntry:
     """A catalog entry from an in-memory slice (the upsert of a slice being written)."""
-    day = s.slice_id[:10]
-    entry: Entry = {"id": s.slice_id, "date": day, "start": s.start or f"{day}T00:00:00.000Z"}
-    if s.end:
-        entry["end"] = s.end
-    entry["turn_count"] = len(s.turns)
+    sid = SliceId.parse(s.slice_id)
+    entry = CatalogEntry(
+        id=sid.dash,
+        date=sid.date,
+        start=s.start or f"{sid.date}T00:00:00.000Z",
+        end=s.end,
+        turn_count=len(s.turns),
+    )
     fm = {
         "status": s.status,
         "focus": s.focus,
@@ -84,43 +91,37 @@ def entry_from_slice(s: Slice, strands: Sequence[str] = ()) -> Entry:
     return _finish_entry(entry, fm, list(strands))
 
 
-def _finish_entry(entry: Entry, fm: Mapping[str, Any], strands: list[str] | None = None) -> Entry:
-    entry["status"] = "closed" if fm.get("status") == "closed" else "active"
-    entry["focus"] = as_text(fm.get("focus"))
-    entry["summary"] = as_text(fm.get("summary"))
-    entry["tags"] = coerce_list(fm.get("tags"))
-    tone = as_text(fm.get("emotional_tone"))
-    if tone:
-        entry["tone"] = tone
-    entry["open_loops"] = coerce_list(fm.get("open_loops"))
-    entry["decisions"] = coerce_list(fm.get("decisions"))
-    entry["strands"] = strands or []
-    entry["needs_marking"] = is_dry(entry)
+def _finish_entry(
+    entry: CatalogEntry, fm: Mapping[str, Any], strands: list[str] | None = None
+) -> CatalogEntry:
+    entry.status = "closed" if fm.get("status") == "closed" else "active"
+    entry.focus = as_text(fm.get("focus"))
+    entry.summary = as_text(fm.get("summary"))
+    entry.tags = coerce_list(fm.get("tags"))
+    entry.tone = as_text(fm.get("emotional_tone"))
+    entry.open_loops = coerce_list(fm.get("open_loops"))
+    entry.decisions = coerce_list(fm.get("decisions"))
+    entry.strands = strands or []
+    entry.needs_marking = entry.dry
     return entry
 
 
-def entry_from_monthly(m: Mapping[str, Any]) -> Entry:
+def entry_from_monthly(m: Mapping[str, Any]) -> CatalogEntry:
     """A catalog entry migrated from a monthly index (no turn count, end or tone there)."""
-    sid = str(m["id"])
-    entry: Entry = {
-        "id": sid,
-        "date": sid[:10],
-        "start": as_text(m.get("start")) or f"{sid[:10]}T00:00:00.000Z",
-        "status": "closed" if m.get("status") == "closed" else "active",
-        "focus": as_text(m.get("focus")),
-        "summary": as_text(m.get("summary")),
-        "tags": coerce_list(m.get("tags")),
-        "open_loops": coerce_list(m.get("open_loops")),
-        "decisions": coerce_list(m.get("decisions")),
-        "strands": [],
-    }
-    entry["needs_marking"] = is_dry(entry)
+    sid = SliceId.parse(str(m["id"]))
+    entry = CatalogEntry(
+        id=sid.dash,
+        date=sid.date,
+        start=as_text(m.get("start")) or f"{sid.date}T00:00:00.000Z",
+        status="closed" if m.get("status") == "closed" else "active",
+        focus=as_text(m.get("focus")),
+        summary=as_text(m.get("summary")),
+        tags=coerce_list(m.get("tags")),
+        open_loops=coerce_list(m.get("open_loops")),
+        decisions=coerce_list(m.get("decisions")),
+    )
+    entry.needs_marking = entry.dry
     return entry
-
-
-def is_dry(entry: Mapping[str, Any]) -> bool:
-    """A slice with neither focus nor summary still needs marking."""
-    return not entry.get("focus") and not entry.get("summary")
 
 
 # ------------------------------------------------------------------ index.json

@@ -40,8 +40,7 @@ def monthly_entry_from_catalog(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 def monthly_path(slice_id: str) -> paths.MemoryPath:
     """The index file of the slice's month."""
-    year, month, _, _ = paths.parse_slice_id(slice_id)
-    return paths.monthly_index(year, month)
+    return paths.SliceId.parse(slice_id).monthly_index
 
 
 def parse_monthly(text: str | None) -> tuple[list[dict[str, Any]], list[str]]:
@@ -75,8 +74,7 @@ def upsert_monthly(text: str | None, entry: Mapping[str, Any]) -> str:
     entries, _ = parse_monthly(text)
     kept = [e for e in entries if e["id"] != entry["id"]]
     kept.append(dict(entry))
-    sid = str(entry["id"])
-    return render_monthly(f"{sid[:4]}-{sid[5:7]}", kept)
+    return render_monthly(_month(str(entry["id"])), kept)
 
 
 def remove_monthly(text: str | None, slice_id: str) -> str | None:
@@ -84,4 +82,10 @@ def remove_monthly(text: str | None, slice_id: str) -> str | None:
     entries, _ = parse_monthly(text)
     if not any(e["id"] == slice_id for e in entries):
         return None
-    return render_monthly(f"{slice_id[:4]}-{slice_id[5:7]}", [e for e in entries if e["id"] != slice_id])
+    return render_monthly(_month(slice_id), [e for e in entries if e["id"] != slice_id])
+
+
+def _month(slice_id: str) -> str:
+    """`YYYY-MM`: the month a slice belongs to (the file's `month` key)."""
+    sid = paths.SliceId.parse(slice_id)
+    return f"{sid.year}-{sid.month}"

@@ -6,7 +6,6 @@ monthly indexes are rebuilt from what the slices say. No model runs and nothing 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,8 +18,7 @@ from core.memory.catalog.strands import parse_strands, rebuild_strands, render_s
 from core.memory.catalog.weave import Progress, WeaveResult, Writer, meta_loader, slice_ids_in, weave_catalog
 from core.storage.base import prefetch
 
-_MONTHLY_RE = re.compile(r"^memory/episodic/slices/(\d{4})/(\d{2})/_index\.json$")
-_FLAT_RE = re.compile(r"^memory/episodic/slices/(\d{4}/\d{2}/\d{2}/\d{4})\.md$")
+_FLAT = paths.PathKind.LEGACY_FLAT
 
 
 @dataclass(frozen=True)
@@ -59,7 +57,7 @@ def rebuild_indexes(
     if on_total:
         on_total(len(slice_ids))
     # Every slice and every file the rebuild compares with: one archive download on GitHub.
-    derived = [p for p in listing if _MONTHLY_RE.match(p.value)]
+    derived = [p for p in listing if paths.classify(p).kind is paths.PathKind.MONTHLY_INDEX]
     derived += [paths.CATALOG_JSON, paths.TIMELINE_MD, paths.STRANDS_JSON]
     prefetch(batch, [*(paths.core_md(sid) for sid in slice_ids), *derived])
     load = meta_loader(batch, read_meta, progress)
@@ -68,7 +66,8 @@ def rebuild_indexes(
     old_strands = read_or_none(batch, paths.STRANDS_JSON)
     strands, _ = parse_strands(old_strands)
     existing = [(paths.slice_rel(sid), _tags(metas[sid])) for sid in slice_ids]
-    existing += [(m.group(1), []) for p in listing if (m := _FLAT_RE.match(p.value))]
+    flat_ids = [c.slice_id for p in listing if (c := paths.classify(p)).kind is _FLAT and c.slice_id]
+    existing += [(sid.slash, []) for sid in flat_ids]
     rebuilt = rebuild_strands(strands, existing)
     if rebuilt.strands or old_strands is not None:
         batch.put(paths.STRANDS_JSON, render_strands(rebuilt.strands))
@@ -102,12 +101,11 @@ def _rebuild_months(batch: Writer, entries: list[dict[str, Any]], listing: list[
     """Write every month's index from the catalog; months left without slices become empty."""
     by_month: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for entry in entries:
-        year, month, _, _ = paths.parse_slice_id(entry["id"])
-        by_month.setdefault((year, month), []).append(monthly_entry_from_catalog(entry))
+        sid = paths.SliceId.parse(entry["id"])
+        by_month.setdefault((sid.year, sid.month), []).append(monthly_entry_from_catalog(entry))
     for path in listing:
-        m = _MONTHLY_RE.match(path.value)
-        if m:
-            by_month.setdefault((m.group(1), m.group(2)), [])
+        if folder := paths.classify(path).month:
+            by_month.setdefault(folder, [])
     for (year, month), month_entries in sorted(by_month.items()):
         batch.put(paths.monthly_index(year, month), render_monthly(f"{year}-{month}", month_entries))
     return len(by_month)

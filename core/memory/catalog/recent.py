@@ -7,11 +7,10 @@ one written by hand) the slice files themselves are listed and the newest read.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.errors import DamagedFile, SliceFormatError
+from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.index import read_index, read_or_none
 from core.memory.catalog.strands import load_strands
 from core.memory.damage import read_text
@@ -19,13 +18,12 @@ from core.memory.paths import (
     SLICES,
     STRANDS_JSON,
     MemoryPath,
+    PathKind,
+    SliceId,
+    classify,
     core_md,
-    is_slice_id,
-    legacy_flat_slice_id,
-    parse_slice_id,
-    slice_id_from_rel,
 )
-from core.memory.slice.model import as_text, as_text_list, count_turns, parse_core_frontmatter, salvage_turns
+from core.memory.slice.model import as_text, count_turns, parse_core_frontmatter, salvage_turns
 
 
 class Lister(Protocol):
@@ -36,93 +34,59 @@ class Lister(Protocol):
     def list(self, prefix: MemoryPath) -> list[MemoryPath]: ...
 
 
-@dataclass(frozen=True)
-class SliceInfo:
-    """What the briefing needs of one slice."""
-
-    slice_id: str
-    start: str = ""
-    end: str = ""
-    status: str = "active"
-    focus: str = ""
-    summary: str = ""
-    open_loops: list[str] = field(default_factory=list)
-    decisions: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    turn_count: int | None = None
-    timezone: str = ""
-    problem: str = ""  # why the slice file cannot be read whole (core/memory/damage.py)
-
-    @property
-    def closed(self) -> bool:
-        return self.status == "closed"
-
-
-def _from_entry(entry: Mapping[str, Any]) -> SliceInfo | None:
-    sid = entry.get("id")
-    if not isinstance(sid, str) or not is_slice_id(sid):
-        return None
-    count = entry.get("turn_count")
-    return SliceInfo(
-        slice_id=sid,
-        start=as_text(entry.get("start")),
-        end=as_text(entry.get("end")),
-        status=as_text(entry.get("status")) or "active",
-        focus=as_text(entry.get("focus")),
-        summary=as_text(entry.get("summary")),
-        open_loops=as_text_list(entry.get("open_loops")),
-        decisions=as_text_list(entry.get("decisions")),
-        tags=as_text_list(entry.get("tags")),
-        turn_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
-        timezone=as_text(entry.get("timezone")),
-    )
-
-
 def catalog_entries(view: Lister) -> list[dict[str, Any]] | None:
     """The catalog's entries as stored (valid ids only); None when there is no readable catalog."""
     index = read_index(view)
     return None if index is None else list(index["slices"])
 
 
-def catalog_slices(view: Lister) -> list[SliceInfo] | None:
+def catalog_slices(view: Lister) -> list[CatalogEntry] | None:
     """Every catalog entry, oldest first; None when there is no readable catalog."""
     entries = catalog_entries(view)
     if entries is None:
         return None
-    infos = [info for e in entries if (info := _from_entry(e))]
-    return sorted(infos, key=lambda i: (i.start, i.slice_id))
+    infos = [info for e in entries if (info := CatalogEntry.from_json(e))]
+    return sorted(infos, key=lambda i: (i.start, i.id))
 
 
 def _listed_ids(view: Lister) -> dict[str, str | None]:
     """slice id → legacy flat path (None for the directory layout), from one listing."""
     found: dict[str, str | None] = {}
     for path in view.list(SLICES):
-        parts = path.value.split("/")
-        if path.value.endswith("/timeline/core.md") and len(parts) == 9:
-            sid = "-".join(parts[3:7])
-            if is_slice_id(sid):
-                found[sid] = None
-        elif (flat := legacy_flat_slice_id(path)) and flat not in found:
-            found[flat] = path.value
+        kind = classify(path)
+        if kind.slice_id is None:
+            continue
+        if kind.kind is PathKind.CORE_MD:
+            found[kind.slice_id.dash] = None
+        elif kind.kind is PathKind.LEGACY_FLAT and kind.slice_id.dash not in found:
+            found[kind.slice_id.dash] = path.value
     return found
 
 
-def _read_info(view: Lister, sid: str, legacy: str | None) -> SliceInfo | None:
+def _read_info(view: Lister, sid: str, legacy: str | None) -> CatalogEntry | None:
     path = MemoryPath(legacy) if legacy else core_md(sid)
     try:
         text = read_text(view, path)
     except DamagedFile as exc:
-        return SliceInfo(slice_id=sid, start=_folder_start(sid), problem=exc.damage.problem)
+        return CatalogEntry(
+            id=sid, date=SliceId.parse(sid).date, start=_folder_start(sid), problem=exc.damage.problem
+        )
     if text is None:
         return None
     try:
         s = parse_core_frontmatter(text)
     except SliceFormatError as exc:
-        return SliceInfo(
-            slice_id=sid, start=_folder_start(sid), turn_count=len(salvage_turns(text)), problem=str(exc)
+        start = _folder_start(sid)
+        return CatalogEntry(
+            id=sid,
+            date=SliceId.parse(sid).date,
+            start=start,
+            turn_count=len(salvage_turns(text)),
+            problem=str(exc),
         )
-    return SliceInfo(
-        slice_id=sid,
+    return CatalogEntry(
+        id=sid,
+        date=SliceId.parse(sid).date,
         start=s.start,
         end=s.end,
         status=s.status,
@@ -136,7 +100,7 @@ def _read_info(view: Lister, sid: str, legacy: str | None) -> SliceInfo | None:
     )
 
 
-def recent_slices(view: Lister, limit: int = 8) -> list[SliceInfo]:
+def recent_slices(view: Lister, limit: int = 8) -> list[CatalogEntry]:
     """The `limit` newest slices, newest first (catalog first, the slice files as a fallback)."""
     catalog = catalog_slices(view)
     if catalog is not None:
@@ -148,28 +112,7 @@ def recent_slices(view: Lister, limit: int = 8) -> list[SliceInfo]:
 
 def _folder_start(sid: str) -> str:
     """The UTC minute a slice's folder names: its start, when the file cannot say."""
-    y, m, d, hm = parse_slice_id(sid)
-    return f"{y}-{m}-{d}T{hm[:2]}:{hm[2:]}:00.000Z"
-
-
-def entry_of(info: SliceInfo) -> dict[str, Any]:
-    """A catalog-shaped entry for a slice read from its file (with `problem` when it is damaged)."""
-    entry: dict[str, Any] = {
-        "id": info.slice_id,
-        "date": info.slice_id[:10],
-        "start": info.start,
-        "end": info.end or None,
-        "turn_count": info.turn_count,
-        "status": info.status,
-        "focus": info.focus,
-        "summary": info.summary,
-        "tags": list(info.tags),
-        "open_loops": list(info.open_loops),
-        "decisions": list(info.decisions),
-    }
-    if info.problem:
-        entry["problem"] = info.problem
-    return entry
+    return SliceId.parse(sid).start_iso
 
 
 def timeline(view: Lister) -> list[dict[str, Any]]:
@@ -183,25 +126,27 @@ def timeline(view: Lister) -> list[dict[str, Any]]:
             if sid not in known and not listed[sid]:  # legacy flat files stay out of the catalog
                 info = _read_info(view, sid, None)
                 if info is not None and info.problem:
-                    entries.append(entry_of(info))
+                    entries.append(info.to_json())
         _count_open_turns(view, entries)
         return sorted(entries, key=lambda e: (as_text(e.get("start")), e["id"]))
     infos = [info for sid in sorted(listed) if (info := _read_info(view, sid, listed[sid]))]
-    return [entry_of(i) for i in infos]
+    return [i.to_json() for i in infos]
 
 
 def _count_open_turns(view: Lister, entries: list[dict[str, Any]]) -> None:
     """Refresh `turn_count` of slices still open: the catalog counts a slice when it is written
     whole, while turns keep arriving in its core.md (only the open ones, so one or two reads)."""
-    for entry in entries:
-        if entry.get("status") == "closed" or entry.get("problem") or not is_slice_id(entry["id"]):
+    for i, stored in enumerate(entries):
+        entry = CatalogEntry.from_json(stored)
+        if entry is None or entry.closed or entry.problem:
             continue
         try:
-            text = read_text(view, core_md(entry["id"]))
+            text = read_text(view, core_md(entry.id))
         except DamagedFile:
             continue
         if text is not None:
-            entry["turn_count"] = count_turns(text)
+            entry.turn_count = count_turns(text)
+            entries[i] = entry.to_json()
 
 
 def strand_slices(view: Lister) -> dict[str, list[str]]:
@@ -209,5 +154,5 @@ def strand_slices(view: Lister) -> dict[str, list[str]]:
     strands = load_strands(read_or_none(view, STRANDS_JSON))
     out: dict[str, list[str]] = {}
     for key, rels in strands.items():
-        out[key] = [sid for rel in rels if is_slice_id(sid := slice_id_from_rel(rel))]
+        out[key] = [sid.dash for rel in rels if (sid := SliceId.from_either(rel))]
     return out

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core.memory.formats import jsjson
+from core.memory.paths import SliceId
 from core.text import JS_SPACES_RE, js_trim
 
 Strands = dict[str, list[str]]
@@ -26,7 +27,6 @@ MERGE_PASS_MIN_KEYS = 25
 MAX_MERGES = 30
 
 _INDEX_RE = re.compile(r"^(?:0|[1-9][0-9]*)$")
-_PATH_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{2})(\d{2})$")
 _FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 
 
@@ -109,10 +109,11 @@ def load_strands(text: str | None) -> Strands:
 
 def slice_path_to_ms(path: str) -> int | None:
     """`YYYY/MM/DD/HHMM` → epoch ms with `Date.UTC` roll-over; None when the shape is wrong."""
-    m = _PATH_RE.match(path)
-    if not m:
+    sid = SliceId.from_slash(path)
+    if sid is None:
         return None
-    year, month, day, hour, minute = (int(g) for g in m.groups())
+    year, month, day = int(sid.year), int(sid.month), int(sid.day)
+    hour, minute = int(sid.hhmm[:2]), int(sid.hhmm[2:])
     months = year * 12 + month - 1
     try:
         base = datetime(months // 12, months % 12 + 1, 1, tzinfo=UTC)

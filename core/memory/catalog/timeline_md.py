@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.memory.catalog.entry import CatalogEntry
+
 _LABELS = {
     "zh": {"no_summary": "*(无摘要)*", "turns": "{n}轮", "turn": "{n}轮"},
     "en": {"no_summary": "*(no summary)*", "turns": "{n} turns", "turn": "{n} turn"},
@@ -19,28 +21,30 @@ def _labels(locale: str) -> dict[str, str]:
     return _LABELS.get(locale, _LABELS["en"])
 
 
-def slice_line(entry: Mapping[str, Any], locale: str = "en") -> str:
+def slice_line(entry: CatalogEntry, locale: str = "en") -> str:
     """`- **<id>** <label>[ · <n> turns][ · <tone>][ [tag,tag]]`."""
     labels = _labels(locale)
-    label = entry.get("focus") or entry.get("summary") or labels["no_summary"]
-    line = f"- **{entry.get('id', '')}** {label}"
-    turns = entry.get("turn_count")
-    if isinstance(turns, int) and not isinstance(turns, bool) and turns:
-        line += " · " + labels["turn" if turns == 1 else "turns"].format(n=turns)
-    if entry.get("tone"):
-        line += f" · {entry['tone']}"
-    tags = entry.get("tags") or []
-    if tags:
-        line += f" [{','.join(str(t) for t in tags)}]"
+    label = entry.focus or entry.summary or labels["no_summary"]
+    line = f"- **{entry.id}** {label}"
+    if entry.turn_count:
+        line += " · " + labels["turn" if entry.turn_count == 1 else "turns"].format(n=entry.turn_count)
+    if entry.tone:
+        line += f" · {entry.tone}"
+    if entry.tags:
+        line += f" [{','.join(entry.tags)}]"
     return line
 
 
-def group_entries(entries: Sequence[Mapping[str, Any]]) -> list[tuple[str, list[tuple[str, list[Any]]]]]:
+def entries_of(index: Mapping[str, Any]) -> list[CatalogEntry]:
+    """The entries of a catalog document (objects without a valid slice id are not entries)."""
+    return [e for e in map(CatalogEntry.from_json, index.get("slices") or []) if e]
+
+
+def group_entries(entries: Sequence[CatalogEntry]) -> list[tuple[str, list[tuple[str, list[CatalogEntry]]]]]:
     """Eras (`YYYY-MM`) newest first, each with its days newest first, each day's slices newest first."""
-    eras: dict[str, dict[str, list[Any]]] = {}
-    for entry in sorted(entries, key=lambda e: str(e.get("id", "")), reverse=True):
-        date = str(entry.get("date", ""))
-        eras.setdefault(date[:7], {}).setdefault(date, []).append(entry)
+    eras: dict[str, dict[str, list[CatalogEntry]]] = {}
+    for entry in sorted(entries, key=lambda e: e.id, reverse=True):
+        eras.setdefault(entry.date[:7], {}).setdefault(entry.date, []).append(entry)
     return [
         (era, sorted(days.items(), key=lambda kv: kv[0], reverse=True))
         for era, days in sorted(eras.items(), key=lambda kv: kv[0], reverse=True)
@@ -58,7 +62,7 @@ def render_timeline_md(index: Mapping[str, Any], locale: str = "en") -> str:
         f"_Schema: {index.get('_schema', 1)}_",
         "",
     ]
-    for era, days in group_entries(index.get("slices") or []):
+    for era, days in group_entries(entries_of(index)):
         lines.append(f"## {era}")
         for day, entries in days:
             lines.append(f"### {day[5:]}")

@@ -7,7 +7,6 @@ re-read. In a turn the weave is throttled to once per 5 minutes unless forced.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -16,15 +15,14 @@ from typing import Any, Protocol
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog.entry import CatalogEntry, spread
 from core.memory.catalog.index import (
-    Entry,
     MetaReader,
     SliceMeta,
     build_index,
     entry_from_meta,
     entry_from_monthly,
     entry_from_slice,
-    is_dry,
     is_fresh,
     parse_index,
     read_or_none,
@@ -39,8 +37,6 @@ from core.memory.slice.model import Slice
 from core.storage.base import Reader, prefetch, version_of
 
 SEED_MONTHS = 24
-_SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
-_PREFIX = paths.SLICES.value + "/"
 _CATALOG_DIR = paths.MemoryPath(paths.CATALOG_JSON.parent)
 
 Progress = Callable[[], None]  # called once per slice read
@@ -78,16 +74,15 @@ def slice_ids_in(listing: Iterable[paths.MemoryPath]) -> list[str]:
     """The slice ids a listing of `memory/episodic/slices/` shows."""
     found: set[str] = set()
     for path in listing:
-        m = _SLICE_REL_RE.match(path.value[len(_PREFIX) :])
-        if m:
-            found.add("-".join(m.groups()))
+        if sid := paths.classify(path).folder_id:
+            found.add(sid.dash)
     return sorted(found)
 
 
-def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, Entry]:
+def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, CatalogEntry]:
     """First-run projection: entries of the monthly indexes of the last 24 months."""
     year, month = now.year, now.month
-    seeded: dict[str, Entry] = {}
+    seeded: dict[str, CatalogEntry] = {}
     for _ in range(SEED_MONTHS):
         text = read_or_none(reader, paths.monthly_index(f"{year:04d}", f"{month:02d}"))
         for m in parse_monthly(text)[0]:
@@ -97,22 +92,22 @@ def seed_from_monthly(reader: Reader, now: datetime) -> dict[str, Entry]:
     return seeded
 
 
-def may_be_stale(prior: Entry | None, today: str, reread_all: bool = False) -> bool:
+def may_be_stale(prior: CatalogEntry | None, today: str, reread_all: bool = False) -> bool:
     """Whether an entry must be made again from its slice: new, dry, dated today, or all asked."""
-    return prior is None or reread_all or bool(prior.get("needs_marking")) or prior.get("date") == today
+    return prior is None or reread_all or prior.needs_marking or prior.date == today
 
 
 def reconcile(
-    projected: Mapping[str, Entry],
+    projected: Mapping[str, CatalogEntry],
     slice_ids: Iterable[str],
     read_meta: Callable[[str], SliceMeta | None],
     today: str,
     reread_all: bool = False,
     unchanged: Callable[[str], bool] = lambda sid: False,
-) -> tuple[list[Entry], WeaveResult]:
+) -> tuple[list[CatalogEntry], WeaveResult]:
     """Entries for the slices on disk, reusing projected ones where they cannot be stale
     (`unchanged`: the slice's file is still the version its entry was made from)."""
-    entries: list[Entry] = []
+    entries: list[CatalogEntry] = []
     added = newly_dry = 0
     on_disk = set()
     for sid in slice_ids:
@@ -132,25 +127,20 @@ def reconcile(
             entries.append(prior)
             continue
         fresh = entry_from_meta(sid, meta)
-        if reread_all:
-            entry = fresh
-        else:  # spread merge: keys the disk no longer has survive, as in the original
-            entry = {**prior, **fresh, "strands": prior.get("strands", []), "needs_marking": is_dry(fresh)}
-        if not prior.get("needs_marking") and entry["needs_marking"]:
+        # A spread merge: keys the disk no longer has survive, as in the original.
+        entry = fresh if reread_all else spread(prior, fresh)
+        if not prior.needs_marking and entry.needs_marking:
             newly_dry += 1
         entries.append(entry)
     removed = sum(1 for sid in projected if sid not in on_disk)
     return entries, WeaveResult(added=added, removed=removed, newly_dry=newly_dry)
 
 
-def resolve_strands(entries: Iterable[Entry], strand_keys: Iterable[str]) -> None:
+def resolve_strands(entries: Iterable[CatalogEntry], strand_keys: Iterable[str]) -> None:
     """Set each entry's `strands`: its tags that are exact strand keys."""
     keys = set(strand_keys)
     for entry in entries:
-        tags = entry.get("tags")
-        entry["strands"] = (
-            [t for t in tags if isinstance(t, str) and t in keys] if isinstance(tags, list) else []
-        )
+        entry.strands = [t for t in entry.tags if t in keys]
 
 
 def weave_timeline(
@@ -192,7 +182,9 @@ def weave_catalog(
         return None, skipped
     current = overlay(index, parse_pending(pending_text))
     projected = (
-        {e["id"]: e for e in current["slices"]} if current is not None else seed_from_monthly(batch, now)
+        {e.id: e for e in map(CatalogEntry.from_json, current["slices"]) if e}
+        if current is not None
+        else seed_from_monthly(batch, now)
     )
     if slice_ids is None:
         slice_ids = list_slice_ids(batch)
@@ -204,7 +196,7 @@ def weave_catalog(
     prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
     entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged)
     resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
-    doc = build_index(entries, now)
+    doc = build_index([e.to_json() for e in entries], now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
         doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
     index_text, md_text = render_files(doc, locale)
@@ -282,7 +274,7 @@ def queue_catalog_entries(
     if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
         return
     keys = set(load_strands(read_or_none(batch, paths.STRANDS_JSON)))
-    entries = [entry_from_slice(s, [t for t in s.tags if t in keys]) for s in slices]
+    entries = [entry_from_slice(s, [t for t in s.tags if t in keys]).to_json() for s in slices]
 
     def update(text: str | None) -> str:
         if check is not None:  # re-run against the current file on a conflict

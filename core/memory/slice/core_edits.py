@@ -16,9 +16,10 @@ from typing import Any
 from core.errors import InvalidInput, SliceFormatError
 from core.memory.formats import matter
 from core.memory.formats.escape import FLAG_KEY, FLAG_VALUE, escape_turn, has_flag_line, needs_escape
+from core.memory.paths import is_slice_id
 from core.memory.slice.appendix import appendix_entry, frontmatter_comments
 from core.memory.slice.model import Turn, render_turn
-from core.memory.slice.turns import SLICE_HEADER_RE, parse_slice_id, slice_turn_spans
+from core.memory.slice.turns import SLICE_HEADER_RE, slice_turn_spans
 from core.text import JS_SPACE_CHARS, js_trim, js_trim_end, utf16_len
 
 FLUSH_MAX_TURNS = 50
@@ -69,7 +70,7 @@ def parse_flush_request(body: Any) -> FlushRequest:
     if not isinstance(body, dict):
         raise bad
     slice_id, turns = body.get("sliceId"), body.get("turns")
-    if not isinstance(slice_id, str) or parse_slice_id(slice_id) is None:
+    if not isinstance(slice_id, str) or not is_slice_id(slice_id):
         raise bad
     if not isinstance(turns, list) or not 1 <= len(turns) <= FLUSH_MAX_TURNS:
         raise bad

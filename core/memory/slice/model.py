@@ -93,7 +93,15 @@ class Turn:
 
 @dataclass
 class Slice:
-    """A slice's frontmatter and turns. Empty strings mean "absent" on disk."""
+    """A slice's frontmatter and turns — the one model of a core.md, read and written whole.
+    Empty strings mean "absent" on disk.
+
+    The other shapes of "a slice" are views for one reader each, not copies of this one:
+    `CatalogEntry` (core/memory/catalog/entry.py) is what the catalog stores about a slice, in
+    its own file format; `SliceMeta` is the cheap read the weave makes of a core.md (frontmatter
+    left unmodelled, turns only counted); `SliceText` (core/search/reader.py) is the searchable
+    text, marks the slicer wrote taken out; `SliceDetail` (view.py) is a Slice with its side files.
+    """
 
     slice_id: str
     status: str = "active"

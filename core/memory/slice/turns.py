@@ -1,4 +1,4 @@
-"""The two turn-header parsers of core.md, turn ranges, and slice-id parsing.
+"""The two turn-header parsers of core.md and turn ranges.
 
 1. The *slice parser* (what becomes `Slice.turns`): a header is a whole line
    `## Turn <id> — <timestamp> (<role>)`; a turn's text runs to the next `## Turn ` anywhere
@@ -177,28 +177,3 @@ def _int_list(value: Any) -> list[int]:
     if not isinstance(value, list):
         return []
     return [int(v) for v in value if isinstance(v, int | float) and not isinstance(v, bool)]
-
-
-class SliceIdParts(NamedTuple):
-    """`YYYY-MM-DD-HHMM` split into its four parts."""
-
-    y: str
-    m: str
-    d: str
-    hm: str
-
-
-_PART_RE = (
-    re.compile(r"[0-9]{4}\Z"),
-    re.compile(r"[0-9]{2}\Z"),
-    re.compile(r"[0-9]{2}\Z"),
-    re.compile(r"[0-9]{4}\Z"),
-)
-
-
-def parse_slice_id(slice_id: str) -> SliceIdParts | None:
-    """Split a slice id on `-` into exactly four parts of 4/2/2/4 digits, else None."""
-    parts = (slice_id or "").split("-")
-    if len(parts) != 4 or not all(r.match(p) for r, p in zip(_PART_RE, parts, strict=True)):
-        return None
-    return SliceIdParts(*parts)

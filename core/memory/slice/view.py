@@ -13,12 +13,12 @@ from core.memory.catalog.recent import Lister
 from core.memory.damage import read_or_skip, read_text
 from core.memory.paths import (
     MemoryPath,
+    SliceId,
     agent_md,
     appendix_md,
     card_snapshot,
     core_md,
     legacy_flat_md,
-    parse_slice_id,
 )
 from core.memory.slice.agent_md import cognition_for
 from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
@@ -26,7 +26,8 @@ from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
 
 @dataclass(frozen=True)
 class SliceDetail:
-    """A slice plus its side files; `cognition` maps round (turn) ids to their agent.md block."""
+    """A slice plus its side files (what the slice page shows); `cognition` maps round (turn)
+    ids to their agent.md block."""
 
     slice: Slice
     path: MemoryPath
@@ -45,7 +46,7 @@ class SliceDetail:
 def slice_file(view: Lister, slice_id: str) -> tuple[MemoryPath, str | Damage]:
     """The file holding a slice (core.md, else a legacy flat file) and its text, or what makes it
     unreadable; NotFound when there is neither."""
-    parse_slice_id(slice_id)
+    SliceId.parse(slice_id)  # InvalidInput before any read
     for path in (core_md(slice_id), legacy_flat_md(slice_id)):
         try:
             text = read_text(view, path)
