@@ -82,7 +82,7 @@ def _split_id(text: object, sep: str) -> tuple[str, str, str, str] | None:
 
 @dataclass(frozen=True, order=True)
 class SliceId:
-    """A slice's id, parsed once: the UTC minute its first message arrived (REFERENCE §1).
+    """A slice's id, parsed once: the UTC minute its first message arrived (docs/FORMAT.md "Layout").
 
     Two spellings: the dash form `YYYY-MM-DD-HHMM` (ids in frontmatter, routes, the catalog) and
     the slash form `YYYY/MM/DD/HHMM` (its folder under `memory/episodic/slices/`, strands, refs).

@@ -5,7 +5,8 @@ were read as, so an entry nobody changed is written back byte for byte — its k
 value, a key we do not know. Every piece of code that reads or builds an entry goes through
 `CatalogEntry`: `from_json` is tolerant (a value of the wrong type reads as empty), and
 `to_json` gives back the stored object with only the fields that changed replaced in place and
-new ones appended, which is the original's `{...prior, ...fresh}` key order (REFERENCE §11.1).
+new ones appended, which is the original's `{...prior, ...fresh}` key order
+(docs/FORMAT.md "`memory/episodic/timeline/index.json`").
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ class CatalogEntry:
 
 def spread(prior: CatalogEntry, fresh: CatalogEntry) -> CatalogEntry:
     """`{...prior, ...fresh, strands: prior's, needs_marking}`: a refreshed entry keeps keys the
-    slice file no longer has, and its strands until the next resolve (REFERENCE §11.3)."""
+    slice file no longer has, and its strands until the next resolve
+    (docs/FORMAT.md "`memory/episodic/timeline/index.json`")."""
     merged = {**prior.to_json(), **fresh.to_json()}
     merged["strands"] = prior.stored.get("strands", []) if "strands" in prior.stored else prior.strands
     merged["needs_marking"] = fresh.dry
