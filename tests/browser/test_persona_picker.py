@@ -14,6 +14,22 @@ pytestmark = pytest.mark.browser
 JIA_NEWEST = "2026-11-27-1535"
 
 
+def test_the_teacher_in_shanghai_brings_the_chinese_page_with_her(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open(wait="[data-testid=briefing]")
+    page.get_by_test_id("persona-switch").click()
+    dialog = page.get_by_test_id("persona-dialog")
+    expect(dialog).to_be_visible()
+    dialog.locator("[data-persona=xiaowen]").click()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("周晓雯")
+    # Her config.json says zh: a visitor who has not chosen a language gets the page in Chinese.
+    expect(page.get_by_test_id("persona-switch")).to_have_attribute("title", "切换人物")
+    expect(page.locator("[role=option][data-slice-id='2026-11-25-1235']")).to_have_count(1)
+    assert serious_violations(page) == []
+    assert_fits(app)
+    save_screenshot(page, "persona-xiaowen-phone")
+
+
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_the_keyboard_switches_to_jia_and_the_page_reloads_on_her_memory(
     make_app, demo_server: Server, size: str
@@ -26,8 +42,9 @@ def test_the_keyboard_switches_to_jia_and_the_page_reloads_on_her_memory(
     switch.focus()
     page.keyboard.press("Enter")
     dialog = page.get_by_test_id("persona-dialog")
+    expect(dialog).to_be_visible()
     options = dialog.get_by_test_id("persona-option")
-    expect(options).to_have_count(2)
+    expect(options).to_have_count(3)
     expect(dialog.locator("[data-persona=nell]")).to_have_attribute("aria-current", "true")
     expect(dialog.locator("[data-persona=jia]")).to_contain_text("Wen Jia")
     expect(dialog.locator("[data-persona=jia]")).to_contain_text("14 conversations")
@@ -56,11 +73,13 @@ def test_esc_closes_the_picker_back_to_the_name_and_the_current_persona_just_clo
     switch = page.get_by_test_id("persona-switch")
     switch.click()
     dialog = page.get_by_test_id("persona-dialog")
-    expect(dialog.get_by_test_id("persona-option")).to_have_count(2)
+    expect(dialog).to_be_visible()  # shown modal (Esc before that would reach nothing)
+    expect(dialog.get_by_test_id("persona-option")).to_have_count(3)
     page.keyboard.press("Escape")
     expect(dialog.get_by_test_id("persona-option")).to_have_count(0)
     expect(switch).to_be_focused()
     switch.click()
+    expect(dialog).to_be_visible()
     dialog.locator("[data-persona=nell]").click()
     expect(dialog.get_by_test_id("persona-option")).to_have_count(0)
     expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")

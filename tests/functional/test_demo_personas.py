@@ -47,16 +47,19 @@ def demo(monkeypatch: pytest.MonkeyPatch) -> tuple[Deps, TestClient]:
     return _demo(monkeypatch)
 
 
-def test_the_bundled_demo_offers_nell_and_jia_with_nell_the_default(demo: tuple[Deps, TestClient]) -> None:
+def test_the_bundled_demo_offers_nell_jia_and_xiaowen_with_nell_the_default(
+    demo: tuple[Deps, TestClient],
+) -> None:
     _, client = demo
     body = client.get("/api/demo/personas").json()
     assert body["current"] == "nell" and body["cookie"] == PERSONA_COOKIE
     by_id = {p["id"]: p for p in body["personas"]}
-    assert [p["id"] for p in body["personas"]] == ["nell", "jia"]
+    assert [p["id"] for p in body["personas"]] == ["nell", "jia", "xiaowen"]
     assert by_id["nell"]["name"] == "Nell Marchetti" and by_id["nell"]["slice_count"] == 50
     assert by_id["jia"]["name"] == "Wen Jia" and by_id["jia"]["slice_count"] == 14
     assert by_id["jia"]["first"] == "2026-03-05" and by_id["jia"]["last"] == "2026-11-27"
-    assert by_id["jia"]["blurb"]["en"] and by_id["jia"]["blurb"]["zh"]
+    assert by_id["xiaowen"]["name"] == "周晓雯" and by_id["xiaowen"]["slice_count"] == 8
+    assert all(p["blurb"]["en"] and p["blurb"]["zh"] for p in body["personas"])
 
 
 def test_the_query_or_the_cookie_chooses_whose_memory_every_route_reads(
@@ -82,7 +85,7 @@ def test_an_unknown_persona_in_the_query_is_a_clear_400(demo: tuple[Deps, TestCl
         r = client.get(route, params={"persona": bad})
         assert r.status_code == 400, (route, r.text)
         assert r.json()["error"] == "invalid_input"
-        assert "nell, jia" in r.json()["message"]
+        assert "nell, jia, xiaowen" in r.json()["message"]
 
 
 def test_an_unknown_persona_cookie_falls_back_to_the_default(demo: tuple[Deps, TestClient]) -> None:

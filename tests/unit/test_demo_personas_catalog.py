@@ -24,9 +24,9 @@ def _persona(root: Path, body: object | None = None) -> Path:
     return root
 
 
-def test_the_bundled_sample_offers_nell_then_jia() -> None:
+def test_the_bundled_sample_offers_nell_then_jia_and_xiaowen() -> None:
     found = find_personas(SAMPLE_ROOT)
-    assert [p.id for p in found] == ["nell", "jia"]
+    assert [p.id for p in found] == ["nell", "jia", "xiaowen"]
     assert found[0].root == SAMPLE_ROOT and found[1].root == SAMPLE_ROOT / "personas" / "jia"
     assert all(p.blurb.get("en") and p.blurb.get("zh") for p in found)
 

@@ -64,7 +64,7 @@ def test_committed_sample_matches_its_source(source: Path, out: Path) -> None:
 
 def test_every_persona_is_built() -> None:
     outs = [out for _, out in sample_build.samples()]
-    assert outs[0] == SAMPLE_ROOT and SAMPLE_ROOT / "personas" / "jia" in outs
+    assert outs == [SAMPLE_ROOT, SAMPLE_ROOT / "personas" / "jia", SAMPLE_ROOT / "personas" / "xiaowen"]
 
 
 def test_check_mode_reports_a_stale_file(tmp_path: Path) -> None:
