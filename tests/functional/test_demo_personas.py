@@ -16,6 +16,8 @@ from functions import deps as deps_module
 from functions.api.app import create_app
 from functions.deps import PERSONA_COOKIE, Deps, build_deps
 from functions.settings import load_settings
+from tests.fakes.brain import Brain
+from tests.fakes.fake_model_server import FakeModelServer
 from tests.functional.api_env import HOST, same_origin
 
 pytestmark = pytest.mark.functional
@@ -150,3 +152,26 @@ def test_outside_the_demo_the_list_is_empty(monkeypatch: pytest.MonkeyPatch, tmp
     client = TestClient(create_app(deps), base_url=f"http://{HOST}")
     assert deps.cast is None
     assert client.get("/api/demo/personas").json()["personas"] == []
+
+
+def test_a_chat_turn_on_jia_lands_in_her_overlay_only(
+    monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer
+) -> None:
+    for var in ("ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
+    Brain.install(fake_models).main("Hello Jia, good to see you again.")
+    before = _tree_digest(deps_module.SAMPLE_ROOT)
+    _demo(monkeypatch)  # the demo's environment
+    deps = build_deps(load_settings(), require_auth=False)  # with in-process turns this time
+    jia = _with_cookie(deps, "jia")
+    nell = TestClient(create_app(deps), base_url=f"http://{HOST}")
+    message = {"message": "Back from a night shift."}
+    done = jia.post("/api/turns?wait=25", json=message, headers=same_origin())
+    assert done.status_code == 200 and done.json()["status"] == "done", done.text
+    slice_id = done.json()["slice_id"]
+    assert jia.get(f"/api/slices/{slice_id}").status_code == 200
+    assert len(jia.get("/api/timeline").json()["slices"]) == 15
+    assert nell.get(f"/api/slices/{slice_id}").status_code == 404
+    assert len(nell.get("/api/timeline").json()["slices"]) == 50
+    assert _tree_digest(deps_module.SAMPLE_ROOT) == before
