@@ -101,3 +101,16 @@ def test_no_picker_outside_the_demo(make_app, empty_server: Server) -> None:
     page = app.open(wait="[data-testid=briefing]")
     expect(page.get_by_test_id("briefing-name")).to_be_visible()
     expect(page.get_by_test_id("persona-switch")).to_have_count(0)
+
+
+def test_the_demo_badge_switches_persona_from_any_screen(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/settings", wait="[data-testid=demo-badge]")
+    page.get_by_test_id("demo-badge").click()
+    menu = page.get_by_test_id("persona-menu")
+    expect(menu.locator("[data-persona=nell]")).to_have_attribute("aria-current", "true")
+    assert serious_violations(page) == []
+    menu.locator("[data-persona=jia]").click()
+    page.wait_for_load_state()
+    page.goto(demo_server.url + "/")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")

@@ -39,15 +39,47 @@ function PersonaCard({ p, current, t, onPick }) {
   </li>`;
 }
 
-/** The briefing's name: a plain heading, or in a multi-persona demo a button opening the picker. */
-export function PersonaName({ name, demo, t }) {
+/** The demo's personas (`GET /api/demo/personas`), or null outside a demo or with only one. */
+export function usePersonas(demo) {
   const [cast, setCast] = useState(null);
-  const [open, setOpen] = useState(false);
   useEffect(() => {
     if (!demo) return;
-    api.get("/api/demo/personas").then(setCast).catch(() => setCast(null));
+    api
+      .get("/api/demo/personas")
+      .then((c) => setCast(c && c.personas.length > 1 ? c : null))
+      .catch(() => setCast(null));
   }, [demo]);
-  if (!cast || cast.personas.length < 2) {
+  return cast;
+}
+
+/** The header's demo popover: one button per persona, the current one marked. */
+export function PersonaMenu({ cast, t }) {
+  return html`<div class="persona-menu" data-testid="persona-menu">
+    <p class="popover-title">${t("persona.switch")}</p>
+    <ul>
+      ${cast.personas.map(
+        (p) => html`<li>
+          <button
+            type="button"
+            class="link-btn"
+            data-persona=${p.id}
+            aria-current=${p.id === cast.current ? "true" : undefined}
+            disabled=${p.id === cast.current}
+            onClick=${() => choosePersona(cast.cookie, p.id)}
+          >
+            ${p.name}${p.id === cast.current ? ` · ${t("persona.current")}` : ""}
+          </button>
+        </li>`,
+      )}
+    </ul>
+  </div>`;
+}
+
+/** The briefing's name: a plain heading, or in a multi-persona demo a button opening the picker. */
+export function PersonaName({ name, demo, t }) {
+  const cast = usePersonas(demo);
+  const [open, setOpen] = useState(false);
+  if (!cast) {
     return html`<h1 class="brief-name" data-testid="briefing-name">${name}</h1>`;
   }
   const pick = (id) => (id === cast.current ? setOpen(false) : choosePersona(cast.cookie, id));
