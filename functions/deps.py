@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.clock import Clock, IdSource, SystemClock
-from core.errors import TransientError
+from core.errors import InvalidInput, TransientError
 from core.llm.models_view import ModelsOverview
 from core.storage.base import Snapshot, Storage
 from core.turn.deps import TurnDeps
@@ -19,6 +19,7 @@ from core.turn.service import TurnInput, TurnService, TurnState
 from functions.settings import Settings
 
 if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
+    from core.storage.demo import Persona
     from core.turn.evolve_now import EvolveNowReport
     from functions.api.security import Security
 
@@ -63,6 +64,42 @@ class Deps:
     recovery: Callable[[], object] | None = None
     # "Evolve now" (core/turn/evolve_now.py): one run at a time; None where it is not offered.
     evolve_now: Callable[[], EvolveNowReport] | None = None
+    # The demo's personas when it offers more than one (these Deps are the default one's).
+    cast: DemoCast | None = None
+
+
+# How a request names its demo persona: `?persona=ID` wins, else the cookie the page's picker sets.
+PERSONA_PARAM = "persona"
+PERSONA_COOKIE = "previously_persona"
+
+
+@dataclass
+class DemoCast:
+    """The demo's personas, each with its own Deps (its own overlay, runs and turns); the
+    first is the default. Everything else (security, models, clock) is shared."""
+
+    personas: list[Persona]
+    deps: dict[str, Deps]
+
+    @property
+    def default(self) -> str:
+        return self.personas[0].id
+
+    def pick(self, asked: str | None, remembered: str | None = None) -> tuple[str, Deps]:
+        """The persona a request names: an unknown `?persona=` is refused (400), an unknown
+        cookie (a persona since removed) falls back to the default."""
+        if asked is not None:
+            if asked not in self.deps:
+                known = ", ".join(p.id for p in self.personas)
+                raise InvalidInput(f'Unknown demo persona "{asked}". Choose one of: {known}.')
+            return asked, self.deps[asked]
+        pid = remembered if remembered in self.deps else self.default
+        return pid, self.deps[pid]
+
+
+def persona_deps(deps: Deps, asked: str | None, remembered: str | None) -> Deps:
+    """The Deps of the persona a request names (`deps` itself outside a multi-persona demo)."""
+    return deps if deps.cast is None else deps.cast.pick(asked, remembered)[1]
 
 
 def build_storage(settings: Settings, memory_override: Path | None = None) -> Storage:
@@ -187,15 +224,33 @@ def build_deps(
     """Wire every backend the settings name (the local server, the Lambda handler).
 
     `in_process_turns` runs turns on threads of this process (the local server); where a turn
-    must outlive the request (Lambda), the deployment supplies its own TurnService.
+    must outlive the request (Lambda), the deployment supplies its own TurnService. A demo
+    folder with several personas gets one Deps per persona (`Deps.cast`).
     """
-    from core.turn.evolve_now import EvolveNow
     from functions.llm import build_registry
-    from functions.turn_deps import build_run_store, build_turn_deps
 
     clock = clock or SystemClock()
     storage = build_storage(settings, memory_override)
     registry = build_registry(settings, clock)
+    security = build_security(settings, require_auth, _secret_file(settings, storage))
+    deps = _deps_over(storage, settings, registry, security, clock, in_process_turns)
+    if storage.demo:
+        deps.cast = _demo_cast(deps, settings, memory_override or SAMPLE_ROOT, in_process_turns)
+    return deps
+
+
+def _deps_over(
+    storage: Storage,
+    settings: Settings,
+    registry: Any,
+    security: Security,
+    clock: Clock,
+    in_process_turns: bool,
+) -> Deps:
+    """The Deps over one storage, with the shared registry, security and clock."""
+    from core.turn.evolve_now import EvolveNow
+    from functions.turn_deps import build_run_store, build_turn_deps
+
     # The demo saves nothing, runs included; elsewhere runs live in a folder beside the memory.
     runs: RunStore = MemoryRunStore() if storage.demo else build_run_store(settings, storage, clock)
     turn_deps = build_turn_deps(settings, storage, runs, clock=clock, registry=registry)
@@ -205,7 +260,7 @@ def build_deps(
         ids=turn_deps.ids,
         runs=runs,
         turns=LocalTurnService(turn_deps) if in_process_turns else TurnsUnavailable(),
-        security=build_security(settings, require_auth, _secret_file(settings, storage)),
+        security=security,
         models=registry,
         search=full_text_search,
         storage_kind=str(settings.storage),
@@ -213,3 +268,19 @@ def build_deps(
         recovery=startup_recovery(turn_deps) if in_process_turns and not storage.demo else None,
         evolve_now=EvolveNow(turn_deps).run,
     )
+
+
+def _demo_cast(first: Deps, settings: Settings, root: Path, in_process_turns: bool) -> DemoCast | None:
+    """Every persona of the demo folder at `root`, `first` serving the default; None for one."""
+    from core.storage.demo import DemoStorage, find_personas
+
+    personas = find_personas(root)
+    if len(personas) < 2:
+        return None
+    cast = DemoCast(personas, {personas[0].id: first})
+    for persona in personas[1:]:
+        storage = DemoStorage(persona.root)
+        cast.deps[persona.id] = _deps_over(
+            storage, settings, first.models, first.security, first.clock, in_process_turns
+        )
+    return cast

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerate sample/memory/ from sample/source/; `--check` only reports files that are out of date."""
+"""Regenerate every demo persona's memory/ from its source/ (sample/, sample/personas/<id>/);
+`--check` only reports files that are out of date."""
 
 from __future__ import annotations
 

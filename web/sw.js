@@ -54,6 +54,7 @@ const SHELL = [
   "app/markdown.js",
   "app/navigation.js",
   "app/panes.js",
+  "app/persona-picker.js",
   "app/popover.js",
   "app/preboot.js",
   "app/preferences.js",

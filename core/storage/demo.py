@@ -1,14 +1,18 @@
-"""The demo backend: the bundled sample persona, read-only, under an in-memory overlay.
+"""The demo backend: a bundled sample persona, read-only, under an in-memory overlay.
 
 Chat works as usual: every commit lands in the overlay (turns, indexes, card changes) and
 reads see the overlay first, for the life of the process. Nothing ever reaches the disk;
-`demo = True` lets the UI say so.
+`demo = True` lets the UI say so. `find_personas` lists the personas a demo folder offers;
+each gets its own DemoStorage, so one persona's overlay never shows in another's.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import ReadOnly, StorageError
@@ -87,3 +91,51 @@ class DemoStorage:
         """Files changed in this process (what the UI may list as 'not saved')."""
         with self._lock:
             return sorted(self._overlay)
+
+
+PERSONA_FILE = "persona.json"
+PERSONA_ID_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+DEFAULT_PERSONA = "default"  # the id of a demo folder without persona.json
+
+
+@dataclass(frozen=True)
+class Persona:
+    """One demo persona: a memory root (it holds memory/), its id and a one-line blurb per locale."""
+
+    id: str
+    root: Path
+    blurb: Mapping[str, str] = field(default_factory=dict)
+
+
+def read_persona(root: Path, fallback_id: str) -> Persona:
+    """The persona at `root` as its `persona.json` describes it (id and blurb are optional)."""
+    file = root / PERSONA_FILE
+    raw: object = {}
+    if file.is_file():
+        try:
+            raw = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise StorageError(f"{file}: not readable JSON ({exc}); fix or remove it.") from exc
+    if not isinstance(raw, dict):
+        raise StorageError(f'{file}: expected an object like {{"id": "nell", "blurb": {{"en": "…"}}}}.')
+    pid = raw.get("id", fallback_id)
+    blurb = raw.get("blurb", {})
+    if not isinstance(pid, str) or not PERSONA_ID_RE.match(pid):
+        raise StorageError(f"{file}: id {pid!r} must be lowercase letters, digits or '-' (at most 32).")
+    if not isinstance(blurb, dict) or not all(isinstance(v, str) for v in blurb.values()):
+        raise StorageError(f'{file}: blurb must map a locale to one line, like {{"en": "…"}}.')
+    return Persona(pid, root, {str(k): " ".join(v.split()) for k, v in blurb.items()})
+
+
+def find_personas(root: Path) -> list[Persona]:
+    """The personas of a demo folder: `root` itself first (the default), then every
+    `root/personas/<id>/` that holds memory/, by folder name. Ids must differ."""
+    root = Path(root).expanduser().absolute()
+    found = [read_persona(root, DEFAULT_PERSONA)]
+    extra = root / "personas"
+    if extra.is_dir():
+        found += [read_persona(d, d.name) for d in sorted(extra.iterdir()) if (d / "memory").is_dir()]
+    ids = [p.id for p in found]
+    if len(set(ids)) != len(ids):
+        raise StorageError(f"{root}: two demo personas share an id ({', '.join(ids)}); give each its own.")
+    return found

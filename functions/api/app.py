@@ -17,6 +17,7 @@ from functions.api import (
     errors,
     routes_auth,
     routes_card,
+    routes_demo,
     routes_evolution,
     routes_import,
     routes_memory,
@@ -90,6 +91,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
         routes_settings,
         routes_import,
         routes_evolution,
+        routes_demo,
     )
     for module in routers:
         app.include_router(module.router)

@@ -9,13 +9,14 @@ from fastapi import Depends, Request
 from core.errors import InvalidInput
 from core.reltime import zone
 from functions.api.security import viewer_address
-from functions.deps import Deps
+from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
 
 
 def get_deps(request: Request) -> Deps:
-    """The Deps the app was created with."""
+    """The Deps the app was created with; in a demo with several personas, those of the
+    persona the request names (`?persona=`, else the picker's cookie, else the default)."""
     deps: Deps = request.app.state.deps
-    return deps
+    return persona_deps(deps, request.query_params.get(PERSONA_PARAM), request.cookies.get(PERSONA_COOKIE))
 
 
 DepsDep = Annotated[Deps, Depends(get_deps)]

@@ -19,13 +19,13 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
-from core.errors import PreviouslyError
+from core.errors import InvalidInput, PreviouslyError
 from functions.api.errors import ApiError
 from functions.api.schemas import WsFollow, WsStart
 from functions.api.security import origin_allowed, viewer_address
 from functions.api.turns import follow, to_input
 from functions.api.ws_protocol import WsRefusal, parse_action
-from functions.deps import Deps
+from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
 
 router = APIRouter()
 log = logging.getLogger("previously.api")
@@ -105,7 +105,13 @@ def _admitted(ws: WebSocket, deps: Deps) -> bool:
 @router.websocket("/api/ws")
 async def websocket(ws: WebSocket) -> None:
     """The turn stream (see the module docstring for the messages)."""
-    deps: Deps = ws.app.state.deps
+    try:  # the persona of a multi-persona demo, as for every other route
+        deps = persona_deps(
+            ws.app.state.deps, ws.query_params.get(PERSONA_PARAM), ws.cookies.get(PERSONA_COOKIE)
+        )
+    except InvalidInput:
+        await ws.close(code=_POLICY_VIOLATION)
+        return
     if not _admitted(ws, deps):
         await ws.close(code=_POLICY_VIOLATION)
         return

@@ -33,6 +33,8 @@ from .timing import Timed, time_all
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "sample" / "source"
 OUTPUT = REPO / "sample"
+# More demo personas: `sample/personas/<id>/source/` renders to `sample/personas/<id>/memory/`.
+PERSONAS = REPO / "sample" / "personas"
 
 
 def slice_of(t: Timed, settings: Settings, evolution_summary: str) -> Slice:
@@ -143,23 +145,31 @@ def write(files: dict[str, str], out: Path = OUTPUT) -> None:
         target.write_text(text, encoding="utf-8", newline="\n")
 
 
+def samples() -> list[tuple[Path, Path]]:
+    """Every persona as (its source folder, the folder its memory/ is written under): the
+    first persona at `sample/`, each further one under `OUTPUT/personas/<id>/`."""
+    extra = sorted(p.parent for p in PERSONAS.glob("*/source") if p.is_dir())
+    return [(SOURCE, OUTPUT)] + [(d / "source", OUTPUT / "personas" / d.name) for d in extra]
+
+
 def main(argv: list[str] | None = None) -> int:
     """`build_sample.py [--check]`: 0 when written or current, 1 when stale, 2 on bad source."""
-    parser = argparse.ArgumentParser(description="Render sample/memory/ from sample/source/.")
+    parser = argparse.ArgumentParser(description="Render every persona's memory/ from its source/.")
     parser.add_argument("--check", action="store_true", help="only report files that are out of date")
     args = parser.parse_args(argv)
     try:
-        files = build()
+        built = [(build(source), out) for source, out in samples()]
     except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        stale = differences(files, OUTPUT)
+        stale = [f"{out / path}" for files, out in built for path in differences(files, out)]
         for path in stale:
             print(f"out of date: {path}", file=sys.stderr)
         if stale:
             print("run `python scripts/build_sample.py` to regenerate", file=sys.stderr)
         return 1 if stale else 0
-    write(files, OUTPUT)
-    print(f"wrote {len(files)} files under {OUTPUT / 'memory'}")
+    for files, out in built:
+        write(files, out)
+        print(f"wrote {len(files)} files under {out / 'memory'}")
     return 0

@@ -56,9 +56,15 @@ def _replay(tmp_path: Path, evolution: str) -> str:
 # ---------------------------------------------------------------- the committed sample
 
 
-def test_committed_sample_matches_its_source() -> None:
-    files = sample_build.build()
-    assert sample_build.differences(files) == [], "run `python scripts/build_sample.py`"
+@pytest.mark.parametrize(("source", "out"), sample_build.samples(), ids=lambda p: p.parent.name)
+def test_committed_sample_matches_its_source(source: Path, out: Path) -> None:
+    files = sample_build.build(source)
+    assert sample_build.differences(files, out) == [], "run `python scripts/build_sample.py`"
+
+
+def test_every_persona_is_built() -> None:
+    outs = [out for _, out in sample_build.samples()]
+    assert outs == [SAMPLE_ROOT, SAMPLE_ROOT / "personas" / "jia", SAMPLE_ROOT / "personas" / "xiaowen"]
 
 
 def test_check_mode_reports_a_stale_file(tmp_path: Path) -> None:
@@ -83,6 +89,8 @@ def test_check_command_exits_1_when_stale_and_0_when_current(
     (tmp_path / "memory/episodic/timeline.md").write_text("stale\n", encoding="utf-8")
     assert sample_build.main(["--check"]) == 1
     assert sample_build.main([]) == 0 and sample_build.main(["--check"]) == 0
+    (tmp_path / "personas/jia/memory/episodic/timeline.md").write_text("stale\n", encoding="utf-8")
+    assert sample_build.main(["--check"]) == 1  # a further persona is checked too
 
 
 def test_every_core_md_round_trips_through_the_product() -> None:

@@ -9,6 +9,7 @@ import { buildChips } from "./lib/chips.js";
 import { relativeBetween } from "./lib/time.js";
 import { cardBody } from "./lib/card-text.js";
 import { api } from "./api.js";
+import { PersonaName } from "./persona-picker.js";
 
 function Section({ title, testid, children }) {
   return html`<section class="brief-card" data-testid=${testid}>
@@ -76,7 +77,7 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
     <div class="stage-glow" aria-hidden="true"></div>
     <header class="brief-title">
       <p class="eyebrow">${t("briefing.eyebrow")}</p>
-      <h1 class="brief-name" data-testid="briefing-name">${name}</h1>
+      <${PersonaName} name=${name} demo=${Boolean(state && state.flags && state.flags.demo)} t=${t} />
       ${!hasMemory && html`<p class="brief-hint">${t("briefing.empty")}</p>`}
     </header>
     ${topic &&

@@ -3,11 +3,13 @@ import { useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { usePopover } from "./popover.js";
+import { PersonaMenu, usePersonas } from "./persona-picker.js";
 
 const THEME_ICON = { light: "sun", dark: "moon", system: "monitor" };
 
 function DemoBadge({ t }) {
   const [open, setOpen] = useState(false);
+  const cast = usePersonas(true);
   const wrap = useRef(null);
   const button = useRef(null);
   usePopover(open, setOpen, wrap, button);
@@ -27,6 +29,7 @@ function DemoBadge({ t }) {
       <p class="popover-title">${t("demo.title")}</p>
       <p class="muted">${t("demo.body")}</p>
       <p class="muted mono small">${t("demo.own")}</p>
+      ${cast && html`<${PersonaMenu} cast=${cast} t=${t} />`}
     </div>`}
   </div>`;
 }

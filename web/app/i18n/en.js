@@ -22,6 +22,12 @@ export default {
   "demo.title": "Demo — nothing is saved",
   "demo.body": "You are looking at the memory of a made-up person. Chat, travel and edit freely: every change disappears when the server stops.",
   "demo.own": "Your own timeline: previously serve (without --demo)",
+  "persona.switch": "Switch persona",
+  "persona.title": "Demo personas",
+  "persona.body": "Each made-up person has a life of their own. Pick one to see their timeline; what you change stays with that persona until the server stops.",
+  "persona.current": "Current",
+  "persona.count.one": "{n} conversation",
+  "persona.count.other": "{n} conversations",
 
   "wheel.region": "Timeline",
   "wheel.label": "Timeline wheel: every slice, oldest first, ending at now",

@@ -22,6 +22,12 @@ export default {
   "demo.title": "演示模式 — 不会保存任何内容",
   "demo.body": "这是一个虚构人物的记忆。可以随意聊天、穿梭和修改：服务器停止后，一切改动都会消失。",
   "demo.own": "开始你自己的时间线：previously serve（不加 --demo）",
+  "persona.switch": "切换人物",
+  "persona.title": "演示人物",
+  "persona.body": "每个虚构人物都有自己的生活。选择一个查看其时间线；你的改动只属于该人物，服务器停止后消失。",
+  "persona.current": "当前",
+  "persona.count.one": "{n} 次对话",
+  "persona.count.other": "{n} 次对话",
 
   "wheel.region": "时间线",
   "wheel.label": "时间轮：所有切片，从最早到现在",

@@ -1,0 +1,116 @@
+"""The demo's persona picker (issue 22): the briefing's name opens a dialog of personas; picking
+one reloads the page on that persona's briefing and timeline. Keyboard only, phone and desktop."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Server, assert_fits, save_screenshot
+from tests.browser.test_a11y import serious_violations
+
+pytestmark = pytest.mark.browser
+
+JIA_NEWEST = "2026-11-27-1535"
+
+
+def test_the_teacher_in_shanghai_brings_the_chinese_page_with_her(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open(wait="[data-testid=briefing]")
+    page.get_by_test_id("persona-switch").click()
+    dialog = page.get_by_test_id("persona-dialog")
+    expect(dialog).to_be_visible()
+    dialog.locator("[data-persona=xiaowen]").click()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("周晓雯")
+    # Her config.json says zh: a visitor who has not chosen a language gets the page in Chinese.
+    expect(page.get_by_test_id("persona-switch")).to_have_attribute("title", "切换人物")
+    expect(page.locator("[role=option][data-slice-id='2026-11-25-1235']")).to_have_count(1)
+    assert serious_violations(page) == []
+    assert_fits(app)
+    save_screenshot(page, "persona-xiaowen-phone")
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_keyboard_switches_to_jia_and_the_page_reloads_on_her_memory(
+    make_app, demo_server: Server, size: str
+) -> None:
+    app = make_app(demo_server, size=size)
+    page = app.open(wait="[data-testid=briefing]")
+    switch = page.get_by_test_id("persona-switch")
+    expect(switch).to_be_visible()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")
+    switch.focus()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_test_id("persona-dialog")
+    expect(dialog).to_be_visible()
+    options = dialog.get_by_test_id("persona-option")
+    expect(options).to_have_count(3)
+    expect(dialog.locator("[data-persona=nell]")).to_have_attribute("aria-current", "true")
+    expect(dialog.locator("[data-persona=jia]")).to_contain_text("Wen Jia")
+    expect(dialog.locator("[data-persona=jia]")).to_contain_text("14 conversations")
+    assert serious_violations(page) == []
+    assert_fits(app)
+    save_screenshot(page, f"persona-picker-{size}")
+    dialog.locator("[data-persona=jia]").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(1)
+    expect(page.get_by_test_id("briefing-last-topic")).to_contain_text("flight for Mum")
+    # The choice is remembered: a fresh load stays on Jia, and the switch says who is current.
+    page.reload()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    page.get_by_test_id("persona-switch").click()
+    current = page.locator("[data-testid=persona-dialog] [data-persona=jia]")
+    expect(current).to_have_attribute("aria-current", "true")
+    assert serious_violations(page) == []
+
+
+def test_esc_closes_the_picker_back_to_the_name_and_the_current_persona_just_closes(
+    make_app, demo_server: Server
+) -> None:
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    switch = page.get_by_test_id("persona-switch")
+    switch.click()
+    dialog = page.get_by_test_id("persona-dialog")
+    expect(dialog).to_be_visible()  # shown modal (Esc before that would reach nothing)
+    expect(dialog.get_by_test_id("persona-option")).to_have_count(3)
+    page.keyboard.press("Escape")
+    expect(dialog.get_by_test_id("persona-option")).to_have_count(0)
+    expect(switch).to_be_focused()
+    switch.click()
+    expect(dialog).to_be_visible()
+    dialog.locator("[data-persona=nell]").click()
+    expect(dialog.get_by_test_id("persona-option")).to_have_count(0)
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")
+
+
+def test_the_chinese_page_shows_chinese_blurbs(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    page.get_by_test_id("locale-toggle").click()
+    expect(page.get_by_test_id("persona-switch")).to_have_attribute("title", "切换人物")
+    page.get_by_test_id("persona-switch").click()
+    jia = page.locator("[data-testid=persona-dialog] [data-persona=jia]")
+    expect(jia).to_contain_text("温哥华")
+    expect(jia).to_contain_text("14 次对话")
+
+
+def test_no_picker_outside_the_demo(make_app, empty_server: Server) -> None:
+    app = make_app(empty_server)
+    page = app.open(wait="[data-testid=briefing]")
+    expect(page.get_by_test_id("briefing-name")).to_be_visible()
+    expect(page.get_by_test_id("persona-switch")).to_have_count(0)
+
+
+def test_the_demo_badge_switches_persona_from_any_screen(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/settings", wait="[data-testid=demo-badge]")
+    page.get_by_test_id("demo-badge").click()
+    menu = page.get_by_test_id("persona-menu")
+    expect(menu.locator("[data-persona=nell]")).to_have_attribute("aria-current", "true")
+    assert serious_violations(page) == []
+    menu.locator("[data-persona=jia]").click()
+    page.wait_for_load_state()
+    page.goto(demo_server.url + "/")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")

@@ -1,0 +1,177 @@
+"""The demo's personas: `?persona=` or the picker's cookie chooses whose memory a request sees;
+each persona's writes stay in its own overlay; bad choices get a clear answer, never a 500."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from core.memory import paths
+from core.storage.demo import DemoStorage
+from functions import deps as deps_module
+from functions.api.app import create_app
+from functions.deps import PERSONA_COOKIE, Deps, build_deps
+from functions.settings import load_settings
+from tests.fakes.brain import Brain
+from tests.fakes.fake_model_server import FakeModelServer
+from tests.functional.api_env import HOST, same_origin
+
+pytestmark = pytest.mark.functional
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            digest.update(p.as_posix().encode() + p.read_bytes())
+    return digest.hexdigest()
+
+
+def _with_cookie(deps: Deps, persona: str) -> TestClient:
+    """A second browser: a client that carries the picker's cookie."""
+    return TestClient(create_app(deps), base_url=f"http://{HOST}", cookies={PERSONA_COOKIE: persona})
+
+
+def _demo(monkeypatch: pytest.MonkeyPatch, memory: Path | None = None) -> tuple[Deps, TestClient]:
+    for var in ("GITHUB_TOKEN", "GITHUB_REPO", "PREVIOUSLY_MEMORY", "PREVIOUSLY_ACCESS_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("STORAGE", "demo")
+    deps = build_deps(load_settings(), memory_override=memory, require_auth=False, in_process_turns=False)
+    return deps, TestClient(create_app(deps), base_url=f"http://{HOST}")
+
+
+@pytest.fixture
+def demo(monkeypatch: pytest.MonkeyPatch) -> tuple[Deps, TestClient]:
+    return _demo(monkeypatch)
+
+
+def test_the_bundled_demo_offers_nell_jia_and_xiaowen_with_nell_the_default(
+    demo: tuple[Deps, TestClient],
+) -> None:
+    _, client = demo
+    body = client.get("/api/demo/personas").json()
+    assert body["current"] == "nell" and body["cookie"] == PERSONA_COOKIE
+    by_id = {p["id"]: p for p in body["personas"]}
+    assert [p["id"] for p in body["personas"]] == ["nell", "jia", "xiaowen"]
+    assert by_id["nell"]["name"] == "Nell Marchetti" and by_id["nell"]["slice_count"] == 50
+    assert by_id["jia"]["name"] == "Wen Jia" and by_id["jia"]["slice_count"] == 14
+    assert by_id["jia"]["first"] == "2026-03-05" and by_id["jia"]["last"] == "2026-11-27"
+    assert by_id["xiaowen"]["name"] == "周晓雯" and by_id["xiaowen"]["slice_count"] == 8
+    assert all(p["blurb"]["en"] and p["blurb"]["zh"] for p in body["personas"])
+
+
+def test_the_query_or_the_cookie_chooses_whose_memory_every_route_reads(
+    demo: tuple[Deps, TestClient],
+) -> None:
+    deps, client = demo
+    assert client.get("/api/state").json()["name"] == "Nell Marchetti"
+    assert client.get("/api/state?persona=jia").json()["name"] == "Wen Jia"
+    assert client.get("/api/demo/personas?persona=jia").json()["current"] == "jia"
+    picked = _with_cookie(deps, "jia")
+    assert picked.get("/api/demo/personas").json()["current"] == "jia"
+    assert len(picked.get("/api/timeline").json()["slices"]) == 14
+    card = picked.get("/api/card").text
+    assert "Fraserview" in card and "Tidewater" not in card
+    # The query wins over the cookie.
+    assert picked.get("/api/state?persona=nell").json()["name"] == "Nell Marchetti"
+
+
+@pytest.mark.parametrize("bad", ["zed", "", "NELL", "../sample", "jia;drop", "x" * 300])
+def test_an_unknown_persona_in_the_query_is_a_clear_400(demo: tuple[Deps, TestClient], bad: str) -> None:
+    _, client = demo
+    for route in ("/api/state", "/api/timeline", "/api/demo/personas"):
+        r = client.get(route, params={"persona": bad})
+        assert r.status_code == 400, (route, r.text)
+        assert r.json()["error"] == "invalid_input"
+        assert "nell, jia, xiaowen" in r.json()["message"]
+
+
+def test_an_unknown_persona_cookie_falls_back_to_the_default(demo: tuple[Deps, TestClient]) -> None:
+    deps, _ = demo
+    r = _with_cookie(deps, "gone-since").get("/api/demo/personas")
+    assert r.status_code == 200 and r.json()["current"] == "nell"
+    assert _with_cookie(deps, "../jia").get("/api/state").json()["name"] == "Nell Marchetti"
+
+
+def test_each_personas_writes_stay_in_its_own_overlay_and_off_the_disk(demo: tuple[Deps, TestClient]) -> None:
+    deps, client = demo
+    before = _tree_digest(deps_module.SAMPLE_ROOT)
+    r = client.patch(
+        "/api/config?persona=jia", json={"slicing": {"maxSliceMinutes": 45}}, headers=same_origin()
+    )
+    assert r.status_code == 200, r.text
+    jia = client.get("/api/config?persona=jia").json()
+    nell = client.get("/api/config").json()
+    assert jia["config"]["slicing"]["maxSliceMinutes"] == 45
+    assert nell["config"]["slicing"]["maxSliceMinutes"] != 45
+    assert deps.cast is not None
+    assert isinstance(deps.cast.deps["jia"].storage, DemoStorage)
+    assert [p.value for p in deps.cast.deps["jia"].storage.overlay_paths] == [paths.CONFIG_JSON.value]
+    assert deps.storage.overlay_paths == []  # type: ignore[attr-defined]
+    assert _tree_digest(deps_module.SAMPLE_ROOT) == before
+
+
+def test_personas_have_their_own_runs_and_turns_but_share_security(demo: tuple[Deps, TestClient]) -> None:
+    deps, _ = demo
+    assert deps.cast is not None
+    jia = deps.cast.deps["jia"]
+    assert jia.runs is not deps.runs and jia.turns is not deps.turns
+    assert jia.security is deps.security and jia.models is deps.models and jia.clock is deps.clock
+
+
+def test_a_websocket_naming_an_unknown_persona_is_closed(demo: tuple[Deps, TestClient]) -> None:
+    _, client = demo
+    with (
+        pytest.raises(WebSocketDisconnect),
+        client.websocket_connect("/api/ws?persona=zed", headers=same_origin()) as ws,
+    ):
+        ws.receive_text()
+
+
+def test_a_demo_folder_with_one_persona_has_no_picker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "memory").mkdir()
+    deps, client = _demo(monkeypatch, tmp_path)
+    assert deps.cast is None
+    assert client.get("/api/demo/personas").json() == {
+        "current": None,
+        "cookie": PERSONA_COOKIE,
+        "personas": [],
+    }
+    assert client.get("/api/state?persona=anything").status_code == 200  # nothing to choose: ignored
+
+
+def test_outside_the_demo_the_list_is_empty(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("STORAGE", "local")
+    deps = build_deps(load_settings(), memory_override=tmp_path, require_auth=False, in_process_turns=False)
+    client = TestClient(create_app(deps), base_url=f"http://{HOST}")
+    assert deps.cast is None
+    assert client.get("/api/demo/personas").json()["personas"] == []
+
+
+def test_a_chat_turn_on_jia_lands_in_her_overlay_only(
+    monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer
+) -> None:
+    for var in ("ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
+    Brain.install(fake_models).main("Hello Jia, good to see you again.")
+    before = _tree_digest(deps_module.SAMPLE_ROOT)
+    _demo(monkeypatch)  # the demo's environment
+    deps = build_deps(load_settings(), require_auth=False)  # with in-process turns this time
+    jia = _with_cookie(deps, "jia")
+    nell = TestClient(create_app(deps), base_url=f"http://{HOST}")
+    message = {"message": "Back from a night shift."}
+    done = jia.post("/api/turns?wait=25", json=message, headers=same_origin())
+    assert done.status_code == 200 and done.json()["status"] == "done", done.text
+    slice_id = done.json()["slice_id"]
+    assert jia.get(f"/api/slices/{slice_id}").status_code == 200
+    assert len(jia.get("/api/timeline").json()["slices"]) == 15
+    assert nell.get(f"/api/slices/{slice_id}").status_code == 404
+    assert len(nell.get("/api/timeline").json()["slices"]) == 50
+    assert _tree_digest(deps_module.SAMPLE_ROOT) == before
