@@ -36,6 +36,7 @@ FileCheck = Callable[[str, str], list["Finding"]]
 _SLICES = paths.SLICES.value + "/"
 _SLICE_FILE_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/(.+)$")
 _SLICE_FILES = ("timeline/core.md", "timeline/agent.md", "timeline/appendix.md", "previously.md")
+_AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md$")  # agent.md's later parts
 _IMAGE_RE = re.compile(r"^images/[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\.b64$")
 _MONTHLY_RE = re.compile(r"^\d{4}/\d{2}/_index\.json$")
 _FLAT_RE = re.compile(r"^\d{4}/\d{2}/\d{2}/\d{4}\.md$")
@@ -280,7 +281,7 @@ def _check_slice_tree_file(value: str, rel: str, text: str, now: datetime) -> li
         return check_card(value, text, now)
     if _IMAGE_RE.match(inner):
         return _check_image(value, text)
-    if inner not in _SLICE_FILES:
+    if inner not in _SLICE_FILES and not _AGENT_PART_RE.match(inner):
         return [Finding(value, "warning", "unexpected file in a slice folder; the product ignores it")]
     return []
 

@@ -18,7 +18,7 @@ from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.memory.config_store import read_config
 from core.memory.evolution.fitness import Signal
 from core.memory.evolution.store import record_signal
-from core.memory.slice.agent_md import append_cognition
+from core.memory.slice.agent_parts import queue_entry
 from core.memory.slice.appendix import code_fence
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.model import Slice, Turn, parse_core_md
@@ -43,12 +43,11 @@ def _block(title: str, text: str) -> str:
     return f"\n### {title}\n\n{fence}\n{text}\n{fence}\n"
 
 
-def replaced_entry(turn_id: str, now_iso: str, turns: list[Turn]) -> str:
-    """The agent.md entry that keeps a taken-back exchange, word for word."""
-    body = "".join(
+def replaced_body(turns: list[Turn]) -> str:
+    """The body of the agent.md entry that keeps a taken-back exchange, word for word."""
+    return "".join(
         _block("Replaced message" if t.role == "user" else "Replaced reply", t.content) for t in turns
     )
-    return f"## Cognition {turn_id} — {now_iso} (replaced)\n{body}"
 
 
 def _last_exchange(s: Slice, turn_id: str) -> list[Turn]:
@@ -87,8 +86,7 @@ def retract_exchange(
         out.turns = [t for t in out.turns if t.turn_id != turn_id]
         return out
 
-    entry = replaced_entry(turn_id, iso(now), taken)
-    batch.update(paths.agent_md(slice_id), lambda cur: append_cognition(cur, entry))
+    queue_entry(batch, slice_id, f"{turn_id} — {iso(now)} (replaced)", replaced_body(taken), once_for=None)
     edit_slice(without, iso(now)).queue(batch, slice_id)
     remaining = without(current)
     upsert_monthly_entry(batch, remaining)
