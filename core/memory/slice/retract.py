@@ -3,7 +3,8 @@
 The exchange (your message and the reply, one turn id) leaves the active slice's core.md and is
 kept word for word in agent.md, in an entry `## Cognition <turn id> — <time> (replaced)`, so a
 regenerated reply or an edited message never silently drops the words it replaces. The client
-then sends the message (the same text, or the edited one) as a new turn.
+then sends the message (the same text, or the edited one) as a new turn, with the pictures
+that were attached (`Retracted.pictures`, still stored in the slice) sent again by reference.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Literal
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound
+from core.media.attach import StoredPicture, split_turn_text
 from core.memory import paths
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.memory.config_store import read_config
@@ -30,12 +32,14 @@ RetractReason = Literal["regenerate", "message_edited"]
 
 @dataclass(frozen=True)
 class Retracted:
-    """The exchange taken back: its message (to send again) and whether it had a reply."""
+    """The exchange taken back: its message (to send again: the words, and the pictures that
+    were attached, still stored in the slice) and whether it had a reply."""
 
     slice_id: str
     turn_id: str
     message: str
     had_reply: bool
+    pictures: tuple[StoredPicture, ...] = ()
 
 
 def _block(title: str, text: str) -> str:
@@ -93,5 +97,6 @@ def retract_exchange(
     upsert_catalog_entry(batch, remaining, now, read_config(batch)[0].locale)
     record_signal(batch, Signal(why, iso(now), slice_id))
     batch.commit(f"Turn {turn_id} — taken back to be answered again")
-    message = next((t.content for t in taken if t.role == "user"), "")
-    return Retracted(slice_id, turn_id, message, any(t.role != "user" for t in taken))
+    stored = next((t.content for t in taken if t.role == "user"), "")
+    message, pictures = split_turn_text(stored, slice_id, turn_id)
+    return Retracted(slice_id, turn_id, message, any(t.role != "user" for t in taken), tuple(pictures))
