@@ -1,8 +1,8 @@
 """Opening an export as downloaded — a `.zip` or the JSON/Markdown file itself — as conversations.
 
 The file is read again for each pass (preview, then write), so nothing but one conversation at a
-time is held in memory. A ChatGPT conversation's images are read from the zip one at a time and
-re-encoded as chat attachments are; one that cannot be is skipped with the reason.
+time is held in memory. A ChatGPT or Claude conversation's images are read from the zip one at a
+time and re-encoded as chat attachments are; one that cannot be is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -54,7 +54,10 @@ class ExportFile:
                     yield conv
             elif self.fmt == "claude":
                 for i, raw in enumerate(iter_json_array(stream, self.name)):
-                    yield claude.read_conversation(raw, i)
+                    conv = claude.read_conversation(raw, i, assets)
+                    if archive is not None:
+                        _load_pictures(conv, archive)
+                    yield conv
             elif self.fmt == "jsonl":
                 yield from simple.read_jsonl(stream, self.name)
             else:
