@@ -19,12 +19,12 @@ from core.llm.tools import Tool
 from core.memory.paths import (
     CARD,
     MemoryPath,
-    agent_md,
     card_snapshot,
     core_md,
     legacy_flat_md,
     parse_slice_id,
 )
+from core.memory.slice.agent_parts import log_text, read_parts
 from core.memory.slice.segments import read_slice_range
 from core.text import utf16_len, utf16_slice
 
@@ -34,9 +34,11 @@ DEFAULT_LAST = 20
 
 
 class Reader(Protocol):
-    """Anything that reads memory files (a Snapshot or a WriteBatch)."""
+    """Anything that reads and lists memory files (a Snapshot or a WriteBatch)."""
 
     def read(self, path: MemoryPath) -> str | None: ...
+
+    def list(self, prefix: MemoryPath) -> list[MemoryPath]: ...
 
 
 SliceId = Annotated[str, Field(description="A slice id, YYYY-MM-DD-HHMM (UTC start minute)")]
@@ -99,7 +101,7 @@ def read_tools(view: Reader) -> list[Tool]:
     def read_agent_timeline(slice_id: SliceId) -> str:
         """Read the assistant's working notes for a slice (agent.md: its thinking and tool calls)."""
         parse_slice_id(slice_id)
-        text = view.read(agent_md(slice_id))
+        text = log_text(read_parts(view, slice_id))  # every part of the log, in order
         return (
             _capped(text, "the newest entries are shown") if text else f"(no agent timeline for {slice_id})"
         )

@@ -16,6 +16,7 @@ from core.errors import InvalidInput, NotFound
 from core.memory import paths
 from core.memory.card.migrate import is_legacy, migrate_to_card
 from core.memory.card.model import render_card
+from core.memory.slice.agent_parts import log_text, read_parts
 from core.memory.slice.model import parse_core_frontmatter
 from core.memory.slice.segments import read_slice_range
 from core.memory.slice.turns import count_turns, parse_turns
@@ -187,7 +188,7 @@ def _display_card(text: str, slice_id: str, now: Any) -> str:
 def read_agent_timeline(ctx: ToolContext, slice_id: str) -> str:
     """A slice's cognition log (what the agent thought and which tools it used, per turn)."""
     sid, _ = slice_text(ctx, slice_id)
-    text = ctx.reader.read(paths.agent_md(sid))
-    if text is None or not text.strip():
+    text = log_text(read_parts(ctx.reader, sid))  # every part of the log, in order
+    if not text.strip():
         return f"No notes were recorded for slice {sid}."
     return cap(text, "the rest of the log is in the file")

@@ -2,22 +2,27 @@
 
 A message's `text` blocks become its turn; `thinking`, `tool_use` and `tool_result` blocks are
 kept aside in the appendix. Attachments carry their `extracted_content`, which is kept as a text
-file in the slice folder and linked from the turn; `files` (images, PDFs) hold only a name in
-the export, so the turn names them and the preview says they were not included.
+file in the slice folder and linked from the turn. `files` (images, PDFs) usually hold only a
+name in the export: the turn names them (`[file: name]`). When the export's zip carries an image
+file itself — a member named by the file's `file_uuid`, or else the only member with its
+`file_name` — it is stored in the slice folder like a chat picture and linked from the turn, as
+the ChatGPT importer does; otherwise the preview says it was not included.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from core.clock import parse_iso
 from core.errors import InvalidInput
-from core.imports.model import Aside, Attachment, Conversation, Message
+from core.imports.model import Aside, Attachment, Conversation, Message, Picture
 from core.text import js_trim
 
 TOOL = "claude"
 _ROLES = {"human": "user", "user": "user", "assistant": "agent"}
+_IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 _ASIDE_TITLES = {
     "thinking": "The model's thinking (not a turn)",
     "tool_use": "A call to a tool (not a turn)",
@@ -25,7 +30,7 @@ _ASIDE_TITLES = {
 }
 
 
-def read_conversation(raw: Any, index: int) -> Conversation:
+def read_conversation(raw: Any, index: int, assets: Sequence[str] = ()) -> Conversation:
     """One entry of `conversations.json`; InvalidInput names the conversation and the field."""
     if not isinstance(raw, dict):
         raise InvalidInput(f"Claude entry {index} is not a conversation object.")
@@ -36,11 +41,11 @@ def read_conversation(raw: Any, index: int) -> Conversation:
             f"Claude conversation {conv.label}: field `chat_messages` is missing or not a list."
         )
     for i, msg in enumerate(messages):
-        _read_message(conv, msg, i)
+        _read_message(conv, msg, i, assets)
     return conv
 
 
-def _read_message(conv: Conversation, msg: Any, i: int) -> None:
+def _read_message(conv: Conversation, msg: Any, i: int, assets: Sequence[str]) -> None:
     if not isinstance(msg, dict):
         raise InvalidInput(f"Claude conversation {conv.label}: chat_messages[{i}] is not an object.")
     mid = str(msg.get("uuid") or f"{conv.conversation_id}-{i}")
@@ -61,7 +66,7 @@ def _read_message(conv: Conversation, msg: Any, i: int) -> None:
             row = Message(mid, f"{msg.get('sender')}, {kind or 'block'}", when, block_text(block))
             conv.asides.append(Aside(conv.messages[-1].message_id if conv.messages else None, title, (row,)))
     text = "\n\n".join(t for t in texts if t.strip()) if texts else str(msg.get("text") or "")
-    links = _attachments(conv, msg, mid, where)
+    links = _attachments(conv, msg, mid, where, assets)
     body = "\n\n".join(p for p in (js_trim(text), *links) if p)
     if not body:
         conv.skip(f"message {mid}", "empty")
@@ -69,7 +74,9 @@ def _read_message(conv: Conversation, msg: Any, i: int) -> None:
     conv.messages.append(Message(mid, role, when, body))
 
 
-def _attachments(conv: Conversation, msg: dict[str, Any], mid: str, where: str) -> list[str]:
+def _attachments(
+    conv: Conversation, msg: dict[str, Any], mid: str, where: str, assets: Sequence[str]
+) -> list[str]:
     links: list[str] = []
     for j, att in enumerate(msg.get("attachments") or []):
         if not isinstance(att, dict):
@@ -86,8 +93,24 @@ def _attachments(conv: Conversation, msg: dict[str, Any], mid: str, where: str) 
     for j, f in enumerate(msg.get("files") or []):
         name = str(f.get("file_name") if isinstance(f, dict) else f) or f"file-{j}"
         links.append(f"[file: {name}]")
-        conv.skip(f"file {name}", "the export holds only its name, not the file")
+        member = _member(f, name, assets)
+        if member is not None:
+            conv.pictures.append(Picture(mid, member))
+        else:
+            conv.skip(f"file {name}", "the export holds only its name, not the file")
     return links
+
+
+def _member(file: Any, name: str, assets: Sequence[str]) -> str | None:
+    """The zip member holding an image `files` entry: named by its uuid, else by its name (when
+    only one member has it); None when the export does not carry it or it is not an image."""
+    uuid = str(file.get("file_uuid") or "") if isinstance(file, dict) else ""
+    images = [a for a in assets if a.lower().endswith(_IMAGE_EXTENSIONS)]
+    by_uuid = [a for a in images if uuid and a.rsplit("/", 1)[-1].startswith(uuid)]
+    if by_uuid:
+        return sorted(by_uuid)[0]
+    by_name = [a for a in images if a.rsplit("/", 1)[-1] == name]
+    return by_name[0] if len(by_name) == 1 else None
 
 
 def _time(value: Any, where: str) -> Any:

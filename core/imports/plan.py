@@ -20,6 +20,7 @@ from typing import Any
 
 from core.clock import iso
 from core.errors import InvalidInput, SliceFormatError
+from core.imports.instructions import new_card_lines
 from core.imports.model import Skipped
 from core.imports.source import ExportFile
 from core.imports.timeslice import Part, build_slice, split_conversation, turn_hash
@@ -72,6 +73,8 @@ class ImportPlan:
     asides: int = 0
     slices: list[PlannedSlice] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    # The export's instructions / profile text, as the lines accepting adds to the card's Unsorted.
+    card_lines: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -88,8 +91,8 @@ class ImportPlan:
 
     @property
     def writes(self) -> int:
-        """Slices the import would create or extend (0: accepting changes nothing)."""
-        return sum(1 for s in self.slices if s.action in ("new", "extend"))
+        """Slices to create or extend, plus one for card lines (0: accepting changes nothing)."""
+        return sum(1 for s in self.slices if s.action in ("new", "extend")) + (1 if self.card_lines else 0)
 
     @property
     def digest(self) -> str:
@@ -97,6 +100,8 @@ class ImportPlan:
         h = hashlib.sha256(f"{self.tool}|{self.file_sha}".encode())
         for s in self.slices:
             h.update(f"|{s.slice_id}|{s.action}|{s.fingerprint}".encode())
+        for line in self.card_lines:
+            h.update(f"|card|{line}".encode())
         return h.hexdigest()[:32]
 
     def as_dict(self, limit: int = 200) -> dict[str, Any]:
@@ -117,6 +122,7 @@ class ImportPlan:
             "writes": self.writes,
             "planned": [s.as_dict() for s in self.slices[:limit]],
             "planned_total": len(self.slices),
+            "card_lines": self.card_lines,
             "skipped": [str(s) for s in self.skipped[:PREVIEW_SKIPPED]],
             "skipped_total": len(self.skipped),
             "skipped_reasons": dict(sorted(reasons.items())),
@@ -167,6 +173,9 @@ def plan_import(
             progress("read", plan.conversations, None)
     _check_unique(found)
     plan.slices = allocate(found, reader)
+    instructions, problems = export.instructions()
+    plan.card_lines = new_card_lines(reader, instructions)
+    plan.skipped += [Skipped(export.name, "instructions", why) for why in problems]
     return plan
 
 

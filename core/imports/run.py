@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from core.clock import Clock, iso
 from core.errors import ConflictError
+from core.imports.instructions import queue_card_lines
 from core.imports.model import ATTACHMENTS_DIR
 from core.imports.plan import ImportPlan, PlannedSlice, Progress, file_sha, plan_import
 from core.imports.source import ExportFile
@@ -80,6 +81,10 @@ def apply_plan(
                 chunk = _Chunk(WriteBatch.open(storage))
         if progress:
             progress("write", done, plan.conversations)
+    # The export's instructions go onto the card (Unsorted) in the last commit, after the slices.
+    report.card_lines = (
+        len(plan.card_lines) if queue_card_lines(chunk.batch, plan.card_lines, clock.now(), plan.tool) else 0
+    )
     report.catalog = weave_timeline(chunk.batch, clock.now(), force=True, locale=config.locale)
     refresh_index(chunk.batch, clock)
     _commit(chunk, plan, report)

@@ -1,8 +1,8 @@
 """Opening an export as downloaded — a `.zip` or the JSON/Markdown file itself — as conversations.
 
 The file is read again for each pass (preview, then write), so nothing but one conversation at a
-time is held in memory. A ChatGPT conversation's images are read from the zip one at a time and
-re-encoded as chat attachments are; one that cannot be is skipped with the reason.
+time is held in memory. A ChatGPT or Claude conversation's images are read from the zip one at a
+time and re-encoded as chat attachments are; one that cannot be is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TextIO
 
 from core.errors import InvalidInput, TooLarge
 from core.imports import chatgpt, claude, simple
+from core.imports.instructions import Instruction, claude_instructions
 from core.imports.model import Conversation, Picture
 from core.imports.stream import iter_json_array
 from core.media.images import MAX_UPLOAD, Upload, prepare_image
@@ -54,11 +55,25 @@ class ExportFile:
                     yield conv
             elif self.fmt == "claude":
                 for i, raw in enumerate(iter_json_array(stream, self.name)):
-                    yield claude.read_conversation(raw, i)
+                    conv = claude.read_conversation(raw, i, assets)
+                    if archive is not None:
+                        _load_pictures(conv, archive)
+                    yield conv
             elif self.fmt == "jsonl":
                 yield from simple.read_jsonl(stream, self.name)
             else:
                 yield from simple.read_markdown(stream, self.name, Path(self.name).stem)
+
+    def instructions(self) -> tuple[list[Instruction], list[str]]:
+        """The export's custom instructions and profile text (a Claude zip's), and what could not
+        be read; nothing for the other formats or a bare conversations.json."""
+        if self.fmt != "claude" or not zipfile.is_zipfile(self.path):
+            return [], []
+        try:
+            with zipfile.ZipFile(self.path) as archive:
+                return claude_instructions(archive)
+        except zipfile.BadZipFile as exc:
+            raise InvalidInput(f"{self.name} is not a readable zip ({exc}).") from exc
 
     @contextmanager
     def _open(self) -> Iterator[tuple[TextIO, tuple[str, ...], zipfile.ZipFile | None]]:

@@ -32,6 +32,7 @@ class ImportReport:
     extended: list[str] = field(default_factory=list)
     catalog: WeaveResult | None = None
     commits: int = 0
+    card_lines: int = 0  # lines the export's instructions added to the card (core/imports/instructions.py)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -40,6 +41,7 @@ class ImportReport:
             "unchanged": self.unchanged,
             "kept_existing": self.kept_existing,
             "commits": self.commits,
+            "card_lines": self.card_lines,
             "catalog": self.catalog.as_dict() if self.catalog else None,
         }
 

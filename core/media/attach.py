@@ -9,8 +9,10 @@ otherwise the message says that pictures were attached and that this model canno
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from core.errors import InvalidInput, NotFound
 from core.llm.registry import BoundModel
@@ -21,6 +23,7 @@ from core.storage.base import Reader, WriteBatch
 
 IMAGES_DIR = "images"
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)$")
+_LINK_RE = re.compile(rf"!\[(?P<name>[^\]\n]*)\]\(\.\./{IMAGES_DIR}/(?P<file>[^)\s]+)\)")
 MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
 
 
@@ -40,6 +43,42 @@ def turn_text(message: str, turn_id: str, attachments: Sequence[Attachment]) -> 
         return message
     links = [f"![{a.name}](../{IMAGES_DIR}/{file_name(turn_id, n, a)})" for n, a in enumerate(attachments, 1)]
     return f"{message}\n\n" + "\n".join(links)
+
+
+@dataclass(frozen=True)
+class StoredPicture:
+    """A picture saved with an earlier turn: its slice, its file (as linked), its display name."""
+
+    slice_id: str
+    file: str
+    name: str
+
+
+def split_turn_text(content: str, slice_id: str, turn_id: str) -> tuple[str, list[StoredPicture]]:
+    """The inverse of `turn_text` for a stored turn: the words, and the pictures it links (only
+    the trailing link block `turn_text` writes, numbered 1, 2 … under this turn id)."""
+    head, sep, block = content.rpartition("\n\n")
+    lines = block.split("\n")
+    found = [_LINK_RE.fullmatch(line) for line in lines]
+    if not sep or not all(found):
+        return content, []
+    pictures = []
+    for n, m in enumerate(found, 1):
+        assert m is not None
+        if not NAME_RE.match(m["file"]) or not m["file"].startswith(f"{turn_id}-{n}."):
+            return content, []
+        pictures.append(StoredPicture(slice_id, m["file"], m["name"]))
+    return head, pictures
+
+
+def reattach(reader: Reader, pictures: Sequence[StoredPicture]) -> tuple[Attachment, ...]:
+    """Pictures stored with an earlier turn, ready to go with a new one (answer again, or an
+    edit): the stored bytes as they are (they were checked and re-encoded when first sent)."""
+    out = []
+    for p in pictures:
+        data, media_type = read_image(reader, p.slice_id, p.file)
+        out.append(Attachment(p.name or "image", media_type, base64.b64encode(data).decode("ascii")))
+    return tuple(out)
 
 
 def queue_images(batch: WriteBatch, slice_id: str, turn_id: str, attachments: Sequence[Attachment]) -> None:

@@ -28,7 +28,7 @@ from core.memory.catalog.strands import drop_slice, load_strands, render_strands
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger
-from core.memory.slice.agent_md import remove_cognition
+from core.memory.slice.agent_parts import queue_removal
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import USER_MARK
@@ -199,19 +199,8 @@ def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str) -
 
 
 def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:
-    """Queue agent.md without the turn's entries (deleted when none is left); whether it had any."""
-    path = paths.agent_md(slice_id)
-    agent = read_or_none(batch, path)
-    if agent is None:
-        return False
-    left = remove_cognition(agent, turn_id)
-    if left == agent:
-        return False
-    if left.strip():
-        batch.put(path, left)
-    else:
-        batch.delete(path)
-    return True
+    """Queue agent.md (every part) without the turn's entries; whether it had any."""
+    return queue_removal(batch, slice_id, turn_id)
 
 
 def without_turn(s: Slice, turn_id: str) -> Slice:

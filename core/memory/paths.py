@@ -7,6 +7,7 @@ import paths from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -296,6 +297,7 @@ _FIXED = {
     PENDING_JSON.value: PathKind.PENDING,
     CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
 }
+_AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md$")
 _SLICE_INNER = {
     "timeline/core.md": PathKind.CORE_MD,
     "timeline/agent.md": PathKind.AGENT_MD,
@@ -334,4 +336,6 @@ def _classify_slice_tree(rel: str) -> PathClass:
     if sid is None:
         return PathClass(PathKind.SLICES_STRAY)
     inner = "/".join(parts[4:])
+    if _AGENT_PART_RE.match(inner):  # agent.md's later parts (docs/FORMAT.md "agent.md")
+        return PathClass(PathKind.AGENT_MD, sid, inner)
     return PathClass(_SLICE_INNER.get(inner, PathKind.SLICE_FILE), sid, inner)

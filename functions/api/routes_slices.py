@@ -24,7 +24,7 @@ from core.memory.slice.retract import RetractReason, retract_exchange
 from core.memory.slice.view import read_slice_detail
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.routes_memory import SliceId, get_slice
-from functions.api.schemas import ErrorBody, SliceView, Strict
+from functions.api.schemas import ErrorBody, SliceView, StoredImage, Strict
 
 
 class RetractBody(Strict):
@@ -64,8 +64,11 @@ class RetractResult(BaseModel):
 
     slice_id: str
     turn_id: str
-    message: str
+    message: str = Field(description="your words (without the picture links)")
     had_reply: bool
+    pictures: list[StoredImage] = Field(
+        default_factory=list, description="the pictures that were attached: send them again as `reattach`"
+    )
 
 
 class SlicePatch(Strict):
@@ -110,7 +113,15 @@ def retract(
     """Take the open slice's last exchange back (regenerate, or edit and resend): it leaves core.md
     and is kept word for word in agent.md."""
     why: RetractReason = "message_edited" if body is not None and body.reason == "edit" else "regenerate"
-    return RetractResult(**vars(retract_exchange(deps.storage, slice_id, turn_id, deps.clock, why)))
+    taken = retract_exchange(deps.storage, slice_id, turn_id, deps.clock, why)
+    pictures = [StoredImage(slice_id=p.slice_id, file=p.file, name=p.name) for p in taken.pictures]
+    return RetractResult(
+        slice_id=taken.slice_id,
+        turn_id=taken.turn_id,
+        message=taken.message,
+        had_reply=taken.had_reply,
+        pictures=pictures,
+    )
 
 
 @router.patch("/api/slices/{slice_id}", response_model=SliceView, dependencies=MUTATION, responses=ERRORS)

@@ -32,7 +32,8 @@ async def start_turn(
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS, description="Seconds to wait for the end")] = 0,
 ) -> TurnAccepted | JSONResponse:
     """Send a message. The turn runs in the background; follow it by id (GET or the WebSocket)."""
-    turn_id = await run_in_threadpool(deps.turns.start, to_input(req))
+    # Reading pictures to send again (and re-encoding new ones) blocks: off the event loop.
+    turn_id = await run_in_threadpool(lambda: deps.turns.start(to_input(req, deps.storage)))
     if wait > 0:
         done = await wait_until_done(deps.turns, turn_id, wait)
         if done is not None:

@@ -72,8 +72,8 @@ class _Connection:
             return
         try:
             if isinstance(action, WsStart):
-                request = to_input(action)
-                turn_id = await run_in_threadpool(self.deps.turns.start, request)
+                storage = self.deps.storage
+                turn_id = await run_in_threadpool(lambda: self.deps.turns.start(to_input(action, storage)))
                 await self.send({"type": "turn.accepted", "turn_id": turn_id})
                 self.spawn(turn_id, 0)
             elif isinstance(action, WsFollow):

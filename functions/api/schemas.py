@@ -40,6 +40,15 @@ class ImageUpload(Strict):
     data: str = Field(min_length=1, max_length=4_200_000, description="the file's bytes, base64")
 
 
+class StoredImage(Strict):
+    """A picture already stored with an earlier turn of a slice, sent again by reference
+    (answer again, edit and resend: `POST /api/slices/{id}/turns/{turn_id}/retract` lists them)."""
+
+    slice_id: str = Field(pattern=SLICE_ID_PATTERN)
+    file: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)$", description="as linked")
+    name: str = Field(default="image", max_length=255)
+
+
 class TurnRequest(Strict):
     """`POST /api/turns` and the WebSocket `turn.start` action."""
 
@@ -56,6 +65,11 @@ class TurnRequest(Strict):
     effort: Effort | None = None
     locale: Locale | None = None
     attachments: list[ImageUpload] = Field(default_factory=list, max_length=8)
+    reattach: list[StoredImage] = Field(
+        default_factory=list,
+        max_length=8,
+        description="pictures stored with an earlier turn, sent again (small enough for a WebSocket frame)",
+    )
 
 
 class TurnAccepted(BaseModel):

@@ -8,8 +8,10 @@ from collections.abc import AsyncIterator
 from starlette.concurrency import run_in_threadpool
 
 from core.errors import InvalidInput
-from core.media.images import Upload, prepare_images
+from core.media.attach import StoredPicture, reattach
+from core.media.images import MAX_IMAGES, Upload, prepare_images
 from core.reltime import zone
+from core.storage.base import Storage
 from core.turn.events import TERMINAL_TYPES, Event
 from core.turn.service import TurnInput, TurnService, TurnState
 from functions.api.schemas import TurnRequest, TurnView
@@ -19,12 +21,16 @@ POLL_SECONDS = 1.0
 TURN_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
-def to_input(req: TurnRequest, connection_id: str | None = None) -> TurnInput:
-    """The TurnService input for a request; InvalidInput for an unknown timezone or a bad picture."""
+def to_input(req: TurnRequest, storage: Storage, connection_id: str | None = None) -> TurnInput:
+    """The TurnService input for a request; InvalidInput for an unknown timezone or a bad picture,
+    NotFound for a picture to send again that the slice does not hold (read from `storage`)."""
     found = zone(req.timezone)
     if found is None:
         raise InvalidInput(f'Unknown timezone "{req.timezone}". Send an IANA name such as Europe/Lisbon.')
     uploads = [Upload.from_base64(a.name, a.data) for a in req.attachments]
+    again = [StoredPicture(p.slice_id, p.file, p.name) for p in req.reattach]
+    if len(uploads) + len(again) > MAX_IMAGES:
+        raise InvalidInput(f"A message can carry at most {MAX_IMAGES} pictures; remove some.")
     return TurnInput(
         message=req.message,
         timezone=found.key,
@@ -35,7 +41,7 @@ def to_input(req: TurnRequest, connection_id: str | None = None) -> TurnInput:
         effort=req.effort,
         locale=req.locale,
         connection_id=connection_id,
-        attachments=tuple(prepare_images(uploads)),
+        attachments=(*(reattach(storage.snapshot(), again) if again else ()), *prepare_images(uploads)),
     )
 
 

@@ -113,6 +113,10 @@ def _show_plan(plan: ImportPlan, label: str, json_out: bool, dry_run: bool) -> N
         typer.echo(f"  from {plan.first} to {plan.last}")
     typer.echo(f"  kept aside in appendices: {plan.asides} rows; attachments kept: {plan.attachments}")
     typer.echo(f"  images stored: {plan.images}")
+    if plan.card_lines:  # the export's instructions / profile text, offered to the card
+        typer.echo(f"  card: {len(plan.card_lines)} lines for its Unsorted section (sort or remove them)")
+        for line in plan.card_lines:
+            typer.echo(f"    {line[:200]}")
     for why, n in data["skipped_reasons"].items():
         typer.echo(f"  skipped {n}× — {why}")
     echo_list("Skipped", [str(s) for s in plan.skipped])

@@ -37,4 +37,10 @@ def _routes(key: compose.SecretKey) -> WsRoutes:
             return False
         return origin_allowed("POST", headers, deps.security.key)
 
-    return WsRoutes(deps.turns, deps.runs, lambda cid: ConnectionPusher(client, [cid]), admit, to_input)
+    return WsRoutes(
+        deps.turns,
+        deps.runs,
+        lambda cid: ConnectionPusher(client, [cid]),
+        admit,
+        lambda action: to_input(action, deps.storage),  # pictures sent again are read from memory
+    )

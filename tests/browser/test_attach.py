@@ -16,9 +16,10 @@ pytestmark = pytest.mark.browser
 DONE = "[data-testid=msg-assistant][data-status=done]"
 
 
-def _images_sent(fake: FakeModelServer) -> list[bytes]:
-    """The pictures on the newest user message that carried any (OpenAI or Anthropic wire)."""
-    for request in reversed(fake.requests):
+def _images_sent(fake: FakeModelServer, since: int = 0) -> list[bytes]:
+    """The pictures on the newest user message that carried any (OpenAI or Anthropic wire), in
+    the requests from number `since` on."""
+    for request in reversed(fake.requests[since:]):
         for message in reversed(request.body.get("messages") or []):
             parts = message.get("content") if message.get("role") == "user" else None
             found = []
@@ -62,4 +63,27 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     image.wait_for()
     served = page.request.get(own_server.url + str(image.get_attribute("src")))
     assert served.ok and served.body() == sent, "the slice folder holds exactly what the model received"
+    assert image.evaluate("img => img.complete && img.naturalWidth") == 64
+
+
+def test_answer_again_sends_the_same_picture(
+    make_app, own_server: Server, fake_model: FakeModelServer
+) -> None:
+    app = make_app(own_server, size="desktop", now=None)
+    page = app.open()
+    _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
+    page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
+    page.locator("#message-box").fill("What colour is this?")
+    page.locator("#message-box").press("Enter")
+    page.wait_for_selector(DONE)
+    [first] = _images_sent(fake_model)
+    asked = len(fake_model.requests)
+    with page.expect_response(lambda r: r.url.endswith("/retract")) as taken:
+        page.get_by_test_id("regenerate").click()
+    assert taken.value.status == 200
+    page.wait_for_function(f"() => document.querySelectorAll('{DONE}').length === 1")
+    page.wait_for_selector(DONE)
+    assert _images_sent(fake_model, since=asked) == [first], "the model sees the same picture again"
+    image = page.locator("[data-testid=msg-user] [data-testid=msg-image] img")
+    image.wait_for()
     assert image.evaluate("img => img.complete && img.naturalWidth") == 64

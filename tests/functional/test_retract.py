@@ -66,7 +66,13 @@ def test_the_route_answers_the_message_to_send_again() -> None:
     env = make_env(storage=_storage())
     r = env.client.post(f"/api/slices/{SID}/turns/t00001/retract", headers=same_origin())
     assert r.status_code == 200, r.text
-    assert r.json() == {"slice_id": SID, "turn_id": "t00001", "message": "Which flour?", "had_reply": True}
+    assert r.json() == {
+        "slice_id": SID,
+        "turn_id": "t00001",
+        "message": "Which flour?",
+        "had_reply": True,
+        "pictures": [],
+    }
     r = env.client.post(f"/api/slices/{SID}/turns/t00001/retract", headers=same_origin())
     assert r.status_code == 404
 

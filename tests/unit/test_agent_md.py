@@ -12,7 +12,6 @@ from core.memory.slice.agent_md import (
     ToolCall,
     agent_turn_content,
     cognition_for,
-    cognition_update,
     format_params,
     render_cognition,
     render_reports,
@@ -59,14 +58,6 @@ def test_cognition_for_matches_whole_ids() -> None:
     assert cognition_for(md, "abc") == "### Thinking\none"
     assert cognition_for(md, "abcd") == "### Thinking\ntwo"
     assert cognition_for(md, "ab") is None
-
-
-def test_cognition_update_is_idempotent() -> None:
-    update = cognition_update("t1", "2026-01-01T00:00:00.000Z", "\n### Thinking\nx\n")
-    once = update(None)
-    assert once == "## Cognition t1 — 2026-01-01T00:00:00.000Z\n\n### Thinking\nx\n"
-    assert update(once) is None
-    assert cognition_update("t2", "now", "")(once) is None
 
 
 def test_agent_turn_content() -> None:

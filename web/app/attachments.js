@@ -30,6 +30,15 @@ export async function addImages(current, files, t) {
   return { images: out, problem };
 }
 
+/** Pictures a taken-back exchange listed (`retract`'s `pictures`), to send again by reference. */
+export function storedPictures(pictures) {
+  return pictures.map((p) => ({
+    name: p.name,
+    url: `/api/slices/${encodeURIComponent(p.slice_id)}/images/${p.file}`,
+    stored: { slice_id: p.slice_id, file: p.file, name: p.name },
+  }));
+}
+
 /** What `POST /api/turns` takes. */
 export function uploads(images) {
   return images.map((a) => ({ name: a.name, data: a.data }));

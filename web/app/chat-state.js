@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { apiFetch } from "./api.js";
 import { applyEvent, applyEvents, initialTurn, isFinished, replyText, stopTurn } from "./lib/stream.js";
 import { clearResume, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
-import { uploads } from "./attachments.js";
+import { storedPictures, uploads } from "./attachments.js";
 
 const SAVE_EVERY_MS = 250;
 let nextId = 1;
@@ -84,13 +84,18 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     });
   }
 
+  /** Send a message. `images`: pictures from the input bar (their bytes go with the message) or
+   * pictures already stored with an earlier turn (`stored`: sent again by reference). */
   function send(text, images = []) {
     const message = String(text || "").trim();
     if (!message || running()) return false;
     const user = { id: newId(), role: "user", text: message, images, at: Date.now() };
     const assistant = { id: newId(), role: "assistant", turn: initialTurn(), error: null, lastEventAt: Date.now(), live: true };
     const body = { message, client: clientState(messagesRef.current), ...options() };
-    if (images.length) body.attachments = uploads(images);
+    const fresh = images.filter((a) => !a.stored);
+    const again = images.filter((a) => a.stored).map((a) => a.stored);
+    if (fresh.length) body.attachments = uploads(fresh);
+    if (again.length) body.reattach = again;
     setMessages((ms) => [...ms, user, assistant]);
     follow(assistant.id, message, { start: body });
     return true;
@@ -109,7 +114,8 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     const rest = ms.slice(0, -2);
     messagesRef.current = rest;
     setMessages(rest);
-    return send(text === null ? taken.message : text);
+    // The pictures of the exchange go again with it (by reference: they are stored in the slice).
+    return send(text === null ? taken.message : text, storedPictures(taken.pictures || []));
   }
 
   function stop() {

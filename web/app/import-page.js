@@ -61,6 +61,9 @@ function Preview({ plan, t }) {
         <span class=${`chip ${s.action}`}>${t(`import.action.${s.action}`)}</span> ${s.conversation}</li>`)}
       ${plan.planned_total > 20 && html`<li class="muted">${t("import.more", { n: plan.planned_total - 20 })}</li>`}
     </ul>`}
+    ${plan.card_lines && plan.card_lines.length > 0 &&
+    html`<div data-testid="import-card-lines"><h3 class="small">${t("import.cardLines")}</h3>
+      <ul class="import-list">${plan.card_lines.map((line) => html`<li>${line}</li>`)}</ul></div>`}
     ${plan.skipped_total > 0 &&
     html`<div data-testid="import-skipped"><h3 class="small">${t("import.skipped")}</h3>
       <ul class="import-list">${Object.entries(plan.skipped_reasons).map(([why, n]) => html`<li>${n} × ${why}</li>`)}</ul></div>`}

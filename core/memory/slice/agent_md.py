@@ -18,7 +18,6 @@ from typing import Any
 
 from core.memory.formats.escape import escape_cognition, unescape_cognition
 from core.memory.formats.yaml_types import js_to_string
-from core.storage.base import UpdateFn
 from core.text import js_trim, js_trim_end, utf16_len, utf16_slice
 
 STATUS_OK, STATUS_ERROR, STATUS_UNKNOWN = "ok", "error", "?"
@@ -197,22 +196,6 @@ def append_cognition(existing: str | None, entry: str) -> str:
     if existing and existing.strip():
         return f"{js_trim_end(existing)}\n\n{entry}"
     return entry
-
-
-def has_cognition(agent_md_text: str | None, turn_id: str) -> bool:
-    """Whether agent.md already holds an entry for `turn_id`."""
-    return cognition_for(agent_md_text or "", turn_id) is not None
-
-
-def cognition_update(turn_id: str, now_iso: str, body: str) -> UpdateFn:
-    """A storage update appending this turn's entry once (re-running or a conflict retry never doubles it)."""
-
-    def apply(current: str | None) -> str | None:
-        if not body or has_cognition(current, turn_id):
-            return None
-        return append_cognition(current, cognition_entry(turn_id, now_iso, body))
-
-    return apply
 
 
 def cognition_for(agent_md_text: str, turn_id: str) -> str | None:

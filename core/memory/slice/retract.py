@@ -3,7 +3,8 @@
 The exchange (your message and the reply, one turn id) leaves the active slice's core.md and is
 kept word for word in agent.md, in an entry `## Cognition <turn id> — <time> (replaced)`, so a
 regenerated reply or an edited message never silently drops the words it replaces. The client
-then sends the message (the same text, or the edited one) as a new turn.
+then sends the message (the same text, or the edited one) as a new turn, with the pictures
+that were attached (`Retracted.pictures`, still stored in the slice) sent again by reference.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from typing import Literal
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound
+from core.media.attach import StoredPicture, split_turn_text
 from core.memory import paths
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.memory.config_store import read_config
 from core.memory.evolution.fitness import Signal
 from core.memory.evolution.store import record_signal
-from core.memory.slice.agent_md import append_cognition
+from core.memory.slice.agent_parts import queue_entry
 from core.memory.slice.appendix import code_fence
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.model import Slice, Turn, parse_core_md
@@ -30,12 +32,14 @@ RetractReason = Literal["regenerate", "message_edited"]
 
 @dataclass(frozen=True)
 class Retracted:
-    """The exchange taken back: its message (to send again) and whether it had a reply."""
+    """The exchange taken back: its message (to send again: the words, and the pictures that
+    were attached, still stored in the slice) and whether it had a reply."""
 
     slice_id: str
     turn_id: str
     message: str
     had_reply: bool
+    pictures: tuple[StoredPicture, ...] = ()
 
 
 def _block(title: str, text: str) -> str:
@@ -43,12 +47,11 @@ def _block(title: str, text: str) -> str:
     return f"\n### {title}\n\n{fence}\n{text}\n{fence}\n"
 
 
-def replaced_entry(turn_id: str, now_iso: str, turns: list[Turn]) -> str:
-    """The agent.md entry that keeps a taken-back exchange, word for word."""
-    body = "".join(
+def replaced_body(turns: list[Turn]) -> str:
+    """The body of the agent.md entry that keeps a taken-back exchange, word for word."""
+    return "".join(
         _block("Replaced message" if t.role == "user" else "Replaced reply", t.content) for t in turns
     )
-    return f"## Cognition {turn_id} — {now_iso} (replaced)\n{body}"
 
 
 def _last_exchange(s: Slice, turn_id: str) -> list[Turn]:
@@ -87,13 +90,13 @@ def retract_exchange(
         out.turns = [t for t in out.turns if t.turn_id != turn_id]
         return out
 
-    entry = replaced_entry(turn_id, iso(now), taken)
-    batch.update(paths.agent_md(slice_id), lambda cur: append_cognition(cur, entry))
+    queue_entry(batch, slice_id, f"{turn_id} — {iso(now)} (replaced)", replaced_body(taken), once_for=None)
     edit_slice(without, iso(now)).queue(batch, slice_id)
     remaining = without(current)
     upsert_monthly_entry(batch, remaining)
     upsert_catalog_entry(batch, remaining, now, read_config(batch)[0].locale)
     record_signal(batch, Signal(why, iso(now), slice_id))
     batch.commit(f"Turn {turn_id} — taken back to be answered again")
-    message = next((t.content for t in taken if t.role == "user"), "")
-    return Retracted(slice_id, turn_id, message, any(t.role != "user" for t in taken))
+    stored = next((t.content for t in taken if t.role == "user"), "")
+    message, pictures = split_turn_text(stored, slice_id, turn_id)
+    return Retracted(slice_id, turn_id, message, any(t.role != "user" for t in taken), tuple(pictures))

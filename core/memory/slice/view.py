@@ -14,13 +14,12 @@ from core.memory.damage import read_or_skip, read_text
 from core.memory.paths import (
     MemoryPath,
     SliceId,
-    agent_md,
     appendix_md,
     card_snapshot,
     core_md,
     legacy_flat_md,
 )
-from core.memory.slice.agent_md import cognition_for
+from core.memory.slice.agent_parts import cognition_in, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
 
 
@@ -89,11 +88,11 @@ def read_slice_detail(view: Lister, slice_id: str) -> SliceDetail:
     """Everything the slice view shows; NotFound for an unknown id, InvalidInput for a malformed one."""
     path, text = slice_file(view, slice_id)
     s, problem = _parse(slice_id, text)
-    agent_text = read_or_skip(view, agent_md(slice_id)) or ""
+    log = read_parts(view, slice_id)
     cognition = {}
     for turn in s.turns:
-        if turn.role != "user" and turn.turn_id and agent_text:
-            block = cognition_for(agent_text, turn.turn_id)
+        if turn.role != "user" and turn.turn_id and log:
+            block = cognition_in(log, turn.turn_id)
             if block:
                 cognition[turn.turn_id] = block
     return SliceDetail(

@@ -21,8 +21,9 @@ from core.errors import InvalidInput
 from core.llm.types import AssistantMessage, ToolResult, Usage
 from core.memory.evolution.fitness import Signal
 from core.memory.evolution.store import record_signal
-from core.memory.paths import agent_md, core_md
+from core.memory.paths import core_md
 from core.memory.slice import agent_md as cognition
+from core.memory.slice.agent_parts import queue_entry
 from core.memory.slice.merge import append_turn, has_turn
 from core.memory.slice.model import Turn, parse_core_md
 from core.memory.slice.slicer import overflows
@@ -140,7 +141,8 @@ def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None,
         else:
             append_turn(agent, now_iso).queue(batch, slice_id)
     body = cognition.render_cognition(build_cognition(rounds)) if rounds.assistant else ""
-    batch.update(agent_md(slice_id), cognition.cognition_update(turn_id, now_iso, body))
+    if body:  # appended once, in the log's last part or the next (core/memory/slice/agent_parts.py)
+        queue_entry(batch, slice_id, f"{turn_id} — {now_iso}", body, once_for=turn_id)
     if deps.run_store.get(turn_id, CANCEL_KEY):  # the person pressed stop: a signal for the evolution layer
         record_signal(batch, Signal("stop", now_iso, slice_id, turn_id))
     _record_recall_use(batch, rounds, slice_id, turn_id, now_iso)

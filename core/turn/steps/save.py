@@ -1,6 +1,7 @@
 """Step 1, save: the user's words are committed before any model is called — **commit #1**.
 
-No model runs here, so nothing a model does can delay or lose the message. Recover the active
+No model runs here, so nothing a model does can delay or lose the message. Recover what a
+crashed earlier turn left (its accepted message first, core/turn/recovery.py); recover the active
 slice; decide whether it closes (time cap, turn count, context lost — or no room left in its
 core.md for this message: a `capacity` close instead of a refusal); close it with the
 deterministic mark (the close step refines it); open a slice at the first free minute or
@@ -60,7 +61,13 @@ from core.turn.steps.common import (
 
 
 def save(state: StepState, deps: TurnDeps) -> StepState:
-    """Commit the user's message (idempotent: a retry after the commit only re-announces the turn)."""
+    """Commit the user's message (idempotent: a retry after the commit only re-announces the turn).
+
+    First, what a crashed earlier turn left is recovered (core/turn/recovery.py), so its
+    accepted message lands before this one."""
+    from core.turn.recovery import recover_before  # recovery imports this module
+
+    recover_before(deps, state.turn_id)
     prepared = saved_record(deps, state.turn_id) or commit_user_message(deps, state.turn_id)
     announce(deps, sink_of(deps, state, "save"), prepared)
     common = {"slice_id": prepared.slice_id, "closed_slice_id": prepared.slice_closed, "round": 0}

@@ -346,6 +346,7 @@ export default {
   "import.attachments": "Attachments kept",
   "import.images": "Images stored",
   "import.more": "… and {n} more",
+  "import.cardLines": "For your card (added under Unsorted, to sort or remove)",
   "import.skipped": "Skipped, and why",
   "import.action.new": "new",
   "import.action.extend": "extended",

@@ -331,6 +331,7 @@ export default {
   "import.attachments": "保留的附件",
   "import.images": "保存的图片",
   "import.more": "… 另有 {n} 个",
+  "import.cardLines": "将加入你的卡片（放在“未分类”下，可整理或删除）",
   "import.skipped": "跳过的内容及原因",
   "import.action.new": "新建",
   "import.action.extend": "延长",
