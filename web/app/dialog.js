@@ -29,7 +29,12 @@ export function Dialog({ open, onClose, title, icon = null, testid, closeLabel, 
     const handleClose = () => {
       const back = opener.current;
       opener.current = null;
-      if (back && typeof back.focus === "function" && document.contains(back)) back.focus();
+      // The close event comes a task after the dialog closed (and the browser may already have
+      // put focus back): move focus only if it is still nowhere or in the dialog, so a late event
+      // never takes focus from where the user has since moved it.
+      const here = document.activeElement;
+      const lost = !here || here === document.body || dlg.contains(here);
+      if (lost && back && typeof back.focus === "function" && document.contains(back)) back.focus();
       onClose();
     };
     dlg.addEventListener("close", handleClose);
