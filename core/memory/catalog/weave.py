@@ -215,8 +215,8 @@ def weave_catalog(
         if recorded or shas_text is not None:  # no file until there is something to record
             batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
-    if folded:
-        batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded))
+    active = [str(e["id"]) for e in doc["slices"] if e.get("status") == "active"]
+    batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded, active))
     result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
