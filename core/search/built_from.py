@@ -7,21 +7,38 @@ them) and one over the blob shas of the index's own files (manifest and segments
 with it. Both equal → the index is current.
 Any change — a slice, another writer's index update, a damaged file — fails the comparison and
 the refresh takes its ordinary path, so a stale or unreadable file costs nothing but time.
+
+The record also keeps one `Part` per segment: the blob sha of the segment file as written and a
+digest of the slice versions it holds. When the whole index is not current, a segment whose file
+is unchanged and whose slices (the listed slices the manifest routes to it) have the versions it
+was built from needs no change, and the refresh leaves it unread: a new slice or a turn's
+re-index costs the one segment it touches, not every segment.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
 
 from core.memory.formats import jsjson
 from core.memory.paths import SEARCH_DIR, MemoryPath
+from core.search.segment import FINGERPRINT_LEN
+from core.search.store import segment_path
 from core.storage.base import WriteBatch
 
 BUILT_FROM = SEARCH_DIR / "built-from.json"
 SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class Part:
+    """One segment as the record saw it: its file's blob sha, its slices' digest, its size."""
+
+    version: str
+    digest: str
+    bytes: int
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,7 @@ class BuiltFrom:
     slices: int
     segments: int
     bytes: int
+    parts: dict[str, Part] = field(default_factory=dict)  # by segment name
 
 
 def slices_digest(batch: WriteBatch, listed: Mapping[str, MemoryPath]) -> str | None:
@@ -43,6 +61,15 @@ def slices_digest(batch: WriteBatch, listed: Mapping[str, MemoryPath]) -> str | 
         if version is None:
             return None
         h.update(f"{sid} {version}\n".encode())
+    return h.hexdigest()
+
+
+def part_digest(pairs: Iterable[tuple[str, str]]) -> str:
+    """SHA-1 over `<id> <fingerprint>` of a segment's slices, by id (a fingerprint is the first
+    16 hex digits of the core.md's blob sha, as the segment stores it)."""
+    h = hashlib.sha1()
+    for sid, fp in sorted(pairs):
+        h.update(f"{sid} {fp}\n".encode())
     return h.hexdigest()
 
 
@@ -71,28 +98,75 @@ def parse_built_from(text: str | None) -> BuiltFrom | None:
             int(raw["slices"]),
             int(raw["segments"]),
             int(raw["bytes"]),
+            _parts(raw.get("parts")),
         )
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def current(batch: WriteBatch, listed: Mapping[str, MemoryPath]) -> BuiltFrom | None:
-    """The record when the stored index was built from exactly these slices, else None."""
+def _parts(raw: object) -> dict[str, Part]:
+    """The per-segment records; an unreadable one is left out (its segment is simply read)."""
+    out: dict[str, Part] = {}
+    for name, row in raw.items() if isinstance(raw, dict) else ():
+        try:
+            out[str(name)] = Part(str(row["version"]), str(row["digest"]), int(row["bytes"]))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def read_record(batch: WriteBatch) -> BuiltFrom | None:
     try:
-        recorded = parse_built_from(batch.read(BUILT_FROM))
+        return parse_built_from(batch.read(BUILT_FROM))
     except ValueError:  # too large, not UTF-8: treated as missing
         return None
+
+
+def current(
+    batch: WriteBatch, listed: Mapping[str, MemoryPath], recorded: BuiltFrom | None
+) -> BuiltFrom | None:
+    """The record when the stored index was built from exactly these slices, else None."""
     if recorded is None or recorded.index != index_digest(batch):
         return None
     return recorded if recorded.digest == slices_digest(batch, listed) else None
 
 
+def clean_parts(
+    batch: WriteBatch,
+    recorded: BuiltFrom | None,
+    groups: Mapping[str, list[str]],
+    listed: Mapping[str, MemoryPath],
+) -> dict[str, int]:
+    """The segments (name → bytes) that need no change: file and slices as the record saw them.
+
+    `groups` maps each segment named by the manifest to the listed slice ids routed to it.
+    """
+    if recorded is None:
+        return {}
+    out: dict[str, int] = {}
+    for name, ids in groups.items():
+        part = recorded.parts.get(name)
+        if part is None or batch.version_of(segment_path(name)) != part.version:
+            continue
+        versions = [(sid, batch.version_of(listed[sid])) for sid in ids]
+        known = all(v for _, v in versions)
+        if known and part_digest((sid, str(v)[:FINGERPRINT_LEN]) for sid, v in versions) == part.digest:
+            out[name] = part.bytes
+    return out
+
+
 def record(
-    batch: WriteBatch, listed: Mapping[str, MemoryPath], slices: int, segments: int, size: int
+    batch: WriteBatch,
+    listed: Mapping[str, MemoryPath],
+    slices: int,
+    size: int,
+    parts: Mapping[str, Part],
 ) -> None:
     """Queue the record for the index as this batch leaves it (call after its writes are queued)."""
     digest, index = slices_digest(batch, listed), index_digest(batch)
     if digest is None or index is None:
         return
-    row = BuiltFrom(index, digest, slices, segments, size)
-    batch.put(BUILT_FROM, jsjson.dumps({"_schema": SCHEMA, **asdict(row)}))
+    row = BuiltFrom(index, digest, slices, len(parts), size, dict(parts))
+    data = asdict(row)
+    data["parts"] = {name: asdict(part) for name, part in sorted(parts.items())}
+    batch.put(BUILT_FROM, jsjson.dumps({"_schema": SCHEMA, **data}))

@@ -10,13 +10,15 @@ from core.memory.catalog.pending import parse_active
 from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.paths import PENDING_JSON, core_md
 from core.memory.slice.model import parse_core_md
-from core.search import refresh_index
+from core.search import refresh_index, store
 from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import RetryPolicy
+from core.turn.maintain import run_maintenance
 from tests.fakes.fake_github import FakeGitHub
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.slices import slice_text
+from tests.functional.test_maintain_at_scale import deps_for
 from tests.functional.turn_support import make_harness
 
 pytestmark = pytest.mark.functional
@@ -96,3 +98,23 @@ def test_a_stale_active_list_falls_back_to_the_day_folders(
         "Plan the trip.",
         "Back to the trip.",
     ]
+
+
+def test_maintenance_after_a_turn_reads_only_the_segment_that_changed(
+    fake_github: FakeGitHub, fake_models: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "MAX_SEGMENT_SLICES", 8)  # 48 slices: six segments
+    clock = FixedClock.at(NOW)
+    seed(fake_github, clock, days=4)
+    segments = [p for p in fake_github.files() if "/search/seg-" in p]
+    assert len(segments) == 6
+    assert make_harness(client(fake_github, clock), clock, fake_models).turn("Hello.").status == "done"
+    clock.advance(minutes=1)
+    fake_github.reset_counts()
+    report = run_maintenance(deps_for(client(fake_github, clock), clock), use_model=False)
+    assert report.search_index["added"] == 1 and report.search_index["slices"] == 49
+    # Without per-segment records every segment is read (five more).
+    assert blob_reads(fake_github) <= 10, fake_github.counts
+    fake_github.reset_counts()
+    again = run_maintenance(deps_for(client(fake_github, clock), clock), use_model=False)
+    assert again.commits == [] and sum(fake_github.counts.values()) <= 10

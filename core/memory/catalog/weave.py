@@ -281,7 +281,10 @@ def queue_catalog_entries(
     """
     if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
         return
-    keys = set(load_strands(read_or_none(batch, paths.STRANDS_JSON)))
+    # Only tags can be strand keys: a slice without tags (one just opened) needs no strands read.
+    keys = (
+        set(load_strands(read_or_none(batch, paths.STRANDS_JSON))) if any(s.tags for s in slices) else set()
+    )
     entries = [entry_from_slice(s, [t for t in s.tags if t in keys]) for s in slices]
 
     def update(text: str | None) -> str:
