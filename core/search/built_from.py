@@ -1,12 +1,13 @@
-"""`search/built-from.json`: which slice versions the stored search index was built from.
+"""The manifest's `built_from` record: which slice versions the stored search index was built from.
 
 A refresh compares every slice's blob sha with the index, which means loading every segment
-(about one file per 500 slices). This one small file lets it skip that when nothing changed:
-a digest of every listed slice's id and blob sha (free on GitHub: the tree listing carries
-them) and one over the blob shas of the index's own files (manifest and segments) as written
-with it. Both equal → the index is current.
+(about one file per 500 slices). This record in `search/manifest.json` (read anyway) lets it
+skip that when nothing changed: a digest of every listed slice's id and blob sha (free on
+GitHub: the tree listing carries them) and one over the blob shas of the index's segment
+files as written with it. Both equal → the index is current.
 Any change — a slice, another writer's index update, a damaged file — fails the comparison and
-the refresh takes its ordinary path, so a stale or unreadable file costs nothing but time.
+the refresh takes its ordinary path, so a stale or unreadable record costs nothing but time.
+(Older versions kept it in `search/built-from.json`; that file is ignored.)
 
 The record also keeps one `Part` per segment: the blob sha of the segment file as written and a
 digest of the slice versions it holds. When the whole index is not current, a segment whose file
@@ -20,16 +21,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
-from core.memory.formats import jsjson
 from core.memory.paths import SEARCH_DIR, MemoryPath
 from core.search.segment import FINGERPRINT_LEN
-from core.search.store import segment_path
+from core.search.store import MANIFEST, load_manifest, segment_path
 from core.storage.base import WriteBatch
 
-BUILT_FROM = SEARCH_DIR / "built-from.json"
-SCHEMA = 1
+LEGACY_FILE = SEARCH_DIR / "built-from.json"
+RECORD_KEY = "built_from"
 
 
 @dataclass(frozen=True)
@@ -74,10 +74,10 @@ def part_digest(pairs: Iterable[tuple[str, str]]) -> str:
 
 
 def index_digest(batch: WriteBatch) -> str | None:
-    """SHA-1 over `<path> <blob sha>` of every index file but this one; None when one is unknown."""
+    """SHA-1 over `<path> <blob sha>` of every segment file; None when one is unknown."""
     h = hashlib.sha1()
     for path in batch.list(SEARCH_DIR):
-        if path == BUILT_FROM:
+        if path in (MANIFEST, LEGACY_FILE):
             continue
         version = batch.version_of(path)
         if version is None:
@@ -116,10 +116,19 @@ def _parts(raw: object) -> dict[str, Part]:
 
 
 def read_record(batch: WriteBatch) -> BuiltFrom | None:
+    """The record in the manifest; None when there is none or it is unreadable."""
     try:
-        return parse_built_from(batch.read(BUILT_FROM))
-    except ValueError:  # too large, not UTF-8: treated as missing
+        raw = json.loads(batch.read(MANIFEST) or "")
+    except ValueError:  # not JSON, too large, not UTF-8: treated as missing
         return None
+    record = raw.get(RECORD_KEY) if isinstance(raw, dict) else None
+    found = parse_built_from(json.dumps(record)) if isinstance(record, dict) else None
+    manifest = load_manifest(batch)
+    if found is None or manifest.problems:  # another version's, or an unreadable segment list
+        return None
+    if set(found.parts) != set(manifest.names):  # the list changed since: parts only
+        return replace(found, digest="")
+    return found
 
 
 def current(
@@ -162,11 +171,21 @@ def record(
     size: int,
     parts: Mapping[str, Part],
 ) -> None:
-    """Queue the record for the index as this batch leaves it (call after its writes are queued)."""
+    """Queue the record into the manifest as this batch leaves it (call after its writes)."""
     digest, index = slices_digest(batch, listed), index_digest(batch)
     if digest is None or index is None:
         return
-    row = BuiltFrom(index, digest, slices, len(parts), size, dict(parts))
-    data = asdict(row)
-    data["parts"] = {name: asdict(part) for name, part in sorted(parts.items())}
-    batch.put(BUILT_FROM, jsjson.dumps({"_schema": SCHEMA, **data}))
+    row = asdict(BuiltFrom(index, digest, slices, len(parts), size))
+    row["parts"] = {name: asdict(part) for name, part in sorted(parts.items())}
+
+    def apply(text: str | None) -> str | None:
+        try:
+            data = json.loads(text or "")
+        except ValueError:
+            return None
+        if not isinstance(data, dict) or data.get(RECORD_KEY) == row:
+            return None
+        data[RECORD_KEY] = row
+        return json.dumps(data, indent=2) + "\n"
+
+    batch.update(MANIFEST, apply)

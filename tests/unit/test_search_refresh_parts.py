@@ -1,4 +1,4 @@
-"""A refresh that leaves unchanged segments unread (built-from.json's per-segment parts) writes
+"""A refresh that leaves unchanged segments unread (the manifest's per-segment records) writes
 exactly what a refresh reading every segment writes, whatever changed."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from core.clock import FixedClock
 from core.memory.paths import SEARCH_DIR, MemoryPath, core_md
 from core.search import store
-from core.search.built_from import BUILT_FROM, parse_built_from
+from core.search.built_from import RECORD_KEY, parse_built_from, read_record
 from core.search.recall import index_slice
 from core.search.refresh import refresh_index
 from core.storage.base import WriteBatch
@@ -43,10 +43,17 @@ def refresh(storage: InMemoryStorage) -> dict[str, object]:
 def index_files(storage: InMemoryStorage) -> dict[str, object]:
     out: dict[str, object] = {}
     for path, text in storage.files.items():
-        if path.is_under(SEARCH_DIR) and path != BUILT_FROM:
-            manifest = path.name == "manifest.json"
-            out[path.value] = {**json.loads(text), "updated_at": None} if manifest else text
+        if path.is_under(SEARCH_DIR):
+            manifest = path == store.MANIFEST
+            out[path.value] = {**json.loads(text), "updated_at": None, RECORD_KEY: None} if manifest else text
     return out
+
+
+def forget_record(storage: InMemoryStorage) -> None:
+    """The manifest without its record: a refresh reads every segment."""
+    data = json.loads(storage.files[store.MANIFEST])
+    del data[RECORD_KEY]
+    storage.files[store.MANIFEST] = json.dumps(data, indent=2) + "\n"
 
 
 change = st.tuples(st.sampled_from(["add", "edit", "drop"]), st.integers(0, 40))
@@ -70,7 +77,7 @@ def test_a_partial_refresh_writes_what_a_full_read_writes(
                 storage.files[core_md(sid)] = old + f"\nmore {n}\n"
             else:
                 storage.files.pop(core_md(IDS[n % len(IDS)]), None)
-    del whole.files[BUILT_FROM]  # no record: every segment is read
+    forget_record(whole)  # no record: every segment is read
     assert refresh(partial) == refresh(whole)
     assert index_files(partial) == index_files(whole)
     assert refresh(partial)["added"] == 0  # and the record it leaves is current
@@ -79,7 +86,7 @@ def test_a_partial_refresh_writes_what_a_full_read_writes(
 def test_a_new_slice_reads_only_the_segment_it_joins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "MAX_SEGMENT_SLICES", 3)
     storage = memory(IDS)
-    record = parse_built_from(storage.files[BUILT_FROM])
+    record = read_record(WriteBatch.open(storage))
     assert record is not None and len(record.parts) == 4
     sid = "2026-08-03-1000"  # between the second segment's slices
     storage.files[core_md(sid)] = slice_text(sid, [("user", "a kayak lesson")])
@@ -113,7 +120,7 @@ def test_a_turns_reindex_leaves_the_other_segments_parts_current(monkeypatch: py
     batch.commit("close")
     whole = memory(IDS)
     whole.files[core_md(sid)] = storage.files[core_md(sid)]
-    del whole.files[BUILT_FROM]
+    forget_record(whole)
     assert refresh(storage)["updated"] == 0 and refresh(whole)["updated"] == 1
     assert index_files(storage) == index_files(whole)
 

@@ -58,14 +58,27 @@ def parse_active(text: str | None) -> list[str] | None:
     return sorted(set(ids))
 
 
-def render_pending(entries: Iterable[Mapping[str, Any]], active: Iterable[str] | None = None) -> str:
-    """`{"_schema": 1, "active": [...], "slices": [...]}` sorted by id, 2-space JSON without a
-    trailing newline (`active` only when known)."""
+def raw_head(text: str | None) -> Any:
+    """The file's `head` value as stored (read by core/memory/catalog/head.py); None without one."""
+    try:
+        raw = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return raw.get("head") if isinstance(raw, dict) else None
+
+
+def render_pending(
+    entries: Iterable[Mapping[str, Any]], active: Iterable[str] | None = None, head: Any = None
+) -> str:
+    """`{"_schema": 1, "active": [...], "slices": [...], "head": {...}}` sorted by id, 2-space
+    JSON without a trailing newline (`active` and `head` only when known)."""
     ordered = sorted((dict(e) for e in entries), key=lambda e: str(e["id"]))
     doc: dict[str, Any] = {"_schema": SCHEMA}
     if active is not None:
         doc["active"] = sorted(set(active))
     doc["slices"] = ordered
+    if head is not None:
+        doc["head"] = head
     return jsjson.dumps(doc)
 
 
@@ -85,25 +98,32 @@ def upsert_pending(text: str | None, entries: Sequence[Entry]) -> str:
     by_id = {str(e["id"]): e for e in parse_pending(text)}
     by_id.update({str(e["id"]): e for e in entries})
     active = parse_active(text)
-    return render_pending(by_id.values(), None if active is None else _step_active(active, entries))
+    stepped = None if active is None else _step_active(active, entries)
+    return render_pending(by_id.values(), stepped, raw_head(text))
 
 
 def drop_folded(
-    text: str | None, folded: Sequence[Entry], catalog_active: Iterable[str] | None = None
+    text: str | None,
+    folded: Sequence[Entry],
+    catalog_active: Iterable[str] | None = None,
+    head: Any = None,
 ) -> str | None:
     """The pending text without the entries a weave just folded into index.json.
 
     Only entries equal to what was folded go: one another writer upserted meanwhile stays.
     With `catalog_active` (the active ids of the catalog the weave wrote) the file's `active`
-    list is rewritten from it, the entries that stay (newer) applied on top; a missing file is
-    then created to carry the list. None (write nothing) when nothing changes.
+    list is rewritten from it, the entries that stay (newer) applied on top, and `head` (that
+    catalog's newest entries, core/memory/catalog/head.py) replaces the stored one; a missing
+    file is then created to carry them. None (write nothing) when nothing changes.
     """
     if text is None and catalog_active is None:
         return None
     done = {str(e["id"]): e for e in folded}
     kept = [e for e in parse_pending(text) if done.get(str(e["id"])) != e]
-    active = parse_active(text) if catalog_active is None else _step_active(catalog_active, kept)
-    new = render_pending(kept, active)
+    if catalog_active is None:
+        new = render_pending(kept, parse_active(text), raw_head(text))
+    else:
+        new = render_pending(kept, _step_active(catalog_active, kept), head)
     return None if new == text else new
 
 

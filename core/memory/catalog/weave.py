@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog.head import head_of
 from core.memory.catalog.index import (
     Entry,
     MetaReader,
@@ -36,7 +37,7 @@ from core.memory.catalog.pending import drop_folded, overlay, parse_pending, ups
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
 from core.memory.catalog.strands import load_strands, render_strands, weave_tags
 from core.memory.slice.model import Slice
-from core.storage.base import Reader, prefetch, version_of
+from core.storage.base import Reader, blob_sha, prefetch, version_of
 
 SEED_MONTHS = 24
 _SLICE_REL_RE = re.compile(r"^(\d{4})/(\d{2})/(\d{2})/(\d{4})/")
@@ -216,7 +217,8 @@ def weave_catalog(
             batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
     active = [str(e["id"]) for e in doc["slices"] if e.get("status") == "active"]
-    batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded, active))
+    head = head_of(doc, blob_sha(index_text))
+    batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
     result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
