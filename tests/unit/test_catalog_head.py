@@ -10,11 +10,14 @@ import pytest
 from core.agent.catalog_view import read_catalog, read_recent_catalog, settle_before
 from core.agent.timeline_brief import RECENT, timeline_brief
 from core.memory import paths
-from core.memory.catalog.head import head_catalog
+from core.memory.catalog import head as head_module
+from core.memory.catalog.head import head_catalog, head_dry
+from core.memory.catalog.index import read_index
 from core.memory.catalog.weave import meta_loader, queue_catalog_entries, weave_catalog
 from core.memory.slice.model import parse_core_md
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
+from core.turn.passes import dry_slices
 from tests.fakes.slices import slice_text
 
 pytestmark = pytest.mark.unit
@@ -54,6 +57,7 @@ def test_the_head_gives_the_brief_the_whole_catalog_gives(n: int) -> None:
     new = "2026-08-20-1200"
     open_slice(storage, new)
     open_slice(storage, IDS[n - 1], status="closed")  # a closed slice re-marked since the weave
+    mark(storage, IDS[0], "F")  # the oldest dry slice, marked by a pass
     head = head_catalog(storage.snapshot(), new, RECENT)
     assert head is not None and (n < 24 or len(head["slices"]) < n + 1)
     whole = read_catalog(storage.snapshot(), NOW)
@@ -82,3 +86,36 @@ def test_an_unreadable_head_is_not_used(head: str) -> None:
     text = storage.files[paths.PENDING_JSON]
     storage.files[paths.PENDING_JSON] = text[: text.index('"head"')] + '"head": ' + head + "\n}"
     assert head_catalog(storage.snapshot(), "2026-08-20-1200", RECENT) is None
+
+
+def dry_from_index(storage: InMemoryStorage, exclude: set[str], limit: int) -> list[str]:
+    index = read_index(storage.snapshot())
+    assert index is not None
+    ids = [
+        str(e["id"])
+        for e in index["slices"]
+        if e.get("needs_marking") is True and e.get("status") == "closed" and e["id"] not in exclude
+    ]
+    return ids[:limit]
+
+
+def mark(storage: InMemoryStorage, sid: str, focus: str) -> None:
+    storage.files[paths.core_md(sid)] = slice_text(sid, [("user", "x"), ("agent", "ok")], focus=focus)
+    batch = WriteBatch.open(storage)
+    queue_catalog_entries(batch, [parse_core_md(storage.files[paths.core_md(sid)])])
+    batch.commit("mark")
+
+
+@pytest.mark.parametrize("listed", [2, 12])
+def test_the_oldest_dry_slices_come_from_the_head_as_from_the_whole_catalog(
+    listed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(head_module, "DRY_IDS", listed)
+    storage = memory()  # dry: every seventh slice
+    exclude = {IDS[7]}
+    for step in [lambda: None, lambda: mark(storage, IDS[0], "F"), lambda: mark(storage, IDS[3], "")]:
+        step()
+        got = head_dry(storage.snapshot(), exclude, 3)
+        assert got is None or got == dry_from_index(storage, exclude, 3)
+        assert dry_slices(WriteBatch.open(storage), exclude, 3) == dry_from_index(storage, exclude, 3)
+    assert head_dry(storage.snapshot(), exclude, 3) is not None or listed == 2

@@ -13,7 +13,7 @@ older than the head, too few entries are left): the caller then reads index.json
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ from core.storage.base import Reader
 
 SCHEMA = 1
 HEAD_ENTRIES = 24  # the brief shows 10 closed slices; room for a few active or changed ones
+DRY_IDS = 12  # a pass marks the 3 oldest dry slices
 Entry = dict[str, Any]
 
 
@@ -34,6 +35,8 @@ class Head:
     entries: list[Entry]
     older_closed: int  # closed entries older than the head
     older_dry: int  # of those, the ones still needing marking
+    dry: list[str]  # the oldest closed ids still needing marking (at most DRY_IDS)
+    dry_more: bool  # whether the catalog has more of them than `dry` lists
 
 
 def head_of(doc: Mapping[str, Any], index_sha: str, keep: int = HEAD_ENTRIES) -> dict[str, Any]:
@@ -41,13 +44,20 @@ def head_of(doc: Mapping[str, Any], index_sha: str, keep: int = HEAD_ENTRIES) ->
     slices: Sequence[Entry] = doc["slices"]
     cut = max(0, len(slices) - keep)
     older = [e for e in slices[:cut] if e.get("status") == "closed"]
+    dry = [str(e["id"]) for e in slices if _dry_closed(e)]
     return {
         "_schema": SCHEMA,
         "index": index_sha,
         "older_closed": len(older),
         "older_dry": sum(1 for e in older if e.get("needs_marking") is True),
+        "dry": dry[:DRY_IDS],
+        "dry_more": len(dry) > DRY_IDS,
         "slices": list(slices[cut:]),
     }
+
+
+def _dry_closed(e: Mapping[str, Any]) -> bool:
+    return e.get("needs_marking") is True and e.get("status") == "closed"
 
 
 def parse_head(raw: Any) -> Head | None:
@@ -61,15 +71,23 @@ def parse_head(raw: Any) -> Head | None:
         ids = [str(e["id"]) for e in entries]
         if ids != sorted(set(ids)):
             return None
-        return Head(str(raw["index"]), entries, int(raw["older_closed"]), int(raw["older_dry"]))
+        dry = raw["dry"]
+        if not isinstance(dry, list) or not all(isinstance(i, str) for i in dry):
+            return None
+        return Head(
+            str(raw["index"]),
+            entries,
+            int(raw["older_closed"]),
+            int(raw["older_dry"]),
+            sorted(dry),
+            raw["dry_more"] is True,
+        )
     except (ValueError, KeyError, TypeError):
         return None
 
 
-def head_catalog(reader: Reader, before: str, enough: int) -> dict[str, Any] | None:
-    """A catalog document holding the newest entries (pending ones laid over) with the counters
-    of the older ones (`older_closed`, `older_dry`), when it answers exactly what the whole
-    catalog would for the `enough` newest closed slices before `before` — else None."""
+def _current(reader: Reader) -> tuple[Head, list[Entry], list[str] | None] | None:
+    """The head, the pending entries and the active list, when the head matches index.json."""
     version_of = getattr(reader, "version_of", None)
     if version_of is None:
         return None
@@ -78,17 +96,47 @@ def head_catalog(reader: Reader, before: str, enough: int) -> dict[str, Any] | N
     except ValueError:  # too large, not UTF-8
         return None
     head = parse_head(raw_head(pending_text))
-    if head is None or not head.entries or head.index != version_of(paths.CATALOG_JSON):
+    if head is None or head.index != version_of(paths.CATALOG_JSON):
         return None
+    return head, parse_pending(pending_text), parse_active(pending_text)
+
+
+def head_dry(reader: Reader, exclude: Collection[str], limit: int) -> list[str] | None:
+    """The oldest closed slices still needing marking (at most `limit`, none of `exclude`), as
+    the whole catalog would list them; None when the head cannot tell (read index.json)."""
+    found = _current(reader)
+    if found is None:
+        return None
+    head, pending, _ = found
+    changed = {str(e["id"]) for e in pending}
+    ids = (set(head.dry) - changed) | {str(e["id"]) for e in pending if _dry_closed(e)}
+    ids -= set(exclude)
+    picked = sorted(ids)
+    if not head.dry_more:
+        return picked[:limit]
+    # Past the last listed id the catalog holds dry slices the head does not name.
+    within = [i for i in picked if head.dry and i <= head.dry[-1]]
+    return within[:limit] if len(within) >= limit else None
+
+
+def head_catalog(reader: Reader, before: str, enough: int) -> dict[str, Any] | None:
+    """A catalog document holding the newest entries (pending ones laid over) with the counters
+    of the older ones (`older_closed`, `older_dry`), when it answers exactly what the whole
+    catalog would for the `enough` newest closed slices before `before` — else None."""
+    found = _current(reader)
+    if found is None or not found[0].entries:
+        return None
+    head, pending, active = found
     oldest = str(head.entries[0]["id"])
-    pending = parse_pending(pending_text)
-    active = parse_active(pending_text)
     if active is None or any(i < oldest for i in active) or before <= oldest:
         return None  # an active entry outside the head could still close (settle_before)
-    if any(str(e["id"]) < oldest for e in pending):
+    older = [e for e in pending if str(e["id"]) < oldest]
+    # An older entry is known only when the head lists it as dry (a pass just marked it).
+    if any(str(e["id"]) not in head.dry or e.get("status") != "closed" for e in older):
         return None
+    older_dry = head.older_dry - sum(1 for e in older if e.get("needs_marking") is not True)
     by_id = {str(e["id"]): e for e in head.entries}
-    by_id.update({str(e["id"]): e for e in pending})
+    by_id.update({str(e["id"]): e for e in pending if str(e["id"]) >= oldest})
     ordered = [by_id[i] for i in sorted(by_id)]
     shown = sum(1 for e in ordered if e.get("status") == "closed" and str(e["id"]) < before)
     if shown < enough and head.older_closed:
@@ -97,5 +145,5 @@ def head_catalog(reader: Reader, before: str, enough: int) -> dict[str, Any] | N
         "_schema": 1,
         "slices": ordered,
         "older_closed": head.older_closed,
-        "older_dry": head.older_dry,
+        "older_dry": older_dry,
     }
