@@ -218,7 +218,8 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     new = seg.upsert(doc) if seg else Segment.build(_next_name(manifest.infos), [doc])
     if not fits(new):
         return _slow_index(batch, doc, clock)
-    batch.update(segment_path(new.name), _merge_doc(new.name, doc))
+    # Encoded once here (the size check): the commit reuses it unless another writer changed the file.
+    batch.update(segment_path(new.name), _merge_doc(new.name, doc, ready=(text, new.encode())))
     batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), clock))
     return True
 
@@ -232,8 +233,14 @@ def _next_name(infos: list[SegmentInfo]) -> str:
     return f"{max((int(i.name) for i in infos if i.name.isdigit()), default=0) + 1:04d}"
 
 
-def _merge_doc(name: str, doc: DocTerms) -> Callable[[str | None], str | None]:
+def _merge_doc(
+    name: str, doc: DocTerms, ready: tuple[str | None, str] | None = None
+) -> Callable[[str | None], str | None]:
+    """The segment file with `doc` upserted; `ready` is (a text, that text with `doc` upserted)."""
+
     def apply(current: str | None) -> str | None:
+        if ready is not None and current == ready[0]:
+            return ready[1]
         try:
             seg = Segment.decode(current) if current else None
         except InvalidInput:

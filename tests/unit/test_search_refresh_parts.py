@@ -130,3 +130,31 @@ def test_unreadable_parts_only_mean_more_reading(parts: str) -> None:
     text = '{"index": "a", "digest": "b", "slices": 1, "segments": 1, "bytes": 2, "parts": ' + parts + "}"
     record = parse_built_from(text)
     assert record is not None and record.parts == {}
+
+
+def test_a_segment_read_back_and_changed_encodes_as_a_fresh_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.search import segment as segment_module
+    from core.search.reader import read_slice
+    from core.search.segment import Segment, analyze, fingerprint
+
+    def doc(i: int) -> segment_module.DocTerms:
+        sid = f"2026-08-{1 + i // 20:02d}-{i % 20:02d}00"
+        words = " ".join(f"w{i}x{j}" for j in range(200))  # many terms: many blocks
+        text = slice_text(sid, [("user", words), ("agent", "ok")])
+        return analyze(read_slice(sid, text), fingerprint(text))
+
+    docs = [doc(i) for i in range(40)]
+    stored = Segment.build("0001", docs[:39]).encode()
+    packs: list[str] = []
+    real = segment_module._pack
+
+    def counted(text: str) -> str:
+        packs.append(text)
+        return real(text)
+
+    monkeypatch.setattr(segment_module, "_pack", counted)
+    changed = Segment.decode(stored).upsert(docs[39]).encode()
+    reused = len(packs)
+    assert changed == Segment.build("0001", docs).encode()
+    fresh = len(packs) - reused  # the slice table and every block
+    assert fresh >= 10 and reused <= 4  # the table and the blocks the new slice's terms are in

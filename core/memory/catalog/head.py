@@ -23,7 +23,7 @@ from core.storage.base import Reader
 
 SCHEMA = 1
 HEAD_ENTRIES = 24  # the brief shows 10 closed slices; room for a few active or changed ones
-DRY_IDS = 12  # a pass marks the 3 oldest dry slices
+DRY_IDS = 48  # each close-time pass marks the 3 oldest: room for 16 closes between two folds
 Entry = dict[str, Any]
 
 
