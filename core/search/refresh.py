@@ -1,9 +1,9 @@
 """Bringing the stored search index in line with the slice files (maintenance, imports).
 
 A refresh compares every slice's blob sha (from the listing: no read) with the one it was
-indexed from. `search/built-from.json` says which versions the index was built from, as a
-whole and per segment, so an unchanged index costs one small read and a change costs the
-segments it touches (core/search/built_from.py).
+indexed from. The manifest's `built_from` record says which versions the index was built
+from, as a whole and per segment, so an unchanged index costs one small read and a change
+costs the segments it touches (core/search/built_from.py).
 """
 
 from __future__ import annotations

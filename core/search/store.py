@@ -252,7 +252,7 @@ class Router:
 
 @dataclass(frozen=True)
 class Unloaded:
-    """A segment left in storage unread: known (built-from.json) to need no change."""
+    """A segment left in storage unread: known (the manifest's `built_from` record) to need no change."""
 
     info: SegmentInfo
     bytes: int
