@@ -16,6 +16,7 @@ from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry, spread
+from core.memory.catalog.head import head_catalog
 from core.memory.catalog.index import entry_from_meta, read_index, slice_meta
 from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.storage.base import Reader
@@ -63,6 +64,13 @@ def read_catalog(view: Reader, now: datetime, max_age: timedelta | None = None) 
         if updated is None or now - updated > max_age:
             index = None
     return index if index is not None else rebuilt_catalog(view, now)
+
+
+def read_recent_catalog(view: Reader, now: datetime, before: str, enough: int) -> dict[str, Any] | None:
+    """Enough of the catalog for the `enough` newest closed slices before `before` and the
+    counts of the rest: timeline/head.json with the pending entries when that is exact (a
+    few kilobytes), else `read_catalog` (the whole index.json)."""
+    return head_catalog(view, before, enough) or read_catalog(view, now)
 
 
 def settle_before(view: Reader, index: Mapping[str, Any] | None, current_id: str) -> dict[str, Any] | None:

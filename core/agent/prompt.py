@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.agent import prompt_blocks as blocks
-from core.agent.catalog_view import read_catalog, settle_before
-from core.agent.timeline_brief import newest, timeline_brief
+from core.agent.catalog_view import read_recent_catalog, settle_before
+from core.agent.timeline_brief import RECENT, newest, timeline_brief
 from core.agent.web_tools import NO_WEB_NOTE
 from core.clock import try_parse_iso
 from core.errors import InvalidInput
@@ -61,7 +61,7 @@ def build_system_prompt(
     locale = config.locale
     card = _card(view, card_text)
     anchor = try_parse_iso(start) or _EPOCH
-    index = settle_before(view, read_catalog(view, anchor), current.slice_id)
+    index = settle_before(view, read_recent_catalog(view, anchor, current.slice_id, RECENT), current.slice_id)
     prev = _previous(index, current.slice_id, closed_slice)
     head = slice_head_block(
         start, tz, continuity(start, prev), locale=locale, evolution_summary=current.evolution_summary

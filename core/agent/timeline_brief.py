@@ -88,6 +88,9 @@ def timeline_brief(
     if as_of is not None:
         pool = [e for e in slices if e.closed and e.id < as_of]
         total, dry = len(pool), sum(1 for e in pool if e.needs_marking)
+        # A head of the catalog (core/memory/catalog/head.py) counts the closed slices before it.
+        total += _count((index or {}).get("older_closed"), 0)
+        dry += _count((index or {}).get("older_dry"), 0)
         now = None
     else:
         pool = slices

@@ -6,16 +6,8 @@ clock, full=False)` from maintenance, `unindex_slice(batch, slice_id, clock)` wh
 """
 
 from core.search.engine import Hit
-from core.search.recall import (
-    OpenIndex,
-    RecallResult,
-    RefreshReport,
-    index_slice,
-    open_index,
-    recall,
-    refresh_index,
-    unindex_slice,
-)
+from core.search.recall import OpenIndex, RecallResult, index_slice, open_index, recall, unindex_slice
+from core.search.refresh import RefreshReport, refresh_index
 
 __all__ = [
     "Hit",

@@ -26,30 +26,23 @@ from core.memory.paths import (
     slice_dir,
 )
 from core.reltime import zone_or_utc
-from core.search import built_from
 from core.search.corpus import Corpus
 from core.search.engine import Engine, Hit
-from core.search.reader import Readable, read_slice, slice_paths
+from core.search.reader import Readable, slice_paths
+from core.search.refresh import analyze_file, refresh_index, write_segments
 from core.search.segment import (
-    FINGERPRINT_LEN,
-    DocMeta,
     DocTerms,
     Segment,
     SegmentView,
-    analyze,
-    fingerprint,
 )
 from core.search.store import (
     MANIFEST,
     SegmentInfo,
-    StoredIndex,
     apply_changes,
     fits,
-    layout,
     load_manifest,
     load_stored,
     load_views,
-    manifest_text,
     route,
     segment_path,
 )
@@ -86,13 +79,6 @@ class OpenIndex:
         return RecallResult(hits, list(self.notes))
 
 
-def _analyze(snapshot: Readable, slice_id: str, path: MemoryPath) -> DocTerms | None:
-    text = read_or_skip(snapshot, path)
-    if text is None:
-        return None
-    return analyze(read_slice(slice_id, text), fingerprint(text))
-
-
 def open_index(snapshot: Readable) -> OpenIndex:
     """Load the stored index and patch it with whatever the slice files say it is missing.
 
@@ -108,7 +94,7 @@ def open_index(snapshot: Readable) -> OpenIndex:
         listed.setdefault(sid, _slice_path(snapshot, sid))
     unknown = sorted(set(listed) - known)
     prefetch(snapshot, [listed[sid] for sid in unknown])  # fetched together (an archive when many)
-    fresh = [d for sid in unknown if (d := _analyze(snapshot, sid, listed[sid]))]
+    fresh = [d for sid in unknown if (d := analyze_file(snapshot, sid, listed[sid]))]
     notes = list(stored.problems)
     if not stored.present:
         notes.append(
@@ -204,123 +190,6 @@ def recall(snapshot: Readable, question: str, k: int, clock: Clock, tz: str | No
     return open_index(snapshot).search(question, k, clock.now(), tz)
 
 
-@dataclass
-class RefreshReport:
-    """What a refresh changed in the stored index."""
-
-    rebuilt: bool
-    added: int = 0
-    updated: int = 0
-    removed: int = 0
-    slices: int = 0
-    segments: int = 0
-    bytes: int = 0
-    reasons: list[str] = field(default_factory=list)
-
-
-def _write(
-    batch: WriteBatch, segments: list[Segment], changed: set[str], old_names: list[str], clock: Clock
-) -> int:
-    for seg in segments:
-        if seg.name in changed:
-            batch.put(segment_path(seg.name), seg.encode())
-    size = sum(len(s.encode()) for s in segments)
-    _finish(batch, [SegmentInfo.of(s) for s in segments], old_names, size, clock)
-    return size
-
-
-def _finish(
-    batch: WriteBatch, infos: list[SegmentInfo], old_names: list[str], size: int, clock: Clock
-) -> None:
-    """Empty the segments no longer listed and queue the manifest for `infos`."""
-    live = {i.name for i in infos}
-    for name in old_names:
-        if name not in live:
-            # Storage has no delete: an orphaned segment is emptied so it costs nothing.
-            batch.put(segment_path(name), Segment(name).encode())
-    batch.put(MANIFEST, manifest_text(infos, clock.now(), size))
-
-
-def refresh_index(batch: WriteBatch, clock: Clock, full: bool = False) -> RefreshReport:
-    """Bring the stored index in line with the slice files (queued on `batch`, not committed).
-
-    Every slice's blob sha (from the listing: no read) is compared with the one it was indexed
-    from, so marks or merges made after a slice was indexed are picked up; only changed slices
-    are read, fetched together. `full` (or a missing, damaged or outdated index) rebuilds from scratch.
-    """
-    listed = slice_paths(batch)
-    same = None if full else built_from.current(batch, listed)
-    if same is not None:  # built from exactly these slice versions: no segment is loaded
-        return RefreshReport(False, slices=same.slices, segments=same.segments, bytes=same.bytes)
-    report = _refresh(batch, clock, full, listed)
-    built_from.record(batch, listed, report.slices, report.segments, report.bytes)
-    return report
-
-
-def _refresh(batch: WriteBatch, clock: Clock, full: bool, listed: dict[str, MemoryPath]) -> RefreshReport:
-    manifest = load_manifest(batch)
-    if full or not manifest.present or manifest.problems:
-        reasons = ["--full"] if full else manifest.problems or ([] if manifest.present else ["no index yet"])
-        return _rebuild(batch, listed, manifest.names, reasons, clock)
-    stored = load_stored(batch, manifest)
-    if stored.problems:
-        return _rebuild(batch, listed, stored.names, stored.problems, clock)
-    return _incremental(batch, stored, listed, clock)
-
-
-def _rebuild(
-    batch: WriteBatch, listed: dict[str, MemoryPath], old_names: list[str], reasons: list[str], clock: Clock
-) -> RefreshReport:
-    """Index every slice from scratch, a segment at a time: each is encoded and queued as soon
-    as its run of slices is complete, so the build holds one segment's entries, not the memory's."""
-    batch.prefetch(listed.values())  # a cold build reads everything: one archive on GitHub
-    docs = (d for sid in sorted(listed) if (d := _analyze(batch, sid, listed[sid])))
-    infos: list[SegmentInfo] = []
-    size = 0
-    for seg in layout(docs):
-        text = seg.encode()
-        batch.put(segment_path(seg.name), text)
-        infos.append(SegmentInfo.of(seg))
-        size += len(text)
-    _finish(batch, infos, old_names, size, clock)
-    count = sum(i.slices for i in infos)
-    return RefreshReport(True, count, 0, 0, count, len(infos), size, reasons)
-
-
-def _incremental(
-    batch: WriteBatch, stored: StoredIndex, listed: dict[str, MemoryPath], clock: Clock
-) -> RefreshReport:
-    indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
-    changed_ids = [sid for sid in sorted(listed) if not _unchanged(batch, indexed.get(sid), listed[sid])]
-    batch.prefetch(listed[sid] for sid in changed_ids)
-    upserts: list[DocTerms] = []
-    added = 0
-    for sid in changed_ids:
-        text = read_or_skip(batch, listed[sid])
-        if text is None:
-            continue
-        meta = indexed.get(sid)
-        if meta is not None and meta.fingerprint == fingerprint(text):
-            continue
-        added += int(meta is None)
-        upserts.append(analyze(read_slice(sid, text), fingerprint(text)))
-    removals = set(indexed) - set(listed)
-    segments, changed = apply_changes(stored.segments, upserts, removals)
-    report = RefreshReport(False, added, len(upserts) - added, len(removals))
-    report.slices, report.segments = sum(len(s.docs) for s in segments), len(segments)
-    if changed:
-        report.bytes = _write(batch, segments, changed, stored.names, clock)
-    else:
-        report.bytes = sum(len(s.encode()) for s in segments)
-    return report
-
-
-def _unchanged(batch: WriteBatch, meta: DocMeta | None, path: MemoryPath) -> bool:
-    """Whether the stored document was built from the file's current version (no read)."""
-    version = batch.version_of(path)
-    return meta is not None and version is not None and meta.fingerprint == version[:FINGERPRINT_LEN]
-
-
 def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     """Add or replace one slice in the stored index (call when a slice closes or is re-marked).
 
@@ -350,22 +219,29 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     new = seg.upsert(doc) if seg else Segment.build(_next_name(manifest.infos), [doc])
     if not fits(new):
         return _slow_index(batch, doc, clock)
-    batch.update(segment_path(new.name), _merge_doc(new.name, doc))
+    # Encoded once here (the size check): the commit reuses it unless another writer changed the file.
+    batch.update(segment_path(new.name), _merge_doc(new.name, doc, ready=(text, new.encode())))
     batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), clock))
     return True
 
 
 def _analyze_one(batch: WriteBatch, slice_id: str) -> DocTerms | None:
     """One slice by id, without listing the whole archive (legacy flat files too)."""
-    return _analyze(batch, slice_id, _slice_path(batch, slice_id))
+    return analyze_file(batch, slice_id, _slice_path(batch, slice_id))
 
 
 def _next_name(infos: list[SegmentInfo]) -> str:
     return f"{max((int(i.name) for i in infos if i.name.isdigit()), default=0) + 1:04d}"
 
 
-def _merge_doc(name: str, doc: DocTerms) -> Callable[[str | None], str | None]:
+def _merge_doc(
+    name: str, doc: DocTerms, ready: tuple[str | None, str] | None = None
+) -> Callable[[str | None], str | None]:
+    """The segment file with `doc` upserted; `ready` is (a text, that text with `doc` upserted)."""
+
     def apply(current: str | None) -> str | None:
+        if ready is not None and current == ready[0]:
+            return ready[1]
         try:
             seg = Segment.decode(current) if current else None
         except InvalidInput:
@@ -408,7 +284,7 @@ def _slow_index(batch: WriteBatch, doc: DocTerms, clock: Clock) -> bool:
     if stored.problems:
         return _rebuild_if_small(batch, clock)
     segments, changed = apply_changes(stored.segments, [doc], set())
-    _write(batch, segments, changed, stored.names, clock)
+    write_segments(batch, segments, changed, stored.names, clock)
     return True
 
 
@@ -427,5 +303,5 @@ def unindex_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
     segments, changed = apply_changes(stored.segments, [], {slice_id})
     if not changed:
         return False
-    _write(batch, segments, changed, stored.names, clock)
+    write_segments(batch, segments, changed, stored.names, clock)
     return True

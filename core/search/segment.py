@@ -143,6 +143,9 @@ class Segment:
     postings: dict[str, str] = field(default_factory=dict)
     # The file text this segment was read from or last encoded to (None after a change).
     text: str | None = field(default=None, repr=False, compare=False)
+    # Compressed blocks of the file it was read from, by their raw text: a block whose lines a
+    # change did not touch is not compressed again (zlib gives the same bytes for the same text).
+    packed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def ids(self) -> list[str]:
         return [d.slice_id for d in self.docs]
@@ -182,17 +185,21 @@ class Segment:
     def upsert(self, doc: DocTerms) -> Segment:
         """This segment with `doc` added, or replacing the document with the same slice id."""
         if doc.meta.slice_id not in self.ids():
-            out = Segment(self.name, list(self.docs), dict(self.postings))
+            out = Segment(self.name, list(self.docs), dict(self.postings), packed=self.packed)
             out.append(doc)
             return out
         kept = [d for d in self.explode() if d.meta.slice_id != doc.meta.slice_id]
-        return Segment.build(self.name, [*kept, doc])
+        out = Segment.build(self.name, [*kept, doc])
+        out.packed = self.packed
+        return out
 
     def without(self, slice_ids: set[str]) -> Segment:
         """This segment minus the given slices."""
         if not slice_ids & set(self.ids()):
             return self
-        return Segment.build(self.name, [d for d in self.explode() if d.meta.slice_id not in slice_ids])
+        out = Segment.build(self.name, [d for d in self.explode() if d.meta.slice_id not in slice_ids])
+        out.packed = self.packed
+        return out
 
     def stats(self) -> Stats:
         """Length totals over every slice of the segment."""
@@ -220,7 +227,7 @@ class Segment:
             "stats": self.stats().to_dict(),
             "encoding": "zlib+base64",
             "docs": _pack(json.dumps(_columns(self.docs), ensure_ascii=False, separators=(",", ":"))),
-            "blocks": [[first, _pack(text)] for first, text in _blocks(self.postings)],
+            "blocks": [[first, self.packed.get(raw) or _pack(raw)] for first, raw in _blocks(self.postings)],
         }
         return json.dumps(header, ensure_ascii=False, indent=1) + "\n"
 
@@ -232,7 +239,8 @@ class Segment:
             postings = {term: plist.unpack(stored) for term, stored in view.items()}
         except (ValueError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
-        return cls(view.name, view.metas(), postings, text)
+        packed = view.packed() if view.packed is not None else {}
+        return cls(view.name, view.metas(), postings, text, packed)
 
 
 def _pack(text: str) -> str:
@@ -283,6 +291,7 @@ class SegmentView:
     stats: Stats
     lookup: Callable[[str], str | None]
     items: Callable[[], list[tuple[str, str]]]
+    packed: Callable[[], dict[str, str]] | None = None  # raw block text → stored block (a file's)
 
     def __len__(self) -> int:
         return len(self.columns["ids"])
@@ -319,7 +328,7 @@ class SegmentView:
             stats = Stats.from_dict(header["stats"])
         except (ValueError, KeyError, TypeError, zlib.error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
-        return cls(str(header.get("name") or ""), columns, stats, blocks.lookup, blocks.items)
+        return cls(str(header.get("name") or ""), columns, stats, blocks.lookup, blocks.items, blocks.packed)
 
     def metas(self) -> list[DocMeta]:
         """The slice table as DocMeta rows (for writers)."""
@@ -361,6 +370,16 @@ class _Blocks:
         if j < len(lines) and lines[j].startswith(key):
             return lines[j][len(key) :]
         return None
+
+    def packed(self) -> dict[str, str]:
+        """Each readable block's raw text → its stored (compressed) form."""
+        out = {}
+        for i, data in enumerate(self.data):
+            try:
+                out["\n".join(self._block(i))] = data
+            except (ValueError, zlib.error):
+                continue
+        return out
 
     def items(self) -> list[tuple[str, str]]:
         out = []

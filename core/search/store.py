@@ -10,7 +10,8 @@ stay cached by blob id.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -100,11 +101,15 @@ def load_manifest(snapshot: Readable) -> StoredIndex:
     return StoredIndex(present=True, names=[i.name for i in infos], infos=infos)
 
 
-def load_stored(snapshot: Readable, manifest: StoredIndex | None = None) -> StoredIndex:
-    """Read the manifest (unless given) and all its segments whole (for writers); damage is
-    reported, not raised."""
+def load_stored(
+    snapshot: Readable, manifest: StoredIndex | None = None, skip: Collection[str] = ()
+) -> StoredIndex:
+    """Read the manifest (unless given) and its segments whole (for writers), but those named in
+    `skip`; damage is reported, not raised."""
     out = manifest if manifest is not None else load_manifest(snapshot)
     for name in out.names:
+        if name in skip:
+            continue
         text = snapshot.read(segment_path(name))
         if text is None:
             out.problems.append(f"segment {name} is missing")
@@ -224,39 +229,74 @@ def route(infos: list[SegmentInfo], slice_id: str) -> str | None:
     Segments cover consecutive id ranges in order of their first id; the first one also takes
     anything older, and a full newest segment hands newer ids to a fresh one.
     """
-    live = sorted((i for i in infos if i.slices), key=lambda i: i.first)
-    if not live:
-        return infos[0].name if infos else None
-    owner = live[0]
-    for info in live:
-        if info.first <= slice_id:
-            owner = info
-    newest = live[-1]
-    if owner is newest and newest.slices >= MAX_SEGMENT_SLICES and slice_id > newest.last:
-        return None
-    return owner.name
+    return Router(infos)(slice_id)
+
+
+class Router:
+    """`route` over one list of segment infos, sorted once (for routing thousands of ids)."""
+
+    def __init__(self, infos: list[SegmentInfo]) -> None:
+        self.live = sorted((i for i in infos if i.slices), key=lambda i: i.first)
+        self.firsts = [i.first for i in self.live]
+        self.fallback = infos[0].name if infos else None
+
+    def __call__(self, slice_id: str) -> str | None:
+        if not self.live:
+            return self.fallback
+        owner = self.live[max(0, bisect_right(self.firsts, slice_id) - 1)]
+        newest = self.live[-1]
+        if owner is newest and newest.slices >= MAX_SEGMENT_SLICES and slice_id > newest.last:
+            return None
+        return owner.name
+
+
+@dataclass(frozen=True)
+class Unloaded:
+    """A segment left in storage unread: known (the manifest's `built_from` record) to need no change."""
+
+    info: SegmentInfo
+    bytes: int
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+
+class NeedsLoad(Exception):
+    """A change routes into a segment that was not loaded: load every segment and retry."""
+
+
+def info_of(seg: Segment | Unloaded) -> SegmentInfo:
+    return seg.info if isinstance(seg, Unloaded) else SegmentInfo.of(seg)
 
 
 def apply_changes(
-    segments: list[Segment], upserts: list[DocTerms], removals: set[str]
-) -> tuple[list[Segment], set[str]]:
-    """The segment list after the changes, and the names of segments whose bytes changed."""
-    current = [s.without(removals) for s in segments]
+    segments: Sequence[Segment | Unloaded], upserts: list[DocTerms], removals: set[str]
+) -> tuple[list[Segment | Unloaded], set[str]]:
+    """The segment list after the changes, and the names of segments whose bytes changed.
+
+    Unloaded segments keep their place and are never changed (NeedsLoad when a change routes
+    into one), so the result is what the same changes give with every segment loaded.
+    """
+    current = [s if isinstance(s, Unloaded) else s.without(removals) for s in segments]
     changed = {s.name for s, old in zip(current, segments, strict=True) if s is not old}
     numbers = [int(s.name) for s in segments if s.name.isdigit()]
     fresh = _Names(max(numbers, default=0) + 1)
     for doc in upserts:
-        name = route([SegmentInfo.of(seg) for seg in current], doc.meta.slice_id)
+        name = route([info_of(seg) for seg in current], doc.meta.slice_id)
         at = next((i for i, seg in enumerate(current) if seg.name == name), None)
         if at is None:
             current.append(Segment.build(fresh(), [doc]))
             changed.add(current[-1].name)
             continue
-        current[at] = current[at].upsert(doc)
-        changed.add(current[at].name)
-    result: list[Segment] = []
+        seg = current[at]
+        if isinstance(seg, Unloaded):
+            raise NeedsLoad(seg.name)
+        current[at] = seg.upsert(doc)
+        changed.add(seg.name)
+    result: list[Segment | Unloaded] = []
     for seg in current:
-        if seg.name in changed:
+        if isinstance(seg, Segment) and seg.name in changed:
             parts = _split(seg, fresh)
             changed.update(p.name for p in parts)
             result.extend(parts)

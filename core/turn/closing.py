@@ -16,7 +16,7 @@ from typing import Any
 from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import ConflictError, NotFound
-from core.memory.catalog.index import read_index, read_or_none
+from core.memory.catalog.index import catalog_active, read_index, read_or_none
 from core.memory.catalog.strands import load_strands, prune, render_strands
 from core.memory.catalog.weave import (
     WeaveResult,
@@ -52,8 +52,9 @@ def read_slice(reader: Reader, slice_id: str) -> Slice:
 
 def recover_active(reader: Reader, now: datetime) -> ActiveSlice | None:
     """The active slice (docs/FORMAT.md "core.md": `status: active`); a legacy flat file already
-    closed into the folder layout does not count (its closed copy wins)."""
-    active = find_active_slice(reader, now)
+    closed into the folder layout does not count (its closed copy wins). The catalog's active ids
+    (timeline/pending.json) say which folders to read; without them the day folders are read."""
+    active = find_active_slice(reader, now, catalog_active(reader))
     if active is not None and active.legacy and reader.read(core_md(active.slice.slice_id)) is not None:
         return None
     return active
@@ -104,7 +105,11 @@ def queue_close(
 
 
 def active_ids(reader: Reader) -> set[str]:
-    """The ids the catalog (with its pending entries) lists as active."""
+    """The ids the catalog (with its pending entries) lists as active: from the pending file's
+    list when it has one, else from index.json (megabytes at 10,000 slices)."""
+    listed = catalog_active(reader)
+    if listed is not None:
+        return set(listed)
     index = read_index(reader)
     return {str(e["id"]) for e in index["slices"] if e.get("status") == "active"} if index else set()
 

@@ -16,6 +16,7 @@ from core.agent.consolidator import propose_merges
 from core.agent.marker import mark_slice
 from core.clock import iso
 from core.llm.registry import BoundModel
+from core.memory.catalog.head import head_dry
 from core.memory.catalog.index import read_index, read_or_none
 from core.memory.catalog.strands import (
     MergeProposal,
@@ -72,7 +73,11 @@ def consolidate(batch: WriteBatch, worker: BoundModel) -> int:
 
 
 def dry_slices(batch: WriteBatch, exclude: Collection[str], limit: int) -> list[str]:
-    """The oldest closed catalog entries still needing a focus/summary (at most `limit`)."""
+    """The oldest closed catalog entries still needing a focus/summary (at most `limit`): from
+    the catalog's head in the small pending file when it can tell, else from index.json."""
+    listed = head_dry(batch, exclude, limit)
+    if listed is not None:
+        return listed
     index = read_index(batch)
     if index is None:
         return []

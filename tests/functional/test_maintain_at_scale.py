@@ -132,7 +132,7 @@ def test_an_unchanged_search_index_is_known_from_one_small_file(fake_github: Fak
     fake_github.reset_counts()
     report = refresh_index(batch, clock)
     assert (report.rebuilt, report.slices, report.updated) == (False, len(ids) + 1, 0)
-    assert fake_github.counts["GET /git/blobs/{sha}"] == 1  # built-from.json: no manifest, no segment
+    assert fake_github.counts["GET /git/blobs/{sha}"] == 1  # the manifest and its record: no segment
     assert not batch.commit("nothing").changed
     fake_github.commit_files({core_md(ids[0]).value: lambda t: (t or "") + "\nMore.\n"})
     batch = WriteBatch.open(client(fake_github, clock))

@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 
 from core.memory import paths
 from core.memory.catalog.index import read_index
-from core.memory.catalog.pending import drop_folded, overlay, parse_pending, render_pending, upsert_pending
+from core.memory.catalog.pending import (
+    drop_folded,
+    overlay,
+    parse_active,
+    parse_pending,
+    render_pending,
+    upsert_pending,
+)
 from core.memory.catalog.shas import parse_shas
 from core.memory.catalog.weave import meta_loader, queue_catalog_entries, weave_catalog, weave_timeline
 from core.memory.slice.model import Slice, Turn, render_core_md
@@ -149,3 +156,53 @@ def test_a_weave_rereads_a_dry_slice_only_when_its_file_changed() -> None:
 @pytest.mark.parametrize("text", [None, "", "garbage", '{"core_md": []}', '{"core_md": {"x": 3}}'])
 def test_an_unreadable_shas_file_records_nothing(text: str | None) -> None:
     assert parse_shas(text) == {}
+
+
+def active_entry(sid: str, status: str) -> dict[str, object]:
+    return {**entry(sid), "status": status}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        None,
+        "",
+        "not json",
+        "[]",
+        '{"slices": []}',
+        '{"active": "x"}',
+        '{"active": ["nope"]}',
+        '{"active": [3]}',
+    ],
+)
+def test_a_file_without_a_readable_active_list_does_not_say(text: str | None) -> None:
+    assert parse_active(text) is None
+
+
+def test_upserts_keep_the_active_list_in_step_once_a_weave_wrote_it() -> None:
+    a, b = "2026-08-11-0900", "2026-08-11-1200"
+    assert parse_active(upsert_pending(None, [active_entry(a, "active")])) is None  # not written yet
+    text = drop_folded(None, [], [a])
+    assert text is not None and parse_active(text) == [a] and parse_pending(text) == []
+    text = upsert_pending(text, [active_entry(a, "closed"), active_entry(b, "active")])
+    assert parse_active(text) == [b]
+    assert drop_folded(text, [], [b]) is None  # a weave that agrees writes nothing
+
+
+def test_a_weave_keeps_what_another_writer_opened_or_closed_meanwhile() -> None:
+    a, b, c = "2026-08-11-0900", "2026-08-11-1000", "2026-08-11-1200"
+    folded = [active_entry(a, "active")]
+    now = upsert_pending(render_pending(folded, [a]), [active_entry(b, "closed"), active_entry(c, "active")])
+    left = drop_folded(now, folded, [a, b])  # the weave's catalog still had b active
+    assert parse_active(left) == [a, c] and [e["id"] for e in parse_pending(left)] == [b, c]
+
+
+def test_a_weave_writes_the_active_list() -> None:
+    sid = "2026-08-11-0900"
+    storage = InMemoryStorage.from_texts(
+        {paths.core_md(sid).value: render_core_md(Slice(slice_id=sid, status="active", start="s"))}
+    )
+    batch = WriteBatch.open(storage)
+    weave_catalog(batch, NOW, meta_loader(batch), force=True)
+    batch.commit("weave")
+    assert parse_active(storage.snapshot().read(paths.PENDING_JSON)) == [sid]

@@ -123,6 +123,7 @@ def test_a_small_source_builds_every_file(tmp_path: Path) -> None:
         "memory/episodic/strands.json",
         "memory/episodic/timeline.md",
         "memory/episodic/timeline/index.json",
+        "memory/episodic/timeline/pending.json",
         "memory/user/config.json",
     ]
     second = parse_core_md(files["memory/episodic/slices/2026/01/02/1000/timeline/core.md"])

@@ -44,7 +44,6 @@ def test_rebuild_writes_a_manifest_and_segments_and_answers_the_same() -> None:
     assert set(files) == {
         "memory/episodic/search/manifest.json",
         "memory/episodic/search/seg-0001.json",
-        "memory/episodic/search/built-from.json",
     }
     assert open_index(indexed.snapshot()).notes == []
     assert answers(indexed) == answers(unindexed)

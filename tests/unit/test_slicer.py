@@ -157,6 +157,57 @@ def test_recovery_reads_legacy_flat_files_and_pending_writes() -> None:
     assert found is not None and found.slice.slice_id == "2026-08-17-0200"
 
 
+class CountingReader:
+    """A snapshot that records which files were read."""
+
+    def __init__(self, storage: InMemoryStorage) -> None:
+        self.snap = storage.snapshot()
+        self.reads: list[str] = []
+
+    def read(self, path: paths.MemoryPath) -> str | None:
+        self.reads.append(path.value)
+        return self.snap.read(path)
+
+    def list(self, prefix: paths.MemoryPath) -> list[paths.MemoryPath]:
+        return self.snap.list(prefix)
+
+
+def _day_of_slices(active: str | None) -> InMemoryStorage:
+    files = {
+        paths.core_md(f"2026-08-17-0{h}00").value: core_text(
+            Slice(slice_id=f"2026-08-17-0{h}00", status="closed", start=f"2026-08-17T0{h}:00:00Z")
+        )
+        for h in range(5)
+    }
+    if active:
+        files[paths.core_md(active).value] = core_text(Slice(slice_id=active, status="active", start="s"))
+    return InMemoryStorage.from_texts(files)
+
+
+def test_recovery_with_the_catalogs_active_list_reads_only_those_slices() -> None:
+    reader = CountingReader(_day_of_slices("2026-08-16-2300"))
+    found = slicer.find_active_slice(reader, NOW, ["2026-08-16-2300", "2026-08-01-0900"])
+    assert found is not None and found.slice.slice_id == "2026-08-16-2300"
+    assert reader.reads == [paths.core_md("2026-08-16-2300").value]
+    reader = CountingReader(_day_of_slices(None))
+    assert slicer.find_active_slice(reader, NOW, []) is None and reader.reads == []
+
+
+@pytest.mark.parametrize("listed", [["2026-08-17-0400"], ["2026-08-17-0530"]])  # closed, missing
+def test_a_stale_active_list_falls_back_to_reading_the_day_folders(listed: list[str]) -> None:
+    reader = CountingReader(_day_of_slices("2026-08-17-0500"))
+    found = slicer.find_active_slice(reader, NOW, listed)
+    assert found is not None and found.slice.slice_id == "2026-08-17-0500"
+
+
+def test_legacy_flat_files_are_found_with_the_active_list_too() -> None:
+    storage = InMemoryStorage.from_texts(
+        {"memory/episodic/slices/2026/08/17/0130.md": core_text(Slice(slice_id="2026-08-17-0130", start="s"))}
+    )
+    found = slicer.find_active_slice(storage.snapshot(), NOW, [])
+    assert found is not None and found.legacy
+
+
 def test_close_and_mark_return_copies_and_record_the_fallback_on_disk() -> None:
     from core.memory.slice.model import parse_core_md, render_core_md
 

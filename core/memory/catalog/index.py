@@ -17,7 +17,7 @@ from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.pending import overlay, parse_pending
+from core.memory.catalog.pending import overlay, parse_active, parse_pending
 from core.memory.catalog.timeline_md import render_timeline_md
 from core.memory.formats import jsjson
 from core.memory.paths import SliceId
@@ -168,6 +168,12 @@ def read_index(reader: Reader) -> dict[str, Any] | None:
     if index is None:
         return None
     return overlay(index, parse_pending(read_or_none(reader, paths.PENDING_JSON)))
+
+
+def catalog_active(reader: Reader) -> list[str] | None:
+    """The ids the catalog lists as active, from the small pending file alone; None when that
+    file does not carry the list (the caller then looks at the slices or index.json)."""
+    return parse_active(read_or_none(reader, paths.PENDING_JSON))
 
 
 def read_or_none(reader: Reader, path: paths.MemoryPath) -> str | None:

@@ -7,6 +7,12 @@ Update so concurrent writers merge) and the next maintenance pass or weave folds
 entries into index.json and timeline.md and drops them from this file. `read_index` overlays
 the pending entries, so our own readers always see the current catalog; the original's readers
 of index.json see it as of the last maintenance pass (docs/FORMAT.md).
+
+The file also carries `active`: the ids of every slice the catalog lists as active. A weave
+writes the whole list (it knows the whole catalog); every upsert keeps it in step with the
+entries it writes. A turn looks for its active slice among these ids instead of reading every
+slice of a day folder. The list is absent from files written before it existed (and from an
+unreadable file): readers then fall back to the folders, until the next weave writes it.
 """
 
 from __future__ import annotations
@@ -37,30 +43,87 @@ def parse_pending(text: str | None) -> list[Entry]:
     return [e for e in slices if isinstance(e, dict) and paths.is_slice_id(str(e.get("id", "")))]
 
 
-def render_pending(entries: Iterable[Mapping[str, Any]]) -> str:
-    """`{"_schema": 1, "slices": [...]}` sorted by id, 2-space JSON without a trailing newline."""
+def parse_active(text: str | None) -> list[str] | None:
+    """The ids the catalog lists as active, ascending; None when the file does not say (missing,
+    unreadable, written before the list existed, or a list that is not one of slice ids)."""
+    if not text:
+        return None
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        return None
+    ids = raw.get("active") if isinstance(raw, dict) else None
+    if not isinstance(ids, list) or not all(isinstance(i, str) and paths.is_slice_id(i) for i in ids):
+        return None
+    return sorted(set(ids))
+
+
+def raw_head(text: str | None) -> Any:
+    """The file's `head` value as stored (read by core/memory/catalog/head.py); None without one."""
+    try:
+        raw = json.loads(text) if text else None
+    except ValueError:
+        return None
+    return raw.get("head") if isinstance(raw, dict) else None
+
+
+def render_pending(
+    entries: Iterable[Mapping[str, Any]], active: Iterable[str] | None = None, head: Any = None
+) -> str:
+    """`{"_schema": 1, "active": [...], "slices": [...], "head": {...}}` sorted by id, 2-space
+    JSON without a trailing newline (`active` and `head` only when known)."""
     ordered = sorted((dict(e) for e in entries), key=lambda e: str(e["id"]))
-    return jsjson.dumps({"_schema": SCHEMA, "slices": ordered})
+    doc: dict[str, Any] = {"_schema": SCHEMA}
+    if active is not None:
+        doc["active"] = sorted(set(active))
+    doc["slices"] = ordered
+    if head is not None:
+        doc["head"] = head
+    return jsjson.dumps(doc)
+
+
+def _step_active(active: Iterable[str], entries: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The active ids after these entries (newer than the list) are written."""
+    out = set(active)
+    for e in entries:
+        if e.get("status") == "active":
+            out.add(str(e["id"]))
+        else:
+            out.discard(str(e["id"]))
+    return out
 
 
 def upsert_pending(text: str | None, entries: Sequence[Entry]) -> str:
-    """Insert or replace `entries` (by id) in the pending file's text."""
+    """Insert or replace `entries` (by id) in the pending file's text (and keep `active` in step)."""
     by_id = {str(e["id"]): e for e in parse_pending(text)}
     by_id.update({str(e["id"]): e for e in entries})
-    return render_pending(by_id.values())
+    active = parse_active(text)
+    stepped = None if active is None else _step_active(active, entries)
+    return render_pending(by_id.values(), stepped, raw_head(text))
 
 
-def drop_folded(text: str | None, folded: Sequence[Entry]) -> str | None:
+def drop_folded(
+    text: str | None,
+    folded: Sequence[Entry],
+    catalog_active: Iterable[str] | None = None,
+    head: Any = None,
+) -> str | None:
     """The pending text without the entries a weave just folded into index.json.
 
     Only entries equal to what was folded go: one another writer upserted meanwhile stays.
-    None (write nothing) when nothing changes.
+    With `catalog_active` (the active ids of the catalog the weave wrote) the file's `active`
+    list is rewritten from it, the entries that stay (newer) applied on top, and `head` (that
+    catalog's newest entries, core/memory/catalog/head.py) replaces the stored one; a missing
+    file is then created to carry them. None (write nothing) when nothing changes.
     """
-    if text is None:
+    if text is None and catalog_active is None:
         return None
     done = {str(e["id"]): e for e in folded}
-    pending = parse_pending(text)
-    new = render_pending(e for e in pending if done.get(str(e["id"])) != e)
+    kept = [e for e in parse_pending(text) if done.get(str(e["id"])) != e]
+    if catalog_active is None:
+        new = render_pending(kept, parse_active(text), raw_head(text))
+    else:
+        new = render_pending(kept, _step_active(catalog_active, kept), head)
     return None if new == text else new
 
 

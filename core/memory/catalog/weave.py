@@ -16,6 +16,7 @@ from core.clock import iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry, spread
+from core.memory.catalog.head import head_of
 from core.memory.catalog.index import (
     MetaReader,
     SliceMeta,
@@ -34,7 +35,7 @@ from core.memory.catalog.pending import drop_folded, overlay, parse_pending, ups
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
 from core.memory.catalog.strands import load_strands, render_strands, weave_tags
 from core.memory.slice.model import Slice
-from core.storage.base import Reader, prefetch, version_of
+from core.storage.base import Reader, blob_sha, prefetch, version_of
 
 SEED_MONTHS = 24
 _CATALOG_DIR = paths.MemoryPath(paths.CATALOG_JSON.parent)
@@ -207,8 +208,9 @@ def weave_catalog(
         if recorded or shas_text is not None:  # no file until there is something to record
             batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
-    if folded:
-        batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded))
+    active = [str(e["id"]) for e in doc["slices"] if e.get("status") == "active"]
+    head = head_of(doc, blob_sha(index_text))
+    batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
     result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
@@ -273,7 +275,10 @@ def queue_catalog_entries(
     """
     if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
         return
-    keys = set(load_strands(read_or_none(batch, paths.STRANDS_JSON)))
+    # Only tags can be strand keys: a slice without tags (one just opened) needs no strands read.
+    keys = (
+        set(load_strands(read_or_none(batch, paths.STRANDS_JSON))) if any(s.tags for s in slices) else set()
+    )
     entries = [entry_from_slice(s, [t for t in s.tags if t in keys]).to_json() for s in slices]
 
     def update(text: str | None) -> str:

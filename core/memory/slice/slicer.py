@@ -7,7 +7,7 @@ checked at the start of the next user turn (a lazy close): `time_cap` from the s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
@@ -210,20 +210,57 @@ class ActiveSlice:
     legacy: bool = False
 
 
-def find_active_slice(reader: Reader, now: datetime) -> ActiveSlice | None:
+def find_active_slice(
+    reader: Reader, now: datetime, known_active: Collection[str] | None = None
+) -> ActiveSlice | None:
     """The newest active slice of today's or yesterday's UTC day folder, else None.
 
     Folders are tried newest name first, then legacy flat files; unreadable ones are skipped.
+    With `known_active` (the ids the catalog lists as active) only those folders are read, not
+    every slice of the two days; if one of them turns out not to be active, the list is stale
+    and the day folders are read after all.
     """
-    for instant in (now, now - timedelta(hours=24)):
-        year, month, day = iso(instant)[:10].split("-")
-        found = _active_in_day(reader, paths.day_dir(year, month, day))
+    days = [iso(instant)[:10] for instant in (now, now - timedelta(hours=24))]
+    if known_active is not None:
+        try:
+            return _active_among(reader, days, known_active)
+        except _Stale:
+            pass
+    for day in days:
+        found = _active_in_day(reader, _day_dir(day))
         if found:
             return found
     return None
 
 
-def _active_in_day(reader: Reader, day: paths.MemoryPath) -> ActiveSlice | None:
+class _Stale(Exception):
+    """A slice the catalog lists as active is missing or closed: the list cannot be trusted."""
+
+
+def _active_among(reader: Reader, days: Sequence[str], known: Collection[str]) -> ActiveSlice | None:
+    """The newest listed active slice of these days (`YYYY-MM-DD`), then their legacy flat files."""
+    for day in days:
+        for sid in sorted((i for i in known if i[:10] == day and paths.is_slice_id(i)), reverse=True):
+            path = paths.core_md(sid)
+            loaded = _try_parse(reader, path, False)
+            if loaded is None or loaded.status != "active":
+                raise _Stale(sid)
+            return ActiveSlice(loaded, path)
+        # Legacy flat files are not in the catalog: those of the day are read (rare; the
+        # listing itself is free).
+        found = _active_in(reader, [(p, True) for p in _folder_names(reader, _day_dir(day))[1]])
+        if found:
+            return found
+    return None
+
+
+def _day_dir(day: str) -> paths.MemoryPath:
+    year, month, dd = day.split("-")
+    return paths.day_dir(year, month, dd)
+
+
+def _folder_names(reader: Reader, day: paths.MemoryPath) -> tuple[list[str], list[paths.MemoryPath]]:
+    """The day's slice folder names (newest first) and legacy flat files (newest first)."""
     prefix = day.value + "/"
     names: set[str] = set()
     flats: list[paths.MemoryPath] = []
@@ -233,8 +270,16 @@ def _active_in_day(reader: Reader, day: paths.MemoryPath) -> ActiveSlice | None:
             names.add(rest.split("/", 1)[0])
         elif rest.endswith(".md"):
             flats.append(path)
-    candidates = [(day / f"{name}/timeline/core.md", False) for name in sorted(names, reverse=True)]
-    candidates += [(p, True) for p in sorted(flats, reverse=True)]
+    return sorted(names, reverse=True), sorted(flats, reverse=True)
+
+
+def _active_in_day(reader: Reader, day: paths.MemoryPath) -> ActiveSlice | None:
+    names, flats = _folder_names(reader, day)
+    candidates = [(day / f"{name}/timeline/core.md", False) for name in names]
+    return _active_in(reader, candidates + [(p, True) for p in flats])
+
+
+def _active_in(reader: Reader, candidates: Sequence[tuple[paths.MemoryPath, bool]]) -> ActiveSlice | None:
     for path, legacy in candidates:
         loaded = _try_parse(reader, path, legacy)
         if loaded is not None and loaded.status == "active":
