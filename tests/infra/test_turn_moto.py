@@ -9,6 +9,7 @@ is started and read through the Step Functions turn service, as the API and WebS
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -255,14 +256,58 @@ def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: A
     assert (closed.status, closed.marked_by) == ("closed", "fallback"), "save's deterministic close holds"
 
 
-def test_tool_calls_of_a_round_run_in_parallel(aws_turn: AwsTurn) -> None:
+def _answered(aws_turn: AwsTurn, request: int = 1) -> list[str]:
+    messages = aws_turn.brain.requests["main"][request].body["messages"]
+    return [str(m.get("tool_call_id")) for m in messages if m.get("role") == "tool"]
+
+
+def _gap_free(state: TurnState) -> bool:
+    return [e["seq"] for e in state.events] == list(range(1, len(state.events) + 1))
+
+
+def test_tool_calls_of_a_round_run_in_parallel_as_map_iterations(aws_turn: AwsTurn) -> None:
+    both_in = threading.Barrier(2, timeout=30)
+    items: list[int] = []
+
+    def meet_then_run(event: dict[str, Any]) -> Any:
+        items.append(int(event["item"]))
+        both_in.wait()  # passes only while both iterations are inside their own Lambda at once
+        return _task(event)
+
+    aws_turn.handlers[f"Workflow{function_id('tools')}"] = meet_then_run
     calls = [ToolCall("currentTime", {}, id="a"), ToolCall("currentTime", {}, id="b")]
     aws_turn.brain.main(Reply(tool_calls=calls), Reply(text="It is now."))
     state = aws_turn.run("What time is it, twice?")
     assert state.status == "done", _types(state)
-    tool_states = [(e["call_id"], e["state"]) for e in state.events if e["type"] == "tool.call"]
-    assert tool_states[:2] == [("a", "running"), ("b", "running")], "both start before either ends"
-    assert sorted(tool_states[2:]) == [("a", "completed"), ("b", "completed")]
+    assert sorted(items) == [0, 1], "one Lambda invocation per call"
+    assert _gap_free(state), "parallel iterations share one gap-free sequence"
+    for call_id in ("a", "b"):
+        assert [e["state"] for e in state.events if e.get("call_id") == call_id] == ["running", "completed"]
+    assert _answered(aws_turn) == ["a", "b"], "results reach respond in call order"
+    assert aws_turn.pushed() == state.events
+
+
+def test_a_failing_tool_call_is_retried_alone(aws_turn: AwsTurn) -> None:
+    from core.errors import TransientError
+
+    seen: list[tuple[int, int]] = []  # (item, retry)
+
+    def flaky_second_call(event: dict[str, Any]) -> Any:
+        seen.append((int(event["item"]), int(event.get("retry") or 0)))
+        if (int(event["item"]), int(event.get("retry") or 0)) == (1, 0):
+            raise TransientError("GitHub answered 502 while committing the tool's write")
+        return _task(event)
+
+    aws_turn.handlers[f"Workflow{function_id('tools')}"] = flaky_second_call
+    calls = [ToolCall("currentTime", {}, id=f"c{i}") for i in range(3)]
+    aws_turn.brain.main(Reply(tool_calls=calls), Reply(text="Three times now."))
+    state = aws_turn.run("What time is it, three times?")
+    assert state.status == "done", _types(state)
+    assert sorted(seen) == [(0, 0), (1, 0), (1, 1), (2, 0)], "only the failing call ran again"
+    steps = [e["step"] for e in state.events if e["type"] == "step.started"]
+    assert steps.count("respond") == 2, "respond is not run again for a failing tool call"
+    assert _answered(aws_turn) == ["c0", "c1", "c2"]
+    assert _gap_free(state)
 
 
 def test_the_in_process_runner_writes_the_same_files_and_events(aws_turn: AwsTurn, tmp_path: Path) -> None:

@@ -20,9 +20,11 @@ from collections.abc import Callable
 from typing import Any
 
 from core.turn.state import StepState
-from core.turn.table import END, Flow, RetryRule, StepInput, StepOutput, StepSpec, ToolLoop
+from core.turn.table import END, FanOut, Flow, RetryRule, StepInput, StepOutput, StepSpec, ToolLoop
 
 TOOL_ROUND_CAP = 8
+# The tools state runs once per call of the round, this many at once (core/turn/steps/tools.py).
+TOOL_CONCURRENCY = 4
 FIRST_STEP = "save"
 
 FLOW: dict[str, tuple[str, ...]] = {
@@ -55,9 +57,18 @@ _STORAGE = ("ConflictError", "TransientError")
 _WITH_MODEL = (*_STORAGE, "ModelTransientError")
 
 
-def _step(name: str, label: str, retry: RetryRule, timeout: int, best_effort: bool = False) -> StepSpec:
+def _step(
+    name: str,
+    label: str,
+    retry: RetryRule,
+    timeout: int,
+    best_effort: bool = False,
+    fan_out: FanOut | None = None,
+) -> StepSpec:
     run = _lazy(f"core.turn.steps.{name}", name)
-    return StepSpec(name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout)
+    return StepSpec(
+        name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout, fan_out=fan_out
+    )
 
 
 STEP_TABLE: dict[str, StepSpec] = {
@@ -71,7 +82,14 @@ STEP_TABLE: dict[str, StepSpec] = {
         _step("respond", "Thinking", RetryRule(_STORAGE, 3, 2.0, 2.0), 300),
         # The worker's scan: a transient model error is retried here alone, under its own timeout.
         _step("recall", "Searching memory", RetryRule(_WITH_MODEL, 3, 1.0, 2.0), 150, best_effort=True),
-        _step("tools", "Using tools", RetryRule(_STORAGE, 3, 1.0, 2.0), 300),
+        # One run per call of the round, in parallel; a failing call is retried alone.
+        _step(
+            "tools",
+            "Using tools",
+            RetryRule(_STORAGE, 3, 1.0, 2.0),
+            300,
+            fan_out=FanOut("calls", TOOL_CONCURRENCY),
+        ),
         _step("finalize", "Saving the reply", RetryRule(_STORAGE, 5, 1.0, 2.0), 120),
         _step(
             "after", "Tidying the memory", RetryRule(("ConflictError",), 2, 1.0, 2.0), 180, best_effort=True
