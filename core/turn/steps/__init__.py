@@ -1,4 +1,5 @@
-"""The turn's steps: save → close → evolve → analyze → respond ⇄ (recall, tools) → finalize → after.
+"""The turn's steps: save → [close → strands → catalog → index → evolve] → analyze →
+respond ⇄ (recall, tools) → finalize → after (the bracket only when save closed a slice).
 
 Each step is a function `(StepState, TurnDeps) -> StepState` of small typed state (ids and
 counters) and the injected dependencies; bulk data lives in the run store under the turn id.
@@ -29,7 +30,11 @@ FIRST_STEP = "save"
 
 FLOW: dict[str, tuple[str, ...]] = {
     "save": ("analyze", "close"),
-    "close": ("evolve",),
+    # The close-time passes, one state each (core/turn/steps/close.py, close_passes.py).
+    "close": ("strands",),
+    "strands": ("catalog",),
+    "catalog": ("index",),
+    "index": ("evolve",),
     "evolve": ("analyze",),
     "analyze": ("respond", END),
     "respond": ("finalize", "tools", "recall"),
@@ -64,8 +69,9 @@ def _step(
     timeout: int,
     best_effort: bool = False,
     fan_out: FanOut | None = None,
+    module: str | None = None,
 ) -> StepSpec:
-    run = _lazy(f"core.turn.steps.{name}", name)
+    run = _lazy(f"core.turn.steps.{module or name}", name)
     return StepSpec(
         name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout, fan_out=fan_out
     )
@@ -77,6 +83,14 @@ STEP_TABLE: dict[str, StepSpec] = {
         # Storage only: no model can hold up or lose the user's words.
         _step("save", "Saving your message", RetryRule(_STORAGE, 5, 0.5, 2.0), 60),
         _step("close", "Closing the last slice", RetryRule(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
+        *(
+            _step(name, label, RetryRule(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True, module="close_passes")
+            for name, label in (
+                ("strands", "Weaving strands"),
+                ("catalog", "Updating the catalog"),
+                ("index", "Indexing for search"),
+            )
+        ),
         _step("evolve", "Updating your card", RetryRule(_WITH_MODEL, 3, 1.0, 2.0), 240, best_effort=True),
         _step("analyze", "Reading the timeline", RetryRule(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
         _step("respond", "Thinking", RetryRule(_STORAGE, 3, 2.0, 2.0), 300),
