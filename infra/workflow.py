@@ -9,7 +9,11 @@ Functions matches error names exactly, the runner along the class hierarchy). A 
 step's failure is caught and the turn goes on to its usual successor; any other failure is
 caught, recorded by the failure task (a `turn.error` event) and ends the execution as Failed.
 The tool loop's edge (head → body) is also counted by the state machine itself and taken at
-most `cap` times, a guard that holds whatever a step says.
+most `cap` times, a guard that holds whatever a step says. A fan-out step (the tools of a round)
+is a Map state over the list its `FanOut` names, at most `max_concurrency` iterations at once:
+each iteration is the step's Task (its own retries and timeout) with `item` in its payload; the
+Map hands on the first iteration's output (they agree), and a failure no retry cures is caught
+on the Map like any step's.
 
 The definition stays in JSONPath (CDK's default) because moto's interpreter runs it in tests.
 Payloads are small: every Task gets `{"step", "state", "retry"}` and returns the next state.
@@ -31,18 +35,52 @@ from core.turn.table import END, Flow, StepSpec, ToolLoop
 from functions.aws.steps import FAILURE_STEP
 
 
-def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.LambdaInvoke:
-    """The Task for one step: its payload, its retries, its timeout."""
+def step_task(scope: Construct, spec: StepSpec, fn: lambda_.IFunction) -> tasks.LambdaInvoke | sfn.Map:
+    """The state for one step: a Task (its payload, retries, timeout), or a Map of such Tasks."""
+    if spec.fan_out is None:
+        return _invoke(scope, spec, fn, {"state": sfn.JsonPath.entire_payload})
+    each = _invoke(
+        scope,
+        spec,
+        fn,
+        {"state": sfn.JsonPath.object_at("$.state"), "item": sfn.JsonPath.string_at("$.item")},
+        state_name=f"{spec.name}-each",
+    )
+    fan_out = sfn.Map(
+        scope,
+        f"Map-{spec.name}",
+        state_name=spec.name,
+        comment=f"{spec.label}: one iteration per item of $.{spec.fan_out.items}",
+        items_path=f"$.{spec.fan_out.items}",
+        max_concurrency=spec.fan_out.max_concurrency,
+        item_selector={
+            "state": sfn.JsonPath.entire_payload,
+            "item": sfn.JsonPath.string_at("$$.Map.Item.Value"),
+        },
+        output_path="$[0]",
+    )
+    fan_out.item_processor(each)
+    return fan_out
+
+
+def _invoke(
+    scope: Construct,
+    spec: StepSpec,
+    fn: lambda_.IFunction,
+    given: dict[str, object],
+    state_name: str | None = None,
+) -> tasks.LambdaInvoke:
+    name = state_name or spec.name
     task = tasks.LambdaInvoke(
         scope,
-        f"Task-{spec.name}",
-        state_name=spec.name,
+        f"Task-{name}",
+        state_name=name,
         comment=spec.label,
         lambda_function=fn,
         payload=sfn.TaskInput.from_object(
             {
                 "step": spec.name,
-                "state": sfn.JsonPath.entire_payload,
+                **given,
                 "retry": sfn.JsonPath.number_at("$$.State.RetryCount"),
                 # For the logs: every line of the attempt names its execution (functions/logs.py).
                 "execution": sfn.JsonPath.string_at("$$.Execution.Id"),

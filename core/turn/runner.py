@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from core.turn.deps import TurnDeps
@@ -61,6 +62,7 @@ def run_step(
         sink.emit("step.done", label=spec.label)
         out = dict(out)
         out.pop("attempt", None)
+        out.pop("item", None)
         return out
 
 
@@ -93,13 +95,44 @@ def _failed(
     return {**state, "next": END, "failed": spec.name}
 
 
+def run_fan_out(
+    spec: StepSpec,
+    state: Mapping[str, Any],
+    deps: TurnDeps,
+    *,
+    successor: str = END,
+    sleep: Sleep = time.sleep,
+) -> StepOutput:
+    """Run a fan-out step once per item in parallel threads, each with its own retries.
+
+    The output is the first item's (they agree), or the first failed item's: a failure ends
+    the turn as it would for any step.
+    """
+    assert spec.fan_out is not None
+    items = list(state.get(spec.fan_out.items) or [])
+    if not items:
+        raise ValueError(f"step {spec.name} runs once per {spec.fan_out.items!r}, and there are none")
+
+    def one(item: Any) -> StepOutput:
+        return run_step(spec, {**state, "item": item}, deps, successor=successor, sleep=sleep)
+
+    workers = min(spec.fan_out.max_concurrency, len(items))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"{spec.name}-each") as pool:
+        outs = list(pool.map(one, items))
+    out = next((o for o in outs if o.get("failed")), outs[0])
+    out.pop("item", None)
+    return out
+
+
 def run_turn(turn_id: str, deps: TurnDeps, flow: Flow, *, sleep: Sleep = time.sleep) -> StepOutput:
     """Run a turn from the flow's first step until a step says `end`; returns the final state."""
     state: StepOutput = {"turn_id": turn_id, "round": 0, "next": flow.first}
     table = flow.table
     while state.get("next") in table:
         name = str(state["next"])
-        state = run_step(table[name], state, deps, successor=flow.successor(name), sleep=sleep)
+        spec = table[name]
+        run = run_fan_out if spec.fan_out else run_step
+        state = run(spec, state, deps, successor=flow.successor(name), sleep=sleep)
         if not flow.allows(name, str(state.get("next"))):
             raise ValueError(
                 f"step {name} asked for {state.get('next')!r}; the flow allows {flow.transitions[name]}"

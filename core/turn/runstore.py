@@ -18,8 +18,14 @@ from core.turn.events import TERMINAL_TYPES, Event
 class RunStore(Protocol):
     """Append-only events plus a small key/value space per turn."""
 
-    def append(self, turn_id: str, events: list[Event]) -> None:
-        """Store events (already stamped with consecutive seq numbers)."""
+    def append(self, turn_id: str, events: list[Event]) -> list[Event]:
+        """Number `events` on from the last stored seq, store them, return them as stored.
+
+        The one seq allocator of a turn: the numbers are taken and the events stored in one
+        atomic step, so writers running at once (the parallel tool calls of a round, in threads,
+        processes or Lambdas) get distinct, gap-free seqs, and a reader never sees a later seq
+        before an earlier one. Whatever `seq` the given events carry is replaced.
+        """
         ...
 
     def events(self, turn_id: str, after: int = 0) -> list[Event]:
@@ -51,10 +57,13 @@ class MemoryRunStore:
     _values: dict[tuple[str, str], Any] = field(default_factory=dict)
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
-    def append(self, turn_id: str, events: list[Event]) -> None:
+    def append(self, turn_id: str, events: list[Event]) -> list[Event]:
         with self._cond:
-            self._events.setdefault(turn_id, []).extend(events)
+            stored = self._events.setdefault(turn_id, [])
+            numbered = numbered_from(stored[-1]["seq"] if stored else 0, events)
+            stored.extend(numbered)
             self._cond.notify_all()
+            return numbered
 
     def events(self, turn_id: str, after: int = 0) -> list[Event]:
         with self._cond:
@@ -85,6 +94,11 @@ class MemoryRunStore:
     def turn_ids(self) -> list[str]:
         with self._cond:
             return sorted(self._events)
+
+
+def numbered_from(last: int, events: list[Event]) -> list[Event]:
+    """Copies of `events` numbered last + 1, last + 2, … (what every store's `append` stores)."""
+    return [{**event, "seq": last + i} for i, event in enumerate(events, start=1)]
 
 
 def status_of(events: list[Event]) -> str:

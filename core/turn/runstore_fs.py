@@ -4,14 +4,17 @@
     <runs>/<turn_id>/<key>.json        one JSON value per key (request, rounds, tool results …)
 
 Never inside the memory repository: runs are scratch data, git history holds only memory.
-Appends are single line writes; values are written to a temporary file and renamed, so a
-reader never sees half a value. Followers in this process are woken at once; a follower in
-another process (a second `previously` command) notices new lines by polling.
+Appends take the folder's lock file (`flock`), read the last seq and write their lines while
+holding it, so writers in several threads or processes get distinct, gap-free seqs. Values
+are written to a temporary file and renamed, so a reader never sees half a value. Followers in
+this process are woken at once; a follower in another process (a second `previously` command)
+notices new lines by polling.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -24,9 +27,11 @@ from typing import Any
 
 from core.errors import InvalidInput
 from core.turn.events import Event
+from core.turn.runstore import numbered_from
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 EVENTS_FILE = "events.jsonl"
+LOCK_FILE = ".events.lock"
 POLL_SECONDS = 0.1
 TEMP_GRACE_SECONDS = 60.0
 
@@ -48,15 +53,19 @@ class FolderRunStore:
     def _dir(self, turn_id: str) -> Path:
         return self.root / _checked(turn_id, "turn id")
 
-    def append(self, turn_id: str, events: list[Event]) -> None:
-        """Append events as JSON lines."""
+    def append(self, turn_id: str, events: list[Event]) -> list[Event]:
+        """Number the events on from the last stored seq and append them as JSON lines."""
         folder = self._dir(turn_id)
         folder.mkdir(parents=True, exist_ok=True)
-        data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
-        with self._cond:
+        with self._cond, (folder / LOCK_FILE).open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            stored = self._load(turn_id)
+            numbered = numbered_from(stored[-1]["seq"] if stored else 0, events)
+            data = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in numbered)
             with (folder / EVENTS_FILE).open("a", encoding="utf-8") as fh:
                 fh.write(data)
             self._cond.notify_all()
+            return numbered
 
     def events(self, turn_id: str, after: int = 0) -> list[Event]:
         """The turn's events with seq > after."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-_FIELDS = ("turn_id", "next", "round", "slice_id", "closed_slice_id", "connection_id", "failed")
+_FIELDS = ("turn_id", "next", "round", "slice_id", "closed_slice_id", "connection_id", "failed", "calls")
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,9 @@ class StepState:
     closed_slice_id: str | None = None
     connection_id: str | None = None
     failed: str | None = None
+    calls: tuple[int, ...] = ()  # positions of the round's tool calls the tools state runs
     attempt: int = 1  # of the step now running; never written out
+    item: int | None = None  # the one call a run of the tools state handles; never written out
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -37,12 +39,20 @@ class StepState:
             raise ValueError(f"A step state needs a turn_id, got {data!r:.200}")
         known = {k: data[k] for k in _FIELDS if k in data and data[k] is not None}
         known["round"] = int(data.get("round") or 0)
-        extra = {k: v for k, v in data.items() if k not in (*_FIELDS, "attempt", "more_tools")}
-        return cls(**known, attempt=int(data.get("attempt") or 1), extra=extra)
+        known["calls"] = tuple(int(i) for i in data.get("calls") or ())
+        item = data.get("item")
+        extra = {k: v for k, v in data.items() if k not in (*_FIELDS, "attempt", "item", "more_tools")}
+        return cls(
+            **known,
+            attempt=int(data.get("attempt") or 1),
+            item=int(item) if item is not None else None,
+            extra=extra,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The state as JSON (the attempt number belongs to one run of a step, not to the turn)."""
         out = {**self.extra, **{k: getattr(self, k) for k in _FIELDS}}
+        out["calls"] = list(self.calls)
         # Kept for a Choice state that tests a boolean: it mirrors next == "tools".
         out["more_tools"] = self.next == "tools"
         return out

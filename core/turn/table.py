@@ -22,6 +22,20 @@ END = "end"
 
 
 @dataclass(frozen=True)
+@dataclass(frozen=True)
+class FanOut:
+    """A step run once per item of the state's list `items`, up to `max_concurrency` at once.
+
+    Each item is its own run of the step (`item` in its input), with the step's retries and
+    timeout: a failing item is retried alone. The items' outputs agree on what comes next; the
+    first is handed on. On AWS this is a Map state (ItemsPath = `items`); in process, threads.
+    """
+
+    items: str
+    max_concurrency: int
+
+
+@dataclass(frozen=True)
 class StepSpec:
     """One named step: what runs, its human label, how it retries, whether failure may be ignored."""
 
@@ -31,6 +45,7 @@ class StepSpec:
     retries: tuple[RetryPolicy, ...] = ()
     best_effort: bool = False
     timeout_seconds: int = 300
+    fan_out: FanOut | None = None
 
     def retry_for(self, exc: BaseException) -> RetryPolicy | None:
         """The rule that covers `exc` (matched by class name along its MRO), if any."""

@@ -35,10 +35,8 @@ class LambdaStepEnvironment:
     make_deps: Callable[[SinkFor], Any]
 
     def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink:
-        """A sink numbering on from the stored events, pushing to the turn's connection and followers."""
+        """A sink storing into the run store (which numbers), pushing to the connection and followers."""
         runs = self.runs
-        last_seq = getattr(runs, "last_seq", None)
-        first = (last_seq(turn_id) if last_seq else len(runs.events(turn_id))) + 1
         pusher = None
         followers = None
         if self.push_client is not None:
@@ -50,7 +48,7 @@ class LambdaStepEnvironment:
             )
             listing = getattr(runs, "followers", None)
             followers = (lambda: listing(turn_id)) if listing else None
-        return PushingSink(runs, turn_id, step, attempt, first, pusher=pusher, followers=followers)
+        return PushingSink(runs, turn_id, step, attempt, pusher=pusher, followers=followers)
 
     def deps(self, sink: PushingSink) -> Any:
         """The step's dependencies; asking for this attempt's sink gives `sink` (one seq counter)."""

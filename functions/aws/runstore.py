@@ -3,7 +3,16 @@ under `runs/{turn_id}/`.
 
 S3 has no append, so each flush of events is one object named by its seq range
 (`events/00000001-00000007.json`); zero-padded names list in seq order, and a reader after
-seq N skips every object whose range ends at or before N without fetching it. Values
+seq N skips every object whose range ends at or before N without fetching it.
+
+Seqs are allocated by a compare-and-swap on one small object, `events-tail.json` (the last
+seq and the latest batch): a writer reads it with its ETag, first copies the batch it holds to
+its range object (idempotent: same name, same bytes), then replaces it with its own batch
+under `If-Match` (`If-None-Match: *` for a turn's first batch). A writer that loses the race
+reads the tail again and numbers on after the winner. So parallel writers (the tool calls of
+a round, each its own Lambda) get distinct, gap-free seqs, and since a batch is in its range
+object before the tail moves past it, a reader that reads the tail and then lists sees every
+seq up to the tail's last. Values
 (the request, model messages, tool results) are one JSON object each. The bucket's lifecycle
 rule expires runs; memory itself lives in the memory repository, never here.
 """
@@ -16,15 +25,19 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
-from core.errors import InvalidInput
+from core.errors import InvalidInput, TransientError
 from core.turn.events import Event
+from core.turn.runstore import numbered_from
 
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,120}$")
 _CHUNK = re.compile(r"/events/(\d{8})-(\d{8})\.json$")
 _READERS = 8
+_CAS_ATTEMPTS = 50
+_LOST_RACE = frozenset({"PreconditionFailed", "ConditionalRequestConflict", "412", "409"})
 # The cancel flag is checked between stream events; one request per second is plenty.
 POLLED_KEYS: Mapping[str, float] = {"cancel": 1.0}
 
@@ -33,6 +46,25 @@ def _check(value: str, pattern: re.Pattern[str], what: str) -> str:
     if not pattern.match(value):
         raise InvalidInput(f"Invalid {what} {value!r}: use letters, digits, '-', '_' or '.'")
     return value
+
+
+@dataclass(frozen=True)
+class _Tail:
+    """The tail object: the turn's last seq and the latest batch (not yet copied, maybe)."""
+
+    last: int
+    events: list[Event]
+
+
+def _runs(events: list[Event]) -> list[list[Event]]:
+    """`events` (in seq order) cut where the seq jumps."""
+    runs: list[list[Event]] = []
+    for event in events:
+        if runs and event["seq"] == runs[-1][-1]["seq"] + 1:
+            runs[-1].append(event)
+        else:
+            runs.append([event])
+    return runs
 
 
 class S3RunStore:
@@ -56,21 +88,66 @@ class S3RunStore:
         self._monotonic = monotonic
         self._polled = dict(polled_keys)
         self._recent: dict[tuple[str, str], tuple[float, Any]] = {}
+        # The tail this process wrote last, per turn: the next append tries its ETag unread.
+        self._tails: dict[str, tuple[str | None, _Tail]] = {}
         self._lock = threading.Lock()
 
     def _base(self, turn_id: str) -> str:
         return f"{self.prefix}{_check(turn_id, _ID, 'turn id')}/"
 
-    def append(self, turn_id: str, events: list[Event]) -> None:
-        """Store one batch of consecutively numbered events as one object."""
+    def append(self, turn_id: str, events: list[Event]) -> list[Event]:
+        """Number the events on from the turn's last seq (compare-and-swap on the tail), store them."""
         if not events:
-            return
-        first, last = events[0]["seq"], events[-1]["seq"]
-        key = f"{self._base(turn_id)}events/{first:08d}-{last:08d}.json"
-        self._put(key, events)
+            return []
+        with self._lock:
+            known = self._tails.get(turn_id)
+        for _ in range(_CAS_ATTEMPTS):
+            etag, tail = known if known is not None else self._read_tail(turn_id)
+            if tail.events:
+                self._put(self._chunk_key(turn_id, tail.events), tail.events)
+            numbered = numbered_from(tail.last, events)
+            mine = _Tail(numbered[-1]["seq"], numbered)
+            new_etag = self._swap_tail(turn_id, etag, mine)
+            if new_etag is not None:
+                with self._lock:
+                    self._tails[turn_id] = (new_etag, mine)
+                return numbered
+            known = None  # another writer moved the tail: read it again
+        raise TransientError(f"Too many writers at once on turn {turn_id}; try again.")
+
+    def _tail_key(self, turn_id: str) -> str:
+        return f"{self._base(turn_id)}events-tail.json"
+
+    def _chunk_key(self, turn_id: str, events: list[Event]) -> str:
+        return f"{self._base(turn_id)}events/{events[0]['seq']:08d}-{events[-1]['seq']:08d}.json"
+
+    def _read_tail(self, turn_id: str) -> tuple[str | None, _Tail]:
+        try:
+            got = self.client.get_object(Bucket=self.bucket, Key=self._tail_key(turn_id))
+        except self.client.exceptions.NoSuchKey:
+            return None, _Tail(0, [])
+        data = json.loads(got["Body"].read())
+        return str(got["ETag"]), _Tail(int(data["last"]), list(data["events"]))
+
+    def _swap_tail(self, turn_id: str, etag: str | None, tail: _Tail) -> str | None:
+        """Replace the tail if it is still `etag` (absent when None); its new ETag, or None: lost."""
+        body = json.dumps({"last": tail.last, "events": tail.events}, ensure_ascii=False).encode("utf-8")
+        condition = {"IfMatch": etag} if etag is not None else {"IfNoneMatch": "*"}
+        try:
+            put = self.client.put_object(
+                Bucket=self.bucket, Key=self._tail_key(turn_id), Body=body, **condition
+            )
+        except self.client.exceptions.ClientError as exc:
+            error = exc.response.get("Error", {})
+            status = str(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", ""))
+            if {str(error.get("Code", "")), status} & _LOST_RACE:
+                return None
+            raise
+        return str(put["ETag"])
 
     def events(self, turn_id: str, after: int = 0) -> list[Event]:
         """Events with seq > after, in order, each seq once."""
+        _, tail = self._read_tail(turn_id)  # first: every batch before it is listed after
         for _ in range(3):
             keys = [key for key, _first, last in self._chunks(turn_id) if last > after]
             batches = self._read_all(keys)
@@ -78,23 +155,27 @@ class S3RunStore:
                 break
             # An object vanished between listing and reading: compaction merged it; list again.
         seen: dict[int, Event] = {}
-        for batch in batches:
+        for batch in [*batches, tail.events]:
             for event in batch or []:
                 if event["seq"] > after:
                     seen.setdefault(event["seq"], event)
         return [seen[s] for s in sorted(seen)]
 
     def compact(self, turn_id: str, events: list[Event]) -> None:
-        """Replace the objects holding exactly these consecutive events by one object."""
-        if not events:
-            return
-        first, last = events[0]["seq"], events[-1]["seq"]
-        self.append(turn_id, events)
-        merged = f"{self._base(turn_id)}events/{first:08d}-{last:08d}.json"
-        stale = [k for k, lo, hi in self._chunks(turn_id) if first <= lo and hi <= last and k != merged]
-        for start in range(0, len(stale), 1000):
-            objects = [{"Key": k} for k in stale[start : start + 1000]]
-            self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects, "Quiet": True})
+        """Merge the objects holding each run of consecutive seqs among `events` into one object.
+
+        Only runs of consecutive seqs: between them lie other writers' events, never touched.
+        """
+        for run in _runs(events):
+            first, last = run[0]["seq"], run[-1]["seq"]
+            merged = self._chunk_key(turn_id, run)
+            stale = [k for k, lo, hi in self._chunks(turn_id) if first <= lo and hi <= last and k != merged]
+            if not stale:
+                continue
+            self._put(merged, run)
+            for start in range(0, len(stale), 1000):
+                objects = [{"Key": k} for k in stale[start : start + 1000]]
+                self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects, "Quiet": True})
 
     def _read_all(self, keys: list[str]) -> list[Any]:
         if len(keys) <= 1:
@@ -103,8 +184,8 @@ class S3RunStore:
             return list(pool.map(self._get_json, keys))
 
     def last_seq(self, turn_id: str) -> int:
-        """The highest stored seq (0 when none), from object names alone."""
-        return max((last for _, _first, last in self._chunks(turn_id)), default=0)
+        """The highest stored seq (0 when none): one read of the tail."""
+        return self._read_tail(turn_id)[1].last
 
     def wait(self, turn_id: str, after: int, timeout: float) -> list[Event]:
         """Poll until events after `after` exist or `timeout` seconds pass."""

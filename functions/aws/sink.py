@@ -1,9 +1,10 @@
 """The event sink of a step running on Lambda: stamp, store in the run store, push to the browser.
 
-Events are numbered on from the run store's last seq, so a turn's seq stays gap-free across
-steps, Lambdas and retries. Deltas are batched: consecutive deltas of one kind arriving within
-about 250 ms become one event (their texts joined), so a fast stream costs a few stores and
-pushes per second rather than one per token. Any other event flushes at once. A flush stores
+The run store numbers events as it stores them (its `append` allocates seqs atomically), so a
+turn's seq stays gap-free across steps, Lambdas, retries and parallel tool calls. Deltas are
+batched: consecutive deltas of one kind arriving within about 250 ms become one event (their
+texts joined), so a fast stream costs a few stores and pushes per second rather than one per
+token. Any other event flushes at once. A flush stores
 before it pushes, so every event a client has seen is in the run store and a retried step never
 reuses a seq the client already holds. When the attempt ends, its stored batches are merged into
 one object (where the store can), so reading a turn back costs a few requests.
@@ -32,7 +33,6 @@ class PushingSink:
         turn_id: str,
         step: str,
         attempt: int,
-        first_seq: int,
         pusher: ConnectionPusher | None = None,
         followers: Callable[[], list[str]] | None = None,
         interval: float = 0.25,
@@ -43,7 +43,6 @@ class PushingSink:
         self.turn_id = turn_id
         self.step = step
         self.attempt = attempt
-        self.seq = first_seq - 1
         self.pusher = pusher
         self.emitted: list[Event] = []
         self.flushes = 0
@@ -57,7 +56,8 @@ class PushingSink:
         self._lock = threading.RLock()
 
     def emit(self, type: EventType, **fields: Any) -> Event:
-        """Stamp one event (or join a delta to the queued one), queue it, flush when due."""
+        """Queue one event (or join a delta to the queued one), flush when due; its seq is given
+        when it is stored."""
         with self._lock:
             return self._emit(type, fields)
 
@@ -68,10 +68,8 @@ class PushingSink:
                 last["text"] = str(last.get("text", "")) + str(fields["text"])
                 self._flush_if_due()
                 return last
-        self.seq += 1
-        event = envelope(self.turn_id, self.seq, type, self.step, self.attempt, fields)
+        event = envelope(self.turn_id, 0, type, self.step, self.attempt, fields)
         self._queued.append(event)
-        self.emitted.append(event)
         if type in DELTA_TYPES:
             self._flush_if_due()
         else:
@@ -92,7 +90,8 @@ class PushingSink:
         if not self._queued:
             return
         batch, self._queued = self._queued, []
-        self.runs.append(self.turn_id, batch)
+        batch = self.runs.append(self.turn_id, batch)
+        self.emitted.extend(batch)
         self.flushes += 1
         if self.pusher is not None:
             self._refresh_followers()

@@ -1,6 +1,7 @@
 """Run one step of the step table as a Step Functions task (the body of every step Lambda).
 
-The task's payload is `{"step", "state", "retry"}` (infra/workflow.py); the state is the small
+The task's payload is `{"step", "state", "retry"}` (infra/workflow.py), plus `item` for one
+iteration of a fan-out step's Map state (one tool call of a round); the state is the small
 JSON document the steps pass along (turn id, connection id, ids and keys), and the task returns
 it with the step's output merged in. Events go through a PushingSink: `step.started` and
 `step.done` around the step, the step's own events in between. A step's exception is re-raised
@@ -44,13 +45,15 @@ class TaskPayload:
     step: str
     state: dict[str, Any]
     attempt: int
+    item: Any = None
 
     @classmethod
     def parse(cls, event: Mapping[str, Any]) -> TaskPayload:
         state = event.get("state")
         if not isinstance(state, dict) or not isinstance(state.get("turn_id"), str):
             raise ValueError("A step task needs {'step', 'state': {'turn_id', ...}, 'retry'}")
-        return cls(str(event.get("step", "")), dict(state), int(event.get("retry") or 0) + 1)
+        attempt = int(event.get("retry") or 0) + 1
+        return cls(str(event.get("step", "")), dict(state), attempt, event.get("item"))
 
 
 def run_task(event: Mapping[str, Any], steps: Mapping[str, StepSpec], env: StepEnvironment) -> dict[str, Any]:
@@ -62,15 +65,17 @@ def run_task(event: Mapping[str, Any], steps: Mapping[str, StepSpec], env: StepE
     if spec is None:
         raise ValueError(f"Unknown step {task.step!r}; the table has {sorted(steps)}")
     sink = env.sink(task.state["turn_id"], spec.name, task.attempt, task.state.get("connection_id"))
+    given = task.state if task.item is None else {**task.state, "item": task.item}
     sink.emit("step.started", label=spec.label)
     try:
-        output = dict(spec.run({**task.state, "attempt": task.attempt}, env.deps(sink)) or {})
+        output = dict(spec.run({**given, "attempt": task.attempt}, env.deps(sink)) or {})
     finally:
         # Whatever the step said before failing is kept and shown; a retry numbers on after it.
         sink.flush()
     sink.emit("step.done", label=spec.label)
     sink.close()
     output.pop("attempt", None)
+    output.pop("item", None)
     return {**task.state, **output}
 
 

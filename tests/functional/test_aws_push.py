@@ -44,8 +44,8 @@ def client() -> RecordingClient:
     return RecordingClient()
 
 
-def sink(runs: MemoryRunStore, pusher: ConnectionPusher | None, ticks: Ticks, first: int = 1) -> PushingSink:
-    return PushingSink(runs, "t1", "respond", 1, first, pusher=pusher, monotonic=ticks)
+def sink(runs: MemoryRunStore, pusher: ConnectionPusher | None, ticks: Ticks) -> PushingSink:
+    return PushingSink(runs, "t1", "respond", 1, pusher=pusher, monotonic=ticks)
 
 
 def test_deltas_arriving_together_become_one_event(client: RecordingClient) -> None:
@@ -84,7 +84,7 @@ def test_a_retried_step_numbers_on_after_what_was_stored(client: RecordingClient
     first.emit("step.started", label="x")
     first.emit("text.delta", text="part")
     first.flush()
-    second = PushingSink(runs, "t1", "respond", 2, len(runs.events("t1")) + 1, monotonic=ticks)
+    second = PushingSink(runs, "t1", "respond", 2, monotonic=ticks)
     second.emit("step.started", label="x")
     assert [(e["seq"], e["attempt"]) for e in runs.events("t1")] == [(1, 1), (2, 1), (3, 2)]
 
@@ -122,7 +122,6 @@ def test_followers_join_the_push_list(client: RecordingClient) -> None:
         runs,
         "t1",
         "respond",
-        1,
         1,
         pusher=ConnectionPusher(client, [None]),
         followers=lambda: followers,

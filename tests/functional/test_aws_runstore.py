@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,15 +64,90 @@ def test_many_batches_read_back_beyond_a_page(store: S3RunStore) -> None:
     assert [e["seq"] for e in store.events("t1", after=1095)] == [1096, 1097, 1098, 1099, 1100]
 
 
+def _event_keys(s3: Any) -> list[str]:
+    return [o["Key"] for o in s3.list_objects_v2(Bucket="runs", Prefix="runs/t1/events/")["Contents"]]
+
+
 def test_compaction_merges_batches_and_loses_nothing(store: S3RunStore, s3: Any) -> None:
     store.append("t1", [ev(1, "step.started")])
-    batch = [ev(2, text="a"), ev(3, text="b"), ev(4, "step.done")]
-    for event in batch:
-        store.append("t1", [event])
+    batch = [store.append("t1", [e])[0] for e in [ev(2, text="a"), ev(3, text="b"), ev(4, "step.done")]]
     store.compact("t1", batch)
-    keys = [o["Key"] for o in s3.list_objects_v2(Bucket="runs", Prefix="runs/t1/events/")["Contents"]]
-    assert keys == ["runs/t1/events/00000001-00000001.json", "runs/t1/events/00000002-00000004.json"]
+    assert _event_keys(s3) == [
+        "runs/t1/events/00000001-00000001.json",
+        "runs/t1/events/00000002-00000004.json",
+    ]
     assert [e["seq"] for e in store.events("t1")] == [1, 2, 3, 4]
+
+
+def test_compaction_leaves_other_writers_events_between_its_own(store: S3RunStore, s3: Any) -> None:
+    other = S3RunStore(s3, "runs", sleep=lambda s: None)
+    mine = store.append("t1", [ev(0, text="a")]) + store.append("t1", [ev(0, text="b")])
+    other.append("t1", [ev(0, text="theirs")])
+    mine += store.append("t1", [ev(0, text="c")]) + store.append("t1", [ev(0, text="d")])
+    store.compact("t1", mine)
+    assert [(e["seq"], e["text"]) for e in store.events("t1")] == [
+        (1, "a"),
+        (2, "b"),
+        (3, "theirs"),
+        (4, "c"),
+        (5, "d"),
+    ]
+
+
+def test_a_seq_given_by_the_caller_is_replaced_by_the_next_free_one(store: S3RunStore) -> None:
+    assert [e["seq"] for e in store.append("t1", [ev(7), ev(7)])] == [1, 2]
+    assert [e["seq"] for e in S3RunStore(store.client, "runs").append("t1", [ev(1)])] == [3]
+
+
+@pytest.fixture
+def atomic_conditional_puts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """S3 applies a conditional put atomically; moto checks the condition, then writes. Serialise
+    moto's put as S3 does, so threads racing on the tail see S3's answer (one wins, one gets 412)."""
+    from moto.s3.responses import S3Response
+
+    lock, put = threading.Lock(), S3Response.put_object
+
+    def atomic(self: Any) -> Any:
+        with lock:
+            return put(self)
+
+    monkeypatch.setattr(S3Response, "put_object", atomic)
+
+
+@pytest.mark.usefixtures("atomic_conditional_puts")
+def test_concurrent_writers_get_distinct_gap_free_seqs(s3: Any) -> None:
+    writers, batches = 3, 15
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def write(w: int) -> None:
+        own = S3RunStore(s3, "runs", sleep=lambda s: None)  # one Lambda each
+        for n in range(batches):
+            own.append("t1", [ev(0, writer=w, n=n, i=i) for i in range(1 + n % 2)])
+
+    def follow() -> None:
+        reader, after = S3RunStore(s3, "runs", sleep=lambda s: time.sleep(0.005)), 0
+        while not stop.is_set() or reader.events("t1", after):
+            for event in reader.wait("t1", after, 0.05):
+                seen.append(event["seq"])
+                after = event["seq"]
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    follower.join()
+    events = S3RunStore(s3, "runs").events("t1")
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1)), "no duplicate, no gap"
+    assert len(events) == writers * sum(1 + n % 2 for n in range(batches)), "nothing lost"
+    for w in range(writers):
+        mine = [(e["n"], e["i"]) for e in events if e["writer"] == w]
+        assert mine == sorted(mine)
+    assert seen == [e["seq"] for e in events], "the follower saw every seq once, in order"
 
 
 def test_wait_returns_new_events_or_nothing_after_the_timeout(store: S3RunStore) -> None:

@@ -150,7 +150,10 @@ def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
         rule.backoff_rate,
     )
     for name, step in STEP_TABLE.items():
-        assert states[name]["TimeoutSeconds"] == step.timeout_seconds + 30
+        task = states[name]
+        if step.fan_out is not None:
+            task = task["ItemProcessor"]["States"][f"{name}-each"]
+        assert task["TimeoutSeconds"] == step.timeout_seconds + 30
     assert states["Start"]["Result"] == {"rounds": 0, "cap": TOOL_ROUND_CAP}
     assert states["Begin"]["Result"] == "save"
     assert {c["Next"] for c in states["save-next"]["Choices"]} == {"analyze", "close"}
@@ -162,6 +165,24 @@ def test_the_turn_is_a_standard_state_machine_with_the_tables_retries(
     assert states["finalize"]["Catch"][0]["Next"] == "record_failure"
     assert states["respond-next"]["Type"] == "Choice" and states["save-next"]["Type"] == "Choice"
     assert definition.get("QueryLanguage", "JSONPath") == "JSONPath"
+
+
+def test_the_tools_of_a_round_are_a_map_of_one_invocation_per_call(synth: Synth) -> None:
+    states = json.loads(state_machine_definition(synth.templates[FULL]))["States"]
+    spec = STEP_TABLE["tools"]
+    assert spec.fan_out is not None
+    tools = states["tools"]
+    assert (tools["Type"], tools["ItemsPath"], tools["MaxConcurrency"]) == (
+        "Map",
+        "$.calls",
+        spec.fan_out.max_concurrency,
+    )
+    each = tools["ItemProcessor"]["States"]["tools-each"]
+    assert each["Parameters"]["item.$"] == "$.item" and each["Parameters"]["step"] == "tools"
+    # Each iteration retries alone; what no retry cures fails the turn through the Map's catch.
+    assert any("TransientError" in r["ErrorEquals"] for r in each["Retry"])
+    assert tools["Catch"][0]["Next"] == "record_failure" and tools["Next"] == "respond"
+    assert states["recall"]["Type"] == "Task", "recall stays its own state"
 
 
 def test_maintenance_runs_on_a_schedule(resources: dict[str, Any]) -> None:

@@ -9,17 +9,18 @@ is started and read through the Step Functions turn service, as the API and WebS
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
-from core.memory.paths import core_md
+from core.memory.paths import STRANDS_JSON, core_md
 from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.service import TurnInput, TurnState
@@ -230,16 +231,88 @@ def test_a_failing_recall_is_retried_alone(aws_turn: AwsTurn) -> None:
     assert [e["call_id"] for e in state.events if e["type"] == "recall.hits"] == ["r1"]
 
 
-def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: AwsTurn) -> None:
+def _old_slice(root: Path, began: datetime | None = None) -> tuple[str, Path]:
+    """An active slice begun two hours ago under `root` (the next turn closes it): id, core.md."""
     from core.clock import SystemClock, iso
     from core.memory.slice.model import Turn, new_slice, render_core_md
     from core.memory.slice.slicer import minute_id
 
-    began = SystemClock().now() - timedelta(hours=2)
+    began = began or SystemClock().now() - timedelta(hours=2)
     old = new_slice(minute_id(began), iso(began), "UTC", Turn("o1", iso(began), "user", "Earlier today."))
-    path = aws_turn.memory / str(core_md(old.slice_id))
+    path = root / str(core_md(old.slice_id))
     path.parent.mkdir(parents=True)
     path.write_text(render_core_md(old), encoding="utf-8")
+    return old.slice_id, path
+
+
+def _local_turn(aws_turn: AwsTurn, root: Path, runs_dir: Path, message: str) -> TurnState:
+    """The same turn through the in-process runner, over a memory folder of its own."""
+    from core.clock import RandomIds, SystemClock
+    from core.turn.local_service import LocalTurnService
+    from core.turn.runstore_fs import FolderRunStore
+    from core.turn.sink import RunStoreSinks
+
+    runs = FolderRunStore(runs_dir)
+    deps = dataclasses.replace(
+        compose.turn_deps(compose.secret_key()),
+        storage=LocalStorage(root),
+        run_store=runs,
+        ids=RandomIds(),
+        clock=SystemClock(),
+        sink_for=RunStoreSinks(runs),
+    )
+    return LocalTurnService(deps).run(TurnInput(message, timezone="Europe/Berlin"), timeout=60)
+
+
+def _slice_files(root: Path, slice_id: str) -> dict[str, str]:
+    folder = (root / str(core_md(slice_id))).parent
+    return {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in sorted(folder.rglob("*"))}
+
+
+def test_a_failing_strands_pass_is_retried_alone_and_closes_as_in_process(
+    aws_turn: AwsTurn, tmp_path: Path
+) -> None:
+    from core.errors import TransientError
+
+    began = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=2)
+    old_id, _ = _old_slice(aws_turn.memory, began)
+    invoked: dict[str, int] = {}
+
+    def counting(name: str) -> Callable[[dict[str, Any]], Any]:
+        def run(event: dict[str, Any]) -> Any:
+            invoked[name] = invoked.get(name, 0) + 1
+            if name == "strands" and invoked[name] == 1:
+                raise TransientError("GitHub answered 502")
+            return _task(event)
+
+        return run
+
+    for name in ("close", "strands", "catalog", "index"):
+        aws_turn.handlers[f"Workflow{function_id(name)}"] = counting(name)
+    aws_turn.brain.main(Reply(text="Welcome back."))
+    machine = aws_turn.run("Back again.")
+    assert machine.status == "done", _types(machine)
+    assert invoked == {"close": 1, "strands": 2, "catalog": 1, "index": 1}, "only strands ran again"
+    steps = [(e["step"], e["attempt"]) for e in machine.events if e["type"] == "step.started"]
+    # The first strands attempt died before saying anything; its retry is attempt 2.
+    assert [s for s, _ in steps[:6]] == ["save", "close", "strands", "catalog", "index", "evolve"]
+    assert ("strands", 2) in steps
+
+    local_root = tmp_path / "local-memory"
+    _old_slice(local_root, began)
+    aws_turn.brain.main(Reply(text="Welcome back."))
+    local = _local_turn(aws_turn, local_root, tmp_path / "local-runs", "Back again.")
+    assert local.status == "done"
+    assert _slice_files(local_root, old_id) == _slice_files(aws_turn.memory, old_id)
+    for rel in (STRANDS_JSON.value,):  # the catalog's pending entries also hold the new slice's times
+        here, there = local_root / rel, aws_turn.memory / rel
+        assert here.exists() == there.exists()
+        if here.exists():
+            assert here.read_text(encoding="utf-8") == there.read_text(encoding="utf-8")
+
+
+def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: AwsTurn) -> None:
+    old_id, path = _old_slice(aws_turn.memory)
 
     def crash(event: dict[str, Any]) -> Any:
         raise RuntimeError("the close Lambda ran out of memory")
@@ -250,19 +323,81 @@ def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: A
     assert state.status == "done", _types(state)
     assert state.reply == "Welcome back."
     started = next(e for e in state.events if e["type"] == "turn.started")
-    assert started["slice_closed"] == old.slice_id and state.slice_id != old.slice_id
+    assert started["slice_closed"] == old_id and state.slice_id != old_id
     closed = parse_core_md(path.read_text(encoding="utf-8"))
     assert (closed.status, closed.marked_by) == ("closed", "fallback"), "save's deterministic close holds"
 
 
-def test_tool_calls_of_a_round_run_in_parallel(aws_turn: AwsTurn) -> None:
+def test_a_close_pass_that_keeps_failing_is_caught_and_the_later_passes_run(aws_turn: AwsTurn) -> None:
+    _old_slice(aws_turn.memory)
+    invoked: list[str] = []
+
+    def crash(event: dict[str, Any]) -> Any:
+        invoked.append(event["step"])
+        raise RuntimeError("the catalog Lambda ran out of memory")
+
+    aws_turn.handlers[f"Workflow{function_id('catalog')}"] = crash
+    aws_turn.brain.main(Reply(text="Welcome back."))
+    state = aws_turn.run("Back again.")
+    assert state.status == "done", _types(state)
+    assert state.reply == "Welcome back." and invoked == ["catalog"]
+    steps = [e["step"] for e in state.events if e["type"] == "step.started"]
+    assert "index" in steps and "evolve" in steps, "the passes after the caught one still run"
+    assert aws_turn.execution(state.turn_id) == "SUCCEEDED"
+
+
+def _answered(aws_turn: AwsTurn, request: int = 1) -> list[str]:
+    messages = aws_turn.brain.requests["main"][request].body["messages"]
+    return [str(m.get("tool_call_id")) for m in messages if m.get("role") == "tool"]
+
+
+def _gap_free(state: TurnState) -> bool:
+    return [e["seq"] for e in state.events] == list(range(1, len(state.events) + 1))
+
+
+def test_tool_calls_of_a_round_run_in_parallel_as_map_iterations(aws_turn: AwsTurn) -> None:
+    both_in = threading.Barrier(2, timeout=30)
+    items: list[int] = []
+
+    def meet_then_run(event: dict[str, Any]) -> Any:
+        items.append(int(event["item"]))
+        both_in.wait()  # passes only while both iterations are inside their own Lambda at once
+        return _task(event)
+
+    aws_turn.handlers[f"Workflow{function_id('tools')}"] = meet_then_run
     calls = [ToolCall("currentTime", {}, id="a"), ToolCall("currentTime", {}, id="b")]
     aws_turn.brain.main(Reply(tool_calls=calls), Reply(text="It is now."))
     state = aws_turn.run("What time is it, twice?")
     assert state.status == "done", _types(state)
-    tool_states = [(e["call_id"], e["state"]) for e in state.events if e["type"] == "tool.call"]
-    assert tool_states[:2] == [("a", "running"), ("b", "running")], "both start before either ends"
-    assert sorted(tool_states[2:]) == [("a", "completed"), ("b", "completed")]
+    assert sorted(items) == [0, 1], "one Lambda invocation per call"
+    assert _gap_free(state), "parallel iterations share one gap-free sequence"
+    for call_id in ("a", "b"):
+        assert [e["state"] for e in state.events if e.get("call_id") == call_id] == ["running", "completed"]
+    assert _answered(aws_turn) == ["a", "b"], "results reach respond in call order"
+    assert aws_turn.pushed() == state.events
+
+
+def test_a_failing_tool_call_is_retried_alone(aws_turn: AwsTurn) -> None:
+    from core.errors import TransientError
+
+    seen: list[tuple[int, int]] = []  # (item, retry)
+
+    def flaky_second_call(event: dict[str, Any]) -> Any:
+        seen.append((int(event["item"]), int(event.get("retry") or 0)))
+        if (int(event["item"]), int(event.get("retry") or 0)) == (1, 0):
+            raise TransientError("GitHub answered 502 while committing the tool's write")
+        return _task(event)
+
+    aws_turn.handlers[f"Workflow{function_id('tools')}"] = flaky_second_call
+    calls = [ToolCall("currentTime", {}, id=f"c{i}") for i in range(3)]
+    aws_turn.brain.main(Reply(tool_calls=calls), Reply(text="Three times now."))
+    state = aws_turn.run("What time is it, three times?")
+    assert state.status == "done", _types(state)
+    assert sorted(seen) == [(0, 0), (1, 0), (1, 1), (2, 0)], "only the failing call ran again"
+    steps = [e["step"] for e in state.events if e["type"] == "step.started"]
+    assert steps.count("respond") == 2, "respond is not run again for a failing tool call"
+    assert _answered(aws_turn) == ["c0", "c1", "c2"]
+    assert _gap_free(state)
 
 
 def test_the_in_process_runner_writes_the_same_files_and_events(aws_turn: AwsTurn, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The turn's steps: save → close → evolve → analyze → respond ⇄ (recall, tools) → finalize → after.
+"""The turn's steps: save → [close → strands → catalog → index → evolve] → analyze →
+respond ⇄ (recall, tools) → finalize → after (the bracket only when save closed a slice).
 
 Each step is a function `(StepState, TurnDeps) -> StepState` of small typed state (ids and
 counters) and the injected dependencies; bulk data lives in the run store under the turn id.
@@ -21,14 +22,20 @@ from typing import Any
 
 from core.retry import RetryPolicy
 from core.turn.state import StepState
-from core.turn.table import END, Flow, StepInput, StepOutput, StepSpec, ToolLoop
+from core.turn.table import END, FanOut, Flow, StepInput, StepOutput, StepSpec, ToolLoop
 
 TOOL_ROUND_CAP = 8
+# The tools state runs once per call of the round, this many at once (core/turn/steps/tools.py).
+TOOL_CONCURRENCY = 4
 FIRST_STEP = "save"
 
 FLOW: dict[str, tuple[str, ...]] = {
     "save": ("analyze", "close"),
-    "close": ("evolve",),
+    # The close-time passes, one state each (core/turn/steps/close.py, close_passes.py).
+    "close": ("strands",),
+    "strands": ("catalog",),
+    "catalog": ("index",),
+    "index": ("evolve",),
     "evolve": ("analyze",),
     "analyze": ("respond", END),
     "respond": ("finalize", "tools", "recall"),
@@ -56,9 +63,19 @@ _STORAGE = ("ConflictError", "TransientError")
 _WITH_MODEL = (*_STORAGE, "ModelTransientError")
 
 
-def _step(name: str, label: str, retry: RetryPolicy, timeout: int, best_effort: bool = False) -> StepSpec:
-    run = _lazy(f"core.turn.steps.{name}", name)
-    return StepSpec(name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout)
+def _step(
+    name: str,
+    label: str,
+    retry: RetryPolicy,
+    timeout: int,
+    best_effort: bool = False,
+    fan_out: FanOut | None = None,
+    module: str | None = None,
+) -> StepSpec:
+    run = _lazy(f"core.turn.steps.{module or name}", name)
+    return StepSpec(
+        name, label, run, (retry,), best_effort=best_effort, timeout_seconds=timeout, fan_out=fan_out
+    )
 
 
 STEP_TABLE: dict[str, StepSpec] = {
@@ -67,12 +84,29 @@ STEP_TABLE: dict[str, StepSpec] = {
         # Storage only: no model can hold up or lose the user's words.
         _step("save", "Saving your message", RetryPolicy(_STORAGE, 5, 0.5, 2.0), 60),
         _step("close", "Closing the last slice", RetryPolicy(_STORAGE, 3, 1.0, 2.0), 240, best_effort=True),
+        *(
+            _step(
+                name, label, RetryPolicy(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True, module="close_passes"
+            )
+            for name, label in (
+                ("strands", "Weaving strands"),
+                ("catalog", "Updating the catalog"),
+                ("index", "Indexing for search"),
+            )
+        ),
         _step("evolve", "Updating your card", RetryPolicy(_WITH_MODEL, 3, 1.0, 2.0), 240, best_effort=True),
         _step("analyze", "Reading the timeline", RetryPolicy(_STORAGE, 3, 1.0, 2.0), 120, best_effort=True),
         _step("respond", "Thinking", RetryPolicy(_STORAGE, 3, 2.0, 2.0), 300),
         # The worker's scan: a transient model error is retried here alone, under its own timeout.
         _step("recall", "Searching memory", RetryPolicy(_WITH_MODEL, 3, 1.0, 2.0), 150, best_effort=True),
-        _step("tools", "Using tools", RetryPolicy(_STORAGE, 3, 1.0, 2.0), 300),
+        # One run per call of the round, in parallel; a failing call is retried alone.
+        _step(
+            "tools",
+            "Using tools",
+            RetryPolicy(_STORAGE, 3, 1.0, 2.0),
+            300,
+            fan_out=FanOut("calls", TOOL_CONCURRENCY),
+        ),
         _step("finalize", "Saving the reply", RetryPolicy(_STORAGE, 5, 1.0, 2.0), 120),
         _step(
             "after", "Tidying the memory", RetryPolicy(("ConflictError",), 2, 1.0, 2.0), 180, best_effort=True

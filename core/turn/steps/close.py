@@ -1,12 +1,13 @@
-"""Step 2, close (only when save closed a slice; best effort): the close-time index passes.
+"""Step 2, close (only when save closed a slice; best effort): the model's marking of it.
 
-The user's message is already committed, so everything here may be slow or fail without
-costing it. The worker's turn analyzer reads the closing slice (its marking, whether the card
-should evolve, this message's tags); the model's marking replaces save's deterministic one;
-the closed slice's monthly entry, strands and search index; the strand prune; the new slice's
-tags; both catalog entries. One commit. The analysis is kept for the evolve step (card
-evolution from the closed slice). A retry after the commit finds it recorded and runs no model
-again.
+The first of the close-time passes, each its own retriable state so a slow or failing pass is
+retried (or caught) alone: close (this marking) → strands → catalog → index
+(core/turn/steps/close_passes.py) → evolve. The user's message is already committed, so all of
+them may be slow or fail without costing it. The worker's turn analyzer reads the closing
+slice (its marking, whether the card should evolve, this message's tags); the model's marking
+replaces save's deterministic one, the analyzer's tags go on the new slice, and the analysis is
+kept for the evolve step. One commit. A retry after the commit finds it recorded and runs no
+model again.
 """
 
 from __future__ import annotations
@@ -16,14 +17,12 @@ from core.clock import iso
 from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none
 from core.memory.catalog.strands import load_strands
-from core.memory.catalog.weave import upsert_monthly_entry, weave_slice_strands
 from core.memory.paths import STRANDS_JSON
 from core.memory.slice.merge import SliceEdit, edit_slice
 from core.memory.slice.model import Slice
 from core.memory.slice.slicer import FALLBACK_MARK, apply_close_marking
-from core.search import index_slice as index_for_search
 from core.turn.analysis_record import ANALYSIS_KEY, analysis_to_json
-from core.turn.closing import prune_strands, read_slice, upsert_catalog
+from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
 from core.turn.state import StepState
 from core.turn.steps.common import StepContext, load_context
@@ -36,13 +35,13 @@ def close(state: StepState, deps: TurnDeps) -> StepState:
     closed_id = state.closed_slice_id
     if closed_id and not deps.run_store.get(state.turn_id, DONE_KEY):
         ctx = load_context(state, deps, "close")
-        _passes(ctx, closed_id)
+        _mark(ctx, closed_id)
         ctx.batch.commit(f"Turn {ctx.turn_id} — close slice {closed_id}")
         deps.run_store.put(state.turn_id, DONE_KEY, True)
-    return state.then("evolve")
+    return state.then("strands")
 
 
-def _passes(ctx: StepContext, closed_id: str) -> None:
+def _mark(ctx: StepContext, closed_id: str) -> None:
     batch, deps, now = ctx.batch, ctx.deps, ctx.deps.clock.now()
     closed = read_slice(batch, closed_id)
     names = list(load_strands(read_or_none(batch, STRANDS_JSON)))
@@ -53,20 +52,11 @@ def _passes(ctx: StepContext, closed_id: str) -> None:
     )
     if analysis.marking is not None:
         edit_slice(_remark(analysis.marking), iso(now)).queue(batch, closed_id)
-        closed = read_slice(batch, closed_id)
-    upsert_monthly_entry(batch, closed)
-    weave_slice_strands(batch, closed)
-    index_for_search(batch, closed_id, deps.clock)
-    prune_strands(batch, now)
     deps.run_store.put(ctx.turn_id, ANALYSIS_KEY, analysis_to_json(analysis))
-    current_id = ctx.slice_id
     tags = list(analysis.tags) if analysis.memory_worthy else []
     if tags:
-        edit_slice(add_tags(tags), iso(now)).queue(batch, current_id)
-    current = read_slice(batch, current_id)
-    weave_slice_strands(batch, current)
-    ensure_snapshot(batch, current_id, deps.clock)
-    upsert_catalog(batch, [closed, current], now, ctx.locale)
+        edit_slice(add_tags(tags), iso(now)).queue(batch, ctx.slice_id)
+    ensure_snapshot(batch, ctx.slice_id, deps.clock)
 
 
 def _remark(marking: CloseMarking) -> SliceEdit:

@@ -23,6 +23,7 @@ from core.turn.events import EventSink
 from core.turn.runtime import CANCEL_KEY, REQUEST_KEY
 from core.turn.service import TurnInput
 from core.turn.state import Prepared, StepState
+from core.turn.steps.results import results_key, round_key, round_results
 from core.turn.table import END
 from core.turn.wire import messages_from_json
 
@@ -30,17 +31,17 @@ PREPARED_KEY = "prepared"
 PROMPT_KEY = "system_prompt"
 TAGS_KEY = "tags"  # the analyzer's tags for the slice, written by finalize
 
-__all__ = ["CANCEL_KEY", "END", "REQUEST_KEY", "StepContext", "load_context", "load_prepared", "load_request"]
-
-
-def round_key(n: int) -> str:
-    """Run-store key of respond round `n`: the model messages and how the round ended."""
-    return f"round-{n}"
-
-
-def results_key(n: int) -> str:
-    """Run-store key of the tool results answering round `n`."""
-    return f"tools-{n}"
+__all__ = [
+    "CANCEL_KEY",
+    "END",
+    "REQUEST_KEY",
+    "StepContext",
+    "load_context",
+    "load_prepared",
+    "load_request",
+    "results_key",
+    "round_key",
+]
 
 
 def earlier_rounds(deps: TurnDeps, turn_id: str, rnd: int) -> list[Message]:
@@ -49,7 +50,7 @@ def earlier_rounds(deps: TurnDeps, turn_id: str, rnd: int) -> list[Message]:
     for n in range(rnd):
         record = deps.run_store.get(turn_id, round_key(n)) or {}
         out += messages_from_json(record.get("messages"))
-        out += messages_from_json(deps.run_store.get(turn_id, results_key(n)))
+        out += messages_from_json(round_results(deps.run_store, turn_id, n))
     return out
 
 

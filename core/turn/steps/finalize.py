@@ -33,7 +33,8 @@ from core.turn.events import TERMINAL_TYPES, turn_done
 from core.turn.overflow import spill_reply
 from core.turn.state import Prepared, StepState
 from core.turn.steps.analyze import queue_tags
-from core.turn.steps.common import CANCEL_KEY, TAGS_KEY, load_prepared, results_key, round_key, sink_of
+from core.turn.steps.common import CANCEL_KEY, TAGS_KEY, load_prepared, round_key, sink_of
+from core.turn.steps.results import round_results
 from core.turn.wire import messages_from_json
 from core.web.search import parse_sources
 
@@ -63,7 +64,7 @@ def load_rounds(deps: TurnDeps, turn_id: str) -> Rounds:
         out.assistant += [
             m for m in messages_from_json(record.get("messages")) if isinstance(m, AssistantMessage)
         ]
-        for result in messages_from_json(deps.run_store.get(turn_id, results_key(out.count))):
+        for result in messages_from_json(round_results(deps.run_store, turn_id, out.count, fill=False)):
             if isinstance(result, ToolResult):
                 out.results[result.call_id] = result
         out.finish = str(record.get("finish", ""))

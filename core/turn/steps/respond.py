@@ -30,6 +30,7 @@ from core.turn.steps.common import (
     round_key,
 )
 from core.turn.steps.recall import asks_recall
+from core.turn.steps.results import calls_of
 from core.turn.stream import CallOutcome, stream_call
 from core.turn.wire import message_to_json
 
@@ -44,8 +45,10 @@ def respond(state: StepState, deps: TurnDeps) -> StepState:
         record = _run_round(load_context(state, deps, "respond"))
     wants_tools = record["finish"] == "tool_calls" and state.round < TOOL_ROUND_CAP and _has_calls(record)
     if not wants_tools:
-        return state.then("finalize")
-    return state.then("recall" if asks_recall(record) else "tools")
+        return state.then("finalize", calls=())
+    # Every call, recall's too: if the recall state fails and is caught, tools answers them.
+    every = tuple(range(len(calls_of(record))))
+    return state.then("recall" if asks_recall(record) else "tools", calls=every)
 
 
 def _has_calls(record: dict[str, Any]) -> bool:

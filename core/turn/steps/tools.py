@@ -1,10 +1,15 @@
-"""Step 3, tools: run the tool calls of one respond round, then hand back to respond.
+"""Step 3, tools: one tool call of a respond round per run, the round's calls in parallel.
 
-Calls run in parallel threads, each announced as `tool.call` running and ended completed or
-error (a malformed or unknown call becomes an error result the model can act on). Recall
-progress and hits stream through the tool context. Guarded file writes made by the tools are
-committed by this step, only when something changed. Results go to the run store; a retried
-step whose results are already stored does not run the tools again.
+The state is a fan-out (core/turn/table.py `FanOut`): it runs once per position in `calls`,
+in parallel — threads in process, a Map state's iterations on AWS — each with the step's own
+retries, so a failing call is retried alone. A run announces its call as `tool.call` running and
+ends it completed or error (a malformed or unknown call becomes an error result the model can
+act on); recall progress and hits stream through the tool context. A recall call the recall
+state answered is not run again; one it could not answer (the state failed and was caught) is
+answered here from the full-text floor alone. Guarded file writes made by the tool are
+committed by its run, only when something changed. The result goes to the run store under the
+call's position; a retried run whose result is stored does not run the tool again. The next
+respond reads the round's results in call order (core/turn/steps/results.py).
 """
 
 from __future__ import annotations
@@ -24,18 +29,20 @@ from core.storage.base import UpdateFn, WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, EventType, ToolState, tool_call
 from core.turn.state import StepState
-from core.turn.steps.common import (
-    PROMPT_KEY,
-    StepContext,
-    earlier_rounds,
-    load_context,
-    results_key,
+from core.turn.steps import TOOL_CONCURRENCY
+from core.turn.steps.common import PROMPT_KEY, StepContext, earlier_rounds, load_context
+from core.turn.steps.results import (
+    RECALL_TOOL,
+    call_key,
+    calls_of,
+    recall_key,
     round_key,
+    stored_results,
 )
-from core.turn.wire import message_from_json, message_to_json
+from core.turn.wire import message_to_json
 
-MAX_PARALLEL = 4
-RECALL_TOOL = "recall"
+# The recall state's calls run in threads, as many at once as the tools state's fan-out.
+MAX_PARALLEL = TOOL_CONCURRENCY
 DISPLAY_CHARS = 2000
 INTERRUPTED = "Interrupted: the user stopped the turn before this tool ran."
 
@@ -64,48 +71,22 @@ class SharedBatch(WriteBatch):
 
 
 def tools(state: StepState, deps: TurnDeps) -> StepState:
-    """Run the calls of round `state.round` the recall state did not answer; the next round follows.
-
-    A recall call without a stored result (the recall state failed and was caught) is answered
-    here from the full-text floor alone, without the worker model.
-    """
-    turn_id, rnd = state.turn_id, state.round
-    if deps.run_store.get(turn_id, results_key(rnd)) is None:
+    """Run call `state.item` of round `state.round`; then the next round."""
+    turn_id, rnd, position = state.turn_id, state.round, state.item
+    if position is None:
+        raise ValueError("The tools state runs one call of a round: its input names no item.")
+    if deps.run_store.get(turn_id, call_key(rnd, position)) is None:
         calls = calls_of(deps.run_store.get(turn_id, round_key(rnd)))
-        done = stored_results(deps, turn_id, recall_key(rnd))
-        pending = [c for c in calls if c.id not in done]
-        batch = SharedBatch(deps.storage, deps.storage.snapshot())
-        ctx = load_context(state, deps, "tools", batch)
-        floor = [c for c in pending if c.name == RECALL_TOOL]
-        fresh = run_calls(ctx, batch, [c for c in pending if c.name != RECALL_TOOL])
-        fresh += run_calls(ctx, batch, floor, floor_only=True) if floor else []
-        by_id = {**done, **{r.call_id: r for r in fresh}}
-        results = [by_id[c.id] for c in calls if c.id in by_id]
-        deps.run_store.put(turn_id, results_key(rnd), [message_to_json(r) for r in results])
-    return state.then("respond", round=rnd + 1)
-
-
-def recall_key(n: int) -> str:
-    """Run-store key of the results the recall state found for round `n`."""
-    return f"recall-{n}"
-
-
-def stored_results(deps: TurnDeps, turn_id: str, key: str) -> dict[str, ToolResult]:
-    """Tool results stored under `key`, by call id."""
-    out: dict[str, ToolResult] = {}
-    for data in deps.run_store.get(turn_id, key) or []:
-        result = message_from_json(data)
-        if isinstance(result, ToolResult):
-            out[result.call_id] = result
-    return out
-
-
-def calls_of(record: Any) -> list[ToolCall]:
-    messages = record.get("messages") if isinstance(record, dict) else None
-    if not messages:
-        return []
-    last = message_from_json(messages[-1])
-    return list(getattr(last, "tool_calls", ()))
+        if not 0 <= position < len(calls):
+            raise ValueError(f"Round {rnd} has {len(calls)} tool calls, not a call {position}.")
+        call = calls[position]
+        recalled = stored_results(deps.run_store, turn_id, recall_key(rnd)).get(call.id)
+        if recalled is None:
+            batch = SharedBatch(deps.storage, deps.storage.snapshot())
+            ctx = load_context(state, deps, "tools", batch)
+            [result] = run_calls(ctx, batch, [call], floor_only=call.name == RECALL_TOOL)
+            deps.run_store.put(turn_id, call_key(rnd, position), message_to_json(result))
+    return state.then("respond", round=rnd + 1, calls=())
 
 
 def run_calls(

@@ -1,0 +1,117 @@
+"""The close-time passes as states of their own: retried alone, caught alone, idempotent.
+
+A turn that closes a slice runs close (the marking) → strands → catalog → index → evolve, each
+its own state of the step table with its own retries, run here by the in-process runner (the
+state machine runs the same table: tests/infra/test_turn_moto.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.clock import FixedClock
+from core.errors import TransientError
+from core.memory.paths import STRANDS_JSON
+from core.storage.memory import InMemoryStorage
+from core.turn.steps import STEP_TABLE, close_passes
+from core.turn.steps.common import StepContext
+from tests.fakes.brain import ANALYZER, analysis
+from tests.fakes.fake_model_server import FakeModelServer
+from tests.functional.turn_support import Harness, assert_gap_free, make_harness
+
+pytestmark = pytest.mark.functional
+PASSES = ("close", "strands", "catalog", "index", "evolve")
+
+
+def _closing_turn(clock: FixedClock, fake_models: FakeModelServer) -> tuple[Harness, str]:
+    """A harness whose next turn closes the slice of its first one; the id of that slice."""
+    h = make_harness(InMemoryStorage(), clock, fake_models)
+    assert h.brain is not None
+    h.brain.reports[ANALYZER] = analysis(["garden"])
+    h.brain.main("First answer.", "Second answer.")
+    first = h.turn("I am planning a vegetable garden.")
+    clock.advance(hours=2)
+    return h, str(first.slice_id)
+
+
+def _steps(events: list[dict[str, object]]) -> list[tuple[str, int]]:
+    return [(str(e["step"]), int(str(e["attempt"]))) for e in events if e["type"] == "step.started"]
+
+
+def test_each_close_pass_is_its_own_step(clock: FixedClock, fake_models: FakeModelServer) -> None:
+    h, closed = _closing_turn(clock, fake_models)
+    state = h.turn("Back after lunch.")
+    assert state.status == "done" and state.reply == "Second answer."
+    assert [s for s, _ in _steps(state.events)][1:6] == list(PASSES)
+    assert h.slice(closed).status == "closed"
+    assert all(STEP_TABLE[name].best_effort for name in PASSES), "no close pass can fail the turn"
+
+
+def test_a_failing_strands_pass_is_retried_alone(
+    clock: FixedClock, fake_models: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h, _ = _closing_turn(clock, fake_models)
+    failures = [TransientError("GitHub answered 502")]
+    weave = close_passes.weave_strands
+
+    def flaky(ctx: StepContext, closed_id: str) -> None:
+        if failures:
+            raise failures.pop()
+        weave(ctx, closed_id)
+
+    monkeypatch.setattr(close_passes, "weave_strands", flaky)
+    state = h.turn("Back after lunch.")
+    assert state.status == "done" and state.reply == "Second answer."
+    steps = _steps(state.events)
+    assert [s for s in steps if s[0] in PASSES] == [
+        ("close", 1),
+        ("strands", 1),
+        ("strands", 2),
+        ("catalog", 1),
+        ("index", 1),
+        ("evolve", 1),
+    ]
+    assert_gap_free(state.events)
+    strands = h.read(STRANDS_JSON.value) or ""
+    assert "garden" in strands, "the retried pass wove the strands"
+
+
+def test_a_pass_that_keeps_failing_is_caught_and_the_later_passes_still_run(
+    clock: FixedClock, fake_models: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h, closed = _closing_turn(clock, fake_models)
+
+    def broken(ctx: StepContext, closed_id: str) -> None:
+        raise TransientError("the catalog stays unreachable")
+
+    monkeypatch.setattr(close_passes, "update_catalog", broken)
+    state = h.turn("Back after lunch.")
+    assert state.status == "done" and state.reply == "Second answer."
+    assert not [e for e in state.events if e["type"] == "turn.error"]
+    assert [s for s, _ in _steps(state.events)].count("catalog") == 3
+    assert "index" in [s for s, _ in _steps(state.events)], "the passes after it still run"
+    assert h.slice(closed).status == "closed"
+
+
+@pytest.mark.parametrize("name", ["strands", "catalog", "index"])
+def test_a_pass_retried_after_its_commit_writes_the_same_bytes(
+    clock: FixedClock, fake_models: FakeModelServer, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    h, closed = _closing_turn(clock, fake_models)
+    put, hiccups = h.runs.put, [TransientError("the run store hiccuped")]
+    files_after_commit: list[dict[str, str]] = []
+
+    def put_failing_once(turn_id: str, key: str, value: object) -> None:
+        if key == close_passes.done_key(name) and hiccups:
+            files_after_commit.append(h.files())
+            raise hiccups.pop()  # committed, but the done mark is lost: the step runs again
+        put(turn_id, key, value)
+
+    monkeypatch.setattr(h.runs, "put", put_failing_once)
+    state = h.turn("Back after lunch.")
+    assert state.status == "done"
+    assert [s for s, _ in _steps(state.events)].count(name) == 2, "retried"
+    assert h.storage.commits.count(f"Turn {state.turn_id} — {name} for slice {closed}") == 1, (
+        "the rerun changed nothing, so it committed nothing"
+    )
+    assert files_after_commit and h.runs.get(state.turn_id, close_passes.done_key(name)) is True
