@@ -22,7 +22,6 @@ END = "end"
 
 
 @dataclass(frozen=True)
-@dataclass(frozen=True)
 class FanOut:
     """A step run once per item of the state's list `items`, up to `max_concurrency` at once.
 
