@@ -199,9 +199,10 @@ class TermPostings:
     which owns the formula), so a term asked for again costs a sum, not a rescoring; `dense`
     holds a common term's weights by document number, to be added as one column.
 
-    A corpus `seal`s the columns it caches as tuples of numbers and strings, which the garbage
-    collector stops tracking after one pass: cached lists of 10,000 slices made every later
-    collection walk them (a 22 ms pause in a question at 10,000 slices, docs/RECALL.md).
+    A corpus `seal`s the columns it caches: counts as arrays, which hold no objects for the
+    garbage collector to walk, documents and pieces as tuples, which it stops tracking after one
+    pass. Cached lists of 10,000 slices made every later collection walk them (a 22 ms pause in
+    one question at 10,000 slices, docs/RECALL.md).
     """
 
     docs: Sequence[int] = field(default_factory=list)
@@ -249,8 +250,8 @@ class TermPostings:
         self.window_df += sum(wins)
 
     def seal(self) -> None:
-        """Keep the columns as tuples (no garbage-collector walks once cached; see the class)."""
-        self.docs, self.heads, self.bodies = tuple(self.docs), tuple(self.heads), tuple(self.bodies)
+        """Freeze the columns for caching (no garbage-collector walks; see the class)."""
+        self.docs, self.heads, self.bodies = tuple(self.docs), array("l", self.heads), array("l", self.bodies)
         self.pieces = tuple(self.pieces)
 
     def turn_counts(self, doc: int, n_turns: int) -> list[int] | None:
