@@ -148,38 +148,41 @@ class Engine:
     def _weights(self, post: TermPostings) -> Sequence[float]:
         """A term's BM25F share of each of its documents' scores (computed once per term)."""
         if post.weights is None:
-            post.weights = tuple(self._term_weights(post))
+            post.weights = self._term_weights(post, by_doc=False)
         return post.weights
-
-    def _term_weights(self, post: TermPostings) -> list[float]:
-        """`_weights`, computed afresh.
-
-        The body share by element-wise maps (C loops), the head term added only where the head
-        holds the term (`2·(0/n) + x` is exactly `x`), then the saturation as one comprehension
-        (measured faster than four chained maps on 3.11).
-        """
-        c = self.corpus
-        head_norm, body_norm = self._norms()
-        docs, heads, bodies = post.docs, post.heads, post.bodies
-        xs = list(map(truediv, bodies, map(body_norm.__getitem__, docs)))
-        for i in compress(range(len(heads)), heads):  # the documents with it in the head
-            d = docs[i]
-            xs[i] = HEAD_WEIGHT * (heads[i] / head_norm[d]) + bodies[i] / body_norm[d]
-        w, k1 = idf(c.n, len(post)), K1 + 1
-        return [w * (x * k1 / (x + K1)) for x in xs]
 
     def _dense(self, post: TermPostings) -> Sequence[float]:
         """A common term's weights by document number (0.0 where it is absent), kept instead of
         `_weights` (one cached column, not two)."""
         if post.dense is None:
-            weights = self._term_weights(post)
-            if len(post) == len(self.corpus.ids):  # in every document: the weights already are
-                post.dense = tuple(weights)
-                return post.dense
-            dense = [0.0] * len(self.corpus.ids)
-            deque(map(dense.__setitem__, post.docs, weights), maxlen=0)
-            post.dense = tuple(dense)
+            post.dense = self._term_weights(post, by_doc=True)
         return post.dense
+
+    def _term_weights(self, post: TermPostings, by_doc: bool) -> tuple[float, ...]:
+        """The term's weights in its documents' order, or `by_doc` over every document.
+
+        The body share by element-wise maps (C loops), the head term added only where the head
+        holds the term (`2·(0/n) + x` is exactly `x`), then the saturation as one comprehension
+        (measured faster than four chained maps on 3.11). By document, the counts are laid out
+        first so the norms need no lookup, and an absent document's `w·(0·k1)/(0+K1)` is 0.0.
+        """
+        c = self.corpus
+        head_norm, body_norm = self._norms()
+        docs, heads = post.docs, post.heads
+        if by_doc:
+            laid_out = [0] * len(c.ids)
+            deque(map(laid_out.__setitem__, docs, post.bodies), maxlen=0)
+            bodies: Sequence[int] = laid_out
+            xs = list(map(truediv, bodies, body_norm))
+        else:
+            bodies = post.bodies
+            xs = list(map(truediv, bodies, map(body_norm.__getitem__, docs)))
+        for i in compress(range(len(heads)), heads):  # the documents with it in the head
+            d = docs[i]
+            at = d if by_doc else i
+            xs[at] = HEAD_WEIGHT * (heads[i] / head_norm[d]) + bodies[at] / body_norm[d]
+        w, k1 = idf(c.n, len(post)), K1 + 1
+        return tuple([w * (x * k1 / (x + K1)) for x in xs])
 
     def _norms(self) -> tuple[Sequence[float], Sequence[float]]:
         """BM25 length normalisation of every document's head and turns (computed once)."""
