@@ -101,6 +101,7 @@ class Corpus:
             raw = seg.lookup(term)
             if raw:
                 out.add(raw, self._offsets[s], self.dead)
+        out.seal()
         self._cache[term] = out
         return out
 

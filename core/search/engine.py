@@ -12,11 +12,11 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from itertools import compress, islice, repeat
-from operator import add, mul, truediv
+from itertools import compress, islice
+from operator import add, truediv
 from zoneinfo import ZoneInfo
 
 from core.search.corpus import Corpus
@@ -96,7 +96,7 @@ class Engine:
 
     def __init__(self, corpus: Corpus) -> None:
         self.corpus = corpus
-        self._norm_cache: tuple[list[float], list[float]] | None = None
+        self._norm_cache: tuple[Sequence[float], Sequence[float]] | None = None
 
     def search(
         self, question: str, k: int, now: datetime, tz: ZoneInfo, keep: Callable[[int], bool] = _always
@@ -128,54 +128,70 @@ class Engine:
         """BM25F of every document (0.0 where no term occurs), indexed by document number."""
         c = self.corpus
         scores = [0.0] * len(c.ids)
+        fresh = True  # every score still 0.0, and 0.0 + x is exactly x
         for term in terms:
             post = c.postings(term)
             if not post:
                 continue
             if DENSE_SHARE * len(post) >= len(scores):  # a common term: add its whole column
-                scores = list(map(add, scores, self._dense(post)))
+                dense = self._dense(post)
+                scores = list(dense) if fresh else list(map(add, scores, dense))
+                fresh = False
                 continue
+            fresh = False
             # scores[doc] += weight for each of the term's documents, as C-level maps.
             docs = post.docs
             summed = map(add, map(scores.__getitem__, docs), self._weights(post))
             deque(map(scores.__setitem__, docs, summed), maxlen=0)
         return scores
 
-    def _weights(self, post: TermPostings) -> list[float]:
-        """A term's BM25F share of each of its documents' scores (computed once per term).
-
-        Element-wise maps over the columns (C loops) rather than a comprehension; the head term
-        is added only where the head holds the term, and `2·(0/n) + x` is exactly `x`.
-        """
+    def _weights(self, post: TermPostings) -> Sequence[float]:
+        """A term's BM25F share of each of its documents' scores (computed once per term)."""
         if post.weights is None:
-            c = self.corpus
-            head_norm, body_norm = self._norms()
-            docs, heads, bodies = post.docs, post.heads, post.bodies
-            xs = list(map(truediv, bodies, map(body_norm.__getitem__, docs)))
-            for i in compress(range(len(heads)), heads):  # the few documents with it in the head
-                d = docs[i]
-                xs[i] = HEAD_WEIGHT * (heads[i] / head_norm[d]) + bodies[i] / body_norm[d]
-            w, k1 = idf(c.n, len(post)), K1 + 1
-            saturated = map(truediv, map(mul, xs, repeat(k1)), map(add, xs, repeat(K1)))
-            post.weights = list(map(mul, repeat(w), saturated))
+            post.weights = self._term_weights(post, by_doc=False)
         return post.weights
 
-    def _dense(self, post: TermPostings) -> list[float]:
-        """`_weights` by document number (0.0 where the term is absent), kept for common terms."""
+    def _dense(self, post: TermPostings) -> Sequence[float]:
+        """A common term's weights by document number (0.0 where it is absent), kept instead of
+        `_weights` (one cached column, not two)."""
         if post.dense is None:
-            dense = [0.0] * len(self.corpus.ids)
-            deque(map(dense.__setitem__, post.docs, self._weights(post)), maxlen=0)
-            post.dense = dense
+            post.dense = self._term_weights(post, by_doc=True)
         return post.dense
 
-    def _norms(self) -> tuple[list[float], list[float]]:
+    def _term_weights(self, post: TermPostings, by_doc: bool) -> tuple[float, ...]:
+        """The term's weights in its documents' order, or `by_doc` over every document.
+
+        The body share by element-wise maps (C loops), the head term added only where the head
+        holds the term (`2·(0/n) + x` is exactly `x`), then the saturation as one comprehension
+        (measured faster than four chained maps on 3.11). By document, the counts are laid out
+        first so the norms need no lookup, and an absent document's `w·(0·k1)/(0+K1)` is 0.0.
+        """
+        c = self.corpus
+        head_norm, body_norm = self._norms()
+        docs, heads = post.docs, post.heads
+        if by_doc:
+            laid_out = [0] * len(c.ids)
+            deque(map(laid_out.__setitem__, docs, post.bodies), maxlen=0)
+            bodies: Sequence[int] = laid_out
+            xs = list(map(truediv, bodies, body_norm))
+        else:
+            bodies = post.bodies
+            xs = list(map(truediv, bodies, map(body_norm.__getitem__, docs)))
+        for i in compress(range(len(heads)), heads):  # the documents with it in the head
+            d = docs[i]
+            at = d if by_doc else i
+            xs[at] = HEAD_WEIGHT * (heads[i] / head_norm[d]) + bodies[at] / body_norm[d]
+        w, k1 = idf(c.n, len(post)), K1 + 1
+        return tuple([w * (x * k1 / (x + K1)) for x in xs])
+
+    def _norms(self) -> tuple[Sequence[float], Sequence[float]]:
         """BM25 length normalisation of every document's head and turns (computed once)."""
         if self._norm_cache is None:
             c = self.corpus
             avg_head, avg_body = c.avg_head or 1.0, c.avg_body or 1.0
             self._norm_cache = (
-                [1 - B + B * n / avg_head for n in c.head_len],
-                [1 - B + B * n / avg_body for n in c.body_len],
+                tuple([1 - B + B * n / avg_head for n in c.head_len]),
+                tuple([1 - B + B * n / avg_body for n in c.body_len]),
             )
         return self._norm_cache
 

@@ -26,10 +26,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add
+from typing import TypeVar
 
 WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its answer, a follow-up)
 
 Hits = list[tuple[int, int]]  # (turn number, 0 = head; count)
+T = TypeVar("T")
 Entry = tuple[str, str]  # ("head,turns,passages" counts, turns piece): one slice's postings for a term
 
 _DENSE = "="  # marks a piece with one character per turn
@@ -181,6 +183,13 @@ def unpack(stored: str) -> str:
     return ",".join(f"{p},{h},{b},{w}" for p, h, b, w in rows) + "\t" + pieces
 
 
+def _extended(column: Sequence[T], more: Sequence[T]) -> list[T]:
+    """`column` with `more` at its end (in place when it is still a list)."""
+    out: list[T] = column if isinstance(column, list) else list(column)
+    out.extend(more)
+    return out
+
+
 @dataclass
 class TermPostings:
     """Where one term occurs across the corpus, as columns in ascending document order.
@@ -189,15 +198,20 @@ class TermPostings:
     by bisection. `weights` caches the term's slice-stage score per document (set by the engine,
     which owns the formula), so a term asked for again costs a sum, not a rescoring; `dense`
     holds a common term's weights by document number, to be added as one column.
+
+    A corpus `seal`s the columns it caches: counts as arrays, which hold no objects for the
+    garbage collector to walk, documents and pieces as tuples, which it stops tracking after one
+    pass. Cached lists of 10,000 slices made every later collection walk them (a 22 ms pause in
+    one question at 10,000 slices, docs/RECALL.md).
     """
 
-    docs: list[int] = field(default_factory=list)
-    heads: list[int] = field(default_factory=list)
-    bodies: list[int] = field(default_factory=list)
-    pieces: list[str] = field(default_factory=list)
+    docs: Sequence[int] = field(default_factory=list)
+    heads: Sequence[int] = field(default_factory=list)
+    bodies: Sequence[int] = field(default_factory=list)
+    pieces: Sequence[str] = field(default_factory=list)
     window_df: int = 0  # passages holding the term, over all documents
-    weights: list[float] | None = field(default=None, repr=False)
-    dense: list[float] | None = field(default=None, repr=False)  # weights by document number
+    weights: Sequence[float] | None = field(default=None, repr=False)
+    dense: Sequence[float] | None = field(default=None, repr=False)  # weights by document number
 
     def __len__(self) -> int:
         return len(self.docs)
@@ -229,11 +243,16 @@ class TermPostings:
             keep = [i for i, doc in enumerate(docs) if doc not in dead]
             docs, split = [docs[i] for i in keep], [split[i] for i in keep]
             heads, bodies, wins = ([col[i] for i in keep] for col in (heads, bodies, wins))
-        self.docs += docs
-        self.heads += heads
-        self.bodies += bodies
-        self.pieces += split
+        self.docs = _extended(self.docs, docs)
+        self.heads = _extended(self.heads, heads)
+        self.bodies = _extended(self.bodies, bodies)
+        self.pieces = _extended(self.pieces, split)
         self.window_df += sum(wins)
+
+    def seal(self) -> None:
+        """Freeze the columns for caching (no garbage-collector walks; see the class)."""
+        self.docs, self.heads, self.bodies = tuple(self.docs), array("l", self.heads), array("l", self.bodies)
+        self.pieces = tuple(self.pieces)
 
     def turn_counts(self, doc: int, n_turns: int) -> list[int] | None:
         """The term's count in each of a document's `n_turns` turns (None when no turn holds it)."""
