@@ -25,7 +25,7 @@ from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.card.timing import overdue_block
-from core.memory.catalog.strands import load_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.config import UserConfig
 from core.memory.slice.model import Slice
 from core.reltime_blocks import PrevSlice, continuity, slice_head_block, slice_start_iso

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from core.errors import SliceFormatError
 from core.memory.catalog.index import read_index, read_or_none
-from core.memory.catalog.strands import load_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.damage import DamagedFile, read_text
 from core.memory.paths import (
     SLICES,
