@@ -13,13 +13,12 @@ can never be stale, and a damaged file parses as it always did (`parse_strands`)
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.memory.catalog.strands import Strands, js_key_order, parse_strands, weave_tags
 from core.memory.formats import jsjson
+from core.memory.formats.memo import TextMemo
 
 _MEMO_SIZE = 8  # a turn sees a handful of versions of the file; each is ~1 MB parsed at 10k slices
 _LIST_END = "\n  ]"
@@ -76,37 +75,13 @@ def _from_map(strands: Strands, problems: Iterable[str]) -> StrandsFile:
     return StrandsFile(strands, tuple(problems), order, members, text)
 
 
-class _Memo:
-    """The last few files seen, by exact text (the text read and the text rendered)."""
-
-    def __init__(self, size: int) -> None:
-        self._files: OrderedDict[str, StrandsFile] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, text: str) -> StrandsFile | None:
-        with self._lock:
-            found = self._files.get(text)
-            if found is not None:
-                self._files.move_to_end(text)
-            return found
-
-    def put(self, text: str, file: StrandsFile) -> None:
-        with self._lock:
-            self._files[text] = file
-            self._files.move_to_end(text)
-            while len(self._files) > self._size:
-                self._files.popitem(last=False)
-
-
-_MEMO = _Memo(_MEMO_SIZE)
+_MEMO: TextMemo[StrandsFile] = TextMemo(_MEMO_SIZE)
 _EMPTY = _from_map({}, ())
 
 
 def remember(file: StrandsFile) -> StrandsFile:
     """Keep a rendered file so reading its text back costs no parse."""
-    _MEMO.put(file.text, file)
-    return file
+    return _MEMO.put(file.text, file)
 
 
 def strands_file(text: str | None) -> StrandsFile:
@@ -116,8 +91,7 @@ def strands_file(text: str | None) -> StrandsFile:
     found = _MEMO.get(text)
     if found is None:
         strands, problems = parse_strands(text)
-        found = _from_map(strands, problems)
-        _MEMO.put(text, found)
+        found = _MEMO.put(text, _from_map(strands, problems))
     return found
 
 

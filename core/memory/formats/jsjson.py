@@ -36,8 +36,13 @@ def member(key: Any, item: Any, newline: str = "\n") -> str:
     `join_members` of an object's members in order gives exactly `dumps` of the object, so a
     file can keep its members rendered and re-render only the ones that change.
     """
+    return rendered_member(key, escape(item) if type(item) is str else _value(item, newline + "  "))
+
+
+def rendered_member(key: Any, rendered: str) -> str:
+    """`member` with its value already rendered (e.g. by `join_items`)."""
     name = escape(key if isinstance(key, str) else json.dumps(key).strip('"'))
-    return f"{name}: {escape(item) if type(item) is str else _value(item, newline + '  ')}"
+    return f"{name}: {rendered}"
 
 
 def join_members(members: list[str], newline: str = "\n") -> str:
@@ -48,14 +53,25 @@ def join_members(members: list[str], newline: str = "\n") -> str:
     return "{" + inner + ("," + inner).join(members) + newline + "}"
 
 
+def item(value: Any, newline: str) -> str:
+    """One element of a list whose brackets sit at `newline`'s indent (see `join_items`)."""
+    return _value(value, newline + "  ")
+
+
+def join_items(items: list[str], newline: str) -> str:
+    """A list from its rendered elements: `dumps` of the list when each is `item` of one."""
+    if not items:
+        return "[]"
+    inner = newline + "  "
+    return "[" + inner + ("," + inner).join(items) + newline + "]"
+
+
 def _dict(value: dict[Any, Any], newline: str) -> str:
-    return join_members([member(key, item, newline) for key, item in value.items()], newline)
+    return join_members([member(key, val, newline) for key, val in value.items()], newline)
 
 
 def _list(value: list[Any] | tuple[Any, ...], newline: str) -> str:
-    if not value:
-        return "[]"
-    inner = newline + "  "
     if all(type(x) is str for x in value):  # tags, paths, loops: most of a catalog
-        return "[" + inner + ("," + inner).join(map(escape, value)) + newline + "]"
-    return "[" + inner + ("," + inner).join(_value(x, inner) for x in value) + newline + "]"
+        return join_items(list(map(escape, value)), newline)
+    inner = newline + "  "
+    return join_items([_value(x, inner) for x in value], newline)
