@@ -27,7 +27,7 @@ from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.card.timing import overdue_block
-from core.memory.catalog.strands import load_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.timeline_md import entries_of
 from core.memory.config import UserConfig
 from core.memory.slice.model import Slice

@@ -75,15 +75,25 @@ def strands_menu(
     """
     latest: dict[str, str] = {}
     for key, paths in strands.items():
-        earlier = [p for p in paths if isinstance(p, str) and len(p) == _SLICE_PATH_LEN and p < before]
-        if earlier and key.strip():
-            latest[key] = max(earlier)
+        last = _latest_before(paths, before)
+        if last is not None and key.strip():
+            latest[key] = last
     ranked = sorted(latest, key=lambda k: (latest[k], k), reverse=True)[:MENU_SIZE]
     if not ranked:
         return ""
     zh = normalize_locale(locale) == "zh"
     shown = [_topic(k, latest[k], anchor, timezone, locale) for k in ranked]
     return ("已知话题：" + "、".join(shown)) if zh else ("Known topics: " + ", ".join(shown))
+
+
+def _latest_before(paths: Sequence[str], before: str) -> str | None:
+    """The latest slice path in `paths` before `before`; None when there is none."""
+    if set(map(type, paths)) <= {str}:  # a strand of thousands of paths: compared in C
+        last = max(filter(before.__gt__, paths), default=None)
+        if last is None or len(last) == _SLICE_PATH_LEN:
+            return last
+    earlier = [p for p in paths if isinstance(p, str) and len(p) == _SLICE_PATH_LEN and p < before]
+    return max(earlier) if earlier else None
 
 
 def _topic(key: str, path: str, anchor: Instant, timezone: str | None, locale: str) -> str:

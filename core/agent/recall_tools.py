@@ -22,7 +22,8 @@ from core.errors import InvalidInput, PreviouslyError
 from core.llm.tools import Tool, spec_from_model
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.strands import Strands, find_matching, load_strands
+from core.memory.catalog.strands import Strands, find_matching
+from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.timeline_md import entries_of
 from core.reltime import normalize_locale
 from core.search import OpenIndex, open_index

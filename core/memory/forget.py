@@ -24,7 +24,8 @@ from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, 
 from core.memory.card.store import CARD_PREV
 from core.memory.catalog.index import build_index, parse_index, read_or_none, render_files
 from core.memory.catalog.monthly import monthly_path, remove_monthly
-from core.memory.catalog.strands import drop_slice, load_strands, render_strands
+from core.memory.catalog.strands import drop_slice, render_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger

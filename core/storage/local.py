@@ -16,6 +16,7 @@ import os
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
 from core.storage.paths import MemoryPath, size_limit, too_large
 
 _NEW_FILE_MODE = 0o644
+_RACY_NS = 2_000_000_000
 
 
 class LocalSnapshot:
@@ -32,12 +34,15 @@ class LocalSnapshot:
 
     version: str | None = None
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, versions: dict[str, tuple[tuple[int, int, int], str]] | None = None
+    ) -> None:
         self.root = root
         self._real_root = root.resolve()
         self._plain_dirs: set[str] = set()  # folders under the root known not to be links
         self._plain_files: set[str] = set()  # regular files (not links) seen by a listing
-        self._versions: dict[str, tuple[tuple[int, int, int], str]] = {}
+        # Shared by a storage's views: a 5 MB index.json is hashed once, not once per batch.
+        self._versions = {} if versions is None else versions
 
     def read(self, path: MemoryPath) -> str | None:
         data = self._read_bytes(path)
@@ -85,8 +90,10 @@ class LocalSnapshot:
                         stack.append(entry.path)
 
     def version_of(self, path: MemoryPath) -> str | None:
-        # Hashing means reading the file; a file whose size and mtime did not move since this
-        # view last hashed it has the same sha (several passes of a refresh ask for every slice).
+        # Hashing means reading the file; a file whose size, mtime and inode did not move since
+        # it was last hashed has the same sha (several passes of a refresh ask for every slice,
+        # every turn asks for index.json). As in git, a file modified in the last two seconds is
+        # not remembered: an in-place edit within the clock's resolution would keep its stamp.
         listed = f"{self.root}/{require_memory_path(path).value}"
         try:
             info = os.stat(listed)
@@ -100,7 +107,7 @@ class LocalSnapshot:
         if data is None:
             return None
         sha = git_blob_sha(data)
-        if stamp is not None:
+        if stamp is not None and stamp[0] < time.time_ns() - _RACY_NS:
             self._versions[listed] = (stamp, sha)
         return sha
 
@@ -180,10 +187,11 @@ class LocalStorage:
         self.root = Path(root).expanduser().absolute()
         self._lock = threading.Lock()
         self._git: GitCommitter | None = None
+        self._versions: dict[str, tuple[tuple[int, int, int], str]] = {}  # path → (stat stamp, sha)
 
     def snapshot(self) -> LocalSnapshot:
         """A live view of the folder (which may not exist yet: then every read is None)."""
-        return LocalSnapshot(self.root)
+        return LocalSnapshot(self.root, self._versions)
 
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
         """Write the batch atomically under the lock; `version` is the git commit sha, if any."""

@@ -17,7 +17,8 @@ from core.agent.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import ConflictError, NotFound
 from core.memory.catalog.index import catalog_active, read_index, read_or_none
-from core.memory.catalog.strands import load_strands, prune, render_strands
+from core.memory.catalog.strands import prune
+from core.memory.catalog.strands_file import load_strands, remember, strands_file
 from core.memory.catalog.weave import (
     WeaveResult,
     meta_loader,
@@ -165,8 +166,9 @@ def prune_strands(batch: WriteBatch, now: datetime) -> list[str]:
     if dropped:
 
         def apply(text: str | None) -> str | None:
-            kept, gone = prune(load_strands(text), now)
-            return render_strands(kept) if gone else None
+            file = strands_file(text)
+            kept, gone = prune(file.copy(), now)
+            return remember(file.splice(kept)).text if gone else None
 
         batch.update(STRANDS_JSON, apply)
     return dropped

@@ -22,9 +22,9 @@ from core.memory.catalog.strands import (
     MergeProposal,
     apply_merges,
     filter_proposals,
-    load_strands,
     render_strands,
 )
+from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import queue_catalog_entries
 from core.memory.paths import STRANDS_JSON, appendix_md, core_md
 from core.memory.slice.appendix import append_appendix

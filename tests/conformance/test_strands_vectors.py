@@ -8,6 +8,7 @@ import pytest
 
 from core.clock import iso, parse_iso
 from core.memory.catalog import strands as st
+from core.memory.catalog.strands_file import strands_file
 from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance
@@ -80,7 +81,8 @@ def test_slice_path_to_ms(case: Case) -> None:
 @pytest.mark.parametrize("example", V.value("serialize_example"))
 def test_serialize_example_round_trips(example: Case) -> None:
     text = example.data
-    assert st.render_strands(st.load_strands(text)) == text
+    assert st.render_strands(st.parse_strands(text)[0]) == text
+    assert strands_file(text).text == text
 
 
 @pytest.mark.parametrize(

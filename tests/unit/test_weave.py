@@ -201,7 +201,8 @@ def test_format_doc_catalog_examples_match() -> None:
 def test_format_doc_strands_example_is_what_we_write() -> None:
     from pathlib import Path
 
-    from core.memory.catalog.strands import load_strands, render_strands
+    from core.memory.catalog.strands import render_strands
+    from core.memory.catalog.strands_file import load_strands
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]

@@ -6,12 +6,15 @@ by id and kept sorted; the file is 2-space JSON without a trailing newline.
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.memory import paths
 from core.memory.formats import jsjson
+from core.memory.formats.memo import TextMemo
 from core.memory.slice.model import Slice
 
 ENTRY_KEYS = ("id", "focus", "summary", "tags", "status", "start", "open_loops", "decisions")
@@ -69,12 +72,51 @@ def upsert_monthly(text: str | None, entry: Mapping[str, Any]) -> str:
     """Insert or replace `entry` (by id) in a month's index text.
 
     An unreadable index is rebuilt around this entry: the slice files stay the source of
-    truth and `previously weave` restores the rest of the month.
+    truth and `previously weave` restores the rest of the month. Only the entry is rendered
+    anew (`MonthlyFile`); the text is exactly `render_monthly` of the upserted entries.
     """
-    entries, _ = parse_monthly(text)
-    kept = [e for e in entries if e["id"] != entry["id"]]
-    kept.append(dict(entry))
-    return render_monthly(_month(str(entry["id"])), kept)
+    sid = str(entry["id"])
+    rendered = monthly_file(text).upsert(entry).render(_month(sid))
+    return _MEMO.put(rendered.text, rendered).text
+
+
+@dataclass(frozen=True, eq=False)
+class MonthlyFile:
+    """A month's entries as rendered: their ids and texts, in file order (sorted by id), and
+    the file's text once `render` made it (empty for a file only parsed)."""
+
+    ids: tuple[str, ...]
+    items: tuple[str, ...]
+    text: str = ""
+
+    def upsert(self, entry: Mapping[str, Any]) -> MonthlyFile:
+        """This month with `entry` in place of any entry with its id."""
+        sid = str(entry["id"])
+        lo, hi = bisect.bisect_left(self.ids, sid), bisect.bisect_right(self.ids, sid)
+        item = jsjson.item(dict(entry), _ITEMS_AT)
+        return MonthlyFile((*self.ids[:lo], sid, *self.ids[hi:]), (*self.items[:lo], item, *self.items[hi:]))
+
+    def render(self, month: str) -> MonthlyFile:
+        """This file with its text for `month` (the text `render_monthly` writes)."""
+        slices = jsjson.rendered_member("slices", jsjson.join_items(list(self.items), _ITEMS_AT))
+        text = jsjson.join_members([jsjson.member("month", month), slices])
+        return MonthlyFile(self.ids, self.items, text)
+
+
+_ITEMS_AT = "\n  "  # the slices list sits one level in
+_MEMO: TextMemo[MonthlyFile] = TextMemo(8)
+
+
+def monthly_file(text: str | None) -> MonthlyFile:
+    """The month's entries parsed (tolerantly, as `parse_monthly`) and rendered, memoised by text."""
+    found = None if text is None else _MEMO.get(text)
+    if found is None:
+        entries = sorted(parse_monthly(text)[0], key=lambda e: str(e["id"]))
+        items = tuple(jsjson.item(e, _ITEMS_AT) for e in entries)
+        found = MonthlyFile(tuple(str(e["id"]) for e in entries), items)
+        if text is not None:
+            _MEMO.put(text, found)
+    return found
 
 
 def remove_monthly(text: str | None, slice_id: str) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from core.errors import DamagedFile, SliceFormatError
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.index import read_index, read_or_none
-from core.memory.catalog.strands import load_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.damage import read_text
 from core.memory.paths import (
     SLICES,

@@ -102,11 +102,6 @@ def parse_strands(text: str | None) -> tuple[Strands, list[str]]:
     return out, problems
 
 
-def load_strands(text: str | None) -> Strands:
-    """`parse_strands` without the problem list."""
-    return parse_strands(text)[0]
-
-
 def slice_path_to_ms(path: str) -> int | None:
     """`YYYY/MM/DD/HHMM` → epoch ms with `Date.UTC` roll-over; None when the shape is wrong."""
     sid = SliceId.from_slash(path)

@@ -33,7 +33,7 @@ from core.memory.catalog.index import (
 from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
-from core.memory.catalog.strands import load_strands, render_strands, weave_tags
+from core.memory.catalog.strands_file import load_strands, strands_file
 from core.memory.slice.model import Slice
 from core.storage.base import Reader, blob_sha, prefetch, version_of
 
@@ -290,6 +290,4 @@ def queue_catalog_entries(
 
 
 def _weave_strands(text: str | None, s: Slice) -> str:
-    strands = load_strands(text)
-    weave_tags(strands, s.tags, paths.slice_rel(s.slice_id))
-    return render_strands(strands)
+    return strands_file(text).weave(s.tags, paths.slice_rel(s.slice_id)).text

@@ -16,7 +16,8 @@ from datetime import datetime
 from core.clock import Clock, iso
 from core.errors import InvalidInput, ReadOnly
 from core.memory import paths
-from core.memory.catalog.strands import find_matching, load_strands, render_strands
+from core.memory.catalog.strands import find_matching, render_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_slice_strands
 from core.memory.config_store import read_config
 from core.memory.slice.merge import edit_slice

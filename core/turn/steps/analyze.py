@@ -15,7 +15,7 @@ from core.agent.analyzer import AnalyzerInput, analyze_turn
 from core.llm.registry import SETUP_HINT
 from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none
-from core.memory.catalog.strands import load_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_monthly_entry, weave_slice_strands
 from core.memory.paths import STRANDS_JSON
 from core.memory.slice.merge import edit_slice

@@ -16,7 +16,7 @@ from core.agent.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analy
 from core.clock import iso
 from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none
-from core.memory.catalog.strands import load_strands
+from core.memory.catalog.strands_file import load_strands
 from core.memory.paths import STRANDS_JSON
 from core.memory.slice.merge import SliceEdit, edit_slice
 from core.memory.slice.model import Slice
