@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Server
 from tests.fakes.fake_model_server import FakeModelServer
@@ -49,12 +49,12 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     assert "larger than 3 MB" in page.get_by_test_id("attach-error").inner_text()
     _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
     page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
-    assert page.get_by_test_id("attached-image").count() == 1
+    expect(page.get_by_test_id("attached-image")).to_have_count(1)
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
     page.wait_for_selector(DONE)
-    assert page.get_by_test_id("attached-image").count() == 0, "the bar is cleared after sending"
-    assert page.locator("[data-testid=msg-user] [data-testid=msg-image] img").count() == 1
+    expect(page.get_by_test_id("attached-image")).to_have_count(0)
+    expect(page.locator("[data-testid=msg-user] [data-testid=msg-image] img")).to_have_count(1)
     [sent] = _images_sent(fake_model)
     assert b"Mara Quinn" not in sent, "the location and author are gone before the model sees it"
     slice_id = own_server.get("/api/state")["active"]["slice_id"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import Server
 from tests.browser.scripted_turns import ScriptedTurns, full_script
@@ -42,7 +43,7 @@ def test_a_chip_sends_its_full_prompt_and_opens_the_live_chat(make_app, demo_ser
     prompt = chip.get_attribute("title")
     chip.click()
     page.wait_for_selector("[data-testid=msg-user]")
-    assert page.get_by_test_id("briefing").count() == 0
+    expect(page.get_by_test_id("briefing")).to_have_count(0)
     assert page.locator("[data-testid=msg-user] .bubble").inner_text() == prompt
     start = turns.starts()[0]
     assert start["message"] == prompt
@@ -67,10 +68,10 @@ def test_an_empty_memory_shows_only_the_title_and_now(make_app, empty_server: Se
     page = app.open(wait="[data-testid=briefing]")
     assert (page.locator("[data-testid=briefing] .eyebrow").text_content() or "").lower() == "previously on"
     assert page.get_by_test_id("briefing-name").inner_text().strip()
-    assert page.locator(".brief-heading").count() == 0
-    assert page.get_by_test_id("briefing-chip").count() == 0
+    expect(page.locator(".brief-heading")).to_have_count(0)
+    expect(page.get_by_test_id("briefing-chip")).to_have_count(0)
     options = page.locator("[role=option]")
-    assert options.count() == 1
+    expect(options).to_have_count(1)
     assert options.first.get_attribute("data-slice-id") == "now"
     assert options.first.get_attribute("aria-setsize") == "1"
     assert options.first.get_attribute("aria-selected") == "true"

@@ -155,14 +155,14 @@ def test_markdown_is_rich_but_inert(make_app, demo_server: Server) -> None:
     page.wait_for_selector(DONE)
     reply = page.locator(f"{DONE} .reply")
     assert reply.locator("h2").inner_text() == "The plan"
-    assert reply.locator("ol li").count() == 2
-    assert reply.locator("table td").count() == 4
+    expect(reply.locator("ol li")).to_have_count(2)
+    expect(reply.locator("table td")).to_have_count(4)
     assert reply.locator("p code").inner_text() == "fares.csv"
     assert reply.locator(".code-lang").inner_text() == "python"
     link = reply.locator("a[href='https://example.org/visa']")
     assert link.get_attribute("target") == "_blank"
     assert "noopener" in (link.get_attribute("rel") or "")
-    assert reply.locator("script, img, [onerror]").count() == 0
+    expect(reply.locator("script, img, [onerror]")).to_have_count(0)
     assert page.evaluate("window.__xss") is None
     reply.locator(".code-copy").click()
     page.wait_for_function("() => document.querySelector('.code-copy').innerText === 'Copied'")
@@ -177,12 +177,12 @@ def test_stop_interrupts_running_tools_and_asks_the_server_to_stop(make_app, dem
     _send(page, "When are the flights?")
     running = page.locator("[data-tool=readSliceSummary][data-state=running]")
     running.wait_for()
-    assert running.locator(".spin").count() == 1
-    assert page.get_by_test_id("send").count() == 0
+    expect(running.locator(".spin")).to_have_count(1)
+    expect(page.get_by_test_id("send")).to_have_count(0)
     with page.expect_request("**/api/turns/*/cancel"):
         page.get_by_test_id("stop").click()
     page.locator("[data-tool=readSliceSummary][data-state=interrupted]").wait_for()
-    assert page.get_by_test_id("send").count() == 1
+    expect(page.get_by_test_id("send")).to_have_count(1)
     assert page.locator("[data-testid=msg-assistant]").get_attribute("data-status") == "interrupted"
     assert turns.cancels == ["turnscripted1"]
 
@@ -233,10 +233,10 @@ def test_a_reload_mid_turn_resumes_it_without_duplicates(make_app, demo_server: 
     page.wait_for_selector(DONE)
     text = page.locator(f"{DONE} .reply").inner_text()
     assert text.count("The plan") == 1 and "Check the visa rules" in text
-    assert page.get_by_test_id("tool-card").count() == 6
+    expect(page.get_by_test_id("tool-card")).to_have_count(6)
     page.reload()
     page.get_by_test_id("briefing").wait_for()
-    assert page.get_by_test_id("msg-assistant").count() == 0
+    expect(page.get_by_test_id("msg-assistant")).to_have_count(0)
 
 
 def test_the_view_follows_the_stream_unless_the_user_scrolls_up(make_app, demo_server: Server) -> None:

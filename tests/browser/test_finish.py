@@ -152,7 +152,7 @@ def test_the_steps_stop_spinning_once_the_reply_streams_and_an_error_says_where_
     turns.release()
     page.get_by_text("Here is the plan").wait_for()
     expect(steps).to_have_attribute("data-phase", "replying")
-    assert page.locator("[data-testid=housekeeping] .spin").count() == 0
+    expect(page.locator("[data-testid=housekeeping] .spin")).to_have_count(0)
     turns.release()
     expect(steps).to_have_attribute("data-phase", "complete")
 

@@ -30,7 +30,7 @@ def test_the_model_picker_groups_models_saves_the_choice_and_sends_it(make_app, 
     assert [g.lower() for g in groups] == sorted(
         {m["provider"].lower() for m in models}, key=[m["provider"].lower() for m in models].index
     )
-    assert page.locator(".model-option input[name=model]").count() == len(models)
+    expect(page.locator(".model-option input[name=model]")).to_have_count(len(models))
     current = page.locator(".model-option input[name=model]:checked").get_attribute("value")
     target = next(m for m in models if m["id"] != current)
     with page.expect_request(lambda r: r.url.endswith("/api/config") and r.method == "PATCH") as patch:
@@ -111,7 +111,7 @@ def test_the_model_field_takes_any_id_and_shows_where_each_model_comes_from(
     hint = page.locator("#set-main-hint")
     expect(hint).to_contain_text("Now: ")
     options = page.locator("#model-ids option")
-    assert options.count() == len(own_server.get("/api/models")["models"]), "the listing only suggests"
+    expect(options).to_have_count(len(own_server.get("/api/models")["models"]))
     states = page.get_by_test_id("provider-states")
     expect(states.locator("[data-provider=moonshot]")).to_contain_text("set MOONSHOT_API_KEY")
     expect(states.locator("[data-provider=anthropic]")).to_contain_text("ANTHROPIC_API_KEY is set")

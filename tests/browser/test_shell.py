@@ -142,4 +142,4 @@ def test_the_demo_wears_a_badge_that_explains_itself(
     own = make_app(empty_server, size=size)
     # The flags come with /api/state; its setup notice shows that it has answered.
     own.open(wait="[data-testid=briefing] .notice")
-    assert own.page.get_by_test_id("demo-badge").count() == 0
+    expect(own.page.get_by_test_id("demo-badge")).to_have_count(0)

@@ -155,8 +155,8 @@ def test_the_demo_shows_the_controls_disabled_and_says_why(make_app, demo_server
     expect(page.get_by_test_id("slice-forget")).to_be_disabled()
     expect(page.get_by_test_id("slice-edit")).to_be_disabled()
     expect(page.get_by_test_id("slice-actions")).to_contain_text("read-only")
-    assert page.get_by_test_id("forget-turn").count() == 0
-    assert page.get_by_test_id("loop-done").count() == 0
+    expect(page.get_by_test_id("forget-turn")).to_have_count(0)
+    expect(page.get_by_test_id("loop-done")).to_have_count(0)
 
 
 def test_settings_downloads_the_whole_memory(make_app, mine: Server) -> None:
@@ -204,7 +204,7 @@ def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, siz
     data = mine.get(f"/api/slices/{sid}")
     texts = [t["content"] for t in data["turns"]]
     assert f"Forget the pier, think of {word} bay" in texts and f"Remember the {word} pier" not in texts
-    assert page.get_by_test_id("regenerate").count() == 1
+    expect(page.get_by_test_id("regenerate")).to_have_count(1)
 
 
 def test_the_controls_and_dialogs_have_no_serious_accessibility_problems(make_app, mine: Server) -> None:

@@ -45,7 +45,7 @@ def test_travel_rolls_the_clock_to_the_slice_then_lands(make_app, demo_server: S
     assert page.get_by_test_id("relative-time").inner_text() == "3 days ago"
     save_screenshot(page, "travel-desktop-light")
     page.get_by_test_id("slice-view").locator("[data-testid=turn]").first.wait_for()
-    assert overlay.count() == 0
+    expect(overlay).to_have_count(0)
     assert time.monotonic() - start < 6  # the travel lasts about 2 s; the slack is for a loaded CI machine
 
 
@@ -75,7 +75,7 @@ def test_turns_in_order_with_times_sides_and_pills(make_app, demo_server: Server
     app = make_app(demo_server, size=size, now="2026-11-26T22:00:00Z")
     page = app.open(f"/#/slice/{NEWEST}", wait="[data-testid=turn]")
     turns = page.get_by_test_id("turn")
-    assert turns.count() == len(data["turns"])
+    expect(turns).to_have_count(len(data["turns"]))
     assert [turns.nth(i).get_attribute("data-role") for i in range(turns.count())] == [
         t["role"] for t in data["turns"]
     ]
@@ -115,12 +115,12 @@ def test_thoughts_open_the_turns_cognition_and_show_only_where_there_is_some(
     save_screenshot(page, "thoughts-desktop-light")
     page.keyboard.press("Escape")
     with_thoughts = sum(1 for t in data["turns"] if t["role"] == "agent" and (t["cognition"] or "").strip())
-    assert page.locator(".turn.agent .thoughts").count() == with_thoughts
+    expect(page.locator(".turn.agent .thoughts")).to_have_count(with_thoughts)
     page.goto(f"{demo_server.url}/#/slice/{bare_id}")
     view = page.locator(f"[data-testid=slice-view][data-slice-id='{bare_id}']")
     view.locator("[data-testid=turn]").first.wait_for()
     wanted = sum(1 for t in bare["turns"] if t["role"] == "agent" and (t["cognition"] or "").strip())
-    assert view.locator(".thoughts").count() == wanted
+    expect(view.locator(".thoughts")).to_have_count(wanted)
 
 
 def test_the_snapshot_bar_opens_or_stays_inert(make_app, demo_server: Server) -> None:

@@ -62,7 +62,7 @@ def test_every_slice_then_now_in_order_by_keyboard(make_app, demo_server: Server
     # Moving the cursor only previews: nothing was opened.
     page.keyboard.press("End")
     expect(now).to_have_attribute("aria-selected", "true")
-    assert page.get_by_test_id("briefing").count() == 1
+    expect(page.get_by_test_id("briefing")).to_have_count(1)
 
 
 def test_scrolling_and_dragging_preview_without_requests(make_app, demo_server: Server) -> None:
@@ -91,7 +91,7 @@ def test_scrolling_and_dragging_preview_without_requests(make_app, demo_server: 
     )
     page.wait_for_timeout(300)
     assert page.locator("[role=option][aria-selected=true]").get_attribute("data-slice-id") == "now"
-    assert page.get_by_test_id("briefing").count() == 1
+    expect(page.get_by_test_id("briefing")).to_have_count(1)
     assert page.evaluate("location.hash") in ("", "#/")
     assert requests == []
 
@@ -127,7 +127,7 @@ def test_phone_gear_is_a_narrow_clock_spine(make_app, demo_server: Server) -> No
     row = page.locator(f"[role=option][data-slice-id='{last['id']}']")
     assert row.locator(".wheel-md").inner_text() == local.strftime("%m/%d")
     assert row.locator(".wheel-big").all_inner_texts() == [local.strftime("%H"), local.strftime("%M")]
-    assert page.get_by_test_id("wheel-readout").count() == 0
+    expect(page.get_by_test_id("wheel-readout")).to_have_count(0)
     wheel = page.locator(".wheel-col").bounding_box()
     pane = page.locator("main.pane").bounding_box()
     assert wheel and pane
