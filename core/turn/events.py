@@ -111,3 +111,10 @@ def envelope(
     if item is not None:
         head["item"] = item
     return {**head, **fields}
+
+
+def run_of(event: Event) -> str:
+    """Which run an event belongs to, the unit its `attempt` counts: the step, or step#item in a fan-out."""
+    step = str(event.get("step", ""))
+    item = event.get("item")
+    return step if item is None else f"{step}#{item}"
