@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from core.reltime import zone
+from core.turn.events import run_of
 
 POLL_WAIT = 20.0
 
@@ -100,10 +101,10 @@ class Printer:
         self.err.write(line + "\n")
 
     def event(self, e: dict[str, Any]) -> None:
-        kind, step, attempt = e.get("type"), str(e.get("step", "")), int(e.get("attempt", 1))
-        if attempt > self.attempts.get(step, attempt) and self.wrote_text:
+        kind, run, attempt = e.get("type"), run_of(e), int(e.get("attempt", 1))
+        if attempt > self.attempts.get(run, attempt) and self.wrote_text:
             self.err.write("\n(the step was retried; the reply starts again)\n")
-        self.attempts[step] = max(attempt, self.attempts.get(step, 0))
+        self.attempts[run] = max(attempt, self.attempts.get(run, 0))
         if kind == "text.delta":
             text = str(e.get("text", ""))
             self.out.write(text)

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from core.clock import Clock, IdSource
 from core.llm.registry import ModelRegistry
@@ -19,7 +20,13 @@ from core.turn.events import EventSink
 from core.turn.runstore import RunStore
 from core.web import WebAccess
 
-SinkFactory = Callable[[str, str, int], EventSink]  # (turn_id, step, attempt) → sink
+
+class SinkFactory(Protocol):
+    """The sink of one attempt of one step; `item` for one run of a fan-out step (a tool call)."""
+
+    def __call__(self, turn_id: str, step: str, attempt: int, item: int | None = None) -> EventSink: ...
+
+
 DEFAULT_MODEL_TIMEOUT = 120.0
 
 

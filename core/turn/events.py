@@ -2,7 +2,8 @@
 store.
 
 On the wire every event is a flat JSON object: `turn_id`, `seq` (1, 2, 3… gap-free per turn),
-`type`, `step`, `attempt`, plus the fields of its type. Producers build the type-specific part
+`type`, `step`, `attempt` (plus `item` in one run of a fan-out step: which tool call of the round it
+is), plus the fields of its type. Producers build the type-specific part
 with the helpers below; an `EventSink` stamps the envelope.
 """
 
@@ -92,6 +93,28 @@ def turn_error(code: str, message: str) -> dict[str, Any]:
     return {"code": code, "message": message}
 
 
-def envelope(turn_id: str, seq: int, type: str, step: str, attempt: int, fields: dict[str, Any]) -> Event:
-    """The flat wire form of one event."""
-    return {"turn_id": turn_id, "seq": seq, "type": type, "step": step, "attempt": attempt, **fields}
+def envelope(
+    turn_id: str,
+    seq: int,
+    type: str,
+    step: str,
+    attempt: int,
+    fields: dict[str, Any],
+    item: int | None = None,
+) -> Event:
+    """The flat wire form of one event; `item` names the run of a fan-out step it belongs to.
+
+    Attempts are counted per (step, item): one call of a tools round may be at attempt 2 while
+    the others are still at attempt 1, so a reader drops only that item's older attempt.
+    """
+    head: Event = {"turn_id": turn_id, "seq": seq, "type": type, "step": step, "attempt": attempt}
+    if item is not None:
+        head["item"] = item
+    return {**head, **fields}
+
+
+def run_of(event: Event) -> str:
+    """Which run an event belongs to, the unit its `attempt` counts: the step, or step#item in a fan-out."""
+    step = str(event.get("step", ""))
+    item = event.get("item")
+    return step if item is None else f"{step}#{item}"

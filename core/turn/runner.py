@@ -38,9 +38,10 @@ def run_step(
 ) -> StepOutput:
     """Run one step until it succeeds, its retries run out, or it fails for good."""
     turn_id = str(state["turn_id"])
+    item = _item_of(spec, state)
     attempt = 1
     while True:
-        sink = deps.sink_for(turn_id, spec.name, attempt)
+        sink = deps.sink_for(turn_id, spec.name, attempt, item)
         sink.emit("step.started", label=spec.label)
         try:
             out = spec.run({**state, "attempt": attempt}, deps)
@@ -64,6 +65,12 @@ def run_step(
         out.pop("attempt", None)
         out.pop("item", None)
         return out
+
+
+def _item_of(spec: StepSpec, state: Mapping[str, Any]) -> int | None:
+    """Which run of a fan-out step this is (its events say so); None for any other step."""
+    item = state.get("item")
+    return int(item) if spec.fan_out is not None and item is not None else None
 
 
 def _failed(

@@ -81,8 +81,9 @@ def ending_event(turn_id: str, events: list[Event], type: str, fields: dict[str,
     last = next((e for e in reversed(events) if e["type"] == "step.started"), None)
     step = str(last["step"]) if last else "runner"
     attempt = int(last["attempt"]) if last else 1
+    item = last.get("item") if last else None
     seq = int(events[-1]["seq"]) + 1 if events else 1
-    return envelope(turn_id, seq, type, step, attempt, dict(fields))
+    return envelope(turn_id, seq, type, step, attempt, dict(fields), item)
 
 
 class RunStoreTurns:

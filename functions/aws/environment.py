@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.turn.deps import SinkFactory
 from core.turn.runstore import RunStore
 from functions.aws.push import ConnectionPusher
 from functions.aws.sink import PushingSink
@@ -23,7 +24,7 @@ def ws_client(callback_url: str | None) -> Any | None:
     return boto_client("apigatewaymanagementapi", endpoint_url=callback_url) if callback_url else None
 
 
-SinkFor = Callable[[str, str, int], PushingSink]
+SinkFor = SinkFactory
 
 
 @dataclass
@@ -34,7 +35,9 @@ class LambdaStepEnvironment:
     push_client: Any | None
     make_deps: Callable[[SinkFor], Any]
 
-    def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink:
+    def sink(
+        self, turn_id: str, step: str, attempt: int, connection_id: str | None, item: int | None = None
+    ) -> PushingSink:
         """A sink storing into the run store (which numbers), pushing to the connection and followers."""
         runs = self.runs
         pusher = None
@@ -48,14 +51,14 @@ class LambdaStepEnvironment:
             )
             listing = getattr(runs, "followers", None)
             followers = (lambda: listing(turn_id)) if listing else None
-        return PushingSink(runs, turn_id, step, attempt, pusher=pusher, followers=followers)
+        return PushingSink(runs, turn_id, step, attempt, pusher=pusher, followers=followers, item=item)
 
     def deps(self, sink: PushingSink) -> Any:
         """The step's dependencies; asking for this attempt's sink gives `sink` (one seq counter)."""
 
-        def sink_for(turn_id: str, step: str, attempt: int) -> PushingSink:
-            if (turn_id, step, attempt) == (sink.turn_id, sink.step, sink.attempt):
+        def sink_for(turn_id: str, step: str, attempt: int, item: int | None = None) -> PushingSink:
+            if (turn_id, step, attempt, item) == (sink.turn_id, sink.step, sink.attempt, sink.item):
                 return sink
-            return self.sink(turn_id, step, attempt, None)
+            return self.sink(turn_id, step, attempt, None, item)
 
         return self.make_deps(sink_for)

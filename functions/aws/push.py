@@ -19,7 +19,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 log = logging.getLogger(__name__)
 # API Gateway accepts up to 128 KB per message; stay below it with room to spare.
 MAX_MESSAGE_BYTES = 120 * 1024
-ENVELOPE_KEYS = ("turn_id", "seq", "type", "step", "attempt")
+ENVELOPE_KEYS = ("turn_id", "seq", "type", "step", "attempt", "item")
 
 
 def encode_message(message: dict[str, Any], limit: int = MAX_MESSAGE_BYTES) -> bytes:

@@ -38,11 +38,13 @@ class PushingSink:
         interval: float = 0.25,
         follower_refresh: float = 2.0,
         monotonic: Callable[[], float] = time.monotonic,
+        item: int | None = None,
     ) -> None:
         self.runs = runs
         self.turn_id = turn_id
         self.step = step
         self.attempt = attempt
+        self.item = item  # which run of a fan-out step (one tool call of a round), else None
         self.pusher = pusher
         self.emitted: list[Event] = []
         self.flushes = 0
@@ -68,7 +70,7 @@ class PushingSink:
                 last["text"] = str(last.get("text", "")) + str(fields["text"])
                 self._flush_if_due()
                 return last
-        event = envelope(self.turn_id, 0, type, self.step, self.attempt, fields)
+        event = envelope(self.turn_id, 0, type, self.step, self.attempt, fields, self.item)
         self._queued.append(event)
         if type in DELTA_TYPES:
             self._flush_if_due()

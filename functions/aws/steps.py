@@ -31,7 +31,9 @@ class StepEnvironment(Protocol):
     @property
     def runs(self) -> RunStore: ...
 
-    def sink(self, turn_id: str, step: str, attempt: int, connection_id: str | None) -> PushingSink: ...
+    def sink(
+        self, turn_id: str, step: str, attempt: int, connection_id: str | None, item: int | None = None
+    ) -> PushingSink: ...
 
     def deps(self, sink: PushingSink) -> Any:
         """The step's dependencies, whose `sink_for` hands out `sink` for this attempt."""
@@ -64,7 +66,8 @@ def run_task(event: Mapping[str, Any], steps: Mapping[str, StepSpec], env: StepE
     spec = steps.get(task.step)
     if spec is None:
         raise ValueError(f"Unknown step {task.step!r}; the table has {sorted(steps)}")
-    sink = env.sink(task.state["turn_id"], spec.name, task.attempt, task.state.get("connection_id"))
+    item = int(task.item) if spec.fan_out is not None and task.item is not None else None
+    sink = env.sink(task.state["turn_id"], spec.name, task.attempt, task.state.get("connection_id"), item)
     given = task.state if task.item is None else {**task.state, "item": task.item}
     sink.emit("step.started", label=spec.label)
     try:

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from core.errors import InvalidInput
 from core.media.images import Attachment, Upload, prepare_images
-from core.turn.events import Event
+from core.turn.events import Event, run_of
 from core.turn.local_service import LocalTurnService
 from core.turn.service import TurnInput
 from functions.chat import local_timezone, model_calls
@@ -46,12 +46,12 @@ class Printer:
 
     def show(self, event: Event) -> None:
         """Print one event."""
-        kind, step = event["type"], event["step"]
+        kind, step, run = event["type"], event["step"], run_of(event)
         attempt = int(event.get("attempt", 1))
-        if self.attempts.get(step, attempt) < attempt:
+        if self.attempts.get(run, attempt) < attempt:
             self._break()
             self.console.print(f"[yellow](retrying {step}, attempt {attempt})[/yellow]")
-        self.attempts[step] = attempt
+        self.attempts[run] = attempt
         if kind in ("reasoning.delta", "text.delta"):
             mode = "reasoning" if kind == "reasoning.delta" else "text"
             if self.mode != mode:

@@ -138,6 +138,7 @@ def test_an_oversized_event_travels_as_a_marked_envelope() -> None:
         "type": "tool.call",
         "step": "tools",
         "attempt": 1,
+        "item": 2,
         "output": "x" * 200_000,
     }
     data = encode_message(event)
@@ -148,5 +149,6 @@ def test_an_oversized_event_travels_as_a_marked_envelope() -> None:
         "type": "tool.call",
         "step": "tools",
         "attempt": 1,
+        "item": 2,
         "truncated": True,
     }

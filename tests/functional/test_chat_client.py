@@ -5,10 +5,13 @@ from __future__ import annotations
 import io
 import json
 import threading
+from typing import Any
 
 import pytest
+from rich.console import Console
 
 from functions.chat import HttpTurnClient, Printer, chat, local_timezone
+from functions.cli.cmd_chat import Printer as CliPrinter
 from tests.fakes.fake_turns import ScriptedTurns
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import KEY, make_env
@@ -63,6 +66,37 @@ def test_printer_notes_a_retried_step() -> None:
     p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hel"})
     p.event({"type": "text.delta", "step": "respond", "attempt": 2, "text": "Hello"})
     assert "retried" in err.getvalue()
+
+
+def test_printers_count_attempts_per_tool_call_of_a_round() -> None:
+    # Call 1 of a tools round is retried while call 0 still reports attempt 1: one retry note each.
+    def tool(item: int, attempt: int, state: str) -> dict[str, Any]:
+        return {
+            "type": "tool.call",
+            "step": "tools",
+            "item": item,
+            "attempt": attempt,
+            "state": state,
+            "label": "L",
+        }
+
+    events = [
+        {"type": "text.delta", "step": "respond", "attempt": 1, "text": "Let me look."},
+        tool(0, 1, "running"),
+        tool(1, 1, "running"),
+        tool(1, 2, "running"),
+        tool(0, 1, "completed"),
+        tool(1, 2, "completed"),
+    ]
+    out, err = io.StringIO(), io.StringIO()
+    p = Printer(out, err)
+    screen = io.StringIO()
+    cli = CliPrinter(Console(file=screen, width=100))
+    for e in events:
+        p.event(e)
+        cli.show(e)
+    assert err.getvalue().count("retried") == 1
+    assert screen.getvalue().count("retrying tools, attempt 2") == 1
 
 
 def test_local_timezone_is_a_known_zone() -> None:

@@ -89,8 +89,8 @@ class HookedSinks(RunStoreSinks):
         super().__init__(run_store)
         self.hooks: list[Callable[[Event], None]] = []
 
-    def __call__(self, turn_id: str, step: str, attempt: int) -> Any:
-        sink = super().__call__(turn_id, step, attempt)
+    def __call__(self, turn_id: str, step: str, attempt: int, item: int | None = None) -> Any:
+        sink = super().__call__(turn_id, step, attempt, item)
         hooks = self.hooks
 
         class Hooked:

@@ -94,6 +94,92 @@ test("after a retried first round, the next round's answer is kept", () => {
   assert.equal(replyText(s), "Let me look. Here is the answer, again.");
 });
 
+// One tools round of three calls (a fan-out: `item` is the call's position); call 1 is retried.
+function mapRoundWithRetry() {
+  seq = 0;
+  const call = (item, callId, state, attempt = 1, extra = {}) =>
+    ev("tool.call", { item, call_id: callId, tool: "readSlice", label: `Viewing ${callId}`, state, input: {}, ...extra }, "tools", attempt);
+  const started = (item, attempt = 1) => ev("step.started", { item, label: "Using tools" }, "tools", attempt);
+  const done = (item, attempt = 1) => ev("step.done", { item, label: "Using tools" }, "tools", attempt);
+  return [
+    ev("step.started", { label: "Thinking" }, "respond", 1),
+    ev("text.delta", { text: "Let me look. " }, "respond", 1),
+    started(0),
+    started(1),
+    started(2),
+    call(0, "c0", "running"),
+    call(1, "c1", "running"),
+    call(2, "c2", "running"),
+    call(1, "c1", "error", 1, { output: "half" }),
+    started(1, 2), // call 1 is retried while calls 0 and 2 are still at attempt 1
+    call(0, "c0", "completed", 1, { output: "zero" }), // late events of the other calls count
+    done(0),
+    call(1, "c1", "running", 2),
+    ev("recall.progress", { item: 1, call_id: "c1", label: "stale" }, "tools", 1), // call 1's old attempt: ignored
+    call(1, "c1", "completed", 2, { output: "one" }),
+    done(1, 2),
+    call(2, "c2", "completed", 1, { output: "two" }),
+    done(2),
+    ev("step.started", { label: "Thinking" }, "respond", 1),
+    ev("text.delta", { text: "Here it is." }, "respond", 1),
+    ev("turn.done", { status: "done", agent_turn_id: "a1", usage: {} }, "finish"),
+  ];
+}
+
+test("a retried call of a tools round drops only its own older card; the others keep theirs", () => {
+  const s = applyEvents(initialTurn(), mapRoundWithRetry());
+  const tools = s.items.filter((i) => i.kind === "tool");
+  assert.deepEqual(
+    tools.map((t) => [t.callId, t.item, t.attempt, t.state, t.output]),
+    [
+      ["c0", 0, 1, "completed", "zero"],
+      ["c2", 2, 1, "completed", "two"],
+      ["c1", 1, 2, "completed", "one"],
+    ],
+  );
+  assert.deepEqual(tools[2].progress, []);
+  assert.equal(replyText(s), "Let me look. \n\nHere it is.");
+  const tool = s.items.find((i) => i.kind === "steps").steps.find((x) => x.step === "tools");
+  assert.equal(tool.status, "done");
+});
+
+test("a live tools round shows every call's card while one call is retried", () => {
+  const events = mapRoundWithRetry();
+  // Up to call 0 completing: call 1 has restarted, call 2 still runs at attempt 1.
+  const s = applyEvents(initialTurn(), events.slice(0, 11));
+  const tools = s.items.filter((i) => i.kind === "tool");
+  assert.deepEqual(tools.map((t) => [t.callId, t.state]), [["c0", "completed"], ["c2", "running"]]);
+  // Call 0's step.done: one call finished is not the step finished while the others still run.
+  const after = applyEvents(s, events.slice(11, 12));
+  assert.equal(after.items[0].steps.find((x) => x.step === "tools").status, "running");
+});
+
+test("replaying a stored tools round with a retried call (a reload) gives the live page's cards", () => {
+  const events = mapRoundWithRetry();
+  const live = events.reduce(applyEvent, initialTurn("t1"));
+  assert.deepEqual(applyEvents(initialTurn("t1"), events), live);
+  // A resume mid-round, then the rest live, ends the same.
+  const resumed = applyEvents(applyEvents(initialTurn("t1"), events.slice(0, 9)), events);
+  assert.deepEqual(resumed, live);
+});
+
+test("the next round's calls start over at attempt 1 and keep the retried round's cards", () => {
+  seq = 0;
+  const s = applyEvents(initialTurn(), [
+    ev("step.started", { item: 0, label: "Using tools" }, "tools", 1),
+    ev("tool.call", { item: 0, call_id: "a", tool: "readSlice", state: "running", input: {} }, "tools", 1),
+    ev("step.started", { item: 0, label: "Using tools" }, "tools", 2),
+    ev("tool.call", { item: 0, call_id: "a", tool: "readSlice", state: "completed", input: {}, output: "a" }, "tools", 2),
+    ev("step.started", { label: "Thinking" }, "respond", 1),
+    ev("step.started", { item: 0, label: "Using tools" }, "tools", 1),
+    ev("tool.call", { item: 0, call_id: "b", tool: "readSlice", state: "completed", input: {}, output: "b" }, "tools", 1),
+    ev("step.started", { item: 0, label: "Using tools" }, "tools", 2),
+    ev("tool.call", { item: 0, call_id: "b", tool: "readSlice", state: "completed", input: {}, output: "b2" }, "tools", 2),
+  ]);
+  const tools = s.items.filter((i) => i.kind === "tool");
+  assert.deepEqual(tools.map((t) => [t.callId, t.output]), [["a", "a"], ["b", "b2"]]);
+});
+
 test("a retry of one step leaves the other steps' items alone", () => {
   seq = 0;
   const s = applyEvents(initialTurn(), [

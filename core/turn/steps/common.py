@@ -55,8 +55,8 @@ def earlier_rounds(deps: TurnDeps, turn_id: str, rnd: int) -> list[Message]:
 
 
 def sink_of(deps: TurnDeps, state: StepState, step: str) -> EventSink:
-    """The event sink of this attempt of this step."""
-    return deps.sink_for(state.turn_id, step, state.attempt)
+    """The event sink of this attempt of this step (of this item, in a fan-out step)."""
+    return deps.sink_for(state.turn_id, step, state.attempt, state.item)
 
 
 def load_request(deps: TurnDeps, turn_id: str) -> TurnInput:

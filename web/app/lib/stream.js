@@ -45,31 +45,47 @@ function replaceItem(state, index, patch) {
   return withItems(state, items);
 }
 
-/** A retried step starts over: forget what its older attempts produced, ignore their late events.
+/** Which run an event belongs to: its step, and for one run of a fan-out step (a tool call of a
+ * round, `item` in the event) that item too. Attempts are counted per run. */
+function runOf(event) {
+  const step = event.step || "";
+  return event.item === undefined || event.item === null ? step : `${step}#${event.item}`;
+}
+
+/** The fields every card keeps of the event that made it: its step, attempt and (fan-out) item. */
+function origin(event) {
+  const base = { step: event.step, attempt: Number(event.attempt) || 1 };
+  return event.item === undefined || event.item === null ? base : { ...base, item: event.item };
+}
+
+/** A retried run starts over: forget what its older attempts produced, ignore their late events.
+ * A run is a step, or one item of a fan-out step: a retried tool call drops only its own older
+ * cards, while the round's other calls (still at attempt 1) keep theirs and their events.
  * A step that runs again (respond in the next tool round) starts at attempt 1: what its earlier
  * runs produced is sealed, so a retry of this run never drops it. */
 function applyAttempt(state, event) {
-  const step = event.step || "";
+  const run = runOf(event);
   const attempt = Number(event.attempt) || 1;
-  const current = state.attempts[step] || 0;
+  const current = state.attempts[run] || 0;
+  const mine = (it) => it.kind !== "steps" && runOf(it) === run;
   if (event.type === "step.started" && attempt === 1 && current >= 1) {
-    const seal = (it) => (it.kind !== "steps" && (it.step || "") === step ? { ...it, sealed: true } : it);
-    return { ...state, items: state.items.map(seal), attempts: { ...state.attempts, [step]: 1 } };
+    const seal = (it) => (mine(it) ? { ...it, sealed: true } : it);
+    return { ...state, items: state.items.map(seal), attempts: { ...state.attempts, [run]: 1 } };
   }
   if (attempt < current) return null;
   if (attempt === current) return state;
-  const stale = (it) => !it.sealed && it.kind !== "steps" && (it.step || "") === step && it.attempt < attempt;
+  const stale = (it) => !it.sealed && mine(it) && it.attempt < attempt;
   const items = state.items.filter((it) => !stale(it));
-  return { ...state, items, attempts: { ...state.attempts, [step]: attempt } };
+  return { ...state, items, attempts: { ...state.attempts, [run]: attempt } };
 }
 
 function appendDelta(state, kind, event) {
   const last = state.items[state.items.length - 1];
   const attempt = Number(event.attempt) || 1;
-  if (last && last.kind === kind && last.step === event.step && last.attempt === attempt) {
+  if (last && last.kind === kind && runOf(last) === runOf(event) && last.attempt === attempt) {
     return replaceItem(state, state.items.length - 1, { text: last.text + (event.text || "") });
   }
-  return addItem(state, { kind, step: event.step, attempt, text: event.text || "", done: false });
+  return addItem(state, { kind, ...origin(event), text: event.text || "", done: false });
 }
 
 function closeOpenDeltas(state, keepKind) {
@@ -95,9 +111,16 @@ function stepsCard(state, event, status) {
   const card = next.items[index];
   const steps = card.steps.slice();
   const at = steps.findIndex((s) => s.step === event.step);
+  const old = at < 0 ? null : steps[at];
   const entry = { step: event.step, label: event.label || event.step, status, attempt: event.attempt || 1 };
+  if (event.item !== undefined && event.item !== null) {
+    // A fan-out step is running while any of its items is: one call done is not the step done.
+    const runs = { ...(old && old.runs), [event.item]: status };
+    entry.runs = runs;
+    entry.status = Object.values(runs).includes("running") ? "running" : "done";
+  }
   if (at < 0) steps.push(entry);
-  else steps[at] = { ...steps[at], ...entry, label: event.label || steps[at].label };
+  else steps[at] = { ...old, ...entry, label: event.label || old.label };
   return replaceItem(next, index, { steps });
 }
 
@@ -110,8 +133,7 @@ function ensureTool(state, event) {
   if (index >= 0) return [state, index];
   const next = addItem(state, {
     kind: "tool",
-    step: event.step,
-    attempt: Number(event.attempt) || 1,
+    ...origin(event),
     callId: event.call_id,
     tool: event.tool || "recall",
     label: event.label || "",
@@ -188,10 +210,10 @@ const HANDLERS = {
   "recall.progress": onRecallProgress,
   "recall.hits": onRecallHits,
   "card.evolved": (s, e) =>
-    addItem(s, { kind: "evolution", step: e.step, attempt: e.attempt || 1, summary: e.summary || "", diff: e.diff || "" }),
+    addItem(s, { kind: "evolution", ...origin(e), summary: e.summary || "", diff: e.diff || "" }),
   "card.skipped": (s, e) =>
-    addItem(s, { kind: "evolution", step: e.step, attempt: e.attempt || 1, skipped: true, reason: e.reason || "" }),
-  "attachment.unseen": (s, e) => addItem(s, { kind: "notice", step: e.step, attempt: e.attempt || 1, code: "attachment.unseen", count: e.count || 1 }),
+    addItem(s, { kind: "evolution", ...origin(e), skipped: true, reason: e.reason || "" }),
+  "attachment.unseen": (s, e) => addItem(s, { kind: "notice", ...origin(e), code: "attachment.unseen", count: e.count || 1 }),
   "turn.done": (s, e) => {
     const status = e.status === "interrupted" ? "interrupted" : "done";
     const base = status === "done" ? finishSteps(s) : s;
@@ -201,8 +223,7 @@ const HANDLERS = {
   "turn.error": (s, e) => {
     const next = addItem(interruptRunning(s), {
       kind: "error",
-      step: e.step,
-      attempt: e.attempt || 1,
+      ...origin(e),
       code: e.code || "internal",
       message: e.message || "",
     });
