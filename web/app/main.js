@@ -5,6 +5,7 @@ import { html } from "./html.js";
 import { App } from "./app.js";
 import { signInUrl } from "./lib/urls.js";
 import { registerServiceWorker } from "./pwa.js";
+import { adoptPersonaFromUrl } from "./persona-picker.js";
 
 async function mustSignIn() {
   try {
@@ -19,4 +20,7 @@ async function mustSignIn() {
 registerServiceWorker();
 
 if (await mustSignIn()) globalThis.location.replace(signInUrl(globalThis.location));
-else render(html`<${App} />`, document.getElementById("app"));
+else {
+  await adoptPersonaFromUrl(); // a demo link's `?persona=ID`, before anything reads the memory
+  render(html`<${App} />`, document.getElementById("app"));
+}
