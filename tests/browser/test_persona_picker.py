@@ -160,3 +160,28 @@ def test_a_link_naming_no_such_persona_says_so_and_keeps_the_current_one(
     page.reload()
     expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
     expect(page.get_by_test_id("persona-notice")).to_have_count(0)
+
+
+def test_offline_each_persona_sees_its_own_last_timeline(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/?persona=jia", wait="[data-testid=briefing-name]")
+    page.wait_for_function("() => navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now under the service worker: this load keeps Jia's copy
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(1)
+    jia_rows = page.locator("[role=option]").count()
+    page.goto(demo_server.url + "/?persona=nell")  # and Nell's, read last
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(0)
+    app.context.set_offline(True)
+    app.problems.allow("ERR_INTERNET_DISCONNECTED")
+    page.reload()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")
+    expect(page.get_by_test_id("offline")).to_be_visible()
+    # The picker's cookie says Jia again: offline, the page shows her copy, not the last one read.
+    page.evaluate("document.cookie = 'previously_persona=jia; path=/'")
+    page.reload()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(1)
+    assert page.locator("[role=option]").count() == jia_rows

@@ -1,5 +1,6 @@
 // JSON over fetch for the API: one error type, and a 401 sends the browser to the sign-in page.
 import { signInUrl } from "./lib/urls.js";
+import { withPersona } from "./lib/persona.js";
 
 export class ApiError extends Error {
   constructor(status, code, message) {
@@ -17,7 +18,9 @@ export async function apiFetch(method, path, body = undefined) {
     res = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json", Accept: "application/json" },
+      headers: withPersona(
+        body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json", Accept: "application/json" },
+      ),
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
