@@ -1,7 +1,7 @@
 // The service worker: the app shell and the last timeline the page read, for a phone that is
 // offline. Always the network first (so an update shows at once), the cache only when it fails.
 // SHELL is checked against the files in web/ by tests/unit/test_pwa.py. API replies are kept per
-// demo persona: the page repeats the picker's cookie in PERSONA_HEADER (app/lib/persona.js), and
+// demo persona: the page repeats the picker's cookie in PERSONA_HEADER (app/api.js), and
 // the copy's key is the URL with that persona added (a `?persona=` already in the URL wins, as
 // it does on the server), so offline each persona sees its own last timeline.
 
@@ -46,7 +46,6 @@ const SHELL = [
   "app/lib/i18n.js",
   "app/lib/import-flow.js",
   "app/lib/keys.js",
-  "app/lib/persona.js",
   "app/lib/prefs.js",
   "app/lib/search.js",
   "app/lib/stream.js",
@@ -59,6 +58,7 @@ const SHELL = [
   "app/markdown.js",
   "app/navigation.js",
   "app/panes.js",
+  "app/persona-link.js",
   "app/persona-picker.js",
   "app/popover.js",
   "app/preboot.js",

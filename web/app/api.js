@@ -1,6 +1,14 @@
 // JSON over fetch for the API: one error type, and a 401 sends the browser to the sign-in page.
 import { signInUrl } from "./lib/urls.js";
-import { withPersona } from "./lib/persona.js";
+
+// The demo persona the picker's cookie names, repeated in a header only sw.js reads (it cannot
+// see cookies), so it keeps each persona's offline copy apart.
+const PERSONA_HEADER = "X-Previously-Persona";
+function withPersona(headers) {
+  const cookies = globalThis.document ? document.cookie : "";
+  const m = /(?:^|;\s*)previously_persona=([\w.-]{1,64})(?:;|$)/.exec(cookies);
+  return m ? { ...headers, [PERSONA_HEADER]: m[1] } : headers; // an odd value: no header, no failed call
+}
 
 export class ApiError extends Error {
   constructor(status, code, message) {

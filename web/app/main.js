@@ -5,7 +5,6 @@ import { html } from "./html.js";
 import { App } from "./app.js";
 import { signInUrl } from "./lib/urls.js";
 import { registerServiceWorker } from "./pwa.js";
-import { adoptPersonaFromUrl } from "./persona-picker.js";
 
 async function mustSignIn() {
   try {
@@ -21,6 +20,7 @@ registerServiceWorker();
 
 if (await mustSignIn()) globalThis.location.replace(signInUrl(globalThis.location));
 else {
-  await adoptPersonaFromUrl(); // a demo link's `?persona=ID`, before anything reads the memory
+  // A demo link's `?persona=ID`, adopted before anything reads the memory.
+  if (/[?&]persona=/.test(globalThis.location.href)) await (await import("./persona-link.js")).adoptPersonaFromUrl();
   render(html`<${App} />`, document.getElementById("app"));
 }

@@ -1,8 +1,7 @@
 // The demo's persona picker: in a demo with several personas the briefing's name is a button
 // that opens a dialog of persona cards; picking one remembers it in the cookie the server reads
 // (GET /api/demo/personas names it) and reloads the page, so every view reads the new persona.
-// A link may name the persona too: `/?persona=jia` (or `#/card?persona=jia`) picks it the same
-// way before the page first renders, then drops the parameter from the address bar.
+// A link may name the persona too (app/persona-link.js, loaded only then).
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
@@ -12,7 +11,7 @@ import { api } from "./api.js";
 const YEAR_SECONDS = 365 * 24 * 3600;
 
 /** Remember `id` for every later request (the API, the WebSocket and the offline copy). */
-function rememberPersona(cookie, id) {
+export function rememberPersona(cookie, id) {
   document.cookie = `${cookie}=${encodeURIComponent(id)}; path=/; max-age=${YEAR_SECONDS}; SameSite=Lax`;
 }
 
@@ -22,49 +21,15 @@ export function choosePersona(cookie, id) {
   globalThis.location.reload();
 }
 
-/** `?persona=ID` in a page address, before the hash or in the hash's own query (the first wins):
- * `{id, rest}` with `rest` the same address (path, query, hash) without it; null when absent. */
-export function personaInUrl(href) {
-  const url = new URL(href);
-  let id = url.searchParams.get("persona");
-  url.searchParams.delete("persona");
-  const q = url.hash.indexOf("?");
-  if (q >= 0) {
-    const params = new URLSearchParams(url.hash.slice(q + 1));
-    if (params.has("persona")) {
-      id = id ?? params.get("persona");
-      params.delete("persona");
-      const left = params.toString();
-      url.hash = url.hash.slice(0, q) + (left ? `?${left}` : "");
-    }
-  }
-  return id === null ? null : { id, rest: `${url.pathname}${url.search}${url.hash}` };
-}
-
-let urlNotice = null; // what became of the address's `?persona=`, for PersonaUrlNotice
-
-/** Before the first render: adopt the persona the address names (the picker's cookie), or keep
- * the current one and leave a notice; either way the parameter leaves the address bar. */
-export async function adoptPersonaFromUrl(loc = globalThis.location) {
-  const found = personaInUrl(loc.href);
-  if (!found) return;
-  const id = found.id;
-  try {
-    const cast = await api.get(`/api/demo/personas?persona=${encodeURIComponent(id)}`);
-    if (cast && cast.personas.length > 1) rememberPersona(cast.cookie, id);
-    else urlNotice = { key: "persona.none", id };
-  } catch (err) {
-    urlNotice = err && err.status === 400 ? { key: "persona.unknown", id } : { key: "persona.unchecked", id };
-  }
-  globalThis.history.replaceState(globalThis.history.state, "", found.rest);
-}
+let urlNotice = null; // what became of a demo link's unknown `?persona=` (app/persona-link.js)
+export const setUrlNotice = (notice) => (urlNotice = notice);
 
 /** The notice an address naming no such persona leaves (the page stays on the current one). */
 export function PersonaUrlNotice({ t }) {
   const [notice, setNotice] = useState(urlNotice);
   if (!notice) return null;
   const close = () => ((urlNotice = null), setNotice(null));
-  return html`<p class="persona-url-notice" role="alert" data-testid="persona-notice">
+  return html`<p class="offline-bar persona-url-notice" role="alert" data-testid="persona-notice">
     <span>${t(notice.key, { id: notice.id })}</span>
     <button type="button" class="link-btn" onClick=${close}>${t("common.close")}</button>
   </p>`;
