@@ -1,9 +1,13 @@
 // The service worker: the app shell and the last timeline the page read, for a phone that is
 // offline. Always the network first (so an update shows at once), the cache only when it fails.
-// SHELL is checked against the files in web/ by tests/unit/test_pwa.py.
+// SHELL is checked against the files in web/ by tests/unit/test_pwa.py. API replies are kept per
+// demo persona: the page repeats the picker's cookie in PERSONA_HEADER (app/api.js), and
+// the copy's key is the URL with that persona added (a `?persona=` already in the URL wins, as
+// it does on the server), so offline each persona sees its own last timeline.
 
 const SHELL_CACHE = "previously-shell-v1";
-const DATA_CACHE = "previously-data-v1";
+const DATA_CACHE = "previously-data-v2"; // v1 kept replies by URL alone, whoever's they were
+const PERSONA_HEADER = "X-Previously-Persona";
 const BASE = new URL("./", self.location).pathname;
 // The reads the page needs to show the timeline, a slice and the card (never turns, search, export).
 const DATA = /^api\/(timeline|state|strands|config|models|card|slices\/[0-9-]+)$/;
@@ -54,6 +58,7 @@ const SHELL = [
   "app/markdown.js",
   "app/navigation.js",
   "app/panes.js",
+  "app/persona-link.js",
   "app/persona-picker.js",
   "app/popover.js",
   "app/preboot.js",
@@ -107,14 +112,22 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-async function networkFirst(request, cacheName, fallback) {
+/** The key of an API reply's offline copy: its URL, plus the persona the request names. */
+function dataKey(request) {
+  const url = new URL(request.url);
+  const persona = request.headers.get(PERSONA_HEADER);
+  if (persona && !url.searchParams.has("persona")) url.searchParams.set("persona", persona);
+  return url.href;
+}
+
+async function networkFirst(request, cacheName, fallback, key = request) {
   const cache = await caches.open(cacheName);
   try {
     const response = await fetch(request);
-    if (response.ok && response.type === "basic") cache.put(request, response.clone());
+    if (response.ok && response.type === "basic") cache.put(key, response.clone());
     return response;
   } catch (err) {
-    const hit = (await cache.match(request)) || (fallback && (await cache.match(fallback)));
+    const hit = (await cache.match(key)) || (fallback && (await cache.match(fallback)));
     if (hit) return hit;
     throw err;
   }
@@ -126,7 +139,7 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || url.origin !== self.location.origin || !url.pathname.startsWith(BASE)) return;
   const rel = url.pathname.slice(BASE.length);
   if (rel.startsWith("api/")) {
-    if (DATA.test(rel)) event.respondWith(networkFirst(request, DATA_CACHE));
+    if (DATA.test(rel)) event.respondWith(networkFirst(request, DATA_CACHE, null, dataKey(request)));
     return;
   }
   event.respondWith(networkFirst(request, SHELL_CACHE, request.mode === "navigate" ? "./" : null));

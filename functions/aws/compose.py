@@ -67,7 +67,10 @@ def api_deps(key: SecretKey) -> Deps:
     from functions.deps import build_deps
 
     deps = build_deps(settings_for(key), require_auth=True, in_process_turns=False)
-    return dataclasses.replace(deps, runs=run_store(), turns=turns(), maintenance=None)
+    deps = dataclasses.replace(deps, runs=run_store(), turns=turns(), maintenance=None)
+    if deps.cast is not None:  # a demo's default persona is these Deps, not the ones before the swap
+        deps.cast.deps[deps.cast.default] = deps
+    return deps
 
 
 @lru_cache(maxsize=1)

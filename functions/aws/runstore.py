@@ -56,6 +56,13 @@ class _Tail:
     events: list[Event]
 
 
+def _connection_segment(connection_id: str) -> str:
+    """Connection ids are base64-like ('=', maybe '/'); hex keeps them one safe path segment."""
+    if not 0 < len(connection_id) <= 128:
+        raise InvalidInput("Invalid connection id")
+    return connection_id.encode().hex()
+
+
 def _runs(events: list[Event]) -> list[list[Event]]:
     """`events` (in seq order) cut where the seq jumps."""
     runs: list[list[Event]] = []
@@ -234,10 +241,24 @@ class S3RunStore:
         return [bytes.fromhex(key.removeprefix(prefix)).decode() for key in self._keys(prefix)]
 
     def _follower_key(self, turn_id: str, connection_id: str) -> str:
-        # Connection ids are base64-like ('=', maybe '/'); hex keeps them one safe path segment.
-        if not 0 < len(connection_id) <= 128:
-            raise InvalidInput("Invalid connection id")
-        return f"{self._base(turn_id)}followers/{connection_id.encode().hex()}"
+        return f"{self._base(turn_id)}followers/{_connection_segment(connection_id)}"
+
+    # What a WebSocket connection chose at $connect (its demo persona), for its later messages,
+    # which API Gateway delivers without headers. One object beside the turns' folders (so
+    # turn_ids never lists it, and the lifecycle rule expires one a lost $disconnect left).
+    def note_connection(self, connection_id: str, persona: str) -> None:
+        self._put(self._connection_key(connection_id), {"persona": persona})
+
+    def connection_note(self, connection_id: str) -> str | None:
+        note = self._get_json(self._connection_key(connection_id))
+        persona = note.get("persona") if isinstance(note, dict) else None
+        return persona if isinstance(persona, str) else None
+
+    def forget_connection(self, connection_id: str) -> None:
+        self.client.delete_object(Bucket=self.bucket, Key=self._connection_key(connection_id))
+
+    def _connection_key(self, connection_id: str) -> str:
+        return f"{self.prefix}ws-{_connection_segment(connection_id)}.json"
 
     def _chunks(self, turn_id: str) -> list[tuple[str, int, int]]:
         """(key, first seq, last seq) of every stored batch, in seq order."""

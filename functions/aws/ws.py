@@ -7,6 +7,11 @@ push the turn's events straight back; `turn.follow` replays what the run store h
 and registers the connection so the running steps push to it too (a client may see a seq twice
 around that moment, never miss one); `turn.cancel` is the stop button. Replies are the local
 server's messages: `{"type": "turn.accepted", "turn_id"}` and `{"type": "error", "error", "message"}`.
+
+In a demo with several personas a connection reads the persona it named at `$connect`
+(`?persona=` on the socket's URL, else the picker's cookie, else the default; an unknown
+`?persona=` is refused with 400). API Gateway sends later messages without headers, so the
+choice is kept in the run store under the connection id until `$disconnect`.
 """
 
 from __future__ import annotations
@@ -15,16 +20,41 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
-from typing import Any
+from typing import Any, Protocol
 
-from core.errors import PreviouslyError
+from core.errors import InvalidInput, PreviouslyError
 from core.turn.runstore import RunStore
 from core.turn.service import TurnInput, TurnService
 from functions.api.schemas import WsFollow, WsStart
 from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.aws.push import ConnectionPusher
+from functions.deps import PERSONA_COOKIE, PERSONA_PARAM
 
 Admit = Callable[[Mapping[str, str], Mapping[str, str]], bool]
+
+
+@dataclass(frozen=True)
+class WsTarget:
+    """What one persona's connections act on: its turns, its runs, its way of reading a start."""
+
+    turns: TurnService
+    runs: RunStore
+    to_input: Callable[[WsStart], TurnInput]
+
+
+# A persona's target from `(?persona=, cookie)`: functions/deps.py `persona_deps` (InvalidInput
+# for an unknown `?persona=`, the default for an unknown cookie).
+PickPersona = Callable[[str | None, str | None], WsTarget]
+
+
+class ConnectionNotes(Protocol):
+    """Where a connection's persona choice waits for its messages (the S3 run store)."""
+
+    def note_connection(self, connection_id: str, persona: str) -> None: ...
+
+    def connection_note(self, connection_id: str) -> str | None: ...
+
+    def forget_connection(self, connection_id: str) -> None: ...
 
 
 def lower_headers(event: Mapping[str, Any]) -> dict[str, str]:
@@ -49,28 +79,64 @@ def response(status: int) -> dict[str, Any]:
 
 @dataclass
 class WsRoutes:
-    """Route handling with every dependency injected (the Lambda entry wires the real ones)."""
+    """Route handling with every dependency injected (the Lambda entry wires the real ones).
+    `turns`, `runs` and `to_input` are the default persona's; with several personas, `personas`
+    picks a connection's own and `notes` remembers its choice between events."""
 
     turns: TurnService
     runs: RunStore
     pusher_for: Callable[[str], ConnectionPusher]
     admit: Admit
     to_input: Callable[[WsStart], TurnInput]
+    personas: PickPersona | None = None
+    notes: ConnectionNotes | None = None
 
     def handle(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """One API Gateway WebSocket event → the integration response."""
         context = event.get("requestContext") or {}
         route = context.get("routeKey")
+        connection_id = str(context.get("connectionId") or "")
         if route == "$connect":
             headers = lower_headers(event)
-            return response(200 if self.admit(headers, cookies_of(headers)) else 401)
+            query = event.get("queryStringParameters") or {}
+            return response(self.connect(connection_id, headers, cookies_of(headers), query))
         if route == "$disconnect":
+            if self.notes is not None and connection_id:
+                self.notes.forget_connection(connection_id)
             return response(200)
-        connection_id = str(context.get("connectionId") or "")
         if not connection_id:
             return response(400)
         self.message(connection_id, str(event.get("body") or ""))
         return response(200)
+
+    def connect(
+        self,
+        connection_id: str,
+        headers: Mapping[str, str],
+        cookies: Mapping[str, str],
+        query: Mapping[str, str],
+    ) -> int:
+        """The `$connect` status: 401 unless admitted, 400 for an unknown `?persona=`."""
+        if not self.admit(headers, cookies):
+            return 401
+        if self.personas is None:
+            return 200
+        asked, remembered = query.get(PERSONA_PARAM), cookies.get(PERSONA_COOKIE)
+        try:
+            self.personas(asked, remembered)
+        except InvalidInput:
+            return 400
+        choice = asked if asked is not None else remembered
+        if choice is not None and self.notes is not None and connection_id:
+            self.notes.note_connection(connection_id, choice)
+        return 200
+
+    def target(self, connection_id: str) -> WsTarget:
+        """The persona this connection chose at `$connect` (the default without a choice)."""
+        if self.personas is None:
+            return WsTarget(self.turns, self.runs, self.to_input)
+        noted = self.notes.connection_note(connection_id) if self.notes is not None else None
+        return self.personas(None, noted)
 
     def message(self, connection_id: str, text: str) -> None:
         """Act on one client message; refusals go back to the client, never raise."""
@@ -81,29 +147,33 @@ class WsRoutes:
             self._error(pusher, refusal.code, str(refusal))
             return
         try:
+            target = self.target(connection_id)
             if isinstance(action, WsStart):
-                request = dataclasses.replace(self.to_input(action), connection_id=connection_id)
-                turn_id = self.turns.start(request)
+                request = dataclasses.replace(target.to_input(action), connection_id=connection_id)
+                turn_id = target.turns.start(request)
                 pusher.push([{"type": "turn.accepted", "turn_id": turn_id}])
             elif isinstance(action, WsFollow):
-                self.follow(pusher, connection_id, action.turn_id, action.after)
+                self.follow(target, pusher, connection_id, action.turn_id, action.after)
             else:
-                self.turns.cancel(action.turn_id)
+                target.turns.cancel(action.turn_id)
         except PreviouslyError as exc:
             self._error(pusher, exc.code, str(exc))
 
-    def follow(self, pusher: ConnectionPusher, connection_id: str, turn_id: str, after: int) -> None:
+    @staticmethod
+    def follow(
+        target: WsTarget, pusher: ConnectionPusher, connection_id: str, turn_id: str, after: int
+    ) -> None:
         """Replay the stored events after `after`, then keep the connection on the running turn."""
-        state = self.turns.state(turn_id, after)
+        state = target.turns.state(turn_id, after)
         pusher.push(state.events)
         last = state.events[-1]["seq"] if state.events else after
         if state.status != "running":
             return
-        add = getattr(self.runs, "add_follower", None)
+        add = getattr(target.runs, "add_follower", None)
         if add is not None:
             add(turn_id, connection_id)
         # Anything stored between the replay and the registration, which the steps will not resend.
-        pusher.push(self.turns.state(turn_id, last).events)
+        pusher.push(target.turns.state(turn_id, last).events)
 
     @staticmethod
     def _error(pusher: ConnectionPusher, code: str, message: str) -> None:

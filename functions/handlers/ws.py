@@ -8,7 +8,8 @@ from typing import Any
 
 from functions.aws import compose
 from functions.aws.push import ConnectionPusher
-from functions.aws.ws import WsRoutes
+from functions.aws.ws import WsRoutes, WsTarget
+from functions.deps import Deps, persona_deps
 from functions.handlers.snapshot import API_MODULES, preload
 
 preload(*API_MODULES)
@@ -37,10 +38,20 @@ def _routes(key: compose.SecretKey) -> WsRoutes:
             return False
         return origin_allowed("POST", headers, deps.security.key)
 
+    def target(persona: Deps) -> WsTarget:  # pictures sent again are read from that memory
+        return WsTarget(persona.turns, persona.runs, lambda action: to_input(action, persona.storage))
+
+    def pick(asked: str | None, remembered: str | None) -> WsTarget:
+        return target(persona_deps(deps, asked, remembered))  # the same choice as every route
+
+    base = target(deps)
+    several = deps.cast is not None
     return WsRoutes(
-        deps.turns,
-        deps.runs,
+        base.turns,
+        base.runs,
         lambda cid: ConnectionPusher(client, [cid]),
         admit,
-        lambda action: to_input(action, deps.storage),  # pictures sent again are read from memory
+        base.to_input,
+        personas=pick if several else None,
+        notes=compose.run_store() if several else None,
     )

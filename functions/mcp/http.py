@@ -6,6 +6,8 @@ The caller passes exactly the checks of the rest of the API — the access key (
 session, and the same-origin guard — before the MCP layer sees a byte. Writes follow the
 memory's config.json (`mcpRemember`); a server without sign-in (this machine only) also turns
 on the SDK's DNS-rebinding protection, so a web page cannot reach it through a hostile name.
+In a multi-persona demo the exchange reads the persona the request names, as every API route
+does (`?persona=`, else the picker's cookie, else the default; an unknown `?persona=` is a 400).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from starlette.requests import Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from core.errors import InvalidInput
 from functions.api.errors import error_response
-from functions.deps import Deps
+from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
 
 PATH = "/mcp"
 LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
@@ -40,16 +43,22 @@ class McpEndpoint:
             # a server without a server-to-client stream answer 405, and clients carry on with POST.
             await _not_allowed(scope, receive, send)
             return
-        await self._exchange(scope, receive, send)
+        try:
+            deps = persona_deps(
+                self.deps, request.query_params.get(PERSONA_PARAM), request.cookies.get(PERSONA_COOKIE)
+            )
+        except InvalidInput as exc:
+            await error_response(400, "invalid_input", str(exc))(scope, receive, send)
+            return
+        await self._exchange(deps, scope, receive, send)
 
-    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _exchange(self, deps: Deps, scope: Scope, receive: Receive, send: Send) -> None:
         # Imported on first use: the MCP SDK is not needed by a cold start that serves only /api.
         from mcp.server.transport_security import TransportSecuritySettings
 
         from functions.mcp.access import build_access
         from functions.mcp.server import build_server
 
-        deps = self.deps
         access = build_access(
             deps.storage, deps.models, source="MCP (remote)", clock=deps.clock, ids=deps.ids, remote=True
         )

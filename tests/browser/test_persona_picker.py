@@ -114,3 +114,74 @@ def test_the_demo_badge_switches_persona_from_any_screen(make_app, demo_server: 
     page.wait_for_load_state()
     page.goto(demo_server.url + "/")
     expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_link_naming_jia_opens_her_memory_and_leaves_the_address_clean(
+    make_app, demo_server: Server, size: str
+) -> None:
+    app = make_app(demo_server, size=size)
+    page = app.open("/?persona=jia", wait="[data-testid=briefing-name]")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(1)
+    assert "persona" not in page.url
+    expect(page.get_by_test_id("persona-notice")).to_have_count(0)
+    # The picker's cookie is set: a plain load afterwards stays on Jia.
+    page.goto(demo_server.url + "/")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    # The hash's own query works as well, and the rest of the address is kept.
+    page.goto(demo_server.url + "/#/card?persona=xiaowen")
+    page.reload()
+    page.wait_for_selector("[data-testid=card-page], .card-page")
+    assert page.url.endswith("/#/card")
+    page.goto(demo_server.url + "/")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("周晓雯")
+    assert_fits(app)
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_link_naming_no_such_persona_says_so_and_keeps_the_current_one(
+    make_app, demo_server: Server, size: str
+) -> None:
+    app = make_app(demo_server, size=size)
+    app.problems.allow("persona=zed")  # the 400 that says no such persona
+    page = app.open("/?persona=jia", wait="[data-testid=briefing-name]")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    page.goto(demo_server.url + "/?persona=zed")
+    notice = page.get_by_test_id("persona-notice")
+    expect(notice).to_contain_text("no demo persona called “zed”")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    assert "persona" not in page.url
+    assert serious_violations(page) == []
+    assert_fits(app)
+    save_screenshot(page, f"persona-unknown-link-{size}")
+    notice.get_by_role("button").click()
+    expect(notice).to_have_count(0)
+    page.reload()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.get_by_test_id("persona-notice")).to_have_count(0)
+
+
+def test_offline_each_persona_sees_its_own_last_timeline(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/?persona=jia", wait="[data-testid=briefing-name]")
+    page.wait_for_function("() => navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now under the service worker: this load keeps Jia's copy
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(1)
+    jia_rows = page.locator("[role=option]").count()
+    page.goto(demo_server.url + "/?persona=nell")  # and Nell's, read last
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(0)
+    app.context.set_offline(True)
+    app.problems.allow("ERR_INTERNET_DISCONNECTED")
+    page.reload()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Nell Marchetti")
+    expect(page.get_by_test_id("offline")).to_be_visible()
+    # The picker's cookie says Jia again: offline, the page shows her copy, not the last one read.
+    page.evaluate("document.cookie = 'previously_persona=jia; path=/'")
+    page.reload()
+    expect(page.get_by_test_id("briefing-name")).to_have_text("Wen Jia")
+    expect(page.locator(f"[role=option][data-slice-id='{JIA_NEWEST}']")).to_have_count(1)
+    assert page.locator("[role=option]").count() == jia_rows

@@ -251,3 +251,35 @@ def test_the_maintenance_handler_closes_an_expired_slice_and_reports(aws_env: Pa
     closed = parse_core_md(path.read_text(encoding="utf-8"))
     assert closed.status == "closed" and [t.content for t in closed.turns] == ["Plan the trip.", "Gladly."]
     assert handler({"source": "aws.events"}, None)["closed"] == []
+
+
+def test_a_demo_websocket_honours_the_persona_through_persona_deps(
+    aws_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import boto3
+
+    from functions.handlers import ws
+
+    monkeypatch.setenv("STORAGE", "demo")
+    monkeypatch.delenv("PREVIOUSLY_MEMORY")
+    reset_entries()
+    boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="runs")
+    key = {"x-access-key": "open sesame"}
+
+    def connect(headers: dict[str, str], query: dict[str, str] | None = None) -> int:
+        event = {"requestContext": {"routeKey": "$connect", "connectionId": "c="}, "headers": headers}
+        if query is not None:
+            event["queryStringParameters"] = query
+        return int(ws.handler(event, None)["statusCode"])
+
+    deps = compose.api_deps(compose.secret_key())
+    assert deps.cast is not None
+    routes = ws._routes(compose.secret_key())
+    assert connect(key, {"persona": "zed"}) == 400
+    assert connect({**key, "Cookie": "previously_persona=jia"}) == 200
+    assert routes.target("c=").turns is deps.cast.deps["jia"].turns
+    assert connect(key, {"persona": "nell"}) == 200
+    # The default persona's connections start turns on Step Functions, as outside the demo.
+    assert routes.target("c=").turns is deps.turns is compose.turns()
+    ws.handler({"requestContext": {"routeKey": "$disconnect", "connectionId": "c="}}, None)
+    assert compose.run_store().connection_note("c=") is None

@@ -11,12 +11,12 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from core.errors import NotFound
+from core.errors import InvalidInput, NotFound
 from core.turn.service import TurnInput, TurnState
 from functions.api.schemas import WsStart
 from functions.aws.push import ConnectionPusher
 from functions.aws.runstore import S3RunStore
-from functions.aws.ws import WsRoutes, cookies_of, lower_headers
+from functions.aws.ws import WsRoutes, WsTarget, cookies_of, lower_headers
 
 pytestmark = pytest.mark.functional
 
@@ -154,3 +154,81 @@ def test_headers_and_cookies_are_read_leniently() -> None:
     assert headers["origin"] == "https://a"
     assert cookies_of(headers) == {"x": "1", "previously_session": "abc"}
     assert cookies_of({"cookie": "=;;bad\x00"}) == {}
+
+
+def persona_event(
+    route: str, body: Any = None, headers: dict[str, str] | None = None, persona: str | None = None
+) -> dict[str, Any]:
+    e = event(route, body, {"X-Access-Key": "key", **(headers or {})})
+    if persona is not None:
+        e["queryStringParameters"] = {"persona": persona}
+    return e
+
+
+@pytest.fixture
+def cast() -> Iterator[tuple[WsRoutes, dict[str, FakeTurns], Recorder, S3RunStore]]:
+    """Routes over two personas (each with its own turns), their choice kept in a real run store."""
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="runs")
+        runs = S3RunStore(s3, "runs")
+        turns = {"nell": FakeTurns(runs), "jia": FakeTurns(runs)}
+        recorder = Recorder()
+
+        def pick(asked: str | None, remembered: str | None) -> WsTarget:
+            if asked is not None and asked not in turns:
+                raise InvalidInput(f"Unknown demo persona {asked!r}.")
+            pid = asked or (remembered if remembered in turns else "nell")
+            return WsTarget(turns[pid], runs, lambda a: TurnInput(message=a.message, timezone=a.timezone))
+
+        nell = pick("nell", None)
+        routes = WsRoutes(
+            nell.turns,
+            runs,
+            lambda cid: ConnectionPusher(recorder, [cid]),
+            lambda headers, cookies: headers.get("x-access-key") == "key",
+            nell.to_input,
+            personas=pick,
+            notes=runs,
+        )
+        yield routes, turns, recorder, runs
+
+
+START = {"action": "turn.start", "message": "hello"}
+
+
+def test_a_connection_keeps_the_persona_it_named_for_its_messages(cast: Any) -> None:
+    routes, turns, _, runs = cast
+    assert routes.handle(persona_event("$connect", persona="jia"))["statusCode"] == 200
+    assert runs.connection_note("conn=") == "jia"
+    assert runs.turn_ids() == []  # the note is no turn: recovery never sees it
+    routes.handle(event("turn.start", START))  # as API Gateway sends it: no headers, no query
+    assert [t.message for t in turns["jia"].started] == ["hello"] and turns["nell"].started == []
+    routes.handle(event("$disconnect"))
+    assert runs.connection_note("conn=") is None
+    routes.handle(event("turn.start", START))  # a connection with no choice reads the default
+    assert len(turns["nell"].started) == 1 and len(turns["jia"].started) == 1
+
+
+def test_the_cookie_chooses_when_the_url_does_not_and_the_url_wins(cast: Any) -> None:
+    routes, turns, _, runs = cast
+    jar = {"Cookie": "previously_persona=jia"}
+    assert routes.handle(persona_event("$connect", headers=jar))["statusCode"] == 200
+    assert runs.connection_note("conn=") == "jia"
+    assert routes.handle(persona_event("$connect", headers=jar, persona="nell"))["statusCode"] == 200
+    assert runs.connection_note("conn=") == "nell"
+    stale = {"Cookie": "previously_persona=gone-since"}
+    assert routes.handle(persona_event("$connect", headers=stale))["statusCode"] == 200
+    routes.handle(event("turn.start", START))
+    assert len(turns["nell"].started) == 1 and turns["jia"].started == []
+
+
+def test_an_unknown_persona_on_the_url_is_refused_and_nothing_is_noted(cast: Any) -> None:
+    routes, _, _, runs = cast
+    for bad in ("zed", "", "../jia"):
+        assert routes.handle(persona_event("$connect", persona=bad))["statusCode"] == 400
+    assert runs.connection_note("conn=") is None
+    # Admission comes first: without the key the answer is 401, whatever the persona.
+    refused = event("$connect")
+    refused["queryStringParameters"] = {"persona": "zed"}
+    assert routes.handle(refused)["statusCode"] == 401

@@ -175,3 +175,40 @@ def test_a_chat_turn_on_jia_lands_in_her_overlay_only(
     assert nell.get(f"/api/slices/{slice_id}").status_code == 404
     assert len(nell.get("/api/timeline").json()["slices"]) == 50
     assert _tree_digest(deps_module.SAMPLE_ROOT) == before
+
+
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+READ_CARD = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "read_card", "arguments": {}},
+}
+
+
+def _mcp_card(deps: Deps, query: str = "", cookie: str | None = None) -> tuple[int, str]:
+    """POST one `read_card` call to /mcp (on a loopback name: the unsigned server guards its host)."""
+    cookies = {PERSONA_COOKIE: cookie} if cookie else None
+    client = TestClient(create_app(deps), base_url="http://127.0.0.1:8000", cookies=cookies)
+    r = client.post(f"/mcp{query}", json=READ_CARD, headers=MCP_HEADERS)
+    return r.status_code, r.text
+
+
+def test_mcp_reads_the_persona_the_query_or_cookie_names(demo: tuple[Deps, TestClient]) -> None:
+    deps, _ = demo
+    status, nell = _mcp_card(deps)
+    assert status == 200 and "Tidewater" in nell and "Fraserview" not in nell
+    status, jia = _mcp_card(deps, "?persona=jia")
+    assert status == 200 and "Fraserview" in jia and "Tidewater" not in jia
+    status, by_cookie = _mcp_card(deps, cookie="jia")
+    assert status == 200 and "Fraserview" in by_cookie
+    status, query_wins = _mcp_card(deps, "?persona=nell", cookie="jia")
+    assert status == 200 and "Tidewater" in query_wins
+    status, stale_cookie = _mcp_card(deps, cookie="gone-since")
+    assert status == 200 and "Tidewater" in stale_cookie
+
+
+def test_mcp_naming_an_unknown_persona_is_a_clear_400(demo: tuple[Deps, TestClient]) -> None:
+    deps, _ = demo
+    status, body = _mcp_card(deps, "?persona=zed")
+    assert status == 400 and '"invalid_input"' in body and "nell, jia, xiaowen" in body

@@ -56,3 +56,16 @@ def test_the_data_cache_name_is_the_one_sign_out_forgets() -> None:
     name = re.search(r'const DATA_CACHE = "([^"]+)"', sw)
     pwa = (WEB / "app" / "pwa.js").read_text(encoding="utf-8")
     assert name and f'caches.delete("{name.group(1)}")' in pwa
+
+
+def test_the_offline_copy_is_kept_per_persona_by_the_header_the_page_sends() -> None:
+    from functions.deps import PERSONA_COOKIE, PERSONA_PARAM
+
+    sw = (WEB / "sw.js").read_text(encoding="utf-8")
+    api = (WEB / "app" / "api.js").read_text(encoding="utf-8")
+    header = re.search(r'const PERSONA_HEADER = "([^"]+)"', sw)
+    assert header and f'const PERSONA_HEADER = "{header.group(1)}"' in api
+    assert f"(?:^|;\\s*){PERSONA_COOKIE}=" in api  # the cookie the server reads
+    assert f'searchParams.has("{PERSONA_PARAM}")' in sw  # a `?persona=` in the URL wins, as on the server
+    assert "headers: withPersona(" in api  # every API call carries the header
+    assert "networkFirst(request, DATA_CACHE, null, dataKey(request))" in sw

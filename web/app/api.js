@@ -1,6 +1,15 @@
 // JSON over fetch for the API: one error type, and a 401 sends the browser to the sign-in page.
 import { signInUrl } from "./lib/urls.js";
 
+// The demo persona the picker's cookie names, repeated in a header only sw.js reads (it cannot
+// see cookies), so it keeps each persona's offline copy apart.
+const PERSONA_HEADER = "X-Previously-Persona";
+function withPersona(headers) {
+  const cookies = globalThis.document ? document.cookie : "";
+  const m = /(?:^|;\s*)previously_persona=([\w.-]{1,64})(?:;|$)/.exec(cookies);
+  return m ? { ...headers, [PERSONA_HEADER]: m[1] } : headers; // an odd value: no header, no failed call
+}
+
 export class ApiError extends Error {
   constructor(status, code, message) {
     super(message || code || `HTTP ${status}`);
@@ -17,7 +26,9 @@ export async function apiFetch(method, path, body = undefined) {
     res = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json", Accept: "application/json" },
+      headers: withPersona(
+        body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json", Accept: "application/json" },
+      ),
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {

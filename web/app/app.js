@@ -16,6 +16,7 @@ import { dropSliceCache, useAppData, useMedia, useNow, useRoute, useSlice, useSt
 import { makeT } from "./lib/i18n.js";
 import { usePreferences } from "./preferences.js";
 import { useOnline, useReplyNotification } from "./pwa.js";
+import { PersonaUrlNotice } from "./persona-picker.js";
 
 /** The live chat, refreshing the timeline when a turn opens a slice or ends. */
 function useLiveChat(data, prefs) {
@@ -91,6 +92,7 @@ export function App() {
     <${Header} t=${t} locale=${prefs.locale} onLocale=${prefs.setLocale} theme=${prefs.theme} onTheme=${prefs.cycleTheme}
       demo=${Boolean(flags && flags.demo)} onSearch=${() => setDialog("search")} onShortcuts=${() => setDialog("keys")} route=${shown} />
     ${!online && html`<p class="offline-bar" role="status" data-testid="offline">${t("offline.banner")}</p>`}
+    <${PersonaUrlNotice} t=${t} />
     <div class="split">
       <aside class="wheel-col" aria-label=${t("wheel.region")}>
         <${WheelColumn} data=${data} entries=${entries} litId=${litId} go=${go} phone=${phone} reduced=${reduced}

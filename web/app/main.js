@@ -19,4 +19,8 @@ async function mustSignIn() {
 registerServiceWorker();
 
 if (await mustSignIn()) globalThis.location.replace(signInUrl(globalThis.location));
-else render(html`<${App} />`, document.getElementById("app"));
+else {
+  // A demo link's `?persona=ID`, adopted before anything reads the memory.
+  if (/[?&]persona=/.test(globalThis.location.href)) await (await import("./persona-link.js")).adoptPersonaFromUrl();
+  render(html`<${App} />`, document.getElementById("app"));
+}

@@ -1,6 +1,7 @@
 // The demo's persona picker: in a demo with several personas the briefing's name is a button
 // that opens a dialog of persona cards; picking one remembers it in the cookie the server reads
 // (GET /api/demo/personas names it) and reloads the page, so every view reads the new persona.
+// A link may name the persona too (app/persona-link.js, loaded only then).
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
@@ -9,10 +10,29 @@ import { api } from "./api.js";
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 
-/** Remember `id` for every later request (the API and the WebSocket), then reload. */
-export function choosePersona(cookie, id) {
+/** Remember `id` for every later request (the API, the WebSocket and the offline copy). */
+export function rememberPersona(cookie, id) {
   document.cookie = `${cookie}=${encodeURIComponent(id)}; path=/; max-age=${YEAR_SECONDS}; SameSite=Lax`;
+}
+
+/** Remember `id`, then reload so every view reads that persona. */
+export function choosePersona(cookie, id) {
+  rememberPersona(cookie, id);
   globalThis.location.reload();
+}
+
+let urlNotice = null; // what became of a demo link's unknown `?persona=` (app/persona-link.js)
+export const setUrlNotice = (notice) => (urlNotice = notice);
+
+/** The notice an address naming no such persona leaves (the page stays on the current one). */
+export function PersonaUrlNotice({ t }) {
+  const [notice, setNotice] = useState(urlNotice);
+  if (!notice) return null;
+  const close = () => ((urlNotice = null), setNotice(null));
+  return html`<p class="offline-bar persona-url-notice" role="alert" data-testid="persona-notice">
+    <span>${t(notice.key, { id: notice.id })}</span>
+    <button type="button" class="link-btn" onClick=${close}>${t("common.close")}</button>
+  </p>`;
 }
 
 function span(p, t) {

@@ -15,7 +15,7 @@ export function registerServiceWorker() {
 
 /** Forget the offline copy of the memory (on sign-out); the name matches sw.js's DATA_CACHE. */
 export function forgetOfflineCopy() {
-  return globalThis.caches ? caches.delete("previously-data-v1").catch(() => false) : Promise.resolve(false);
+  return globalThis.caches ? caches.delete("previously-data-v2").catch(() => false) : Promise.resolve(false);
 }
 
 /** Whether the browser thinks it is online; offline, the page shows what it last saw, read-only. */

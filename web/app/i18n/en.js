@@ -26,6 +26,9 @@ export default {
   "persona.title": "Demo personas",
   "persona.body": "Each made-up person has a life of their own. Pick one to see their timeline; what you change stays with that persona until the server stops.",
   "persona.current": "Current",
+  "persona.unknown": "There is no demo persona called “{id}”; the page stays on the current one.",
+  "persona.none": "This server has no demo personas to choose from; “{id}” was ignored.",
+  "persona.unchecked": "Could not check the demo persona “{id}” (is the server reachable?); the page stays on the current one.",
   "persona.count.one": "{n} conversation",
   "persona.count.other": "{n} conversations",
 

@@ -26,6 +26,9 @@ export default {
   "persona.title": "演示人物",
   "persona.body": "每个虚构人物都有自己的生活。选择一个查看其时间线；你的改动只属于该人物，服务器停止后消失。",
   "persona.current": "当前",
+  "persona.unknown": "没有名为“{id}”的演示人物；页面仍显示当前人物。",
+  "persona.none": "此服务器没有可选的演示人物；已忽略“{id}”。",
+  "persona.unchecked": "无法确认演示人物“{id}”（服务器是否可达？）；页面仍显示当前人物。",
   "persona.count.one": "{n} 次对话",
   "persona.count.other": "{n} 次对话",
 

@@ -1,0 +1,40 @@
+// A demo link's `/?persona=jia` (or `#/card?persona=jia`): picks that persona as the picker does,
+// before the page first renders, then drops the parameter from the address bar. main.js loads
+// this module only for an address that names a persona.
+import { api } from "./api.js";
+import { rememberPersona, setUrlNotice } from "./persona-picker.js";
+
+/** `?persona=ID` in a page address, before the hash or in the hash's own query (the first wins):
+ * `{id, rest}` with `rest` the same address (path, query, hash) without it; null when absent. */
+export function personaInUrl(href) {
+  const url = new URL(href);
+  let id = url.searchParams.get("persona");
+  url.searchParams.delete("persona");
+  const q = url.hash.indexOf("?");
+  if (q >= 0) {
+    const params = new URLSearchParams(url.hash.slice(q + 1));
+    if (params.has("persona")) {
+      id = id ?? params.get("persona");
+      params.delete("persona");
+      const left = params.toString();
+      url.hash = url.hash.slice(0, q) + (left ? `?${left}` : "");
+    }
+  }
+  return id === null ? null : { id, rest: `${url.pathname}${url.search}${url.hash}` };
+}
+
+/** Before the first render: adopt the persona the address names (the picker's cookie), or keep
+ * the current one and leave a notice; either way the parameter leaves the address bar. */
+export async function adoptPersonaFromUrl(loc = globalThis.location) {
+  const found = personaInUrl(loc.href);
+  if (!found) return;
+  const id = found.id;
+  try {
+    const cast = await api.get(`/api/demo/personas?persona=${encodeURIComponent(id)}`);
+    if (cast && cast.personas.length > 1) rememberPersona(cast.cookie, id);
+    else setUrlNotice({ key: "persona.none", id });
+  } catch (err) {
+    setUrlNotice({ key: err && err.status === 400 ? "persona.unknown" : "persona.unchecked", id });
+  }
+  globalThis.history.replaceState(globalThis.history.state, "", found.rest);
+}
