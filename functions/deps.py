@@ -20,7 +20,7 @@ from functions.settings import Settings
 
 if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
     from core.storage.demo import Persona
-    from core.turn.evolve_now import EvolveNowReport
+    from core.turn.evolve_runs import EvolveRuns
     from functions.api.security import Security
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -62,8 +62,8 @@ class Deps:
     maintenance: Callable[[], object] | None = None
     # What serve runs once at start: turns a dead process left behind, temporary files of a crash.
     recovery: Callable[[], object] | None = None
-    # "Evolve now" (core/turn/evolve_now.py): one run at a time; None where it is not offered.
-    evolve_now: Callable[[], EvolveNowReport] | None = None
+    # "Evolve now" as background runs (core/turn/evolve_runs.py); None where it is not offered.
+    evolve_now: EvolveRuns | None = None
     # The demo's personas when it offers more than one (these Deps are the default one's).
     cast: DemoCast | None = None
 
@@ -248,7 +248,7 @@ def _deps_over(
     in_process_turns: bool,
 ) -> Deps:
     """The Deps over one storage, with the shared registry, security and clock."""
-    from core.turn.evolve_now import EvolveNow
+    from core.turn.evolve_runs import EvolveRuns
     from functions.turn_deps import build_run_store, build_turn_deps
 
     # The demo saves nothing, runs included; elsewhere runs live in a folder beside the memory.
@@ -266,7 +266,7 @@ def _deps_over(
         storage_kind=str(settings.storage),
         maintenance=scheduled_maintenance(turn_deps),
         recovery=startup_recovery(turn_deps) if in_process_turns and not storage.demo else None,
-        evolve_now=EvolveNow(turn_deps).run,
+        evolve_now=EvolveRuns(turn_deps),
     )
 
 

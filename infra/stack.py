@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aws_cdk import Annotations, CfnOutput, Duration, Stack
+from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from infra import nag
@@ -86,6 +87,13 @@ class PreviouslyStack(Stack):
             timeout=Duration.minutes(min(14, config.maintenance_minutes)),
             environment=memory_env,
             description="Scheduled maintenance pass",
+        )
+        # Evolve now runs in the maintenance function (its timeout is minutes, the API's 29 s):
+        # the API invokes it asynchronously, once (a failed run is reported, not retried).
+        maintain_fn.configure_async_invoke(retry_attempts=0)
+        api_fn.add_environment("EVOLVE_FUNCTION", maintain_fn.function_name)
+        api_fn.add_to_role_policy(
+            iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[maintain_fn.function_arn])
         )
         http = HttpApi(self, "HttpApi", config=config, fn=factory.entry(api_fn))
         ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn, entry=factory.entry(ws_fn))

@@ -33,6 +33,7 @@ const SHELL = [
   "app/dialog.js",
   "app/editable.js",
   "app/evolution-page.js",
+  "app/evolve-now.js",
   "app/header.js",
   "app/html.js",
   "app/i18n/en.js",

@@ -2,16 +2,15 @@
 
 The passes are the ones a closing slice runs (core/turn/evolution.py), pointed at the most recent
 conversation with the signal `on_request`: the card pass, then the direction pass, on one batch,
-one commit. A closed slice's card snapshot is left as it stood. One run at a time per `EvolveNow`:
-a second request while one runs is refused with ConflictError; a turn that changes the card
-meanwhile makes the commit fail with ConflictError too (the card is written only if it still reads
-what the pass started from), so there are never two writers on the card. Demo and read-only
-memories are refused before anything runs.
+one commit. A closed slice's card snapshot is left as it stood. One run at a time: the server
+starts runs through core/turn/evolve_runs.py, which refuses a second while one runs; a turn
+that changes the card meanwhile makes the commit fail with ConflictError (the card is written
+only if it still reads what the pass started from), so there are never two writers on the
+card. Demo and read-only memories are refused before anything runs.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -20,7 +19,7 @@ from core.agent.direction_pass import evolve_direction
 from core.agent.evolution import evolve_card
 from core.agent.evolution_triggers import RECENT_TURNS
 from core.agent.evolution_types import EvolutionRequest
-from core.errors import ConflictError, ReadOnly
+from core.errors import ReadOnly
 from core.memory.catalog.weave import list_slice_ids
 from core.memory.damage import read_or_skip
 from core.memory.paths import core_md
@@ -137,20 +136,3 @@ def run_evolve_now(deps: TurnDeps, progress: Progress | None = None) -> EvolveNo
         say("Saving")
         report.committed = batch.commit(f"Evolution: on request, from slice {newest.slice_id}").changed
     return report
-
-
-class EvolveNow:
-    """The request's one entry point: `run` while no other run of this instance is under way."""
-
-    def __init__(self, deps: TurnDeps) -> None:
-        self._deps = deps
-        self._lock = threading.Lock()
-
-    def run(self, progress: Progress | None = None) -> EvolveNowReport:
-        """One run; ConflictError when another is running."""
-        if not self._lock.acquire(blocking=False):
-            raise ConflictError(BUSY)
-        try:
-            return run_evolve_now(self._deps, progress)
-        finally:
-            self._lock.release()

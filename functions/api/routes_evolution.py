@@ -12,9 +12,10 @@ from core.memory.evolution.paths import DIRECTION_MD, playbook_md
 from core.memory.evolution.store import reject_hypothesis, set_playbook, undo_file
 from core.memory.evolution.view import EvolutionView, evolution_view
 from core.storage.base import WriteBatch
-from core.turn.evolve_now import EvolveNowReport
+from core.turn.evolve_runs import EvolveRun, EvolveRuns
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody
+from functions.deps import Deps
 
 router = APIRouter(tags=["evolution"], responses={401: {"model": ErrorBody}})
 ERRORS: dict[int | str, dict[str, Any]] = {c: {"model": ErrorBody} for c in (400, 403, 404, 409)}
@@ -77,17 +78,28 @@ def undo(target: UndoTarget, deps: DepsDep) -> EvolutionView:
     return _view(deps)
 
 
+def _runs(deps: Deps) -> EvolveRuns:
+    if deps.evolve_now is None:
+        raise NotFound("Evolve now is not offered by this server.")
+    return deps.evolve_now
+
+
 @router.post(
     "/api/evolution/run",
     dependencies=MUTATION,
+    status_code=202,
     responses={**ERRORS, 503: {"model": ErrorBody}},
-    response_model=EvolveNowReport,
+    response_model=EvolveRun,
 )
-def evolve_now(deps: DepsDep) -> EvolveNowReport:
-    """Run the card and direction passes on the newest conversation now; what changed, or why nothing did.
+def evolve_now(deps: DepsDep) -> EvolveRun:
+    """Start the card and direction passes on the newest conversation; 202 with the run to poll.
 
     One run at a time (409 while one runs); refused (409 read_only) in the demo.
     """
-    if deps.evolve_now is None:
-        raise NotFound("Evolve now is not offered by this server.")
-    return deps.evolve_now()
+    return _runs(deps).start()
+
+
+@router.get("/api/evolution/run/{run_id}", dependencies=AUTH, responses=ERRORS, response_model=EvolveRun)
+def evolve_run(run_id: str, deps: DepsDep) -> EvolveRun:
+    """The run: running (with its progress line), done (with the report) or failed (with why)."""
+    return _runs(deps).get(run_id)

@@ -3,7 +3,8 @@
 Built once per Lambda container and rebuilt when the secret's values change (they are re-read
 at most every five minutes), so a rotated key takes effect without a deployment. The API and
 WebSocket functions get the API's `Deps` with the run store and turn service swapped for their
-AWS forms; the step and maintenance functions get the turn's `TurnDeps` over the same storage.
+AWS forms (evolve now runs in the maintenance function: functions/aws/evolve.py); the step and
+maintenance functions get the turn's `TurnDeps` over the same storage.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from typing import TYPE_CHECKING, Any
 from core.clock import RandomIds
 from functions.aws.config import AwsResources, secret_values
 from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_client, ws_client
+from functions.aws.evolve import LambdaEvolveLauncher
 from functions.aws.runstore import S3RunStore
 from functions.aws.turns import StepFunctionsTurns
 from functions.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from core.turn.deps import TurnDeps
+    from core.turn.evolve_runs import EvolveRuns
     from functions.deps import Deps
 
 SecretKey = tuple[tuple[str, str], ...]
@@ -67,10 +70,23 @@ def api_deps(key: SecretKey) -> Deps:
     from functions.deps import build_deps
 
     deps = build_deps(settings_for(key), require_auth=True, in_process_turns=False)
-    deps = dataclasses.replace(deps, runs=run_store(), turns=turns(), maintenance=None)
+    deps = dataclasses.replace(
+        deps, runs=run_store(), turns=turns(), maintenance=None, evolve_now=evolve_runs(key)
+    )
     if deps.cast is not None:  # a demo's default persona is these Deps, not the ones before the swap
         deps.cast.deps[deps.cast.default] = deps
     return deps
+
+
+def evolve_runs(key: SecretKey) -> EvolveRuns | None:
+    """Evolve now over the S3 run store, run by the maintenance function (None when the stack
+    names no function for it)."""
+    from core.turn.evolve_runs import EvolveRuns
+
+    name = resources().evolve_function
+    if not name:
+        return None
+    return EvolveRuns(turn_deps(key), launcher=LambdaEvolveLauncher(boto_client("lambda"), name))
 
 
 @lru_cache(maxsize=1)

@@ -24,6 +24,8 @@ class AwsResources:
     run_bucket: str
     state_machine_arn: str | None
     ws_callback_url: str | None
+    # The function that runs evolve-now jobs (the maintenance function); None: not offered.
+    evolve_function: str | None = None
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> AwsResources:
@@ -31,7 +33,12 @@ class AwsResources:
         bucket = env.get("RUN_BUCKET", "")
         if not bucket:
             raise InvalidInput("RUN_BUCKET is not set: this function runs only inside the deployed stack.")
-        return cls(bucket, env.get("STATE_MACHINE_ARN") or None, env.get("WS_CALLBACK_URL") or None)
+        return cls(
+            bucket,
+            env.get("STATE_MACHINE_ARN") or None,
+            env.get("WS_CALLBACK_URL") or None,
+            env.get("EVOLVE_FUNCTION") or None,
+        )
 
 
 def secret_values(secret_id: str | None = None, max_age: int = SECRET_MAX_AGE_SECONDS) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The "Evolve now" button on the How it learns page, at both sizes: busy while it runs, then the result."""
+"""The "Evolve now" button on the How it learns page and the card page, at both sizes: busy while the
+background run runs (the page polls it), then the result; disabled in the read-only demo."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 
 pytestmark = pytest.mark.browser
+# Two model passes in a background run, polled every second, on a loaded machine.
+RUN_MS = 30_000
 
 
 @dataclass
@@ -53,12 +56,14 @@ def evolving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Evolving]:
     fake.stop()
 
 
-def card_pass(e: Evolving, text: str) -> None:
-    """The card pass adds `text` to Horizon (the sample's Now is full), once the test lets it answer."""
+def card_pass(e: Evolving, text: str, horizon: bool = True) -> None:
+    """The card pass adds `text` to Horizon (the sample's Now is full), else to the self-model (Horizon
+    has room for two more), once the test lets it answer."""
 
     def answer(request: RecordedRequest) -> Reply:
         e.release.wait(30)
-        add = ToolCall("add_horizon", {"text": text, "by": "2099-01-15", "refs": [e.newest]})
+        args = {"text": text, "by": "2099-01-15", "refs": [e.newest]}
+        add = ToolCall("add_horizon", args) if horizon else ToolCall("add_self_model", {"text": text})
         done = ToolCall("finish", {"reasoning": "asked", "summary": f"Noted: {text}."})
         return Reply(tool_calls=[add, done])
 
@@ -81,10 +86,30 @@ def test_evolve_now_shows_busy_then_what_changed(make_app, evolving: Evolving, s
     expect(button).to_have_text("Evolving…")
     expect(result).to_contain_text("Reviewing your latest conversation")
     evolving.release.set()
-    expect(result).to_have_text(f"Card: Noted: {text}.")
+    expect(result).to_have_text(f"Card: Noted: {text}.", timeout=RUN_MS)
     expect(button).to_be_enabled()
     expect(button).to_have_attribute("aria-busy", "false")
     save_screenshot(page, f"evolve-now-{size}")
+    assert text in (evolving.root / CARD.value).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_the_card_page_has_the_same_button(make_app, evolving: Evolving, size: str) -> None:
+    text = f"Evolving from the card page on the {size}"
+    card_pass(evolving, text, horizon=False)
+    app = make_app(evolving.server, size=size)
+    page = app.open("/#/card", wait="[data-testid=card-page]")
+    button = page.get_by_test_id("evo-now-button")
+    result = page.get_by_test_id("evo-now-result")
+    expect(button).to_be_enabled()
+    button.click()
+    expect(button).to_have_attribute("aria-busy", "true")
+    expect(result).to_contain_text("Reviewing your latest conversation")
+    evolving.release.set()
+    expect(result).to_have_text(f"Card: Noted: {text}.", timeout=RUN_MS)
+    expect(button).to_be_enabled()
+    expect(page.get_by_test_id("card-page")).to_contain_text(text)  # the page shows the new card
+    save_screenshot(page, f"evolve-now-card-{size}")
     assert text in (evolving.root / CARD.value).read_text(encoding="utf-8")
 
 
@@ -99,5 +124,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def test_the_demo_offers_no_evolve_now(make_app, demo: Server) -> None:
     app = make_app(demo)
     page = app.open("/#/evolution", wait="[data-testid=evolution-page]")
+    expect(page.get_by_test_id("evo-now-button")).to_be_disabled()
+    expect(page.get_by_test_id("evo-now")).to_contain_text("The demo memory is read-only")
+
+
+def test_the_demo_card_page_offers_no_evolve_now(make_app, demo: Server) -> None:
+    app = make_app(demo)
+    page = app.open("/#/card", wait="[data-testid=card-page]")
     expect(page.get_by_test_id("evo-now-button")).to_be_disabled()
     expect(page.get_by_test_id("evo-now")).to_contain_text("The demo memory is read-only")

@@ -23,6 +23,7 @@ SAMPLE_PARAMS = {
     "name": "turn00001-1.png",
 }
 SAMPLE_PARAMS |= {"hypothesis_id": "h1", "agent": "recall", "target": "direction"}  # the evolution routes
+SAMPLE_PARAMS |= {"run_id": "r1"}  # an evolve-now run
 
 
 def _api_routes(client: TestClient) -> list[tuple[str, str]]:

@@ -283,3 +283,56 @@ def test_a_demo_websocket_honours_the_persona_through_persona_deps(
     assert routes.target("c=").turns is deps.turns is compose.turns()
     ws.handler({"requestContext": {"routeKey": "$disconnect", "connectionId": "c="}}, None)
     assert compose.run_store().connection_note("c=") is None
+
+
+class RecordingLambda:
+    """The Lambda client the API uses to start an evolve-now run: records each async invoke."""
+
+    def __init__(self) -> None:
+        self.invokes: list[dict[str, Any]] = []
+
+    def invoke(self, **kwargs: Any) -> dict[str, Any]:
+        self.invokes.append(kwargs)
+        return {"StatusCode": 202}
+
+
+def test_evolve_now_answers_202_and_runs_in_the_maintenance_function(
+    aws_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from functions.aws import evolve
+    from functions.handlers.api import handler as api
+    from functions.handlers.maintain import handler as maintain
+
+    state_machine()
+    monkeypatch.setenv("EVOLVE_FUNCTION", "previously-maintain")
+    fake = RecordingLambda()
+    real = compose.boto_client
+    monkeypatch.setattr(
+        compose, "boto_client", lambda service, **kw: fake if service == "lambda" else real(service, **kw)
+    )
+    reset_entries()
+    headers = {**KEY, "origin": "https://abc.execute-api.us-east-1.amazonaws.com"}
+    started = api(http_event("POST", "/api/evolution/run", headers), None)
+    assert started["statusCode"] == 202, started
+    run = json.loads(started["body"])
+    (call,) = fake.invokes
+    assert (call["FunctionName"], call["InvocationType"]) == ("previously-maintain", "Event")
+    assert json.loads(call["Payload"]) == evolve.evolve_event(run["run_id"])
+    again = api(http_event("POST", "/api/evolution/run", headers), None)
+    assert again["statusCode"] == 409, again
+    ended = maintain(json.loads(call["Payload"]), None)
+    assert (
+        ended["status"] == "done"
+        and ended["report"]["message"] == "There is no conversation yet to learn from."
+    )
+    read = api(http_event("GET", f"/api/evolution/run/{run['run_id']}", KEY), None)
+    assert read["statusCode"] == 200 and json.loads(read["body"])["status"] == "done"
+    assert maintain(json.loads(call["Payload"]), None)["status"] == "done", "a retried invoke runs nothing"
+
+
+def test_without_an_evolve_function_the_route_says_it_is_not_offered(aws_env: Path) -> None:
+    from functions.handlers.api import handler as api
+
+    state_machine()
+    headers = {**KEY, "origin": "https://abc.execute-api.us-east-1.amazonaws.com"}
+    assert api(http_event("POST", "/api/evolution/run", headers), None)["statusCode"] == 404

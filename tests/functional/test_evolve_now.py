@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import threading
+import time
+from datetime import timedelta
 
 import pytest
 
 from core.clock import FixedClock
-from core.errors import ConflictError, ReadOnly
+from core.errors import ConflictError, NotFound, ReadOnly
 from core.memory.card.model import parse_card
 from core.memory.evolution.paths import playbook_md
 from core.memory.paths import CARD, card_snapshot, core_md
 from core.storage.memory import InMemoryStorage
-from core.turn.evolve_now import NO_MODEL, NO_SLICE, NOTHING, EvolveNow, run_evolve_now
+from core.turn.evolve_now import NO_MODEL, NO_SLICE, NOTHING, run_evolve_now
+from core.turn.evolve_runs import CURRENT as CURRENT_RUN
+from core.turn.evolve_runs import STALE_AFTER, STOPPED, EvolveRun, EvolveRuns
 from tests.fakes.brain import DIRECTION
 from tests.fakes.evolution import CLOSED, CURRENT, memory
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
@@ -39,7 +43,7 @@ def test_a_run_evolves_card_and_playbook_from_the_newest_slice_in_one_commit(
     book = ToolCall("write_playbook", {"agent": "search", "text": "Prefer vegetarian sources."})
     h.brain.reports[DIRECTION] = Reply(tool_calls=[book, ToolCall(DIRECTION, {"reasoning": "diet"})])
     said: list[str] = []
-    report = EvolveNow(h.deps).run(said.append)
+    report = run_evolve_now(h.deps, said.append)
     assert report.slice_id == CURRENT and report.committed
     assert report.card.changed and report.card.summary == "Noted that you are vegetarian."
     assert report.direction.changed and report.direction.mutations
@@ -106,15 +110,16 @@ def test_a_second_run_while_one_runs_is_refused(fake_models: FakeModelServer, cl
         return Reply(tool_calls=[FINISH])
 
     h.brain.reports["finish"] = slow
-    runner = EvolveNow(h.deps)
-    first = threading.Thread(target=runner.run)
-    first.start()
+    runner = EvolveRuns(h.deps)
+    first = runner.start()
     assert entered.wait(10)
     with pytest.raises(ConflictError, match="already running"):
-        runner.run()
+        runner.start()
+    assert runner.get(first.run_id).status == "running"
     release.set()
-    first.join(10)
-    assert runner.run().message == NOTHING, "free again once the first run ended"
+    assert wait_for(runner, first.run_id).status == "done"
+    again = wait_for(runner, runner.start().run_id)
+    assert again.report is not None and again.report["message"] == NOTHING, "free again once the first ended"
 
 
 def test_a_card_changed_meanwhile_fails_the_commit_and_keeps_the_other_writer(
@@ -132,3 +137,59 @@ def test_a_card_changed_meanwhile_fails_the_commit_and_keeps_the_other_writer(
     with pytest.raises(ConflictError):
         run_evolve_now(h.deps)
     assert storage.files[CARD] == "# written by a turn meanwhile\n"
+
+
+def wait_for(runner: EvolveRuns, run_id: str, timeout: float = 10) -> EvolveRun:
+    """The run once it is no longer running (or as it stands after `timeout`)."""
+    deadline = time.monotonic() + timeout
+    run = runner.get(run_id)
+    while run.status == "running" and time.monotonic() < deadline:
+        time.sleep(0.02)
+        run = runner.get(run_id)
+    return run
+
+
+def test_a_run_left_running_too_long_reads_failed_and_frees_the_next(
+    fake_models: FakeModelServer, clock: FixedClock
+) -> None:
+    h = harness(fake_models, clock)
+    runner = EvolveRuns(h.deps, launcher=lambda run_id: None)  # a launch whose runner died at once
+    first = runner.start()
+    with pytest.raises(ConflictError):
+        runner.start()
+    clock.advance(seconds=(STALE_AFTER + timedelta(seconds=1)).total_seconds())
+    stale = runner.get(first.run_id)
+    assert (stale.status, stale.error) == ("failed", STOPPED)
+    assert runner.start().status == "running", "a dead run does not block the next"
+
+
+def test_a_launcher_that_fails_marks_the_run_failed(fake_models: FakeModelServer, clock: FixedClock) -> None:
+    h = harness(fake_models, clock)
+
+    def broken(run_id: str) -> None:
+        raise OSError("invoke refused")
+
+    runner = EvolveRuns(h.deps, launcher=broken)
+    with pytest.raises(OSError):
+        runner.start()
+    run_id = h.deps.run_store.get(CURRENT_RUN, "evolve")
+    failed = runner.get(str(run_id))
+    assert failed.status == "failed" and failed.error and "invoke refused" in failed.error
+    assert fake_models.model_requests() == []
+
+
+def test_an_ended_run_is_not_run_again_and_odd_records_read_failed(
+    fake_models: FakeModelServer, clock: FixedClock
+) -> None:
+    h = harness(fake_models, clock)
+    runner = EvolveRuns(h.deps, launcher=lambda run_id: None)
+    run = runner.start()
+    assert runner.execute(run.run_id).status == "done"
+    asked = len(fake_models.model_requests())
+    assert runner.execute(run.run_id).status == "done" and len(fake_models.model_requests()) == asked
+    h.deps.run_store.put("evolve-odd", "evolve", {"run_id": "odd", "status": "??", "started_at": "x"})
+    assert runner.get("odd").status == "failed"
+    with pytest.raises(NotFound):
+        runner.get("missing")
+    with pytest.raises(NotFound):
+        runner.get("../x")

@@ -1,4 +1,5 @@
-// The user card — what the agent believes about you — with edit, delete and undo per entry.
+// The user card — what the agent believes about you — with edit, delete and undo per entry, and
+// "evolve now" (evolve-now.js).
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
@@ -7,6 +8,7 @@ import { api } from "./api.js";
 import { localQuery } from "./app-data.js";
 import { useEditable } from "./editable.js";
 import { cardBody } from "./lib/card-text.js";
+import { EvolveNow } from "./evolve-now.js";
 
 const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
 
@@ -60,8 +62,8 @@ function Entry({ entry, t, busy, onSave, onDelete, onOpenSlice }) {
 }
 
 /** The card page. */
-export function CardPage({ t, onOpenSlice }) {
-  const { data: card, error, busy, notice, run } = useEditable(`/api/card?${localQuery(t.locale)}`, t);
+export function CardPage({ t, onOpenSlice, readOnly = false }) {
+  const { data: card, error, busy, notice, run, reload } = useEditable(`/api/card?${localQuery(t.locale)}`, t);
   const [raw, setRaw] = useState(false);
 
   const path = (e) => `/api/card/entries/${e.section}/${e.n}`;
@@ -87,6 +89,7 @@ export function CardPage({ t, onOpenSlice }) {
     </div>
     <p class="muted">${t("card.subtitle")}</p>
     <p class="save-status" role="status">${notice}</p>
+    <${EvolveNow} t=${t} busy=${busy} readOnly=${readOnly} onChanged=${reload} />
     ${raw
       ? html`<div class="panel"><${Markdown} text=${cardBody(card.markdown)} t=${t} /></div>`
       : bySection.length === 0

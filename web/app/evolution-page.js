@@ -1,11 +1,12 @@
 // The evolution layer — what the agent has learned about working with you — with reject, edit, undo
-// and "evolve now" (the card and direction passes on request, POST /api/evolution/run).
+// and "evolve now" (evolve-now.js).
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { api } from "./api.js";
 import { useEditable } from "./editable.js";
 import { refToSliceId } from "./card-page.js";
+import { EvolveNow } from "./evolve-now.js";
 
 function Refs({ refs, onOpenSlice }) {
   return (refs || []).map((r) => {
@@ -78,43 +79,9 @@ function Ledger({ view, t }) {
   </ul>`;
 }
 
-/** The "evolve now" button: busy while the passes run, then what changed (or why nothing did). */
-function EvolveNow({ t, busy, readOnly, onRun }) {
-  const [running, setRunning] = useState(false);
-  const [result, setResult] = useState(null);
-  const click = async () => {
-    setRunning(true);
-    setResult(null);
-    try {
-      setResult({ ok: true, lines: ((await onRun()) || "").split("\n") });
-    } catch (err) {
-      setResult({ ok: false, lines: [`${t("card.failed")} ${(err && err.message) || ""}`] });
-    } finally {
-      setRunning(false);
-    }
-  };
-  return html`<section class="panel card-section" data-testid="evo-now">
-    <div class="page-head">
-      <p class="muted">${readOnly ? t("evo.nowReadOnly") : t("evo.nowHint")}</p>
-      <button type="button" class="primary-btn" data-testid="evo-now-button" aria-busy=${running ? "true" : "false"}
-        disabled=${busy || running || readOnly} onClick=${click}>
-        <${Icon} name="sparkles" size=${14} />${running ? t("evo.nowRunning") : t("evo.now")}
-      </button>
-    </div>
-    <div class=${result && !result.ok ? "save-status failed" : "save-status"} role="status" data-testid="evo-now-result">
-      ${running ? t("evo.nowRunningLong") : result && result.lines.map((line) => html`<p>${line}</p>`)}
-    </div>
-  </section>`;
-}
-
 /** The evolution page. */
 export function EvolutionPage({ t, onOpenSlice, readOnly = false }) {
   const { data: view, error, busy, notice, run, reload } = useEditable("/api/evolution", t);
-  const onEvolve = async () => {
-    const report = await api.post("/api/evolution/run");
-    if (report.committed) await reload();
-    return report.message;
-  };
   const onReject = (h) => run(() => api.post(`/api/evolution/hypotheses/${h.id}/reject`), t("evo.rejected"));
   const onSave = (agent, text) => run(() => api.put(`/api/evolution/playbooks/${agent}`, { text: text.trim() }), t("card.saved"));
   const onUndo = (target) => run(() => api.post(`/api/evolution/undo/${target}`), t("card.undone"));
@@ -132,7 +99,7 @@ export function EvolutionPage({ t, onOpenSlice, readOnly = false }) {
     </div>
     <p class="muted">${t("evo.subtitle")}</p>
     <p class="save-status" role="status">${notice}</p>
-    <${EvolveNow} t=${t} busy=${busy} readOnly=${readOnly} onRun=${onEvolve} />
+    <${EvolveNow} t=${t} busy=${busy} readOnly=${readOnly} onChanged=${reload} />
     <section class="panel card-section" data-testid="evo-portrait">
       <h2 class="panel-heading">${t("evo.portrait")}</h2>
       ${view.portrait.length

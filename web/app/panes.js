@@ -53,7 +53,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
       onTheme=${prefs.setTheme} onConfigSaved=${(c) => (data.setConfig(c), prefs.adoptConfig(c, true), data.refreshModels(), data.refreshState())}
       onSignOut=${() => api.post("/api/auth/sign-out").finally(() => forgetOfflineCopy().finally(() => location.assign("sign-in.html")))} />`;
   }
-  if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} />`;
+  if (shown.view === "card") return html`<${CardPage} t=${t} onOpenSlice=${go} readOnly=${!flags || Boolean(flags.demo || flags.read_only)} />`;
   if (shown.view === "evolution") return html`<${EvolutionPage} t=${t} onOpenSlice=${go} readOnly=${!flags || Boolean(flags.demo || flags.read_only)} />`;
   if (shown.view === "import") return html`<${ImportPage} flags=${flags} t=${t} onImported=${() => (dropSliceCache(), data.refreshCatalog(), data.refreshState(), data.refreshStrands())} />`;
   if (shown.view === "slice") {

@@ -1,0 +1,160 @@
+"""Evolve now as a background run: start answers at once with a run id, the passes run elsewhere.
+
+The API's 29 s limit on AWS is shorter than the two passes may take, so the request only records
+a run and hands it to a launcher: locally a thread in the process, on AWS an asynchronous invoke
+of the maintenance function with an `evolve` job (functions/handlers/maintain.py). The run's state
+is one value in the run store (docs/FORMAT.md "Runs (outside the memory)"), under the run id
+`evolve-{id}` and the key `evolve`: running (with the latest progress line), done (with the
+report) or failed (with the reason). A pointer under `evolve-current` names the latest run, so a
+second start while it runs is refused (409) on every instance that shares the run store. A run
+still marked running after `STALE_AFTER` (longer than the maintenance function's timeout) reads
+as failed: whatever ran it stopped without recording an end.
+
+The passes themselves are `run_evolve_now` (core/turn/evolve_now.py); a run that cannot commit
+because a turn changed the card meanwhile ends failed with that reason and writes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from core.clock import iso, parse_iso
+from core.errors import ConflictError, NotFound, ReadOnly
+from core.turn.deps import TurnDeps
+from core.turn.evolve_now import BUSY, DEMO, run_evolve_now
+
+RunStatus = Literal["running", "done", "failed"]
+Launcher = Callable[[str], None]
+KEY = "evolve"
+CURRENT = "evolve-current"
+PREFIX = "evolve-"
+STALE_AFTER = timedelta(minutes=20)
+RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+STOPPED = "The run stopped without finishing (the process or function running it ended); start it again."
+NOT_STARTED = "The run could not be started: {}"
+
+
+@dataclass(frozen=True)
+class EvolveRun:
+    """One run as the API shows it: `report` when done, `error` when failed."""
+
+    run_id: str
+    status: RunStatus
+    started_at: str
+    finished_at: str | None = None
+    progress: str = ""
+    report: dict[str, Any] | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvolveRun:
+        status = data.get("status")
+        return cls(
+            run_id=str(data["run_id"]),
+            status=status if status in ("running", "done", "failed") else "failed",
+            started_at=str(data.get("started_at", "")),
+            finished_at=data.get("finished_at"),
+            progress=str(data.get("progress", "")),
+            report=data.get("report") if isinstance(data.get("report"), dict) else None,
+            error=data.get("error"),
+        )
+
+
+def thread_launcher(execute: Callable[[str], object]) -> Launcher:
+    """Run each job in a daemon thread of this process (the local server, tests)."""
+
+    def launch(run_id: str) -> None:
+        threading.Thread(target=execute, args=(run_id,), name=f"evolve-{run_id}", daemon=True).start()
+
+    return launch
+
+
+class EvolveRuns:
+    """Start, run and read evolve-now runs over the turn deps' run store."""
+
+    def __init__(self, deps: TurnDeps, launcher: Launcher | None = None) -> None:
+        self._deps = deps
+        self._runs = deps.run_store
+        self._launch = launcher or thread_launcher(self.execute)
+        self._lock = threading.Lock()
+
+    def start(self) -> EvolveRun:
+        """Record a new run and launch it; ReadOnly in the demo, ConflictError while one runs."""
+        d = self._deps
+        if d.demo or d.storage.demo or d.storage.read_only:
+            raise ReadOnly(DEMO)
+        with self._lock:
+            current = self._runs.get(CURRENT, KEY)
+            if isinstance(current, str) and self._running(current):
+                raise ConflictError(BUSY)
+            run = EvolveRun(d.ids.turn_id(), "running", iso(d.clock.now()))
+            self._save(run)
+            self._runs.put(CURRENT, KEY, run.run_id)
+        try:
+            self._launch(run.run_id)
+        except Exception as exc:  # the launcher itself failed: say so on the run, then refuse
+            self._finish(run, error=NOT_STARTED.format(exc))
+            raise
+        return run
+
+    def get(self, run_id: str) -> EvolveRun:
+        """The run's state; NotFound for an unknown id. A run left running too long reads failed."""
+        if not RUN_ID.match(run_id):
+            raise NotFound(f"No evolve-now run {run_id!r}.")
+        data = self._runs.get(PREFIX + run_id, KEY)
+        if not isinstance(data, dict):
+            raise NotFound(f"No evolve-now run {run_id!r}.")
+        run = EvolveRun.from_dict(data)
+        if run.status == "running" and self._stale(run):
+            return EvolveRun(run.run_id, "failed", run.started_at, progress=run.progress, error=STOPPED)
+        return run
+
+    def execute(self, run_id: str) -> EvolveRun:
+        """Run the passes for a recorded run and record how it ended (never raises)."""
+        try:
+            run = self.get(run_id)
+        except NotFound:
+            return EvolveRun(run_id, "failed", "", error=f"No evolve-now run {run_id!r}.")
+        if run.status != "running":
+            return run  # a retried invoke of a run that already ended
+        try:
+            report = run_evolve_now(self._deps, lambda line: self._progress(run, line))
+        except Exception as exc:
+            self._deps.log.error("evolve-now run %s failed", run_id, exc_info=exc)
+            return self._finish(run, error=str(exc) or type(exc).__name__)
+        return self._finish(run, report=report.to_dict())
+
+    def _running(self, run_id: str) -> bool:
+        try:
+            return self.get(run_id).status == "running"
+        except NotFound:
+            return False
+
+    def _stale(self, run: EvolveRun) -> bool:
+        try:
+            started: datetime = parse_iso(run.started_at)
+        except ValueError:
+            return True
+        return self._deps.clock.now() - started > STALE_AFTER
+
+    def _progress(self, run: EvolveRun, line: str) -> None:
+        self._save(EvolveRun(run.run_id, "running", run.started_at, progress=line))
+
+    def _finish(
+        self, run: EvolveRun, report: dict[str, Any] | None = None, error: str | None = None
+    ) -> EvolveRun:
+        status: RunStatus = "failed" if error is not None else "done"
+        ended = EvolveRun(run.run_id, status, run.started_at, iso(self._deps.clock.now()), "", report, error)
+        self._save(ended)
+        return ended
+
+    def _save(self, run: EvolveRun) -> None:
+        self._runs.put(PREFIX + run.run_id, KEY, run.to_dict())
