@@ -40,6 +40,7 @@ const SHELL = [
   "app/i18n/zh.js",
   "app/icons.js",
   "app/import-page.js",
+  "app/lazy.js",
   "app/input-bar.js",
   "app/lib/card-text.js",
   "app/lib/chips.js",

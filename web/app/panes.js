@@ -9,11 +9,14 @@ import { SliceView } from "./slice-view.js";
 import { ChatView } from "./chat.js";
 import { Settings } from "./settings.js";
 import { CardPage } from "./card-page.js";
-import { EvolutionPage } from "./evolution-page.js";
-import { ImportPage } from "./import-page.js";
+import { lazy } from "./lazy.js";
 import { api } from "./api.js";
 import { dropSliceCache, fetchSlice } from "./app-data.js";
 import { entryMs } from "./lib/time.js";
+
+// Pages few visits open, loaded when first shown.
+const EvolutionPage = lazy(() => import("./evolution-page.js"), "EvolutionPage");
+const ImportPage = lazy(() => import("./import-page.js"), "ImportPage");
 
 function Retry({ message, onRetry, t }) {
   return html`<p class="empty-state" role="alert">${message}</p>

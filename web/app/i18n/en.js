@@ -4,6 +4,7 @@ export default {
   "common.close": "Close",
   "common.loading": "Loading…",
   "common.retry": "Try again",
+  "common.pageFailed": "This page didn't load.",
 
   "nav.home": "Previously — back to now",
   "nav.label": "Main",

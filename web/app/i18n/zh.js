@@ -4,6 +4,7 @@ export default {
   "common.close": "关闭",
   "common.loading": "加载中…",
   "common.retry": "重试",
+  "common.pageFailed": "此页面未能加载。",
 
   "nav.home": "Previously — 回到现在",
   "nav.label": "主导航",
