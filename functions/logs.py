@@ -48,7 +48,13 @@ def install(settings: Settings) -> None:
 
 
 def redact_record(record: logging.LogRecord) -> logging.LogRecord:
-    """The record with its message, arguments and traceback text redacted (formatted eagerly)."""
+    """The record with its message, arguments and traceback text redacted (formatted eagerly).
+
+    uvicorn's access formatter unpacks the record's arguments (address, method, path, version,
+    status), so an access record keeps them, each string redacted, instead of being formatted."""
+    if record.name == "uvicorn.access" and isinstance(record.args, tuple):
+        record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        return record
     try:
         message = record.getMessage()
     except Exception:  # a bad format string: let logging report it as it always does

@@ -94,3 +94,21 @@ def test_a_provider_that_echoes_the_authorization_header_leaks_nothing(
     assert KEY not in stored
     error = next(e for e in state.events if e["type"] == "turn.error")
     assert MASK in error["message"] or "refused" in error["message"].lower()
+
+
+def test_uvicorn_access_records_stay_formattable_and_are_redacted() -> None:
+    """uvicorn's access formatter unpacks the record's arguments: they stay, each redacted."""
+    from uvicorn.logging import AccessFormatter
+
+    register_secrets(["hunter2-access-secret"])
+    record = logging.LogRecord(
+        "uvicorn.access",
+        logging.INFO,
+        __file__,
+        1,
+        '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5000", "GET", "/api/state?key=hunter2-access-secret", "1.1", 200),
+        None,
+    )
+    line = AccessFormatter("%(message)s", use_colors=False).format(redact_record(record))
+    assert line == f'127.0.0.1:5000 - "GET /api/state?key={MASK} HTTP/1.1" 200'
