@@ -50,6 +50,7 @@ const SHELL = [
   "app/lib/keys.js",
   "app/lib/prefs.js",
   "app/lib/search.js",
+  "app/lib/seq.js",
   "app/lib/stream.js",
   "app/lib/time.js",
   "app/lib/tool-labels.js",

@@ -2,12 +2,15 @@
 // Pure and immutable (every call returns a new state), so replaying the same events after a reload
 // rebuilds exactly the same message.
 
+import { admitSeq } from "./seq.js";
+
 /** The state of a turn before any event arrives. */
 export function initialTurn(turnId = null) {
   return {
     turnId,
     status: "running", // running | done | interrupted | error
     lastSeq: 0,
+    missingSeqs: [], // seqs skipped so far, still taken once if they arrive late (lib/seq.js)
     sliceId: null,
     sliceOpened: false,
     sliceClosed: null,
@@ -231,12 +234,13 @@ const HANDLERS = {
   },
 };
 
-/** Fold one event into the state. Duplicates (seq already seen) and unknown types change nothing. */
+/** Fold one event into the state. Duplicates (seq already taken, lib/seq.js) and unknown types change nothing. */
 export function applyEvent(state, event) {
   if (!event || typeof event !== "object") return state;
   const seq = Number(event.seq) || 0;
-  if (seq && seq <= state.lastSeq) return state;
-  const withSeq = seq ? { ...state, lastSeq: seq } : state;
+  const track = admitSeq({ last: state.lastSeq, missing: state.missingSeqs || [] }, seq);
+  if (!track) return state;
+  const withSeq = seq ? { ...state, lastSeq: track.last, missingSeqs: track.missing } : state;
   const handler = HANDLERS[event.type];
   if (!handler) return withSeq;
   const attempted = applyAttempt(withSeq, event);

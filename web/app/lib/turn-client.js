@@ -2,6 +2,7 @@
 // (`POST /api/turns`, then `GET /api/turns/{id}?after=SEQ`), and a small record in localStorage so a
 // reload mid-turn can pick the same turn up again.
 
+import { admitSeq } from "./seq.js";
 import { isTerminal } from "./stream.js";
 
 export const RESUME_KEY = "previously:turn";
@@ -61,6 +62,7 @@ export function followTurn(opts) {
   } = opts;
   let turnId = opts.turnId || null;
   let lastSeq = opts.after || 0;
+  let missing = [];
   let finished = false;
   let ws = null;
   let timer = null;
@@ -92,8 +94,9 @@ export function followTurn(opts) {
   function handle(event) {
     if (finished || !event || typeof event !== "object") return;
     const seq = Number(event.seq) || 0;
-    if (seq && seq <= lastSeq) return;
-    if (seq) lastSeq = seq;
+    const next = admitSeq({ last: lastSeq, missing }, seq);
+    if (!next) return;
+    ({ last: lastSeq, missing } = next);
     learnId(event.turn_id);
     onEvent(event);
     if (isTerminal(event)) finish(event.type === "turn.error" ? "error" : event.status || "done");
