@@ -43,7 +43,7 @@ export function wsUrlFor(location, path = "/api/ws") {
 
 /**
  * Start (opts.start = request body) or follow (opts.turnId, opts.after) a turn.
- * Calls onTurnId once the id is known, onEvent per new event (in seq order, no duplicates),
+ * Calls onTurnId once the id is known, onEvent per new event (no duplicates; a skipped seq may come late),
  * onEnd(status) when the turn ends, onError(error) when it cannot be followed. Returns {stop}.
  */
 export function followTurn(opts) {
