@@ -23,8 +23,15 @@ RUN_AXE = """async () => {
 }"""
 
 
+SETTLED = """() => document.getAnimations().every(
+  (a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity
+)"""
+
+
 def serious_violations(page: Page) -> list[dict[str, Any]]:
-    """Serious and critical axe-core violations on the page as it is now."""
+    """Serious and critical axe-core violations on the page as it is now, once its finite
+    animations (a dialog fading in) have ended: colours measured mid-fade read as low contrast."""
+    page.wait_for_function(SETTLED, timeout=5000)
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
     return list(page.evaluate(RUN_AXE))
