@@ -189,9 +189,12 @@ def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, siz
     expect(page.get_by_test_id("copy-reply").last).to_contain_text("Copied")
     assert page.evaluate("() => navigator.clipboard.readText()").strip() == reply.strip()
     sid = mine.get("/api/state")["active"]["slice_id"]
+    first = page.locator("[data-testid=msg-assistant]").element_handle()
     with page.expect_response(lambda r: r.url.endswith("/retract")) as taken:
         page.get_by_test_id("regenerate").click()
     assert taken.value.status == 200
+    # The old exchange leaves the view; until then it must not be editable (the retract is in flight).
+    first.wait_for_element_state("hidden")
     expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(1, timeout=20000)
     expect(page.get_by_test_id("msg-user")).to_have_count(1)
     page.get_by_test_id("edit-message").click()

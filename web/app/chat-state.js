@@ -44,6 +44,10 @@ export function clientState(messages) {
 export function useChat({ options, onSliceOpened, onFinished }) {
   const [messages, setMessages] = useState([]);
   const [resuming, setResuming] = useState(true);
+  // While an exchange is being taken back (`resend`), the view counts as running: the old exchange
+  // is still on screen and must not be edited or answered again a second time.
+  const [retracting, setRetracting] = useState(false);
+  const retractingRef = useRef(false);
   const ctl = useRef(null);
   const lastSave = useRef(0);
   const messagesRef = useRef(messages);
@@ -106,11 +110,20 @@ export function useChat({ options, onSliceOpened, onFinished }) {
   async function resend(text = null) {
     const ms = messagesRef.current;
     const [user, assistant] = ms.slice(-2);
-    if (running() || !user || user.role !== "user" || !assistant || assistant.role !== "assistant") return false;
+    if (running() || retractingRef.current) return false;
+    if (!user || user.role !== "user" || !assistant || assistant.role !== "assistant") return false;
     const { sliceId, turnId } = assistant.turn;
     if (!sliceId || !turnId) return false;
     const path = `/api/slices/${sliceId}/turns/${encodeURIComponent(turnId)}/retract`;
-    const taken = await apiFetch("POST", path, { reason: text === null ? "regenerate" : "edit" });
+    retractingRef.current = true;
+    setRetracting(true);
+    let taken;
+    try {
+      taken = await apiFetch("POST", path, { reason: text === null ? "regenerate" : "edit" });
+    } finally {
+      retractingRef.current = false;
+      setRetracting(false);
+    }
     const rest = ms.slice(0, -2);
     messagesRef.current = rest;
     setMessages(rest);
@@ -162,7 +175,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     return () => ctl.current && ctl.current.stop();
   }, []);
 
-  return { messages, send, resend, stop, running: running(), resuming };
+  return { messages, send, resend, stop, running: running() || retracting, resuming };
 }
 
 /** The finished reply of the last assistant message, for the screen-reader announcement. */
