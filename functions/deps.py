@@ -270,12 +270,39 @@ def _deps_over(
     )
 
 
-def _demo_cast(first: Deps, settings: Settings, root: Path, in_process_turns: bool) -> DemoCast | None:
-    """Every persona of the demo folder at `root`, `first` serving the default; None for one."""
-    from core.storage.demo import DemoStorage, find_personas
+def demo_personas(root: Path) -> list[Persona]:
+    """The personas a demo folder offers, the default first; [] when it holds only one."""
+    from core.storage.demo import find_personas
 
     personas = find_personas(root)
-    if len(personas) < 2:
+    return personas if len(personas) >= 2 else []
+
+
+def recorded_persona(settings: Settings, persona_id: str | None) -> Persona | None:
+    """The demo persona a turn's record names (None: the default, also when none is named).
+
+    A name this deployment's demo does not offer is refused, never read as the default: the
+    turn would otherwise answer from, and write into, another persona's memory.
+    """
+    if persona_id is None:
+        return None
+    personas = demo_personas(SAMPLE_ROOT) if settings.storage == "demo" else []
+    found = next((p for p in personas if p.id == persona_id), None)
+    if found is None:
+        known = ", ".join(p.id for p in personas) or "none (it serves no demo personas)"
+        raise InvalidInput(
+            f'This turn was started for demo persona "{persona_id}", which this deployment does not '
+            f"offer; its personas: {known}. Start the turn again from a persona it offers."
+        )
+    return None if found.id == personas[0].id else found
+
+
+def _demo_cast(first: Deps, settings: Settings, root: Path, in_process_turns: bool) -> DemoCast | None:
+    """Every persona of the demo folder at `root`, `first` serving the default; None for one."""
+    from core.storage.demo import DemoStorage
+
+    personas = demo_personas(root)
+    if not personas:
         return None
     cast = DemoCast(personas, {personas[0].id: first})
     for persona in personas[1:]:

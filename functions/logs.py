@@ -80,13 +80,15 @@ def lambda_logger() -> Any:
 
 
 def step_keys(event: Mapping[str, Any]) -> dict[str, Any]:
-    """The correlation fields of a step task's payload: turn id, step, attempt, execution id."""
+    """The correlation fields of a step task's payload: turn id, step, attempt, execution id (and
+    the demo persona, when the turn names one)."""
     state = event.get("state") if isinstance(event.get("state"), Mapping) else {}
     keys = {
         "turn_id": state.get("turn_id") if isinstance(state, Mapping) else None,
         "step": event.get("step"),
         "attempt": int(event.get("retry") or 0) + 1,
         "execution_id": event.get("execution"),
+        "persona": state.get("persona") if isinstance(state, Mapping) else None,
     }
     return {k: v for k, v in keys.items() if v is not None}
 

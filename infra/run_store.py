@@ -7,10 +7,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from functions.aws.runstore import PERSONA_RUN_PREFIX, RUN_PREFIX
 from infra.config import StageConfig
 
 RUN_BUCKET_ENV = "RUN_BUCKET"
-RUN_PREFIX = "runs/"
+# Every prefix runs live under: the default's, and the demo's other personas' own.
+EXPIRED_PREFIXES = (("expire-runs", RUN_PREFIX), ("expire-persona-runs", PERSONA_RUN_PREFIX))
 
 
 class RunStoreBucket(Construct):
@@ -26,11 +28,12 @@ class RunStoreBucket(Construct):
             enforce_ssl=True,
             lifecycle_rules=[
                 s3.LifecycleRule(
-                    id="expire-runs",
-                    prefix=RUN_PREFIX,
+                    id=rule_id,
+                    prefix=prefix,
                     expiration=Duration.days(config.run_retention_days),
                     abort_incomplete_multipart_upload_after=Duration.days(1),
                 )
+                for rule_id, prefix in EXPIRED_PREFIXES
             ],
             # Runs are scratch: memory lives in the GitHub repository, so teardown may drop them.
             removal_policy=RemovalPolicy.DESTROY,

@@ -5,6 +5,11 @@ at most every five minutes), so a rotated key takes effect without a deployment.
 WebSocket functions get the API's `Deps` with the run store and turn service swapped for their
 AWS forms (evolve now runs in the maintenance function: functions/aws/evolve.py); the step and
 maintenance functions get the turn's `TurnDeps` over the same storage.
+
+In a demo with several personas, every persona but the default keeps its runs under a prefix
+of its own in the same bucket and starts its turns on the same state machine with its id in the
+execution input; a step function reads that id and builds the persona's `TurnDeps` (its demo
+overlay, its run store), so the turn's events land where that persona's page reads them.
 """
 
 from __future__ import annotations
@@ -17,14 +22,14 @@ from core.clock import RandomIds
 from functions.aws.config import AwsResources, secret_values
 from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_client, ws_client
 from functions.aws.evolve import LambdaEvolveLauncher
-from functions.aws.runstore import S3RunStore
+from functions.aws.runstore import S3RunStore, persona_run_prefix
 from functions.aws.turns import StepFunctionsTurns
 from functions.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from core.turn.deps import TurnDeps
     from core.turn.evolve_runs import EvolveRuns
-    from functions.deps import Deps
+    from functions.deps import DemoCast, Deps
 
 SecretKey = tuple[tuple[str, str], ...]
 
@@ -56,12 +61,30 @@ def push_client() -> Any | None:
     return ws_client(resources().ws_callback_url)
 
 
-@lru_cache(maxsize=1)
-def turns() -> StepFunctionsTurns:
+@lru_cache(maxsize=8)
+def persona_run_store(persona: str) -> S3RunStore:
+    """The run store of a demo persona other than the default (the default's is `run_store`)."""
+    return S3RunStore(boto_client("s3"), resources().run_bucket, prefix=persona_run_prefix(persona))
+
+
+def _state_machine_arn() -> str:
     arn = resources().state_machine_arn
     if not arn:
         raise RuntimeError("STATE_MACHINE_ARN is not set: this function cannot start turns.")
-    return StepFunctionsTurns(run_store(), boto_client("stepfunctions"), arn, RandomIds())
+    return arn
+
+
+@lru_cache(maxsize=1)
+def turns() -> StepFunctionsTurns:
+    return StepFunctionsTurns(run_store(), boto_client("stepfunctions"), _state_machine_arn(), RandomIds())
+
+
+@lru_cache(maxsize=8)
+def persona_turns(persona: str) -> StepFunctionsTurns:
+    """Turns of a demo persona other than the default: its run store, its id in each execution."""
+    client = boto_client("stepfunctions")
+    runs = persona_run_store(persona)
+    return StepFunctionsTurns(runs, client, _state_machine_arn(), RandomIds(), persona=persona)
 
 
 @lru_cache(maxsize=1)
@@ -73,9 +96,20 @@ def api_deps(key: SecretKey) -> Deps:
     deps = dataclasses.replace(
         deps, runs=run_store(), turns=turns(), maintenance=None, evolve_now=evolve_runs(key)
     )
-    if deps.cast is not None:  # a demo's default persona is these Deps, not the ones before the swap
-        deps.cast.deps[deps.cast.default] = deps
+    if deps.cast is not None:
+        _cast_on_aws(deps, deps.cast)
     return deps
+
+
+def _cast_on_aws(deps: Deps, cast: DemoCast) -> None:
+    """The demo's personas on AWS: the default is `deps` (not the Deps before the swap); every
+    other one keeps its own memory overlay and runs its turns over its own S3 run store."""
+    cast.deps[cast.default] = deps
+    for persona in cast.personas[1:]:
+        own = cast.deps[persona.id]
+        cast.deps[persona.id] = dataclasses.replace(
+            own, runs=persona_run_store(persona.id), turns=persona_turns(persona.id), maintenance=None
+        )
 
 
 def evolve_runs(key: SecretKey) -> EvolveRuns | None:
@@ -99,17 +133,35 @@ def turn_deps(key: SecretKey) -> TurnDeps:
     return build_turn_deps(settings, build_storage(settings), run_store())
 
 
-def step_environment(key: SecretKey) -> LambdaStepEnvironment:
-    """The step functions' environment; each attempt's sink is handed to the step as `sink_for`."""
-    base = turn_deps(key)
+@lru_cache(maxsize=8)
+def persona_turn_deps(key: SecretKey, persona: str) -> TurnDeps:
+    """The turn steps' dependencies for the demo persona a turn's execution input names: its
+    memory overlay and run store (the default's `turn_deps` for the default's id). InvalidInput
+    for an id the demo does not offer (functions/deps.py `recorded_persona`)."""
+    from core.storage.demo import DemoStorage
+    from functions.deps import recorded_persona
+    from functions.turn_deps import build_turn_deps
+
+    settings = settings_for(key)
+    found = recorded_persona(settings, persona)
+    if found is None:
+        return turn_deps(key)
+    return build_turn_deps(settings, DemoStorage(found.root), persona_run_store(found.id))
+
+
+def step_environment(key: SecretKey, persona: str | None = None) -> LambdaStepEnvironment:
+    """The step functions' environment for a turn of `persona` (None: the default); each
+    attempt's sink is handed to the step as `sink_for`."""
+    base = turn_deps(key) if persona is None else persona_turn_deps(key, persona)
 
     def make_deps(sink_for: SinkFor) -> Any:
         return dataclasses.replace(base, sink_for=sink_for)
 
-    return LambdaStepEnvironment(run_store(), push_client(), make_deps)
+    return LambdaStepEnvironment(base.run_store, push_client(), make_deps)
 
 
 def reset() -> None:
     """Forget every cached object (tests that change the environment between invocations)."""
-    for cached in (settings_for, resources, run_store, push_client, turns, api_deps, turn_deps):
+    cached_all = (settings_for, resources, run_store, persona_run_store, push_client, turns, persona_turns)
+    for cached in (*cached_all, api_deps, turn_deps, persona_turn_deps):
         cached.cache_clear()

@@ -1,5 +1,5 @@
 """The run store on S3 (docs/FORMAT.md "Runs (outside the memory)"): a turn's events, values and followers
-under `runs/{turn_id}/`.
+under `runs/{turn_id}/` (a demo persona other than the default: `personas/{id}/runs/{turn_id}/`).
 
 S3 has no append, so each flush of events is one object named by its seq range
 (`events/00000001-00000007.json`); zero-padded names list in seq order, and a reader after
@@ -40,6 +40,10 @@ _CAS_ATTEMPTS = 50
 _LOST_RACE = frozenset({"PreconditionFailed", "ConditionalRequestConflict", "412", "409"})
 # The cancel flag is checked between stream events; one request per second is plenty.
 POLLED_KEYS: Mapping[str, float] = {"cancel": 1.0}
+RUN_PREFIX = "runs/"
+# Another demo persona's runs sit beside runs/, not inside it, so the default persona's listing
+# of turns (recovery's) never meets another persona's; the bucket expires both alike.
+PERSONA_RUN_PREFIX = "personas/"
 
 
 def _check(value: str, pattern: re.Pattern[str], what: str) -> str:
@@ -63,6 +67,11 @@ def _connection_segment(connection_id: str) -> str:
     return connection_id.encode().hex()
 
 
+def persona_run_prefix(persona: str) -> str:
+    """Where a demo persona other than the default keeps its runs (InvalidInput for an unsafe id)."""
+    return f"{PERSONA_RUN_PREFIX}{_check(persona, _KEY, 'demo persona id')}/{RUN_PREFIX}"
+
+
 def _runs(events: list[Event]) -> list[list[Event]]:
     """`events` (in seq order) cut where the seq jumps."""
     runs: list[list[Event]] = []
@@ -81,7 +90,7 @@ class S3RunStore:
         self,
         client: Any,
         bucket: str,
-        prefix: str = "runs/",
+        prefix: str = RUN_PREFIX,
         poll_seconds: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,

@@ -2,7 +2,8 @@
 
 The task's payload is `{"step", "state", "retry"}` (infra/workflow.py), plus `item` for one
 iteration of a fan-out step's Map state (one tool call of a round); the state is the small
-JSON document the steps pass along (turn id, connection id, ids and keys), and the task returns
+JSON document the steps pass along (turn id, connection id, a demo persona's id, ids and keys),
+and the task returns
 it with the step's output merged in. Events go through a PushingSink: `step.started` and
 `step.done` around the step, the step's own events in between. A step's exception is re-raised
 unchanged, so its class name is the error name the state machine retries or catches on.
@@ -49,11 +50,19 @@ class TaskPayload:
     attempt: int
     item: Any = None
 
+    @property
+    def persona(self) -> str | None:
+        """The demo persona the turn runs for (None: the default); checked by `parse`."""
+        persona = self.state.get("persona")
+        return persona if isinstance(persona, str) else None
+
     @classmethod
     def parse(cls, event: Mapping[str, Any]) -> TaskPayload:
         state = event.get("state")
         if not isinstance(state, dict) or not isinstance(state.get("turn_id"), str):
             raise ValueError("A step task needs {'step', 'state': {'turn_id', ...}, 'retry'}")
+        if not isinstance(state.get("persona", ""), str):
+            raise ValueError("A step task's state.persona, when present, is a demo persona's id (a string)")
         attempt = int(event.get("retry") or 0) + 1
         return cls(str(event.get("step", "")), dict(state), attempt, event.get("item"))
 

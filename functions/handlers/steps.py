@@ -1,7 +1,9 @@
 """Lambda entry of every turn step: the Step Functions task runs one attempt of one step.
 
 The payload names the step (`{"step", "state", "retry"}`); the step table is imported on first
-use and each step's module only when it runs, so a step loads only what it needs.
+use and each step's module only when it runs, so a step loads only what it needs. A turn of a
+demo persona other than the default names it in the state (`persona`): the step runs over that
+persona's memory and run store, and an id the demo does not offer fails the step (InvalidInput).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from functions.aws import compose
-from functions.aws.steps import run_task
+from functions.aws.steps import TaskPayload, run_task
 from functions.handlers.snapshot import STEP_MODULES, preload
 from functions.logs import correlate, step_keys
 
@@ -21,4 +23,5 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from core.turn.steps import STEP_TABLE
 
     correlate(context, **step_keys(event))  # every log line of this attempt carries them as fields
-    return run_task(event, STEP_TABLE, compose.step_environment(compose.secret_key()))
+    persona = TaskPayload.parse(event).persona
+    return run_task(event, STEP_TABLE, compose.step_environment(compose.secret_key(), persona))

@@ -201,7 +201,10 @@ def test_the_run_store_is_private_and_expires(template: Any) -> None:
         {
             "LifecycleConfiguration": {
                 "Rules": Match.array_with(
-                    [Match.object_like({"ExpirationInDays": 14, "Prefix": "runs/", "Status": "Enabled"})]
+                    [
+                        Match.object_like({"ExpirationInDays": 14, "Prefix": prefix, "Status": "Enabled"})
+                        for prefix in ("runs/", "personas/")  # the demo's other personas: their own
+                    ]
                 )
             },
             "PublicAccessBlockConfiguration": {
