@@ -161,6 +161,7 @@ def test_a_turn_started_on_jias_page_answers_from_her_memory_and_only_she_sees_i
     for elsewhere in ("", "persona=nell", "persona=xiaowen"):
         status, _ = _http("GET", f"/api/turns/{turn_id}", elsewhere)
         assert status == 404, elsewhere
+    assert _http("POST", f"/api/turns/{turn_id}/cancel")[0] == 404, "nor can another page stop it"
     status, by_cookie = _http("GET", f"/api/turns/{turn_id}", headers={"cookie": "previously_persona=jia"})
     assert status == 200 and by_cookie["events"] == view["events"], "the picker's cookie reads it too"
 
