@@ -15,7 +15,7 @@ overlay, its run store), so the turn's events land where that persona's page rea
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from core.clock import RandomIds
@@ -61,7 +61,9 @@ def push_client() -> Any | None:
     return ws_client(resources().ws_callback_url)
 
 
-@lru_cache(maxsize=8)
+# The persona caches are bounded by the demo's personas (an id it does not offer raises, and
+# errors are not cached); never evicting one keeps a persona's overlay for the container's life.
+@cache
 def persona_run_store(persona: str) -> S3RunStore:
     """The run store of a demo persona other than the default (the default's is `run_store`)."""
     return S3RunStore(boto_client("s3"), resources().run_bucket, prefix=persona_run_prefix(persona))
@@ -79,7 +81,7 @@ def turns() -> StepFunctionsTurns:
     return StepFunctionsTurns(run_store(), boto_client("stepfunctions"), _state_machine_arn(), RandomIds())
 
 
-@lru_cache(maxsize=8)
+@cache
 def persona_turns(persona: str) -> StepFunctionsTurns:
     """Turns of a demo persona other than the default: its run store, its id in each execution."""
     client = boto_client("stepfunctions")
@@ -133,7 +135,7 @@ def turn_deps(key: SecretKey) -> TurnDeps:
     return build_turn_deps(settings, build_storage(settings), run_store())
 
 
-@lru_cache(maxsize=8)
+@cache
 def persona_turn_deps(key: SecretKey, persona: str) -> TurnDeps:
     """The turn steps' dependencies for the demo persona a turn's execution input names: its
     memory overlay and run store (the default's `turn_deps` for the default's id). InvalidInput
