@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import InvalidInput, TransientError
+from core.storage.demo import PERSONA_ID_RE
 from core.turn.events import Event
 from core.turn.runstore import numbered_from
 
@@ -69,7 +70,9 @@ def _connection_segment(connection_id: str) -> str:
 
 def persona_run_prefix(persona: str) -> str:
     """Where a demo persona other than the default keeps its runs (InvalidInput for an unsafe id)."""
-    return f"{PERSONA_RUN_PREFIX}{_check(persona, _KEY, 'demo persona id')}/{RUN_PREFIX}"
+    if not PERSONA_ID_RE.fullmatch(persona):
+        raise InvalidInput(f"Invalid demo persona id {persona!r}: lowercase letters, digits or '-' (<= 32).")
+    return f"{PERSONA_RUN_PREFIX}{persona}/{RUN_PREFIX}"
 
 
 def _runs(events: list[Event]) -> list[list[Event]]:

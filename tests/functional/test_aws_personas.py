@@ -9,6 +9,8 @@ from typing import Any
 
 import boto3
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from moto import mock_aws
 
 from core.errors import InvalidInput
@@ -69,9 +71,20 @@ def test_a_step_task_reads_the_persona_from_its_state() -> None:
 
 def test_a_personas_runs_sit_beside_the_defaults_under_a_safe_prefix() -> None:
     assert persona_run_prefix("jia") == "personas/jia/runs/"
-    for unsafe in ("../jia", "jia/runs", ""):
+    for unsafe in ("../jia", "jia/runs", "", "..", "Jia"):
         with pytest.raises(InvalidInput):
             persona_run_prefix(unsafe)
+
+
+@given(st.one_of(st.text(max_size=40), st.sampled_from(["..", ".", "jia", "a-b", "x" * 33, "jia\n"])))
+def test_any_persona_id_is_refused_or_names_one_folder_of_its_own(persona: str) -> None:
+    try:
+        prefix = persona_run_prefix(persona)
+    except InvalidInput:
+        return
+    assert prefix == f"personas/{persona}/runs/" and persona.isprintable() and "/" not in persona
+    assert persona not in ("", ".", "..")
+    assert not prefix.startswith("runs/"), "never inside the default persona's runs"
 
 
 @pytest.fixture
