@@ -3,10 +3,10 @@
 The task's payload is `{"step", "state", "retry"}` (infra/workflow.py), plus `item` for one
 iteration of a fan-out step's Map state (one tool call of a round); the state is the small
 JSON document the steps pass along (turn id, connection id, a demo persona's id, ids and keys),
-and the task returns
-it with the step's output merged in. Events go through a PushingSink: `step.started` and
-`step.done` around the step, the step's own events in between. A step's exception is re-raised
-unchanged, so its class name is the error name the state machine retries or catches on.
+and the task returns it with the step's output merged in. Events go through a PushingSink:
+`step.started` and `step.done` around the step, the step's own events in between. A step's
+exception is re-raised unchanged, so its class name is the error name the state machine
+retries or catches on.
 """
 
 from __future__ import annotations
