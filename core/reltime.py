@@ -21,7 +21,7 @@ from core.text import js_round
 Locale = Literal["en", "zh"]
 Instant = str | datetime | None
 
-_DATE_KEY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_DATE_KEY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\Z")
 _WEEKDAYS = {
     "en": ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"),
     "zh": ("周日", "周一", "周二", "周三", "周四", "周五", "周六"),

@@ -19,7 +19,7 @@ from core.reltime import normalize_locale, zone
 from core.text import utf16_len, utf16_slice
 
 QUERY_CHARS = 40
-_DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\Z")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 # tool → locale → (running, completed, error); `{x}` is the subject of the call.

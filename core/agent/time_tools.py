@@ -18,7 +18,7 @@ from core.text import js_round
 
 WINDOW_DEFAULT = 20
 WINDOW_MAX = 50
-_DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 
 
 def current_time(ctx: ToolContext) -> str:

@@ -22,7 +22,7 @@ from core.memory import paths
 from core.storage.base import Reader, WriteBatch
 
 IMAGES_DIR = "images"
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)$")
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\Z")
 _LINK_RE = re.compile(rf"!\[(?P<name>[^\]\n]*)\]\(\.\./{IMAGES_DIR}/(?P<file>[^)\s]+)\)")
 MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
 

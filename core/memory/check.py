@@ -33,7 +33,7 @@ from core.storage.base import Reader
 Severity = Literal["error", "warning"]
 FileCheck = Callable[[str, str], list["Finding"]]
 
-_IMAGE_RE = re.compile(r"^images/[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\.b64$")
+_IMAGE_RE = re.compile(r"^images/[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\.b64\Z")
 _LINE_RE = re.compile(r" at line (\d+)")
 
 

@@ -297,7 +297,7 @@ _FIXED = {
     PENDING_JSON.value: PathKind.PENDING,
     CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
 }
-_AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md$")
+_AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md\Z")
 _SLICE_INNER = {
     "timeline/core.md": PathKind.CORE_MD,
     "timeline/agent.md": PathKind.AGENT_MD,

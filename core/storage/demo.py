@@ -94,7 +94,7 @@ class DemoStorage:
 
 
 PERSONA_FILE = "persona.json"
-PERSONA_ID_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+PERSONA_ID_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}\Z")
 DEFAULT_PERSONA = "default"  # the id of a demo folder without persona.json
 
 

@@ -59,7 +59,7 @@ from core.storage.paths import MemoryPath, check_size, size_limit, too_large
 
 log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://api.github.com"
-_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 _FILE_MODES = ("100644", "100755")
 _LISTINGS_KEPT = 4
 # Past this many unread files one archive download (two requests) beats fetching blob by blob.

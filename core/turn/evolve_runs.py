@@ -34,7 +34,7 @@ KEY = "evolve"
 CURRENT = "evolve-current"
 PREFIX = "evolve-"
 STALE_AFTER = timedelta(minutes=20)
-RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 STOPPED = "The run stopped without finishing (the process or function running it ended); start it again."
 NOT_STARTED = "The run could not be started: {}"
 

@@ -29,7 +29,7 @@ from core.errors import InvalidInput
 from core.turn.events import Event
 from core.turn.runstore import numbered_from
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\Z")
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".events.lock"
 POLL_SECONDS = 0.1

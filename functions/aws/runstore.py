@@ -33,8 +33,8 @@ from core.storage.demo import PERSONA_ID_RE
 from core.turn.events import Event
 from core.turn.runstore import numbered_from
 
-_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
-_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,120}$")
+_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
+_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,120}\Z")
 _CHUNK = re.compile(r"/events/(\d{8})-(\d{8})\.json$")
 _READERS = 8
 _CAS_ATTEMPTS = 50

@@ -27,7 +27,7 @@ from core.storage.base import UpdateFn, WriteBatch
 from core.storage.paths import MAX_FILE_BYTES, MemoryPath
 from core.text import js_trim, js_trim_end
 
-_PART_RE = re.compile(r"^agent(?:-([1-9]\d{0,5}))?\.md$")
+_PART_RE = re.compile(r"^agent(?:-([1-9]\d{0,5}))?\.md\Z")
 _ENTRY_RE = re.compile("(?:\\A|(?<=[\n\r\u2028\u2029]))## Cognition ")
 CONTINUED = "(continued)"
 # Left free in every part: the separator before an entry, and slack for a header's growth.
