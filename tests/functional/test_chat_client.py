@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from functions.chat import HttpTurnClient, Printer, chat, local_timezone
-from functions.cli.cmd_chat import Printer as CliPrinter
+from functions.chat import HttpTurnClient, chat, local_timezone
+from functions.turn_printer import Streams, Styled, TurnPrinter
 from tests.fakes.fake_turns import ScriptedTurns
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import KEY, make_env
@@ -62,7 +62,7 @@ def test_chat_with_a_wrong_key_says_so() -> None:
 
 def test_printer_notes_a_retried_step() -> None:
     out, err = io.StringIO(), io.StringIO()
-    p = Printer(out, err)
+    p = TurnPrinter(Streams(out, err))
     p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hel"})
     p.event({"type": "text.delta", "step": "respond", "attempt": 2, "text": "Hello"})
     assert "retried" in err.getvalue()
@@ -89,12 +89,12 @@ def test_printers_count_attempts_per_tool_call_of_a_round() -> None:
         tool(1, 2, "completed"),
     ]
     out, err = io.StringIO(), io.StringIO()
-    p = Printer(out, err)
+    p = TurnPrinter(Streams(out, err))
     screen = io.StringIO()
-    cli = CliPrinter(Console(file=screen, width=100))
+    cli = TurnPrinter(Styled(Console(file=screen, width=100)))
     for e in events:
         p.event(e)
-        cli.show(e)
+        cli.event(e)
     assert err.getvalue().count("retried") == 1
     assert screen.getvalue().count("retrying tools, attempt 2") == 1
 
@@ -107,7 +107,7 @@ def test_local_timezone_is_a_known_zone() -> None:
 
 def test_printer_ends_the_reply_line_before_a_progress_line() -> None:
     screen = io.StringIO()  # a terminal: stdout and stderr land on the same screen
-    p = Printer(screen, screen)
+    p = TurnPrinter(Streams(screen, screen))
     p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hello"})
     p.event({"type": "step.started", "step": "finalize", "attempt": 1, "label": "Saving the reply"})
     p.finish()
@@ -145,7 +145,7 @@ EVENTS = [
 def test_the_client_prints_every_event_as_it_always_has() -> None:
     """`chat --url`: the reply alone on stdout, progress and notes on stderr, byte for byte."""
     out, err = io.StringIO(), io.StringIO()
-    p = Printer(out, err)
+    p = TurnPrinter(Streams(out, err))
     for e in EVENTS:
         p.event(e)
     p.finish()
@@ -169,9 +169,9 @@ def test_the_client_prints_every_event_as_it_always_has() -> None:
 def test_the_terminal_prints_every_event_as_it_always_has() -> None:
     """In-process `chat`: reasoning dimmed, tool results, card notes and errors styled, byte for byte."""
     screen = io.StringIO()
-    cli = CliPrinter(Console(file=screen, width=100, force_terminal=True, color_system="standard"))
+    cli = TurnPrinter(Styled(Console(file=screen, width=100, force_terminal=True, color_system="standard")))
     for e in EVENTS:
-        cli.show(e)
+        cli.event(e)
     assert screen.getvalue() == (
         "\x1b[33m  \x1b[0m\x1b[1;33m(\x1b[0m\x1b[33mfake-small cannot see images: "
         "it was told one was attached, not what it shows\x1b[0m\x1b[1;33m)\x1b[0m\n"
