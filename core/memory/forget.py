@@ -175,12 +175,13 @@ def _queue_turn(
         )
     current = parse_core_md(text)  # SliceFormatError names the line to fix
     in_core = any(t.turn_id == turn_id for t in current.turns)
-    # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry.
-    if not _queue_cognition_removal(batch, slice_id, turn_id) and not in_core:
-        raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
     edited = without_turn(current, turn_id)
-    # A taken-back exchange's pictures are still in the slice folder: they go too.
-    _queue_turn_images_removal(batch, slice_id, turn_id, edited)
+    # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry,
+    # and its pictures in the slice folder (pictures alone: what an earlier forget left behind).
+    noted = _queue_cognition_removal(batch, slice_id, turn_id)
+    pictures = _queue_turn_images_removal(batch, slice_id, turn_id, edited)
+    if not (in_core or noted or pictures):
+        raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
     if not in_core:
         return False
     if not edited.turns:
@@ -194,14 +195,20 @@ def _queue_turn(
     return False
 
 
-def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str, left: Slice) -> None:
+def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str, left: Slice) -> int:
     """Queue the deletion of the pictures attached to the turn (`images/<turn id>-<n>.<ext>.b64`);
-    one that a turn left in the slice links to stays (deleting it would break that turn)."""
+    one that a turn left in the slice links to stays (deleting it would break that turn).
+    How many go."""
     own = re.compile(rf"^{re.escape(turn_id)}-\d+\.(png|jpg|webp)\.b64$")
     linked = {name for t in left.turns for name in linked_pictures(t.content)}
-    for path in batch.list(paths.slice_dir(slice_id) / IMAGES_DIR):
-        if own.match(path.name) and path.name.removesuffix(".b64") not in linked:
-            batch.delete(path)
+    gone = [
+        path
+        for path in batch.list(paths.slice_dir(slice_id) / IMAGES_DIR)
+        if own.match(path.name) and path.name.removesuffix(".b64") not in linked
+    ]
+    for path in gone:
+        batch.delete(path)
+    return len(gone)
 
 
 def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:

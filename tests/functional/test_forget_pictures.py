@@ -16,7 +16,9 @@ from core.media.images import Upload, prepare_images
 from core.memory.export import export_zip
 from core.memory.forget import forget
 from core.memory.paths import SliceId
+from core.memory.slice.agent_parts import queue_removal
 from core.memory.slice.retract import retract_exchange
+from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
 from tests.fakes.fake_model_server import FakeModelServer
@@ -115,3 +117,20 @@ def test_a_picture_a_surviving_turn_links_to_stays(fake_models: FakeModelServer)
         r = client.delete(f"/api/slices/{SLICE}/turns/{old}", headers=with_key())
     assert r.status_code == 200, r.text
     assert pictures(h) == {f"{old}-1.jpg.b64", f"{new}-1.jpg.b64", f"{new}-2.png.b64"}
+
+
+def test_pictures_an_earlier_forget_left_behind_can_be_forgotten_by_their_turn_id(
+    fake_models: FakeModelServer,
+) -> None:
+    """Before forgetting took them, a forgotten taken-back exchange left its pictures: they are
+    nobody's now, and forgetting that turn id deletes them; an id with nothing at all is 404."""
+    h, old, new = answered_again(fake_models)
+    batch = WriteBatch.open(h.deps.storage)
+    queue_removal(batch, SLICE, old)  # what the earlier forget did: the notes only
+    batch.commit(f"Forget turn {old} of slice {SLICE}")
+    assert {f"{old}-1.jpg.b64", f"{old}-2.png.b64"} <= pictures(h)
+    with TestClient(create_app(_deps(h))) as client:
+        r = client.delete(f"/api/slices/{SLICE}/turns/{old}", headers=with_key())
+        assert r.status_code == 200, r.text
+        assert pictures(h) == {f"{new}-1.jpg.b64", f"{new}-2.png.b64"}
+        assert client.delete(f"/api/slices/{SLICE}/turns/{old}", headers=with_key()).status_code == 404
