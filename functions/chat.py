@@ -1,8 +1,8 @@
 """The scripted client behind `previously chat --url`: send one message, print the reply as it streams.
 
 It posts the message (`POST /api/turns`) and long-polls `GET /api/turns/{id}?after=N&wait=…`,
-which works the same against the local server and on AWS. Step and tool labels go to stderr,
-the reply to stdout.
+which works the same against the local server and on AWS. The events are printed by
+`functions/turn_printer.py` (`Streams`): step and tool labels to stderr, the reply to stdout.
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from core.reltime import zone
-from core.turn.events import run_of
+from functions.turn_printer import Streams, TurnPrinter
 
 POLL_WAIT = 20.0
 
@@ -82,51 +81,6 @@ class HttpTurnClient:
         return self._call("GET", f"/api/turns/{turn_id}", params={"after": after, "wait": wait})
 
 
-@dataclass
-class Printer:
-    """Writes a turn's events for a person: reply text to `out`, progress and errors to `err`."""
-
-    out: TextIO
-    err: TextIO
-    attempts: dict[str, int] = field(default_factory=dict)
-    wrote_text: bool = False
-    failed: str | None = None
-    mid_line: bool = False  # the reply's current line is not ended yet
-
-    def _note(self, line: str) -> None:
-        # Progress goes to `err`; on a terminal both streams share the screen, so end the reply's line first.
-        if self.mid_line:
-            self.out.write("\n")
-            self.mid_line = False
-        self.err.write(line + "\n")
-
-    def event(self, e: dict[str, Any]) -> None:
-        kind, run, attempt = e.get("type"), run_of(e), int(e.get("attempt", 1))
-        if attempt > self.attempts.get(run, attempt) and self.wrote_text:
-            self.err.write("\n(the step was retried; the reply starts again)\n")
-        self.attempts[run] = max(attempt, self.attempts.get(run, 0))
-        if kind == "text.delta":
-            text = str(e.get("text", ""))
-            self.out.write(text)
-            self.out.flush()
-            self.wrote_text = True
-            self.mid_line = self.mid_line or bool(text)
-        elif kind == "step.started" and e.get("label"):
-            self._note(f"· {e['label']}")
-        elif kind == "tool.call" and e.get("state") == "running":
-            self._note(f"· {e.get('label') or e.get('tool')}")
-        elif kind == "turn.error":
-            self.failed = str(e.get("message") or e.get("code"))
-        elif kind == "turn.done" and e.get("status") == "interrupted":
-            self.err.write("\n(the reply was interrupted)\n")
-
-    def finish(self) -> None:
-        if self.mid_line:
-            self.out.write("\n")
-        if self.failed:
-            self.err.write(f"error: {self.failed}\n")
-
-
 def follow(client: TurnClient, turn_id: str, on_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """Poll until the turn ends, handing every event over once, in order; returns the last view."""
     after = 0
@@ -162,7 +116,7 @@ def chat(
     if attachments:
         body["attachments"] = attachments
     turn_id = client.start(body)
-    printer = Printer(out, err)
+    printer = TurnPrinter(Streams(out, err))
     final = follow(client, turn_id, (lambda e: None) if as_json else printer.event)
     if as_json:
         full = client.poll(turn_id, 0, 0)

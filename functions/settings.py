@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     memory_root: Path = Field(default=Path("memory-data"), alias="PREVIOUSLY_MEMORY")
     # Where turn runs (events, model rounds) are kept locally; default: beside the memory folder.
     runs_dir: Path | None = Field(default=None, alias="PREVIOUSLY_RUNS")
+    # The longest a turn may run (on AWS the state machine's timeout, set from the stage's
+    # turn_timeout_minutes); recovery ends a turn no process vouches for only after it.
+    turn_timeout_minutes: int = Field(default=30, ge=5, le=24 * 60, alias="PREVIOUSLY_TURN_TIMEOUT_MINUTES")
 
     github_token: SecretStr | None = Field(default=None, alias="GITHUB_TOKEN")
     github_repo: str | None = Field(default=None, alias="GITHUB_REPO")

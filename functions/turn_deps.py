@@ -64,6 +64,7 @@ def build_turn_deps(
         sink_for=RunStoreSinks(run_store),
         demo=storage.demo,
         web=build_web(settings),
+        turn_timeout=timedelta(minutes=settings.turn_timeout_minutes),
     )
 
 

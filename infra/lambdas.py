@@ -38,6 +38,8 @@ class LambdaFactory(Construct):
             "PREVIOUSLY_STAGE": config.name,
             "POWERTOOLS_SERVICE_NAME": "previously",
             "POWERTOOLS_LOG_LEVEL": "INFO",
+            # The state machine's timeout, so recovery's deadline for a turn is the same.
+            "PREVIOUSLY_TURN_TIMEOUT_MINUTES": str(config.turn_timeout_minutes),
         }
 
     def function(

@@ -71,6 +71,11 @@ def split_turn_text(content: str, slice_id: str, turn_id: str) -> tuple[str, lis
     return head, pictures
 
 
+def linked_pictures(content: str) -> set[str]:
+    """The stored pictures a turn's text links to (their names as linked, `<turn id>-<n>.<ext>`)."""
+    return {m["file"] for m in _LINK_RE.finditer(content) if NAME_RE.match(m["file"])}
+
+
 def reattach(reader: Reader, pictures: Sequence[StoredPicture]) -> tuple[Attachment, ...]:
     """Pictures stored with an earlier turn, ready to go with a new one (answer again, or an
     edit): the stored bytes as they are (they were checked and re-encoded when first sent)."""

@@ -3,7 +3,8 @@
 A slice: its folder (or legacy flat file) is deleted; its catalog and monthly entries, its
 strand paths and its search-index document go; card entries citing only it go and others lose
 the ref (live card, undo copy, every snapshot). One exchange (the user turn and the agent reply
-that share a turn id): both turns leave core.md, its cognition leaves agent.md, the slice's
+that share a turn id, in core.md or taken back into agent.md): both turns leave core.md, its
+cognition leaves agent.md, its pictures go (unless a remaining turn links to one), the slice's
 marks (focus, summary — unless the user wrote them) are cleared to be redone from what remains,
 and its index entries are refreshed. Forgetting the last exchange forgets the slice.
 
@@ -19,6 +20,7 @@ from datetime import datetime
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound, ReadOnly
+from core.media.attach import IMAGES_DIR, linked_pictures
 from core.memory import paths
 from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
 from core.memory.card.store import CARD_PREV
@@ -173,13 +175,15 @@ def _queue_turn(
         )
     current = parse_core_md(text)  # SliceFormatError names the line to fix
     in_core = any(t.turn_id == turn_id for t in current.turns)
-    # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry.
-    if not _queue_cognition_removal(batch, slice_id, turn_id) and not in_core:
+    edited = without_turn(current, turn_id)
+    # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry,
+    # and its pictures in the slice folder (pictures alone: what an earlier forget left behind).
+    noted = _queue_cognition_removal(batch, slice_id, turn_id)
+    pictures = _queue_turn_images_removal(batch, slice_id, turn_id, edited)
+    if not (in_core or noted or pictures):
         raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
     if not in_core:
         return False
-    _queue_turn_images_removal(batch, slice_id, turn_id)
-    edited = without_turn(current, turn_id)
     if not edited.turns:
         _queue_slice(batch, slice_id, now, locale, clock)
         return True
@@ -191,12 +195,20 @@ def _queue_turn(
     return False
 
 
-def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> None:
-    """Queue the deletion of the pictures attached to the turn (`images/<turn id>-<n>.<ext>.b64`)."""
+def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str, left: Slice) -> int:
+    """Queue the deletion of the pictures attached to the turn (`images/<turn id>-<n>.<ext>.b64`);
+    one that a turn left in the slice links to stays (deleting it would break that turn).
+    How many go."""
     own = re.compile(rf"^{re.escape(turn_id)}-\d+\.(png|jpg|webp)\.b64$")
-    for path in batch.list(paths.slice_dir(slice_id) / "images"):
-        if own.match(path.name):
-            batch.delete(path)
+    linked = {name for t in left.turns for name in linked_pictures(t.content)}
+    gone = [
+        path
+        for path in batch.list(paths.slice_dir(slice_id) / IMAGES_DIR)
+        if own.match(path.name) and path.name.removesuffix(".b64") not in linked
+    ]
+    for path in gone:
+        batch.delete(path)
+    return len(gone)
 
 
 def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:

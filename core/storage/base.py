@@ -268,12 +268,50 @@ def require_memory_path(path: object) -> MemoryPath:
 
 
 @dataclass
+class _Pending:
+    """What the batch's reads see of one path it changes: the text as of the changes applied
+    so far (`known` once the snapshot was read or a Put / Delete set it), the changes queued
+    since, and whether any Delete was queued (a listing must ask whether the file is gone)."""
+
+    text: str | None = None
+    known: bool = False
+    queued: list[Change] = field(default_factory=list)
+    deleted: bool = False
+
+    def add(self, change: Change) -> None:
+        if isinstance(change, Put | Delete):  # last write wins: earlier changes no longer matter
+            self.text, self.known, self.queued = change.apply(None), True, []
+            self.deleted = self.deleted or isinstance(change, Delete)
+        else:
+            self.queued.append(change)
+
+    def resolve(self, snapshot: Snapshot, path: MemoryPath) -> str | None:
+        """Apply what was queued since the last read, each change once (a raising Update stays
+        queued, so the next read raises again)."""
+        if not self.known:
+            self.text, self.known = snapshot.read(path), True
+        while self.queued:
+            new = self.queued[0].apply(self.text)
+            self.text = self.text if new is None else new
+            self.queued.pop(0)
+        return self.text
+
+
+@dataclass
 class WriteBatch:
-    """A step's pending writes over one snapshot, with read-your-writes."""
+    """A step's pending writes over one snapshot, with read-your-writes.
+
+    `changes` is what the commit sends; the reads go through an overlay of the paths changed,
+    kept as changes are queued, so a read costs the same however many changes are pending and
+    evaluates each Update once (against the text the batch saw at that read), not once per read.
+    """
 
     storage: Storage
     _snapshot: Snapshot | None
     changes: list[Change] = field(default_factory=list)
+    _overlay: dict[MemoryPath, _Pending] = field(default_factory=dict, init=False, repr=False)
+    _synced: int = field(default=0, init=False, repr=False)
+    _last: Change | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def open(cls, storage: Storage) -> WriteBatch:
@@ -286,30 +324,39 @@ class WriteBatch:
             self._snapshot = self.storage.snapshot()
         return self._snapshot
 
+    def _pending(self) -> dict[MemoryPath, _Pending]:
+        """The overlay, caught up with `changes` (which callers may also extend directly)."""
+        n = self._synced
+        if n and (n > len(self.changes) or self.changes[n - 1] is not self._last):
+            self._overlay, self._synced = {}, 0  # the list was cleared or replaced: start again
+        for change in self.changes[self._synced :]:
+            self._overlay.setdefault(change.path, _Pending()).add(change)
+        self._synced = len(self.changes)
+        self._last = self.changes[-1] if self.changes else None
+        return self._overlay
+
     def read(self, path: MemoryPath) -> str | None:
-        changes = [c for c in self.changes if c.path == path]
+        entry = self._pending().get(path)
         # A pending Delete hides the file: it is not read (it may be too large to read).
-        last_delete = max((i for i, c in enumerate(changes) if isinstance(c, Delete)), default=-1)
-        text = self.snapshot.read(path) if last_delete < 0 else None
-        for change in changes[last_delete + 1 :]:
-            new = change.apply(text)
-            text = text if new is None else new
-        return text
+        return self.snapshot.read(path) if entry is None else entry.resolve(self.snapshot, path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         listed = self.snapshot.list(prefix)
+        touched = [p for p in self._pending() if p.is_under(prefix)]
+        if not touched:
+            return list(listed)
         # Only a pending change can add a file; reading every listed file would cost one read
         # per file (10,000 slices → 10,000 reads) just to list them.
-        pending = {c.path for c in self.changes if c.path.is_under(prefix)} - set(listed)
-        created = [p for p in pending if self.read(p) is not None]
-        deleted = {c.path for c in self.changes if isinstance(c, Delete) and c.path.is_under(prefix)}
-        if deleted:
-            listed = [p for p in listed if p not in deleted or self.read(p) is not None]
+        present = set(listed)
+        created = [p for p in touched if p not in present and self.read(p) is not None]
+        gone = {p for p in touched if p in present and self._overlay[p].deleted and self.read(p) is None}
+        if gone:
+            listed = [p for p in listed if p not in gone]
         return sorted([*listed, *created]) if created else list(listed)
 
     def version_of(self, path: MemoryPath) -> str | None:
         """The file's blob sha as this batch sees it (a pending change is hashed, not fetched)."""
-        if any(c.path == path for c in self.changes):
+        if path in self._pending():
             text = self.read(path)
             return None if text is None else blob_sha(text)
         return self.snapshot.version_of(path)
@@ -338,6 +385,7 @@ class WriteBatch:
             return CommitResult(version=self.snapshot.version)
         result = self.storage.commit(list(self.changes), message, base=self.snapshot)
         self.changes.clear()
+        self._overlay, self._synced, self._last = {}, 0, None
         # Most batches end at their commit: a fresh snapshot (a ref read on GitHub) waits for a read.
         self._snapshot = None
         return result

@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Protocol
 
 from core.clock import Clock, IdSource
@@ -28,6 +29,9 @@ class SinkFactory(Protocol):
 
 
 DEFAULT_MODEL_TIMEOUT = 120.0
+# How long a turn may run at most: on AWS the state machine's timeout (the deployment's
+# PREVIOUSLY_TURN_TIMEOUT_MINUTES, the stage's turn_timeout_minutes).
+DEFAULT_TURN_TIMEOUT = timedelta(minutes=30)
 
 
 @dataclass
@@ -38,6 +42,8 @@ class TurnDeps:
     turn ends with a `no_model` error after the user's message is stored. `demo` marks the
     read-only persona: card evolution, backfill and the consolidation model pass never run.
     `web` is what the agent may use of the web (None: not wired, no web tools and no note).
+    `turn_timeout` is the longest a turn can run; recovery declares a turn nobody can vouch for
+    dead only after it.
     """
 
     storage: Storage
@@ -48,6 +54,7 @@ class TurnDeps:
     sink_for: SinkFactory
     demo: bool = False
     model_timeout: float = DEFAULT_MODEL_TIMEOUT
+    turn_timeout: timedelta = DEFAULT_TURN_TIMEOUT
     monotonic: Callable[[], float] = time.monotonic
     web: WebAccess | None = None
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("previously.turn"))

@@ -5,10 +5,16 @@ a run and hands it to a launcher: locally a thread in the process, on AWS an asy
 of the maintenance function with an `evolve` job (functions/handlers/maintain.py). The run's state
 is one value in the run store (docs/FORMAT.md "Runs (outside the memory)"), under the run id
 `evolve-{id}` and the key `evolve`: running (with the latest progress line), done (with the
-report) or failed (with the reason). A pointer under `evolve-current` names the latest run, so a
-second start while it runs is refused (409) on every instance that shares the run store. A run
-still marked running after `STALE_AFTER` (longer than the maintenance function's timeout) reads
-as failed: whatever ran it stopped without recording an end.
+report) or failed (with the reason).
+
+One run at a time, on every instance that shares the run store: a start claims the run by
+appending an `evolve.claim` event to the events of `evolve-current`, and its end appends
+`evolve.end`. The run store's event append is atomic (the seq allocator: a lock, `flock` on a
+folder, a compare-and-swap of `events-tail.json` on S3), so the claims of two starts at once get
+two seqs, and reading that log in seq order decides for both (`holder_at`): a claim is taken
+when no earlier claim holds, and the other start is refused (409). A claim, like a run still
+marked running, lapses after `STALE_AFTER` (longer than the maintenance function's timeout):
+whatever ran it stopped without recording an end.
 
 The passes themselves are `run_evolve_now` (core/turn/evolve_now.py); a run that cannot commit
 because a turn changed the card meanwhile ends failed with that reason and writes nothing.
@@ -26,12 +32,15 @@ from typing import Any, Literal
 from core.clock import iso, parse_iso
 from core.errors import ConflictError, NotFound, ReadOnly
 from core.turn.deps import TurnDeps
+from core.turn.events import Event
 from core.turn.evolve_now import BUSY, DEMO, run_evolve_now
 
 RunStatus = Literal["running", "done", "failed"]
 Launcher = Callable[[str], None]
 KEY = "evolve"
-CURRENT = "evolve-current"
+CURRENT = "evolve-current"  # the claim log: its events are the claims and ends of every run
+CLAIM = "evolve.claim"
+END = "evolve.end"
 PREFIX = "evolve-"
 STALE_AFTER = timedelta(minutes=20)
 RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
@@ -77,6 +86,35 @@ def thread_launcher(execute: Callable[[str], object]) -> Launcher:
     return launch
 
 
+def holder_at(log: list[Event], seq: int) -> str | None:
+    """The run holding the claim once the log's events up to `seq` are read in seq order: a
+    claim is taken when nothing holds, or when the holder's claim lapsed by the new claim's
+    time; the holder's `evolve.end` frees it. Only the log decides, so every reader agrees."""
+    holder: Event | None = None
+    for event in sorted(log, key=lambda e: int(e["seq"])):
+        if event["seq"] > seq:
+            break
+        if event.get("type") == CLAIM and (holder is None or _lapsed(holder, event)):
+            holder = event
+        elif event.get("type") == END and holder is not None and event.get("run_id") == holder.get("run_id"):
+            holder = None
+    return None if holder is None else str(holder.get("run_id"))
+
+
+def _lapsed(holder: Event, claim: Event) -> bool:
+    """Whether `claim` comes after the holder's claim lapsed (one whose time cannot be read
+    holds nothing against a later claim, and takes nothing from a holder)."""
+    held, new = _instant(holder.get("at")), _instant(claim.get("at"))
+    return held is None or (new is not None and new - held > STALE_AFTER)
+
+
+def _instant(value: object) -> datetime | None:
+    try:
+        return parse_iso(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
 class EvolveRuns:
     """Start, run and read evolve-now runs over the turn deps' run store."""
 
@@ -84,20 +122,19 @@ class EvolveRuns:
         self._deps = deps
         self._runs = deps.run_store
         self._launch = launcher or thread_launcher(self.execute)
-        self._lock = threading.Lock()
 
     def start(self) -> EvolveRun:
-        """Record a new run and launch it; ReadOnly in the demo, ConflictError while one runs."""
+        """Claim, record and launch a new run; ReadOnly in the demo, ConflictError while one runs."""
         d = self._deps
         if d.demo or d.storage.demo or d.storage.read_only:
             raise ReadOnly(DEMO)
-        with self._lock:
-            current = self._runs.get(CURRENT, KEY)
-            if isinstance(current, str) and self._running(current):
-                raise ConflictError(BUSY)
-            run = EvolveRun(d.ids.turn_id(), "running", iso(d.clock.now()))
-            self._save(run)
-            self._runs.put(CURRENT, KEY, run.run_id)
+        run = EvolveRun(d.ids.turn_id(), "running", iso(d.clock.now()))
+        claim = {"type": CLAIM, "step": KEY, "run_id": run.run_id, "at": run.started_at}
+        [claimed] = self._runs.append(CURRENT, [claim])
+        if holder_at(self._runs.events(CURRENT), int(claimed["seq"])) != run.run_id:
+            raise ConflictError(BUSY)
+        self._save(run)
+        self._runs.put(CURRENT, KEY, run.run_id)  # the latest run's id, for a reader
         try:
             self._launch(run.run_id)
         except Exception as exc:  # the launcher itself failed: say so on the run, then refuse
@@ -132,12 +169,6 @@ class EvolveRuns:
             return self._finish(run, error=str(exc) or type(exc).__name__)
         return self._finish(run, report=report.to_dict())
 
-    def _running(self, run_id: str) -> bool:
-        try:
-            return self.get(run_id).status == "running"
-        except NotFound:
-            return False
-
     def _stale(self, run: EvolveRun) -> bool:
         try:
             started: datetime = parse_iso(run.started_at)
@@ -154,6 +185,9 @@ class EvolveRuns:
         status: RunStatus = "failed" if error is not None else "done"
         ended = EvolveRun(run.run_id, status, run.started_at, iso(self._deps.clock.now()), "", report, error)
         self._save(ended)
+        self._runs.append(
+            CURRENT, [{"type": END, "step": KEY, "run_id": run.run_id, "at": ended.finished_at}]
+        )
         return ended
 
     def _save(self, run: EvolveRun) -> None:

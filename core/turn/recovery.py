@@ -7,8 +7,9 @@ store:
 
 - left `running` by a process that is gone (its owner record names this host and a pid that no
   longer runs), or — where no owner can be asked (a Step Functions execution) — still `running`
-  past its deadline (`DEADLINE_KEY`, written when its save step starts) → it ends `turn.done`
-  `interrupted`, with a reason the page shows;
+  past its deadline (`DEADLINE_KEY`, written when its save step starts: `deps.turn_timeout`
+  later, the longest its execution can run, so never before it could have ended) → it ends
+  `turn.done` `interrupted`, with a reason the page shows;
 - accepted (its request is recorded) but never saved — it ended, or died, before `turn.started`
   and its user message is not in memory → the message is saved now, with no model call.
 
@@ -28,7 +29,7 @@ import socket
 import threading
 import weakref
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from core.clock import iso, parse_iso
@@ -42,8 +43,6 @@ OWNER_KEY = "owner"
 ACCEPTED_KEY = "accepted_at"  # when the save step first ran (orders recovered messages)
 DEADLINE_KEY = "deadline"  # after it, a turn nobody can vouch for is dead
 SETTLED_KEY = "settled"  # the turn ended and its message is in memory: nothing to recover
-# A turn on AWS cannot outlive its execution (infra: turn_timeout_minutes, 30 by default).
-TURN_DEADLINE = timedelta(minutes=30)
 LOST_REASON = (
     "The server stopped before this turn finished. Your message is kept in memory; "
     "send it again for an answer."
@@ -106,7 +105,7 @@ def mark_accepted(deps: TurnDeps, turn_id: str) -> None:
     """Record when the turn's save first ran and the deadline after which it counts as dead."""
     if deps.run_store.get(turn_id, ACCEPTED_KEY) is None:
         now = deps.clock.now()
-        deps.run_store.put(turn_id, DEADLINE_KEY, iso(now + TURN_DEADLINE))
+        deps.run_store.put(turn_id, DEADLINE_KEY, iso(now + deps.turn_timeout))
         deps.run_store.put(turn_id, ACCEPTED_KEY, iso(now))
 
 

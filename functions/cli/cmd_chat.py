@@ -1,6 +1,7 @@
 """`previously chat "MSG"`: one turn in this process, streamed to the terminal.
 
-Reasoning is shown dimmed, tool calls as one-line labels, then the reply. Exit codes: 0 the
+Reasoning is shown dimmed, tool calls as one-line labels, then the reply
+(`functions/turn_printer.py`, `Styled`). Exit codes: 0 the
 turn finished (or was interrupted with Ctrl-C: the partial reply is kept), 1 it failed, 3 the
 message was saved but no model is configured (the output says which variables to set).
 `--url URL --key KEY` talks to a running server instead (client mode, `functions/cli/chat_remote.py`).
@@ -18,7 +19,6 @@ from rich.console import Console
 
 from core.errors import InvalidInput
 from core.media.images import Attachment, Upload, prepare_images
-from core.turn.events import Event, run_of
 from core.turn.local_service import LocalTurnService
 from core.turn.service import TurnInput
 from functions.chat import local_timezone, model_calls
@@ -26,59 +26,13 @@ from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
 from functions.settings import load_settings
 from functions.turn_deps import build_local_turns, build_run_store
+from functions.turn_printer import Styled, TurnPrinter
 
 EXIT_NO_MODEL = 3
 _POLL_SECONDS = 0.5
 
 
-class Printer:
-    """Renders a turn's events as they arrive."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self.mode = ""  # "reasoning" | "text" | "" — what the current line holds
-        self.attempts: dict[str, int] = {}
-
-    def _break(self) -> None:
-        if self.mode:
-            self.console.print()
-            self.mode = ""
-
-    def show(self, event: Event) -> None:
-        """Print one event."""
-        kind, step, run = event["type"], event["step"], run_of(event)
-        attempt = int(event.get("attempt", 1))
-        if self.attempts.get(run, attempt) < attempt:
-            self._break()
-            self.console.print(f"[yellow](retrying {step}, attempt {attempt})[/yellow]")
-        self.attempts[run] = attempt
-        if kind in ("reasoning.delta", "text.delta"):
-            mode = "reasoning" if kind == "reasoning.delta" else "text"
-            if self.mode != mode:
-                self._break()
-                self.mode = mode
-            style = "dim" if mode == "reasoning" else None
-            self.console.print(event["text"], end="", style=style, markup=False, highlight=False)
-        elif kind == "tool.call" and event["state"] != "running":
-            self._break()
-            mark = "✓" if event["state"] == "completed" else "✗"
-            self.console.print(f"  {mark} {event['label']}", style="cyan", markup=False)
-        elif kind in ("card.evolved", "card.skipped"):
-            self._break()
-            note = event.get("summary") or event.get("reason") or ""
-            self.console.print(f"  (user card: {note})", style="dim", markup=False)
-        elif kind == "attachment.unseen":
-            self._break()
-            note = f"  ({event['model']} cannot see images: it was told one was attached, not what it shows)"
-            self.console.print(note, style="yellow", markup=False)
-        elif kind == "turn.error":
-            self._break()
-            self.console.print(f"error: {event['message']}", style="red", markup=False)
-        elif kind == "turn.done":
-            self._break()
-
-
-def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) -> None:
+def _follow(service: LocalTurnService, turn_id: str, printer: TurnPrinter | None) -> None:
     after = 0
     while True:
         try:
@@ -89,9 +43,11 @@ def _follow(service: LocalTurnService, turn_id: str, printer: Printer | None) ->
         for event in state.events:
             after = max(after, int(event["seq"]))
             if printer is not None:
-                printer.show(event)
+                printer.event(event)
         if state.status != "running":
             break
+    if printer is not None:
+        printer.finish()
     service.join(turn_id)  # the best-effort after step finishes its commit before we exit
 
 
@@ -157,7 +113,7 @@ def chat(
         turn_id = service.start(request)
     except InvalidInput as exc:
         raise fail(str(exc)) from exc
-    _follow(service, turn_id, None if json_out else Printer(Console()))
+    _follow(service, turn_id, None if json_out else TurnPrinter(Styled(Console())))
     state = service.state(turn_id)
     error = next((e for e in reversed(state.events) if e["type"] == "turn.error"), None)
     if json_out:

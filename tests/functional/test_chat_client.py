@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from functions.chat import HttpTurnClient, Printer, chat, local_timezone
-from functions.cli.cmd_chat import Printer as CliPrinter
+from functions.chat import HttpTurnClient, chat, local_timezone
+from functions.turn_printer import Streams, Styled, TurnPrinter
 from tests.fakes.fake_turns import ScriptedTurns
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import KEY, make_env
@@ -62,7 +62,7 @@ def test_chat_with_a_wrong_key_says_so() -> None:
 
 def test_printer_notes_a_retried_step() -> None:
     out, err = io.StringIO(), io.StringIO()
-    p = Printer(out, err)
+    p = TurnPrinter(Streams(out, err))
     p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hel"})
     p.event({"type": "text.delta", "step": "respond", "attempt": 2, "text": "Hello"})
     assert "retried" in err.getvalue()
@@ -89,12 +89,12 @@ def test_printers_count_attempts_per_tool_call_of_a_round() -> None:
         tool(1, 2, "completed"),
     ]
     out, err = io.StringIO(), io.StringIO()
-    p = Printer(out, err)
+    p = TurnPrinter(Streams(out, err))
     screen = io.StringIO()
-    cli = CliPrinter(Console(file=screen, width=100))
+    cli = TurnPrinter(Styled(Console(file=screen, width=100)))
     for e in events:
         p.event(e)
-        cli.show(e)
+        cli.event(e)
     assert err.getvalue().count("retried") == 1
     assert screen.getvalue().count("retrying tools, attempt 2") == 1
 
@@ -107,8 +107,84 @@ def test_local_timezone_is_a_known_zone() -> None:
 
 def test_printer_ends_the_reply_line_before_a_progress_line() -> None:
     screen = io.StringIO()  # a terminal: stdout and stderr land on the same screen
-    p = Printer(screen, screen)
+    p = TurnPrinter(Streams(screen, screen))
     p.event({"type": "text.delta", "step": "respond", "attempt": 1, "text": "Hello"})
     p.event({"type": "step.started", "step": "finalize", "attempt": 1, "label": "Saving the reply"})
     p.finish()
     assert screen.getvalue() == "Hello\n· Saving the reply\n"
+
+
+def _ev(type: str, step: str = "respond", attempt: int = 1, **fields: Any) -> dict[str, Any]:
+    return {"type": type, "step": step, "attempt": attempt, **fields}
+
+
+# Every kind of event either printer shows, with a retried tool call and a retried reply.
+EVENTS = [
+    _ev("step.started", step="save", label="Saving your message"),
+    _ev("attachment.unseen", model="fake-small"),
+    _ev("reasoning.delta", text="Thinking it over."),
+    _ev("text.delta", text="Let me "),
+    _ev("text.delta", text="look."),
+    _ev("tool.call", step="tools", item=0, state="running", label="Searching memory", tool="recall"),
+    _ev("tool.call", step="tools", item=1, state="running", label=None, tool="webFetch"),
+    _ev(
+        "tool.call", step="tools", item=1, attempt=2, state="running", label="Reading a page", tool="webFetch"
+    ),
+    _ev("tool.call", step="tools", item=0, state="completed", label="Searching memory", tool="recall"),
+    _ev("tool.call", step="tools", item=1, attempt=2, state="error", label="Reading a page", tool="webFetch"),
+    _ev("text.delta", text="Here [b]is[/b] "),
+    _ev("text.delta", attempt=2, text="Here is the answer."),
+    _ev("step.started", step="after", label="Updating the card"),
+    _ev("card.evolved", step="after", summary="1 change"),
+    _ev("card.skipped", step="after", reason="nothing new"),
+    _ev("turn.error", step="after", code="model_error", message="The model refused."),
+    _ev("turn.done", step="after", status="interrupted"),
+]
+
+
+def test_the_client_prints_every_event_as_it_always_has() -> None:
+    """`chat --url`: the reply alone on stdout, progress and notes on stderr, byte for byte."""
+    out, err = io.StringIO(), io.StringIO()
+    p = TurnPrinter(Streams(out, err))
+    for e in EVENTS:
+        p.event(e)
+    p.finish()
+    assert out.getvalue() == "Let me look.\nHere [b]is[/b] Here is the answer.\n"
+    assert err.getvalue() == (
+        "· Saving your message\n"
+        "· Searching memory\n"
+        "· webFetch\n"
+        "\n"
+        "(the step was retried; the reply starts again)\n"
+        "· Reading a page\n"
+        "\n"
+        "(the step was retried; the reply starts again)\n"
+        "· Updating the card\n"
+        "\n"
+        "(the reply was interrupted)\n"
+        "error: The model refused.\n"
+    )
+
+
+def test_the_terminal_prints_every_event_as_it_always_has() -> None:
+    """In-process `chat`: reasoning dimmed, tool results, card notes and errors styled, byte for byte."""
+    screen = io.StringIO()
+    cli = TurnPrinter(Styled(Console(file=screen, width=100, force_terminal=True, color_system="standard")))
+    for e in EVENTS:
+        cli.event(e)
+    assert screen.getvalue() == (
+        "\x1b[33m  \x1b[0m\x1b[1;33m(\x1b[0m\x1b[33mfake-small cannot see images: "
+        "it was told one was attached, not what it shows\x1b[0m\x1b[1;33m)\x1b[0m\n"
+        "\x1b[2mThinking it over.\x1b[0m\n"
+        "Let me look.\n"
+        "\x1b[1;33m(\x1b[0m\x1b[33mretrying tools, attempt \x1b[0m\x1b[1;33m2\x1b[0m\x1b[1;33m)\x1b[0m\n"
+        "\x1b[36m  ✓ Searching memory\x1b[0m\n"
+        "\x1b[36m  ✗ Reading a page\x1b[0m\n"
+        "Here [b]is[/b] \n"
+        "\x1b[1;33m(\x1b[0m\x1b[33mretrying respond, attempt \x1b[0m\x1b[1;33m2\x1b[0m\x1b[1;33m)\x1b[0m\n"
+        "Here is the answer.\n"
+        "\x1b[2m  \x1b[0m\x1b[1;2m(\x1b[0m\x1b[2muser card: \x1b[0m\x1b[1;2;36m1\x1b[0m"
+        "\x1b[2m change\x1b[0m\x1b[1;2m)\x1b[0m\n"
+        "\x1b[2m  \x1b[0m\x1b[1;2m(\x1b[0m\x1b[2muser card: nothing new\x1b[0m\x1b[1;2m)\x1b[0m\n"
+        "\x1b[31merror: The model refused.\x1b[0m\n"
+    )

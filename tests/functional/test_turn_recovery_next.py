@@ -158,6 +158,48 @@ def test_every_turn_records_when_it_was_accepted_and_its_deadline(tmp_path: Path
     assert h.runs.get(turn_id, DEADLINE_KEY) == "2026-08-11T11:45:00.000Z"
 
 
+def test_the_deadline_follows_the_configured_turn_timeout(tmp_path: Path) -> None:
+    """A deployment whose turns may run two hours: a turn nobody can ask is alive for all of
+    them (the execution could still be running) and dead only after."""
+    from functions.settings import load_settings
+    from functions.turn_deps import build_turn_deps
+
+    clock = FixedClock.at("2026-08-11T11:15:00.000Z")
+    h = make_harness(LocalStorage(tmp_path), clock, None)
+    settings = load_settings(storage="local", turn_timeout_minutes=120)
+    built = build_turn_deps(settings, h.deps.storage, h.runs, registry=h.deps.models)
+    h.deps.turn_timeout = built.turn_timeout
+    assert h.deps.turn_timeout == timedelta(hours=2)
+
+    first = h.service.start(TurnInput("Hello."))
+    assert h.service.join(first, 60)
+    assert h.runs.get(first, DEADLINE_KEY) == "2026-08-11T13:15:00.000Z"
+
+    _lost_turn(h, "sf1", "From a long execution.", iso(clock.now()))
+    h.runs.put("sf1", DEADLINE_KEY, iso(clock.now() + h.deps.turn_timeout))
+    clock.advance(minutes=119)
+    h.turn("Still within two hours.")
+    assert status_of(h.runs.events("sf1")) == "running"
+    assert [text for _, text in user_turns(tmp_path)] == ["Hello.", "Still within two hours."]
+    clock.advance(minutes=2)
+    h.turn("Now past them.")
+    assert status_of(h.runs.events("sf1")) == "interrupted"
+    assert [text for _, text in user_turns(tmp_path)][-2:] == ["From a long execution.", "Now past them."]
+
+
+def test_the_turn_timeout_setting_defaults_to_30_minutes_and_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from core.errors import InvalidInput
+    from functions.settings import load_settings
+
+    assert load_settings(storage="local").turn_timeout_minutes == 30
+    monkeypatch.setenv("PREVIOUSLY_TURN_TIMEOUT_MINUTES", "90")
+    assert load_settings(storage="local").turn_timeout_minutes == 90
+    with pytest.raises(InvalidInput, match=r"PREVIOUSLY_TURN_TIMEOUT_MINUTES|turn_timeout_minutes"):
+        load_settings(storage="local", turn_timeout_minutes=2)
+
+
 @dataclass
 class CountingStorage:
     """Any storage, counting snapshots (every read of memory starts with one)."""

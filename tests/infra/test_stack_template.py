@@ -341,3 +341,13 @@ def test_only_the_functions_behind_cloudfront_believe_its_viewer_header(resource
             "functions.handlers.ws.handler",
         )
         assert (env.get("PREVIOUSLY_BEHIND_CLOUDFRONT") == "true") is behind, r["Properties"]["Handler"]
+
+
+def test_every_function_knows_the_turn_timeout_the_state_machine_has(
+    synth: Synth, resources: dict[str, Any]
+) -> None:
+    """Recovery's deadline for a turn (PREVIOUSLY_TURN_TIMEOUT_MINUTES) is the execution's timeout."""
+    definition = json.loads(state_machine_definition(synth.templates[FULL]))
+    for fn in app_functions(resources).values():
+        minutes = fn["Properties"]["Environment"]["Variables"]["PREVIOUSLY_TURN_TIMEOUT_MINUTES"]
+        assert int(minutes) * 60 == definition["TimeoutSeconds"] == 30 * 60

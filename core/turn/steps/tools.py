@@ -69,6 +69,14 @@ class SharedBatch(WriteBatch):
         with self._guard:
             super().update(path, fn)
 
+    def delete(self, path: MemoryPath) -> None:
+        with self._guard:
+            super().delete(path)
+
+    def version_of(self, path: MemoryPath) -> str | None:
+        with self._guard:
+            return super().version_of(path)
+
 
 def tools(state: StepState, deps: TurnDeps) -> StepState:
     """Run call `state.item` of round `state.round`; then the next round."""
