@@ -68,7 +68,9 @@ def _corpus(slices: list[tuple[list[str], list[str]]], split: int, hidden: set[i
         text = slice_text(sid, roles, tags=tags)
         docs.append(analyze(read_slice(sid, text), fingerprint(text)))
     split = min(split, len(docs))
-    views = [SegmentView.of(Segment.build(n, part)) for n, part in (("a", docs[:split]), ("b", docs[split:]))]
+    # The first segment read back from its file, the second held in memory (the query-time overlay).
+    first, second = Segment.build("a", docs[:split]), Segment.build("b", docs[split:])
+    views = [SegmentView.decode(first.encode()), SegmentView.of(second)]
     skip = {(0, i) if i < split else (1, i - split) for i in hidden if i < len(docs)}
     return Corpus(views, skip)
 
@@ -110,6 +112,9 @@ def test_cached_postings_are_not_walked_by_the_garbage_collector() -> None:
         post = engine.corpus.postings(term)
         scored = post.weights if post.weights is not None else post.dense  # common terms: dense
         assert scored is not None
-        assert isinstance(post.heads, array) and isinstance(post.bodies, array)  # hold no objects
-        assert not any(gc.is_tracked(col) for col in (post.docs, post.pieces, scored)), term
+        assert all(isinstance(col, array) for col in (post.docs, post.heads, post.bodies))  # no objects
+        parts = [span.part for span in post.spans]
+        columns = [col for p in parts for col in (p.rows, p.heads, p.bodies, p.wins)]
+        assert all(isinstance(col, array) for col in columns), term
+        assert not any(gc.is_tracked(col) for col in [scored, *(p.pieces() for p in parts)]), term
     assert not any(gc.is_tracked(norms) for norms in engine._norms())
