@@ -1,11 +1,12 @@
 """A segment's postings in the file: sorted terms cut into blocks, each stored as two streams.
 
-A block is `[first term, columns, turns]`. *columns* (zlib, base64) is a 4-byte little-endian
-length, then the block's directory — one `term<TAB>form,df,a,b,offset,widths` line per term,
-sorted — then the binary columns the lines point at (`core/search/termpart.py`). *turns* (zlib,
-base64) holds each term's turn pieces joined by `;`, one line per term in directory order. A
-question inflates the columns of the blocks holding its terms; the turns only when a passage is
-scored. docs/FORMAT.md "The search index" has the byte layout.
+A block is `[first term, columns, turns]`, both streams base64 of zlib. *columns* is a 4-byte
+little-endian length, then the block's directory — one
+`term<TAB>form,df,a,b,offset,widths,kind,turns offset,turns length` line per term, sorted — then
+the binary columns the lines point at (`core/search/termpart.py`). *turns* holds each term's
+turns where its line says: its pieces as `;`-joined text, or one count byte per turn of every
+row. A question inflates the columns of the blocks holding its terms, and the turns only when a
+passage is scored. docs/FORMAT.md "The search index" has the byte layout.
 """
 
 from __future__ import annotations
@@ -14,10 +15,23 @@ import base64
 import binascii
 import zlib
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.search.termpart import TermPart, column_bytes, column_of, from_raw, part_columns, part_of_columns
+from core.search.termpart import (
+    BY_ROW,
+    CountTurns,
+    TermPart,
+    TextTurns,
+    column_bytes,
+    column_of,
+    from_raw,
+    part_columns,
+    part_of_columns,
+    starts_of,
+)
 
+TEXT, COUNTS = "t", "c"  # a term's turns: pieces as text, or one count byte per turn of every row
 BLOCK_BYTES = 16_000  # uncompressed columns and turns per block: a query inflates few of them
 _DAMAGE = (ValueError, zlib.error, binascii.Error, IndexError, UnicodeDecodeError)
 
@@ -28,61 +42,71 @@ def pack(data: bytes) -> str:
 
 
 def unpack(data: str) -> bytes:
-    return zlib.decompress(base64.b64decode(data, validate=True))
+    """`pack` reversed; binascii.Error or zlib.error when damaged. (Strict base64 without the
+    regular-expression check `b64decode(validate=True)` runs first: half the time.)"""
+    return zlib.decompress(binascii.a2b_base64(data, strict_mode=True))
 
 
 @dataclass
 class RawBlock:
-    """One block before compression: directory lines, binary columns, turn lines."""
+    """One block before compression: directory lines, binary columns, turns."""
 
     lines: list[str] = field(default_factory=list)
     columns: bytearray = field(default_factory=bytearray)
-    turns: list[str] = field(default_factory=list)
+    turns: bytearray = field(default_factory=bytearray)
 
-    def add(self, term: str, part: TermPart, pieces: list[str]) -> None:
-        encoded = [column_bytes(col) for col in part_columns(part)]
-        a, b = len(part_columns(part)[0]), len(part_columns(part)[2])
+    def add(self, term: str, part: TermPart, turns: list[str] | bytes) -> None:
+        cols = part_columns(part)
+        encoded = [column_bytes(col) for col in cols]
         widths = "".join(letter for letter, _ in encoded)
-        self.lines.append(f"{term}\t{part.form},{part.df},{a},{b},{len(self.columns)},{widths}")
-        for _, data in encoded:
-            self.columns += data
-        self.turns.append(";".join(pieces))
+        kind, data = (COUNTS, turns) if isinstance(turns, bytes) else (TEXT, ";".join(turns).encode("utf-8"))
+        place = f"{len(self.columns)},{widths},{kind},{len(self.turns)},{len(data)}"
+        self.lines.append(f"{term}\t{part.form},{part.df},{len(cols[0])},{len(cols[2])},{place}")
+        for _, column in encoded:
+            self.columns += column
+        self.turns += data
 
     def size(self) -> int:
-        return sum(map(len, self.lines)) + len(self.columns) + sum(map(len, self.turns))
+        return sum(map(len, self.lines)) + len(self.columns) + len(self.turns)
 
     def streams(self) -> tuple[bytes, bytes]:
         directory = "\n".join(self.lines).encode("utf-8")
-        return len(directory).to_bytes(4, "little") + directory + bytes(self.columns), "\n".join(
-            self.turns
-        ).encode("utf-8")
+        return len(directory).to_bytes(4, "little") + directory + bytes(self.columns), bytes(self.turns)
 
 
-def raw_blocks(postings: dict[str, str], n_rows: int) -> list[tuple[str, RawBlock]]:
-    """The postings of a segment of `n_rows` slices in term order, cut into blocks of about
-    BLOCK_BYTES, each with its first term."""
+def raw_blocks(postings: dict[str, str], turns_per_row: list[int]) -> list[tuple[str, RawBlock]]:
+    """The postings of a segment whose rows have these turn counts, in term order, cut into
+    blocks of about BLOCK_BYTES, each with its first term."""
     out: list[tuple[str, RawBlock]] = []
     block = RawBlock()
     for term in sorted(postings):
-        part, pieces = from_raw(postings[term], n_rows)
+        part, turns = from_raw(postings[term], turns_per_row)
         if block.lines and block.size() > BLOCK_BYTES:
             out.append((block.lines[0].split("\t", 1)[0], block))
             block = RawBlock()
-        block.add(term, part, pieces)
+        block.add(term, part, turns)
     if block.lines:
         out.append((block.lines[0].split("\t", 1)[0], block))
     return out
 
 
 class Blocks:
-    """A segment file's blocks, each stream inflated on first use."""
+    """A segment file's blocks, each stream inflated on first use; `turns_per_row` is the slice
+    table's turn count of each row (where a by-row term's turn counts lie)."""
 
-    def __init__(self, blocks: list[tuple[str, str, str]]) -> None:
+    def __init__(self, blocks: list[tuple[str, str, str]], turns_per_row: Sequence[int]) -> None:
         self.firsts = [f for f, _, _ in blocks]
         self.data = [(c, t) for _, c, t in blocks]
+        self.turns_per_row = turns_per_row
         self.dirs: dict[int, tuple[list[str], bytes]] = {}
-        self.turns: dict[int, list[str]] = {}
+        self.turns: dict[int, bytes] = {}
         self.raw: dict[str, bytes] = {}  # stored stream → its inflated bytes (for `packed`)
+        self._starts: list[int] | None = None
+
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = starts_of(self.turns_per_row)
+        return self._starts
 
     def _dir(self, i: int) -> tuple[list[str], bytes]:
         found = self.dirs.get(i)
@@ -94,20 +118,20 @@ class Blocks:
             found = self.dirs[i] = (data[4 : 4 + size].decode("utf-8").split("\n"), data[4 + size :])
         return found
 
-    def _turn_lines(self, i: int) -> list[str]:
+    def _turns(self, i: int) -> bytes:
+        """Block `i`'s turns; ValueError when damaged (a part then loses its passages only)."""
         found = self.turns.get(i)
         if found is None:
             try:
-                data = self.raw[self.data[i][1]] = unpack(self.data[i][1])
-                found = data.decode("utf-8").split("\n")
-            except _DAMAGE:
-                found = []  # damaged turns lose their passages, not the slice stage
+                found = self.raw[self.data[i][1]] = unpack(self.data[i][1])
+            except _DAMAGE as exc:
+                raise ValueError(f"postings block {i}: unreadable turns") from exc
             self.turns[i] = found
         return found
 
     def _part(self, i: int, j: int) -> TermPart:
         lines, payload = self._dir(i)
-        form, df, a, b, offset, widths = lines[j].split("\t", 1)[1].split(",")
+        form, df, a, b, offset, widths, kind, t_at, t_len = lines[j].split("\t", 1)[1].split(",")
         at, cols = int(offset), []
         for letter, count in zip(widths, (a, a, b, b), strict=True):
             size = int(count) * {"B": 1, "H": 2, "I": 4}[letter]
@@ -116,12 +140,20 @@ class Blocks:
             cols.append(column_of(letter, payload[at : at + size]))
             at += size
         part = part_of_columns(form, int(df), cols)
+        start, end = int(t_at), int(t_at) + int(t_len)
 
-        def pieces() -> list[str]:
-            turn_lines = self._turn_lines(i)
-            return turn_lines[j].split(";") if j < len(turn_lines) and len(turn_lines) == len(lines) else []
+        def data() -> bytes:
+            turns = self._turns(i)
+            if end > len(turns):
+                raise ValueError("turns past the end of their block")
+            return turns[start:end]
 
-        part.load_pieces = pieces
+        if kind == COUNTS and form == BY_ROW:
+            part.turns = CountTurns(data, self.starts())
+        elif kind == TEXT:
+            part.turns = TextTurns(lambda: data().decode("utf-8").split(";"), len(part.bodies))
+        else:
+            raise ValueError(f"turns kind {kind!r}")
         return part
 
     def lookup(self, term: str) -> TermPart | None:

@@ -68,14 +68,23 @@ def encode_doc(hits: Hits, n_turns: int) -> Entry:
             turns.append(turn - 1)
             counts.append(tf)
     summary = f"{head},{body},{windows_with(turns, n_turns)}"
-    if not turns:
-        return summary, ""
-    if n_turns < 2 * len(turns) and turns[-1] < n_turns and max(counts) <= _MAX_DENSE:
+    if turns and turns[-1] < n_turns:
         dense = [0] * n_turns
         for j, tf in zip(turns, counts, strict=True):
             dense[j] = tf
-        return summary, _DENSE + "".join(chr(_ZERO + tf) for tf in dense)
+        return summary, piece_of(dense)
     return summary, ",".join(f"{j + 1},{tf}" for j, tf in zip(turns, counts, strict=True))
+
+
+def piece_of(counts: Sequence[int]) -> str:
+    """The turns piece of a slice whose turns hold the term this many times each (`piece_counts`
+    reversed for every piece `encode_doc` writes)."""
+    turns = [j for j, tf in enumerate(counts) if tf]
+    if not turns:
+        return ""
+    if len(counts) < 2 * len(turns) and max(counts) <= _MAX_DENSE:
+        return _DENSE + "".join(chr(_ZERO + tf) for tf in counts)
+    return ",".join(f"{j + 1},{counts[j]}" for j in turns)
 
 
 def join(rows: list[str], pieces: list[str]) -> str:

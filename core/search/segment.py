@@ -25,7 +25,7 @@ from core.search.blocks import pack as pack_stream
 from core.search.blocks import unpack as unpack_stream
 from core.search.postings import WINDOW_TURNS
 from core.search.reader import SliceText
-from core.search.termpart import TermPart, from_raw
+from core.search.termpart import CountTurns, TermPart, TextTurns, from_raw, starts_of
 from core.search.tokenize import TOKENIZER_VERSION, tokenize
 from core.storage.base import blob_sha
 
@@ -219,7 +219,7 @@ class Segment:
     def _encode(self) -> str:
         ids = sorted(self.ids())
         blocks = []
-        for first, block in raw_blocks(self.postings, len(self.docs)):
+        for first, block in raw_blocks(self.postings, [len(d.turn_lens) for d in self.docs]):
             columns, turns = block.streams()
             stored = [self.packed.get(columns) or _pack(columns), self.packed.get(turns) or _pack(turns)]
             blocks.append([first, *stored])
@@ -293,14 +293,17 @@ class SegmentView:
     @classmethod
     def of(cls, seg: Segment) -> SegmentView:
         """A view of a segment held in memory (nothing to decompress)."""
-        postings, rows = seg.postings, len(seg.docs)
+        postings, turns_per_row = seg.postings, [len(d.turn_lens) for d in seg.docs]
 
         def lookup(term: str) -> TermPart | None:
             raw = postings.get(term)
             if not raw:
                 return None
-            part, pieces = from_raw(raw, rows)
-            part.load_pieces = lambda: pieces
+            part, turns = from_raw(raw, turns_per_row)
+            if isinstance(turns, bytes):
+                part.turns = CountTurns(lambda: turns, starts_of(turns_per_row))
+            else:
+                part.turns = TextTurns(lambda: turns, len(part.bodies))
             return part.seal()
 
         return cls(seg.name, _columns(seg.docs), seg.stats(), lookup)
@@ -319,7 +322,8 @@ class SegmentView:
             columns = json.loads(_unpack(header["docs"]))
             if sorted(columns) != sorted(_COLUMNS) or len({len(columns[c]) for c in _COLUMNS}) != 1:
                 raise ValueError("the slice table is malformed")
-            blocks = Blocks([(str(f), str(c), str(t)) for f, c, t in header["blocks"]])
+            turns_per_row = [len(str(roles)) for roles in columns["roles"]]
+            blocks = Blocks([(str(f), str(c), str(t)) for f, c, t in header["blocks"]], turns_per_row)
             stats = Stats.from_dict(header["stats"])
         except (ValueError, KeyError, TypeError, zlib.error, binascii.Error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc

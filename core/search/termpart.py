@@ -3,13 +3,15 @@
 The writers hold a term's postings as one string (`core/search/postings.py`). The file keeps
 what the slice stage needs — which slices hold the term and its head, turn and passage counts —
 as four little-endian integer columns that a reader turns into arrays with `frombytes` (no
-per-number Python work), and the turn pieces (needed only for the passages of a few candidate
-slices) as a separate text line, read only when a passage asks for them.
+per-number Python work), and the term's turns (needed only for the passages of a few candidate
+slices) apart, read only when a passage asks for them.
 
 A term in at least a quarter of a segment's slices is stored *by row*: its turn and passage
 counts for every slice of the segment (0 where it is absent), then the rows whose head holds it
 and those head counts. A query lays such a column out by document number with one slice
-assignment. A rarer term is stored *sparse*: its rows, then its head, turn and passage counts.
+assignment, and its turns are one count byte per turn of every row, read by position. A rarer
+term is stored *sparse*: its rows, then its head, turn and passage counts, and its turn pieces
+as text.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ import sys
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from operator import lt, or_
+
+from core.search.postings import piece_counts, piece_of
 
 BY_ROW = "d"
 SPARSE = "s"
@@ -54,7 +59,76 @@ def column_of(letter: str, data: bytes | memoryview) -> array[int]:
     return arr
 
 
-def _no_pieces() -> list[str]:
+@dataclass
+class TextTurns:
+    """Turn pieces as text (`postings.piece_counts`): one per slice holding the term (sparse) or
+    per row (by row, empty where absent), split on first use."""
+
+    load: Callable[[], list[str]]
+    size: int  # how many pieces there must be
+    _pieces: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def _all(self) -> tuple[str, ...]:
+        if self._pieces is None:
+            try:
+                found = self.load()
+            except ValueError:
+                found = []
+            # A tuple: the garbage collector stops walking it. Pieces that do not match the rows
+            # are damage: the passages are lost, the slice stage keeps its counts.
+            self._pieces = tuple(found) if len(found) == self.size else ()
+        return self._pieces
+
+    def counts(self, at: int, n_turns: int) -> list[int] | None:
+        pieces = self._all()
+        piece = pieces[at] if at < len(pieces) else ""
+        return piece_counts(piece, n_turns) if piece else None
+
+    def pieces(self) -> list[str]:
+        found = self.load()
+        if len(found) != self.size:
+            raise ValueError("the turn pieces do not match the posting rows")
+        return found
+
+
+@dataclass
+class CountTurns:
+    """A by-row term's count in every turn of every row, one byte each, rows one after another
+    (`starts[r]` is where row r's turns begin: the slice table's turn counts added up)."""
+
+    load: Callable[[], bytes]
+    starts: Sequence[int]
+    _data: bytes | None = field(default=None, repr=False)
+
+    def _bytes(self) -> bytes:
+        if self._data is None:
+            try:
+                found = self.load()
+            except ValueError:
+                found = b""
+            self._data = found if len(found) == self.starts[-1] else b""
+        return self._data
+
+    def counts(self, row: int, n_turns: int) -> list[int] | None:
+        data = self._bytes()
+        if not data or row + 1 >= len(self.starts):
+            return None
+        counts = list(data[self.starts[row] : self.starts[row + 1]])
+        if not any(counts):
+            return None
+        return counts if len(counts) == n_turns else (counts + [0] * n_turns)[:n_turns]
+
+    def pieces(self) -> list[str]:
+        data = self.load()
+        if len(data) != self.starts[-1]:
+            raise ValueError("the turn counts do not match the slice table")
+        return [piece_of(data[a:b]) for a, b in zip(self.starts, self.starts[1:], strict=False)]
+
+
+Turns = TextTurns | CountTurns
+
+
+def _no_turns() -> list[str]:
     return []
 
 
@@ -62,8 +136,7 @@ def _no_pieces() -> list[str]:
 class TermPart:
     """One term in one segment: `form` SPARSE (`rows`, `heads`, `bodies`, `wins`, one per slice
     holding the term) or BY_ROW (`bodies`, `wins` for every row; `rows`, `heads` for the rows
-    whose head holds it). `pieces` loads the turn pieces: one per slice holding the term
-    (sparse) or per row (by row, empty where absent).
+    whose head holds it), and its turns, read only when a passage asks for them.
     """
 
     form: str
@@ -72,19 +145,11 @@ class TermPart:
     heads: Sequence[int]
     bodies: Sequence[int]
     wins: Sequence[int]
-    load_pieces: Callable[[], list[str]] = field(default=_no_pieces, repr=False, compare=False)
-    _pieces: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    turns: Turns = field(default_factory=lambda: TextTurns(_no_turns, 0), repr=False, compare=False)
 
-    def pieces(self) -> tuple[str, ...]:
-        """The turn pieces (loaded once, kept as a tuple the garbage collector stops walking);
-        empty when they are damaged or do not match the rows."""
-        if self._pieces is None:
-            try:
-                found = self.load_pieces()
-            except ValueError:
-                found = []
-            self._pieces = tuple(found) if len(found) == len(self.bodies) else ()
-        return self._pieces
+    def counts(self, at: int, n_turns: int) -> list[int] | None:
+        """The term's count in each turn of the slice at `at` in the columns (None: in no turn)."""
+        return self.turns.counts(at, n_turns)
 
     def seal(self) -> TermPart:
         """This part with its columns as arrays (for caching: arrays hold no objects)."""
@@ -104,8 +169,8 @@ class TermPart:
         return sorted(set(in_turns).union(self.rows))
 
     def to_raw(self) -> str:
-        """The writers' posting string (`postings.join`); ValueError when the pieces are unreadable."""
-        pieces = self.load_pieces()
+        """The writers' posting string (`postings.join`); ValueError when the turns are unreadable."""
+        pieces = self.turns.pieces()
         if len(pieces) != len(self.bodies):
             raise ValueError("the turn pieces do not match the posting rows")
         if self.form == SPARSE:
@@ -120,9 +185,16 @@ class TermPart:
         return cells + "\t" + ";".join(pieces)
 
 
-def from_raw(raw: str, n_rows: int) -> tuple[TermPart, list[str]]:
-    """A writers' posting string in a segment of `n_rows` slices as its file form, and its pieces
-    (one per slice holding the term, or per row when stored by row)."""
+def starts_of(turns_per_row: Sequence[int]) -> list[int]:
+    """Where each row's turns begin in a by-row term's counts, and where the last one ends."""
+    return list(accumulate(turns_per_row, initial=0))
+
+
+def from_raw(raw: str, turns_per_row: Sequence[int]) -> tuple[TermPart, list[str] | bytes]:
+    """A writers' posting string in a segment whose rows have these turn counts, as its file form,
+    and its turns: text pieces (one per slice holding the term, or per row), or for a term stored
+    by row whose pieces its counts give back exactly, one count byte per turn of every row."""
+    n_rows = len(turns_per_row)
     cells, _, joined = raw.partition("\t")
     nums = list(map(int, cells.split(",")))
     rows, heads, bodies, wins = nums[0::4], nums[1::4], nums[2::4], nums[3::4]
@@ -135,7 +207,19 @@ def from_raw(raw: str, n_rows: int) -> tuple[TermPart, list[str]]:
         by_body[r], by_win[r], by_piece[r] = b, w, piece
     head_rows = [r for r, h in zip(rows, heads, strict=True) if h]
     head_counts = [h for h in heads if h]
-    return TermPart(BY_ROW, df, head_rows, head_counts, by_body, by_win), by_piece
+    part = TermPart(BY_ROW, df, head_rows, head_counts, by_body, by_win)
+    return part, _count_bytes(by_piece, turns_per_row) or by_piece
+
+
+def _count_bytes(pieces: list[str], turns_per_row: Sequence[int]) -> bytes | None:
+    """Every row's turn counts as bytes, or None when some piece would not come back exactly."""
+    out = bytearray()
+    for piece, n_turns in zip(pieces, turns_per_row, strict=True):
+        counts = piece_counts(piece, n_turns) if piece else [0] * n_turns
+        if max(counts, default=0) > 255 or piece_of(counts) != piece:
+            return None
+        out += bytes(counts)
+    return bytes(out)
 
 
 def _fits_by_row(rows: list[int], heads: list[int], bodies: list[int], n_rows: int) -> bool:

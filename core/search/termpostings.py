@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from itertools import chain, compress, repeat
 from operator import add
 
-from core.search.postings import piece_counts
 from core.search.termpart import SPARSE, TermPart
 
 
@@ -144,9 +143,7 @@ class TermPostings:
         if found is None:
             return None
         part, at = found
-        pieces = part.pieces()
-        piece = pieces[at] if at < len(pieces) else ""
-        return piece_counts(piece, n_turns) if piece else None
+        return part.counts(at, n_turns)
 
 
 def _index(part: TermPart, row: int) -> int | None:

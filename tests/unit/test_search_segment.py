@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +18,7 @@ from core.search.postings import hits_of, join
 from core.search.reader import read_slice
 from core.search.recall import open_index, refresh_index, tail_prefixes
 from core.search.segment import Segment, SegmentView, Stats, analyze, fingerprint, window_stats
-from core.search.termpart import BY_ROW, SPARSE, from_raw
+from core.search.termpart import BY_ROW, SPARSE, CountTurns, from_raw
 from core.search.termpostings import TermPostings
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
@@ -65,7 +66,7 @@ def test_opening_a_view_inflates_no_postings_block(monkeypatch: pytest.MonkeyPat
     part = view.lookup("pixel")
     assert part is not None
     assert len(blocks.dirs) == 1 and blocks.turns == {}  # the slice stage reads no turn pieces
-    assert part.pieces()
+    assert part.counts(0, len(sample_segment().docs[0].turn_lens)) is not None
     assert len(blocks.turns) == 1
 
 
@@ -195,13 +196,15 @@ def test_the_format_doc_shows_what_the_code_writes() -> None:
     header = json.loads(seg.encode())
     assert json.dumps(header["stats"]) in section
     assert f'"bytes": {len(seg.encode())},' in section
-    blocks = Blocks([tuple(block) for block in header["blocks"]])
+    blocks = Blocks([tuple(block) for block in header["blocks"]], [len(d.turn_lens) for d in seg.docs])
+    lines, _ = blocks._dir(0)
     for term in ("pixel", "travel"):
-        lines, _ = blocks._dir(0)
-        at = next(j for j, line in enumerate(lines) if line.startswith(term + "\t"))
-        assert f"`{lines[at].replace(chr(9), '→')}`" in section
-        turns = blocks._turn_lines(0)[at]
-        assert (f"turns line `{turns}`" if turns else "empty turns line") in section
+        line = next(line for line in lines if line.startswith(term + "\t"))
+        assert f"`{line.replace(chr(9), '→')}`" in section
+    pixel = blocks.lookup("pixel")
+    assert pixel is not None and isinstance(pixel.turns, CountTurns)
+    shown = " | ".join(pixel.turns.load()[a:b].hex(" ") for a, b in pairwise(blocks.starts()))
+    assert f"turn bytes `{shown}`" in section
 
 
 def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -249,13 +252,14 @@ def test_a_posting_summary_counts_head_turns_and_passages() -> None:
     ]
 
 
-def _stored(postings: dict[str, str], n_rows: int) -> Blocks:
-    """These postings written as one block of a segment of `n_rows` slices, and read back."""
+def _stored(postings: dict[str, str], n_rows: int, turns: int = 3) -> Blocks:
+    """These postings written as one block of a segment of `n_rows` slices of `turns` turns
+    each, and read back."""
     block = RawBlock()
     for term in sorted(postings):
-        block.add(term, *from_raw(postings[term], n_rows))
-    columns, turns = block.streams()
-    return Blocks([(min(postings), blocks_mod.pack(columns), blocks_mod.pack(turns))])
+        block.add(term, *from_raw(postings[term], [turns] * n_rows))
+    columns, stream = block.streams()
+    return Blocks([(min(postings), blocks_mod.pack(columns), blocks_mod.pack(stream))], [turns] * n_rows)
 
 
 _ROWS = st.lists(
@@ -282,45 +286,60 @@ def test_the_file_form_of_postings_round_trips(
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 300), st.integers(1, 300), st.integers(0, 9)), max_size=12))
-def test_a_common_term_is_stored_by_row_and_reads_back_the_same(cells: list[tuple[int, int, int]]) -> None:
-    n_rows = len(cells)
-    rows = [f"{r},{h},{b},{w}" for r, (h, b, w) in enumerate(cells)]
-    pieces = [f"=A{'@' * w}" if b % 2 else f"{w + 1},{b}" for h, b, w in cells]
-    if not rows:
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 300), st.lists(st.integers(0, 300), min_size=4, max_size=4)), max_size=12
+    )
+)
+def test_a_common_term_is_stored_by_row_and_reads_back_the_same(cells: list[tuple[int, list[int]]]) -> None:
+    from core.search.postings import piece_of
+
+    cells = [(h, counts) for h, counts in cells if h or any(counts)]  # a slice holds the term somewhere
+    if not cells:
         return
-    raw = join(rows, pieces)
-    part = _stored({"term": raw}, n_rows).lookup("term")
+    n_rows = len(cells)
+    raw = join(
+        [f"{r},{h},{sum(c)},{r % 3}" for r, (h, c) in enumerate(cells)], [piece_of(c) for _, c in cells]
+    )
+    part = _stored({"term": raw}, n_rows, turns=4).lookup("term")
     assert part is not None and part.form == BY_ROW and part.to_raw() == raw
+    # Counts past one byte keep the text pieces; either way every turn count reads back.
+    assert isinstance(part.turns, CountTurns) == all(max(c) <= 255 for _, c in cells)
     post = TermPostings()
     post.add(part, 10, n_rows)
     assert list(post.docs) == [10 + r for r in range(n_rows)]
-    assert list(post.heads) == [h for h, _, _ in cells] and list(post.bodies) == [b for _, b, _ in cells]
-    assert post.bodies_by_doc(10 + n_rows)[10:] == [b for _, b, _ in cells]
-    assert list(post.head_counts()) == [(10 + r, h) for r, (h, _, _) in enumerate(cells) if h]
+    assert list(post.heads) == [h for h, _ in cells] and list(post.bodies) == [sum(c) for _, c in cells]
+    assert post.bodies_by_doc(10 + n_rows)[10:] == [sum(c) for _, c in cells]
+    assert list(post.head_counts()) == [(10 + r, h) for r, (h, _) in enumerate(cells) if h]
+    for r, (_, c) in enumerate(cells):
+        assert post.turn_counts(10 + r, 4) == (c if any(c) else None)
 
 
 def test_a_rare_term_is_stored_sparse() -> None:
-    part, _ = from_raw(join(["3,0,2,1"], ["4,2"]), 40)
+    part, _ = from_raw(join(["3,0,2,1"], ["4,2"]), [5] * 40)
     assert part.form == SPARSE and list(part.rows) == [3]
-    part, pieces = from_raw(join(["3,0,2,1", "5,1,0,0"], ["4,2", ""]), 8)
+    part, turns = from_raw(join(["3,0,2,1", "5,1,0,0"], ["4,2", ""]), [5] * 8)
     assert part.form == BY_ROW and list(part.bodies) == [0, 0, 0, 2, 0, 0, 0, 0]
     assert (list(part.rows), list(part.heads)) == ([5], [1])  # the rows whose head holds it
-    assert pieces == ["", "", "", "4,2", "", "", "", ""]
+    assert turns == bytes(15) + bytes([0, 0, 0, 2, 0]) + bytes(20)  # one count byte per turn
     assert part.present_rows() == [3, 5]
+    # A piece its counts would not give back (a turn past the slice's end) keeps the text form.
+    assert from_raw(join(["3,0,2,1", "5,1,0,0"], ["9,2", ""]), [5] * 8)[1] == ["", "", "", "9,2", *[""] * 4]
     # Rows past the segment's end, or a slice that holds the term nowhere, stay sparse (exact).
-    assert from_raw(join(["3,0,2,1", "9,1,0,0"], ["4,2", ""]), 8)[0].form == SPARSE
-    assert from_raw(join(["3,0,0,0", "5,1,0,0"], ["", ""]), 8)[0].form == SPARSE
+    assert from_raw(join(["3,0,2,1", "9,1,0,0"], ["4,2", ""]), [5] * 8)[0].form == SPARSE
+    assert from_raw(join(["3,0,0,0", "5,1,0,0"], ["", ""]), [5] * 8)[0].form == SPARSE
 
 
 def test_a_damaged_block_or_turns_stream_loses_only_what_it_holds() -> None:
     good = _stored({"kayak": join(["0,1,2,1", "2,0,1,1"], ["1,2", "2,1"])}, 10)
     columns, turns = good.data[0]
-    damaged = Blocks([("kayak", "bm90IHpsaWI=", turns)])  # valid base64, not zlib
+    damaged = Blocks([("kayak", "bm90IHpsaWI=", turns)], [3] * 10)  # valid base64, not zlib
     assert damaged.lookup("kayak") is None
-    short = Blocks([("kayak", blocks_mod.pack(b"\x09\x00\x00\x00kayak"), turns)])  # a directory past its end
+    short = Blocks(
+        [("kayak", blocks_mod.pack(b"\x09\x00\x00\x00kayak"), turns)], [3] * 10
+    )  # a directory past its end
     assert short.lookup("kayak") is None
-    no_turns = Blocks([("kayak", columns, "bm90IHpsaWI=")])
+    no_turns = Blocks([("kayak", columns, "bm90IHpsaWI=")], [3] * 10)
     part = no_turns.lookup("kayak")
     assert part is not None and list(part.bodies) == [2, 1]  # the slice stage keeps its counts
     post = TermPostings()
@@ -345,7 +364,7 @@ def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
     for hits, n in (([(2, 1)], 6), ([(1, 1), (2, 4), (3, 1), (6, 2)], 6), ([(0, 3), (1, 1)], 1)):
         summary, piece = encode_doc(hits, n)
         for n_rows in (1, 40):  # stored by row, then sparse
-            part = _stored({"t": join([f"0,{summary}"], [piece])}, n_rows).lookup("t")
+            part = _stored({"t": join([f"0,{summary}"], [piece])}, n_rows, n).lookup("t")
             assert part is not None
             post = TermPostings()
             post.add(part, 7, n_rows)
