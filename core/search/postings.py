@@ -17,7 +17,8 @@ passages are scored.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import add
+from itertools import repeat
+from operator import add, sub
 
 WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its answer, a follow-up)
 
@@ -29,6 +30,7 @@ _ZERO = 64  # code point of a zero count in a dense piece ("@"): above every sep
 _MAX_DENSE = 255 - _ZERO  # counts up to this fit one latin-1 byte
 # byte → count, for bytes.translate; anything below "@" (a damaged piece) counts 0
 _SHIFT = bytes(max(0, i - _ZERO) for i in range(256))
+_UNSHIFT = bytes((i + _ZERO) % 256 for i in range(256))  # count → its dense character (up to 191)
 
 
 def windows_with(turns: Sequence[int], n_turns: int) -> int:
@@ -79,12 +81,56 @@ def encode_doc(hits: Hits, n_turns: int) -> Entry:
 def piece_of(counts: Sequence[int]) -> str:
     """The turns piece of a slice whose turns hold the term this many times each (`piece_counts`
     reversed for every piece `encode_doc` writes)."""
-    turns = [j for j, tf in enumerate(counts) if tf]
-    if not turns:
+    try:
+        data = counts if isinstance(counts, bytes) else bytes(counts)
+    except ValueError:  # a count past one byte: the pairs form
+        return ",".join(f"{j + 1},{tf}" for j, tf in enumerate(counts) if tf)
+    held = len(data) - data.count(0)
+    if not held:
         return ""
-    if len(counts) < 2 * len(turns) and max(counts) <= _MAX_DENSE:
-        return _DENSE + "".join(chr(_ZERO + tf) for tf in counts)
-    return ",".join(f"{j + 1},{counts[j]}" for j in turns)
+    if len(data) < 2 * held and max(data) <= _MAX_DENSE:
+        return _DENSE + data.translate(_UNSHIFT).decode("latin-1")  # chr(64 + count) per turn
+    return ",".join([f"{j},{tf}" for j, tf in enumerate(data, start=1) if tf])
+
+
+def pieces_of_rows(data: bytes, starts: Sequence[int]) -> list[str]:
+    """`piece_of` for each row of one-byte turn counts (row r's are `data[starts[r]:starts[r+1]]`),
+    with the dense pieces cut from one translation of the whole."""
+    text = data.translate(_UNSHIFT).decode("latin-1")
+    small = max(data, default=0) <= _MAX_DENSE
+    begins, ends = starts[:-1], starts[1:]
+    zeros = map(data.count, repeat(0), begins, ends)
+    return [
+        "" if z == b - a else _DENSE + text[a:b] if small and b - a > 2 * z else piece_of(data[a:b])
+        for a, b, z in zip(begins, ends, zeros, strict=True)
+    ]
+
+
+def rows_bytes(pieces: list[str], starts: Sequence[int]) -> bytes | None:
+    """Each row's piece as one count byte per turn (`pieces_of_rows` reversed), or None when the
+    pieces would not come back exactly from those bytes (a count past 191, a piece the writer
+    did not make) or most of them are turn/count pairs."""
+    if 2 * sum(1 for piece in pieces if piece[:1] == _DENSE) < len(pieces) - pieces.count(""):
+        return None  # mostly pairs: the text is as quick to read, and far quicker to write
+    sizes = map(sub, starts[1:], starts[:-1])
+    chunks = [p[1:] if p[:1] == _DENSE else _dense_text(p, n) for p, n in zip(pieces, sizes, strict=True)]
+    if None in chunks:
+        return None
+    try:
+        data = "".join(chunks).encode("latin-1").translate(_SHIFT)  # type: ignore[arg-type]
+    except UnicodeEncodeError:
+        return None
+    if len(data) != starts[-1] or pieces_of_rows(data, starts) != pieces:
+        return None
+    return data
+
+
+def _dense_text(piece: str, n_turns: int) -> str | None:
+    """The dense characters of a pairs (or empty) piece; None when a count does not fit one."""
+    counts = piece_counts(piece, n_turns)
+    if max(counts, default=0) > _MAX_DENSE:
+        return None
+    return bytes(counts).translate(_UNSHIFT).decode("latin-1")
 
 
 def join(rows: list[str], pieces: list[str]) -> str:

@@ -339,4 +339,4 @@ class SegmentView:
 
 
 def _ints(raw: str) -> list[int]:
-    return [int(x) for x in raw.split(",")] if raw else []
+    return list(map(int, raw.split(","))) if raw else []

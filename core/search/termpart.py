@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import lt, or_
 
-from core.search.postings import piece_counts, piece_of
+from core.search.postings import piece_counts, pieces_of_rows, rows_bytes
 
 BY_ROW = "d"
 SPARSE = "s"
@@ -122,7 +122,7 @@ class CountTurns:
         data = self.load()
         if len(data) != self.starts[-1]:
             raise ValueError("the turn counts do not match the slice table")
-        return [piece_of(data[a:b]) for a, b in zip(self.starts, self.starts[1:], strict=False)]
+        return pieces_of_rows(data, self.starts)
 
 
 Turns = TextTurns | CountTurns
@@ -208,18 +208,7 @@ def from_raw(raw: str, turns_per_row: Sequence[int]) -> tuple[TermPart, list[str
     head_rows = [r for r, h in zip(rows, heads, strict=True) if h]
     head_counts = [h for h in heads if h]
     part = TermPart(BY_ROW, df, head_rows, head_counts, by_body, by_win)
-    return part, _count_bytes(by_piece, turns_per_row) or by_piece
-
-
-def _count_bytes(pieces: list[str], turns_per_row: Sequence[int]) -> bytes | None:
-    """Every row's turn counts as bytes, or None when some piece would not come back exactly."""
-    out = bytearray()
-    for piece, n_turns in zip(pieces, turns_per_row, strict=True):
-        counts = piece_counts(piece, n_turns) if piece else [0] * n_turns
-        if max(counts, default=0) > 255 or piece_of(counts) != piece:
-            return None
-        out += bytes(counts)
-    return bytes(out)
+    return part, rows_bytes(by_piece, starts_of(turns_per_row)) or by_piece
 
 
 def _fits_by_row(rows: list[int], heads: list[int], bodies: list[int], n_rows: int) -> bool:

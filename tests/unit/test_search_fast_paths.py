@@ -58,8 +58,15 @@ _SLICE = st.tuples(
 )
 
 
-def _corpus(slices: list[tuple[list[str], list[str]]], split: int, hidden: set[int]) -> Corpus:
-    """Two segments (the first `split` slices, the rest), `hidden` slices left out as stale."""
+def _corpus(
+    slices: list[tuple[list[str], list[str]]],
+    split: int,
+    hidden: set[int],
+    files: tuple[bool, bool] = (True, False),
+) -> Corpus:
+    """Two segments (the first `split` slices, the rest), `hidden` slices left out as stale;
+    `files` says which are read back from their file (else held in memory, as the query-time
+    overlay is)."""
     start = datetime(2026, 1, 1, tzinfo=UTC)
     docs = []
     for i, (turns, tags) in enumerate(slices):
@@ -68,9 +75,11 @@ def _corpus(slices: list[tuple[list[str], list[str]]], split: int, hidden: set[i
         text = slice_text(sid, roles, tags=tags)
         docs.append(analyze(read_slice(sid, text), fingerprint(text)))
     split = min(split, len(docs))
-    # The first segment read back from its file, the second held in memory (the query-time overlay).
-    first, second = Segment.build("a", docs[:split]), Segment.build("b", docs[split:])
-    views = [SegmentView.decode(first.encode()), SegmentView.of(second)]
+    segments = [Segment.build("a", docs[:split]), Segment.build("b", docs[split:])]
+    views = [
+        SegmentView.decode(seg.encode()) if file else SegmentView.of(seg)
+        for seg, file in zip(segments, files, strict=True)
+    ]
     skip = {(0, i) if i < split else (1, i - split) for i in hidden if i < len(docs)}
     return Corpus(views, skip)
 
@@ -93,6 +102,26 @@ def test_the_fast_slice_stage_ranks_as_the_plain_formula(
         for k in (1, 5, 50):
             got = [h.to_dict() for h in fast.search(question, k, NOW, UTC_ZONE)]
             assert got == [h.to_dict() for h in plain.search(question, k, NOW, UTC_ZONE)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_SLICE, min_size=1, max_size=30),
+    st.integers(0, 30),
+    st.sets(st.integers(0, 29), max_size=3),
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join), min_size=1, max_size=4),
+)
+def test_the_file_layout_answers_as_the_segments_held_in_memory(
+    slices: list[tuple[list[str], list[str]]], split: int, hidden: set[int], questions: list[str]
+) -> None:
+    """Sparse and by-row terms, count bytes and text pieces, read from files or held in memory:
+    the same hits, relevances and reasons."""
+    from_files = Engine(_corpus(slices, split, hidden, (True, True)))
+    in_memory = Engine(_corpus(slices, split, hidden, (False, False)))
+    for question in questions:
+        for k in (3, 50):
+            got = [h.to_dict() for h in from_files.search(question, k, NOW, UTC_ZONE)]
+            assert got == [h.to_dict() for h in in_memory.search(question, k, NOW, UTC_ZONE)]
 
 
 def test_a_common_term_scores_every_slice_as_the_plain_formula() -> None:
