@@ -27,7 +27,7 @@ from core.search.postings import piece_counts, pieces_of_rows, rows_bytes
 
 BY_ROW = "d"
 SPARSE = "s"
-DENSE_SHARE = 4  # by row when the term is in at least 1/DENSE_SHARE of the segment's slices
+BY_ROW_SHARE = 4  # by row when the term is in at least 1/BY_ROW_SHARE of the segment's slices
 _I32 = next(code for code in "ILQ" if array(code).itemsize == 4)
 _ITEM = {"B": 1, "H": 2, _I32: 4}
 _CODE = {"B": "B", "H": "H", "I": _I32}  # file letter → array typecode
@@ -200,7 +200,7 @@ def from_raw(raw: str, turns_per_row: Sequence[int]) -> tuple[TermPart, list[str
     rows, heads, bodies, wins = nums[0::4], nums[1::4], nums[2::4], nums[3::4]
     pieces = joined.split(";")
     df = len(rows)
-    if DENSE_SHARE * df < n_rows or not _fits_by_row(rows, heads, bodies, n_rows):
+    if BY_ROW_SHARE * df < n_rows or not _fits_by_row(rows, heads, bodies, n_rows):
         return TermPart(SPARSE, df, rows, heads, bodies, wins), pieces
     by_body, by_win, by_piece = [0] * n_rows, [0] * n_rows, [""] * n_rows
     for r, b, w, piece in zip(rows, bodies, wins, pieces, strict=True):

@@ -270,3 +270,22 @@ def test_a_stored_legacy_flat_slice_is_returned_and_dropped_once_deleted() -> No
     assert open_index(storage.snapshot()).search("sourdough", 1, CLOCK.now()).hits[0].slice_id == sid
     del storage.files[legacy_flat_md(sid)]
     assert open_index(storage.snapshot()).search("sourdough", 1, CLOCK.now()).hits == []
+
+
+def test_damaged_turns_cost_passages_until_maintenance_rebuilds() -> None:
+    storage = storage_with(SAMPLE)
+    refresh(storage)
+    expected = answers(storage)
+    path = store.segment_path("0001")
+    header = json.loads(storage.files[path])
+    for block in header["blocks"]:
+        block[2] = "bm90IHpsaWI="  # valid base64, not zlib: every turns stream unreadable
+    storage.files[path] = json.dumps(header)
+    damaged = answers(storage)  # the slice stage still ranks; no passage is found, nothing fails
+    assert [[sid for sid, _, _ in hits] for hits in damaged if hits]
+    assert all("(turn" not in reason for hits in damaged for _, _, reason in hits)
+    batch = WriteBatch.open(storage)
+    report = refresh_index(batch, CLOCK)  # a writer cannot read the turns back: it rebuilds
+    batch.commit("maintain")
+    assert report.rebuilt
+    assert answers(storage) == expected
