@@ -68,10 +68,11 @@ class TimedRuns(MemoryRunStore):
 
     ended_at = 0.0
 
-    def append(self, turn_id: str, events: list[Event]) -> None:
-        super().append(turn_id, events)
+    def append(self, turn_id: str, events: list[Event]) -> list[Event]:
+        stored = super().append(turn_id, events)
         if any(e["type"] in TERMINAL_TYPES for e in events):
             self.ended_at = time.perf_counter()
+        return stored
 
 
 class Bench:

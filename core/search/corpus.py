@@ -8,8 +8,9 @@ from zoneinfo import ZoneInfo
 
 from core.clock import try_parse_iso
 from core.memory.paths import SliceId
-from core.search.postings import TermPostings, window_sums
+from core.search.postings import window_sums
 from core.search.segment import SegmentView, Stats, _ints
+from core.search.termpostings import TermPostings
 
 
 def slice_instant(slice_id: str, start: str) -> datetime:
@@ -96,12 +97,11 @@ class Corpus:
         cached = self._cache.get(term)
         if cached is not None:
             return cached
-        out = TermPostings()
+        out = TermPostings(self.dead)
         for s, seg in enumerate(self.segments):
-            raw = seg.lookup(term)
-            if raw:
-                out.add(raw, self._offsets[s], self.dead)
-        out.seal()
+            part = seg.lookup(term)
+            if part is not None:
+                out.add(part, self._offsets[s], len(seg))
         self._cache[term] = out
         return out
 

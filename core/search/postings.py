@@ -9,29 +9,20 @@ contain it. TURNS has one piece per summary row, in the same order, separated by
 turns, `=` and one character per turn whose code point minus 64 is the count (`@` = 0,
 `A` = 1, …), which a reader turns into numbers without a Python loop.
 
-In the file (`pack` / `unpack`) SUMMARY is stored as four columns of binary integers in
-base64, so a reader gets a term's rows with one decode instead of parsing thousands of
-numbers. Ranking every slice needs only the summary; the turns are parsed for the few slices
-whose passages are scored.
+The file stores the summary as binary columns and the turns apart (`core/search/termpart.py`):
+ranking every slice needs only the summary; the turns are parsed for the few slices whose
+passages are scored.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import sys
-from array import array
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from itertools import repeat
-from operator import add
-from typing import TypeVar
+from operator import add, sub
 
 WINDOW_TURNS = 3  # a passage is this many consecutive turns (the question, its answer, a follow-up)
 
 Hits = list[tuple[int, int]]  # (turn number, 0 = head; count)
-T = TypeVar("T")
 Entry = tuple[str, str]  # ("head,turns,passages" counts, turns piece): one slice's postings for a term
 
 _DENSE = "="  # marks a piece with one character per turn
@@ -39,8 +30,7 @@ _ZERO = 64  # code point of a zero count in a dense piece ("@"): above every sep
 _MAX_DENSE = 255 - _ZERO  # counts up to this fit one latin-1 byte
 # byte → count, for bytes.translate; anything below "@" (a damaged piece) counts 0
 _SHIFT = bytes(max(0, i - _ZERO) for i in range(256))
-# Binary columns: 16-bit when every value fits, else 32-bit; little-endian in the file.
-_WIDTHS = {"h": "H", "i": next(code for code in "ILQ" if array(code).itemsize == 4)}
+_UNSHIFT = bytes((i + _ZERO) % 256 for i in range(256))  # count → its dense character (up to 191)
 
 
 def windows_with(turns: Sequence[int], n_turns: int) -> int:
@@ -80,14 +70,67 @@ def encode_doc(hits: Hits, n_turns: int) -> Entry:
             turns.append(turn - 1)
             counts.append(tf)
     summary = f"{head},{body},{windows_with(turns, n_turns)}"
-    if not turns:
-        return summary, ""
-    if n_turns < 2 * len(turns) and turns[-1] < n_turns and max(counts) <= _MAX_DENSE:
+    if turns and turns[-1] < n_turns:
         dense = [0] * n_turns
         for j, tf in zip(turns, counts, strict=True):
             dense[j] = tf
-        return summary, _DENSE + "".join(chr(_ZERO + tf) for tf in dense)
+        return summary, piece_of(dense)
     return summary, ",".join(f"{j + 1},{tf}" for j, tf in zip(turns, counts, strict=True))
+
+
+def piece_of(counts: Sequence[int]) -> str:
+    """The turns piece of a slice whose turns hold the term this many times each (`piece_counts`
+    reversed for every piece `encode_doc` writes)."""
+    try:
+        data = counts if isinstance(counts, bytes) else bytes(counts)
+    except ValueError:  # a count past one byte: the pairs form
+        return ",".join(f"{j + 1},{tf}" for j, tf in enumerate(counts) if tf)
+    held = len(data) - data.count(0)
+    if not held:
+        return ""
+    if len(data) < 2 * held and max(data) <= _MAX_DENSE:
+        return _DENSE + data.translate(_UNSHIFT).decode("latin-1")  # chr(64 + count) per turn
+    return ",".join([f"{j},{tf}" for j, tf in enumerate(data, start=1) if tf])
+
+
+def pieces_of_rows(data: bytes, starts: Sequence[int]) -> list[str]:
+    """`piece_of` for each row of one-byte turn counts (row r's are `data[starts[r]:starts[r+1]]`),
+    with the dense pieces cut from one translation of the whole."""
+    text = data.translate(_UNSHIFT).decode("latin-1")
+    small = max(data, default=0) <= _MAX_DENSE
+    begins, ends = starts[:-1], starts[1:]
+    zeros = map(data.count, repeat(0), begins, ends)
+    return [
+        "" if z == b - a else _DENSE + text[a:b] if small and b - a > 2 * z else piece_of(data[a:b])
+        for a, b, z in zip(begins, ends, zeros, strict=True)
+    ]
+
+
+def rows_bytes(pieces: list[str], starts: Sequence[int]) -> bytes | None:
+    """Each row's piece as one count byte per turn (`pieces_of_rows` reversed), or None when the
+    pieces would not come back exactly from those bytes (a count past 191, a piece the writer
+    did not make) or most of them are turn/count pairs."""
+    if 2 * sum(1 for piece in pieces if piece[:1] == _DENSE) < len(pieces) - pieces.count(""):
+        return None  # mostly pairs: the text is as quick to read, and far quicker to write
+    sizes = map(sub, starts[1:], starts[:-1])
+    chunks = [p[1:] if p[:1] == _DENSE else _dense_text(p, n) for p, n in zip(pieces, sizes, strict=True)]
+    if None in chunks:
+        return None
+    try:
+        data = "".join(chunks).encode("latin-1").translate(_SHIFT)  # type: ignore[arg-type]
+    except UnicodeEncodeError:
+        return None
+    if len(data) != starts[-1] or pieces_of_rows(data, starts) != pieces:
+        return None
+    return data
+
+
+def _dense_text(piece: str, n_turns: int) -> str | None:
+    """The dense characters of a pairs (or empty) piece; None when a count does not fit one."""
+    counts = piece_counts(piece, n_turns)
+    if max(counts, default=0) > _MAX_DENSE:
+        return None
+    return bytes(counts).translate(_UNSHIFT).decode("latin-1")
 
 
 def join(rows: list[str], pieces: list[str]) -> str:
@@ -137,125 +180,3 @@ def hits_of(entry: Entry, n_turns: int) -> Hits:
     head = int(summary.split(",", 1)[0])
     hits: Hits = [(0, head)] if head else []
     return hits + [(j, tf) for j, tf in enumerate(piece_counts(piece, n_turns), start=1) if tf]
-
-
-def _column_bytes(values: list[int]) -> tuple[str, bytes]:
-    width = "h" if max(values, default=0) < 1 << 16 else "i"
-    arr = array(_WIDTHS[width], values)
-    if sys.byteorder != "little":
-        arr.byteswap()
-    return width, arr.tobytes()
-
-
-def _columns_of(packed: str) -> list[int]:
-    """The integers of a packed summary; ValueError when it is not one."""
-    code = _WIDTHS.get(packed[:1])
-    if code is None:
-        raise ValueError("not a packed posting summary")
-    arr = array(code)
-    try:
-        arr.frombytes(base64.b64decode(packed[1:], validate=True))
-    except binascii.Error as exc:
-        raise ValueError(str(exc)) from exc
-    if sys.byteorder != "little":
-        arr.byteswap()
-    return arr.tolist()
-
-
-def pack(raw: str) -> str:
-    """The file form of a posting string: the summary as base64 binary columns.
-
-    Column-major (all rows, then all head counts, turn counts, passages), 16-bit little-endian
-    when every value fits (`h` prefix), else 32-bit (`i`).
-    """
-    rows, _, pieces = raw.partition("\t")
-    nums = list(map(int, rows.split(",")))
-    width, data = _column_bytes(nums[0::4] + nums[1::4] + nums[2::4] + nums[3::4])
-    return f"{width}{base64.b64encode(data).decode('ascii')}\t{pieces}"
-
-
-def unpack(stored: str) -> str:
-    """The in-memory posting string of a file form (`pack` reversed); ValueError when damaged."""
-    packed, _, pieces = stored.partition("\t")
-    cols = _columns_of(packed)
-    k = len(cols) // 4
-    rows = zip(cols[:k], cols[k : 2 * k], cols[2 * k : 3 * k], cols[3 * k :], strict=True)
-    return ",".join(f"{p},{h},{b},{w}" for p, h, b, w in rows) + "\t" + pieces
-
-
-def _extended(column: Sequence[T], more: Sequence[T]) -> list[T]:
-    """`column` with `more` at its end (in place when it is still a list)."""
-    out: list[T] = column if isinstance(column, list) else list(column)
-    out.extend(more)
-    return out
-
-
-@dataclass
-class TermPostings:
-    """Where one term occurs across the corpus, as columns in ascending document order.
-
-    Columns rather than per-document dicts: ranking walks them whole, and a document is found
-    by bisection. `weights` caches the term's slice-stage score per document (set by the engine,
-    which owns the formula), so a term asked for again costs a sum, not a rescoring; `dense`
-    holds a common term's weights by document number, to be added as one column.
-
-    A corpus `seal`s the columns it caches: counts as arrays, which hold no objects for the
-    garbage collector to walk, documents and pieces as tuples, which it stops tracking after one
-    pass. Cached lists of 10,000 slices made every later collection walk them (a 22 ms pause in
-    one question at 10,000 slices, docs/RECALL.md).
-    """
-
-    docs: Sequence[int] = field(default_factory=list)
-    heads: Sequence[int] = field(default_factory=list)
-    bodies: Sequence[int] = field(default_factory=list)
-    pieces: Sequence[str] = field(default_factory=list)
-    window_df: int = 0  # passages holding the term, over all documents
-    weights: Sequence[float] | None = field(default=None, repr=False)
-    dense: Sequence[float] | None = field(default=None, repr=False)  # weights by document number
-
-    def __len__(self) -> int:
-        return len(self.docs)
-
-    def __contains__(self, doc: object) -> bool:
-        return isinstance(doc, int) and self._at(doc) is not None
-
-    def _at(self, doc: int) -> int | None:
-        i = bisect_left(self.docs, doc)
-        return i if i < len(self.docs) and self.docs[i] == doc else None
-
-    def add(self, stored: str, base: int, dead: set[int]) -> None:
-        """Add one segment's postings in their file form (`pack`); `base` is the segment's first
-        document number, `dead` the documents to leave out. Segments must come in document order.
-        A damaged summary loses this segment's share of the term (ValueError is not raised).
-        """
-        packed, _, pieces = stored.partition("\t")
-        try:
-            cols = _columns_of(packed)
-        except ValueError:
-            return
-        split = pieces.split(";")
-        k = min(len(cols) // 4, len(split))  # a damaged string: keep the rows that have their turns
-        n = len(cols) // 4
-        docs = list(map(add, cols[:k], repeat(base)))
-        heads, bodies, wins = cols[n : n + k], cols[2 * n : 2 * n + k], cols[3 * n : 3 * n + k]
-        split = split[:k]
-        if dead and not dead.isdisjoint(docs):
-            keep = [i for i, doc in enumerate(docs) if doc not in dead]
-            docs, split = [docs[i] for i in keep], [split[i] for i in keep]
-            heads, bodies, wins = ([col[i] for i in keep] for col in (heads, bodies, wins))
-        self.docs = _extended(self.docs, docs)
-        self.heads = _extended(self.heads, heads)
-        self.bodies = _extended(self.bodies, bodies)
-        self.pieces = _extended(self.pieces, split)
-        self.window_df += sum(wins)
-
-    def seal(self) -> None:
-        """Freeze the columns for caching (no garbage-collector walks; see the class)."""
-        self.docs, self.heads, self.bodies = tuple(self.docs), array("l", self.heads), array("l", self.bodies)
-        self.pieces = tuple(self.pieces)
-
-    def turn_counts(self, doc: int, n_turns: int) -> list[int] | None:
-        """The term's count in each of a document's `n_turns` turns (None when no turn holds it)."""
-        i = self._at(doc)
-        piece = self.pieces[i] if i is not None else ""
-        return piece_counts(piece, n_turns) if piece else None

@@ -221,7 +221,8 @@ def index_slice(batch: WriteBatch, slice_id: str, clock: Clock) -> bool:
         return _slow_index(batch, doc, clock)
     # Encoded once here (the size check): the commit reuses it unless another writer changed the file.
     batch.update(segment_path(new.name), _merge_doc(new.name, doc, ready=(text, new.encode())))
-    batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), clock))
+    grown = len(new.encode()) - len(text or "")
+    batch.update(MANIFEST, _merge_manifest(SegmentInfo.of(new), grown, clock))
     return True
 
 
@@ -251,7 +252,9 @@ def _merge_doc(
     return apply
 
 
-def _merge_manifest(info: SegmentInfo, clock: Clock) -> Callable[[str | None], str | None]:
+def _merge_manifest(info: SegmentInfo, grown: int, clock: Clock) -> Callable[[str | None], str | None]:
+    """The manifest with `info` in its segment list and its total size `grown` by so many bytes."""
+
     def apply(current: str | None) -> str | None:
         try:
             data = json.loads(current or "")
@@ -260,11 +263,19 @@ def _merge_manifest(info: SegmentInfo, clock: Clock) -> Callable[[str | None], s
         rows = [r for r in data.get("segments", []) if isinstance(r, dict) and r.get("name") != info.name]
         rows = sorted([*rows, info.row()], key=lambda r: str(r.get("first") or ""))
         data.update(
-            segments=rows, slices=sum(int(r.get("slices") or 0) for r in rows), updated_at=iso(clock.now())
+            segments=rows,
+            slices=sum(int(r.get("slices") or 0) for r in rows),
+            bytes=max(0, _count(data.get("bytes")) + grown),
+            updated_at=iso(clock.now()),
         )
         return json.dumps(data, indent=2) + "\n"
 
     return apply
+
+
+def _count(value: object) -> int:
+    """A manifest count as written, 0 when it is not a number (it is recomputed by `maintain`)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _rebuild_if_small(batch: WriteBatch, clock: Clock) -> bool:

@@ -2,18 +2,17 @@
 
 A term's postings are one string (`core/search/postings.py`). `Segment` is the model the
 writers change; `encode` stores it as a small readable JSON header, a compressed column table of the
-slices, and the postings as `term<TAB>list` lines sorted by term and cut into compressed
-blocks. A reader (`SegmentView`) decompresses only the blocks that hold the terms a question
-asks for, and finds a term in a block by binary search, so opening an index costs a few
-JSON parses rather than decoding every list. The format is in docs/FORMAT.md.
+slices, and the postings sorted by term in compressed blocks (`core/search/blocks.py`). A
+reader (`SegmentView`) decompresses only the blocks that hold the terms a question asks for,
+and finds a term in a block by binary search, so opening an index costs a few JSON parses
+rather than decoding every list. The format is in docs/FORMAT.md.
 """
 
 from __future__ import annotations
 
-import base64
+import binascii
 import json
 import zlib
-from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,15 +20,18 @@ from typing import Any
 
 from core.errors import InvalidInput
 from core.search import postings as plist
+from core.search.blocks import Blocks, raw_blocks
+from core.search.blocks import pack as pack_stream
+from core.search.blocks import unpack as unpack_stream
 from core.search.postings import WINDOW_TURNS
 from core.search.reader import SliceText
+from core.search.termpart import CountTurns, TermPart, TextTurns, from_raw, starts_of
 from core.search.tokenize import TOKENIZER_VERSION, tokenize
 from core.storage.base import blob_sha
 
-SEGMENT_SCHEMA = 3
+SEGMENT_SCHEMA = 4
 FINGERPRINT_LEN = 16
 SEGMENT_KIND = "previously.search.segment"
-BLOCK_CHARS = 16_000  # raw postings text per compressed block: a query inflates few of them
 _STATS = ("slices", "head_tokens", "turn_tokens", "passages", "passage_tokens")
 _COLUMNS = ("ids", "start", "tz", "status", "fp", "roles", "head", "body", "lens")
 
@@ -143,9 +145,9 @@ class Segment:
     postings: dict[str, str] = field(default_factory=dict)
     # The file text this segment was read from or last encoded to (None after a change).
     text: str | None = field(default=None, repr=False, compare=False)
-    # Compressed blocks of the file it was read from, by their raw text: a block whose lines a
-    # change did not touch is not compressed again (zlib gives the same bytes for the same text).
-    packed: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # Compressed streams of the file it was read from, by their raw bytes: a block a change did
+    # not touch is not compressed again (zlib gives the same bytes for the same input).
+    packed: dict[bytes, str] = field(default_factory=dict, repr=False, compare=False)
 
     def ids(self) -> list[str]:
         return [d.slice_id for d in self.docs]
@@ -216,6 +218,11 @@ class Segment:
 
     def _encode(self) -> str:
         ids = sorted(self.ids())
+        blocks = []
+        for first, block in raw_blocks(self.postings, [len(d.turn_lens) for d in self.docs]):
+            columns, turns = block.streams()
+            stored = [self.packed.get(columns) or _pack(columns), self.packed.get(turns) or _pack(turns)]
+            blocks.append([first, *stored])
         header = {
             "_schema": SEGMENT_SCHEMA,
             "kind": SEGMENT_KIND,
@@ -226,8 +233,10 @@ class Segment:
             "last": ids[-1] if ids else None,
             "stats": self.stats().to_dict(),
             "encoding": "zlib+base64",
-            "docs": _pack(json.dumps(_columns(self.docs), ensure_ascii=False, separators=(",", ":"))),
-            "blocks": [[first, self.packed.get(raw) or _pack(raw)] for first, raw in _blocks(self.postings)],
+            "docs": _pack(
+                json.dumps(_columns(self.docs), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            ),
+            "blocks": blocks,
         }
         return json.dumps(header, ensure_ascii=False, indent=1) + "\n"
 
@@ -235,20 +244,23 @@ class Segment:
     def decode(cls, text: str) -> Segment:
         """Parse a whole segment file; InvalidInput when it is not one this version can read."""
         view = SegmentView.decode(text)
+        blocks = view.blocks
+        postings: dict[str, str] = {}
         try:
-            postings = {term: plist.unpack(stored) for term, stored in view.items()}
-        except (ValueError, zlib.error) as exc:
+            for i in range(len(blocks) if blocks is not None else 0):
+                postings.update(blocks.block_items(i))  # type: ignore[union-attr]
+        except ValueError as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
-        packed = view.packed() if view.packed is not None else {}
+        packed = blocks.packed() if blocks is not None else {}
         return cls(view.name, view.metas(), postings, text, packed)
 
 
-def _pack(text: str) -> str:
-    return base64.b64encode(zlib.compress(text.encode("utf-8"), 6)).decode("ascii")
+def _pack(data: bytes) -> str:
+    return pack_stream(data)
 
 
 def _unpack(data: str) -> str:
-    return zlib.decompress(base64.b64decode(data, validate=True)).decode("utf-8")
+    return unpack_stream(data).decode("utf-8")
 
 
 def _columns(docs: list[DocMeta]) -> dict[str, list[object]]:
@@ -265,23 +277,6 @@ def _columns(docs: list[DocMeta]) -> dict[str, list[object]]:
     }
 
 
-def _blocks(postings: dict[str, str]) -> list[tuple[str, str]]:
-    """`term<TAB>list` lines in term order, cut into blocks of about BLOCK_CHARS."""
-    out: list[tuple[str, str]] = []
-    lines: list[str] = []
-    size = 0
-    for term in sorted(postings):
-        line = f"{term}\t{plist.pack(postings[term])}"
-        if lines and size + len(line) > BLOCK_CHARS:
-            out.append((lines[0].split("\t", 1)[0], "\n".join(lines)))
-            lines, size = [], 0
-        lines.append(line)
-        size += len(line) + 1
-    if lines:
-        out.append((lines[0].split("\t", 1)[0], "\n".join(lines)))
-    return out
-
-
 @dataclass
 class SegmentView:
     """A segment as the query side reads it: column lists and postings looked up on demand."""
@@ -289,9 +284,8 @@ class SegmentView:
     name: str
     columns: dict[str, list[Any]]
     stats: Stats
-    lookup: Callable[[str], str | None]
-    items: Callable[[], list[tuple[str, str]]]
-    packed: Callable[[], dict[str, str]] | None = None  # raw block text → stored block (a file's)
+    lookup: Callable[[str], TermPart | None]
+    blocks: Blocks | None = None  # a file's blocks (None for a segment held in memory)
 
     def __len__(self) -> int:
         return len(self.columns["ids"])
@@ -299,16 +293,20 @@ class SegmentView:
     @classmethod
     def of(cls, seg: Segment) -> SegmentView:
         """A view of a segment held in memory (nothing to decompress)."""
-        postings = seg.postings
+        postings, turns_per_row = seg.postings, [len(d.turn_lens) for d in seg.docs]
 
-        def lookup(term: str) -> str | None:
+        def lookup(term: str) -> TermPart | None:
             raw = postings.get(term)
-            return plist.pack(raw) if raw else None
+            if not raw:
+                return None
+            part, turns = from_raw(raw, turns_per_row)
+            if isinstance(turns, bytes):
+                part.turns = CountTurns(lambda: turns, starts_of(turns_per_row))
+            else:
+                part.turns = TextTurns(lambda: turns, len(part.bodies))
+            return part.seal()
 
-        def items() -> list[tuple[str, str]]:
-            return [(term, plist.pack(raw)) for term, raw in postings.items()]
-
-        return cls(seg.name, _columns(seg.docs), seg.stats(), lookup, items)
+        return cls(seg.name, _columns(seg.docs), seg.stats(), lookup)
 
     @classmethod
     def decode(cls, text: str) -> SegmentView:
@@ -324,11 +322,12 @@ class SegmentView:
             columns = json.loads(_unpack(header["docs"]))
             if sorted(columns) != sorted(_COLUMNS) or len({len(columns[c]) for c in _COLUMNS}) != 1:
                 raise ValueError("the slice table is malformed")
-            blocks = _Blocks([(str(f), str(d)) for f, d in header["blocks"]])
+            turns_per_row = [len(str(roles)) for roles in columns["roles"]]
+            blocks = Blocks([(str(f), str(c), str(t)) for f, c, t in header["blocks"]], turns_per_row)
             stats = Stats.from_dict(header["stats"])
-        except (ValueError, KeyError, TypeError, zlib.error) as exc:
+        except (ValueError, KeyError, TypeError, zlib.error, binascii.Error) as exc:
             raise InvalidInput(f"Unreadable search segment ({exc}); rebuild the index.") from exc
-        return cls(str(header.get("name") or ""), columns, stats, blocks.lookup, blocks.items, blocks.packed)
+        return cls(str(header.get("name") or ""), columns, stats, blocks.lookup, blocks)
 
     def metas(self) -> list[DocMeta]:
         """The slice table as DocMeta rows (for writers)."""
@@ -340,51 +339,4 @@ class SegmentView:
 
 
 def _ints(raw: str) -> list[int]:
-    return [int(x) for x in raw.split(",")] if raw else []
-
-
-class _Blocks:
-    """Sorted postings lines in compressed blocks, inflated on first use."""
-
-    def __init__(self, blocks: list[tuple[str, str]]) -> None:
-        self.firsts = [f for f, _ in blocks]
-        self.data = [d for _, d in blocks]
-        self.lines: dict[int, list[str]] = {}
-
-    def _block(self, i: int) -> list[str]:
-        lines = self.lines.get(i)
-        if lines is None:
-            lines = self.lines[i] = _unpack(self.data[i]).split("\n")
-        return lines
-
-    def lookup(self, term: str) -> str | None:
-        i = bisect_right(self.firsts, term) - 1
-        if i < 0:
-            return None
-        try:
-            lines = self._block(i)
-        except (ValueError, zlib.error):
-            return None  # a damaged block loses its terms, not the whole answer
-        key = term + "\t"
-        j = bisect_left(lines, key)
-        if j < len(lines) and lines[j].startswith(key):
-            return lines[j][len(key) :]
-        return None
-
-    def packed(self) -> dict[str, str]:
-        """Each readable block's raw text → its stored (compressed) form."""
-        out = {}
-        for i, data in enumerate(self.data):
-            try:
-                out["\n".join(self._block(i))] = data
-            except (ValueError, zlib.error):
-                continue
-        return out
-
-    def items(self) -> list[tuple[str, str]]:
-        out = []
-        for i in range(len(self.data)):
-            for line in self._block(i):
-                term, _, raw = line.partition("\t")
-                out.append((term, raw))
-        return out
+    return list(map(int, raw.split(","))) if raw else []

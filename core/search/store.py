@@ -25,7 +25,7 @@ from core.search.tokenize import TOKENIZER_VERSION
 
 MANIFEST = SEARCH_DIR / "manifest.json"
 MANIFEST_KIND = "previously.search.manifest"
-MANIFEST_SCHEMA = 3
+MANIFEST_SCHEMA = 4
 MAX_SEGMENT_SLICES = 1000
 MAX_SEGMENT_BYTES = 900_000
 READ_THREADS = 8

@@ -58,8 +58,15 @@ _SLICE = st.tuples(
 )
 
 
-def _corpus(slices: list[tuple[list[str], list[str]]], split: int, hidden: set[int]) -> Corpus:
-    """Two segments (the first `split` slices, the rest), `hidden` slices left out as stale."""
+def _corpus(
+    slices: list[tuple[list[str], list[str]]],
+    split: int,
+    hidden: set[int],
+    files: tuple[bool, bool] = (True, False),
+) -> Corpus:
+    """Two segments (the first `split` slices, the rest), `hidden` slices left out as stale;
+    `files` says which are read back from their file (else held in memory, as the query-time
+    overlay is)."""
     start = datetime(2026, 1, 1, tzinfo=UTC)
     docs = []
     for i, (turns, tags) in enumerate(slices):
@@ -68,7 +75,11 @@ def _corpus(slices: list[tuple[list[str], list[str]]], split: int, hidden: set[i
         text = slice_text(sid, roles, tags=tags)
         docs.append(analyze(read_slice(sid, text), fingerprint(text)))
     split = min(split, len(docs))
-    views = [SegmentView.of(Segment.build(n, part)) for n, part in (("a", docs[:split]), ("b", docs[split:]))]
+    segments = [Segment.build("a", docs[:split]), Segment.build("b", docs[split:])]
+    views = [
+        SegmentView.decode(seg.encode()) if file else SegmentView.of(seg)
+        for seg, file in zip(segments, files, strict=True)
+    ]
     skip = {(0, i) if i < split else (1, i - split) for i in hidden if i < len(docs)}
     return Corpus(views, skip)
 
@@ -93,6 +104,26 @@ def test_the_fast_slice_stage_ranks_as_the_plain_formula(
             assert got == [h.to_dict() for h in plain.search(question, k, NOW, UTC_ZONE)]
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_SLICE, min_size=1, max_size=30),
+    st.integers(0, 30),
+    st.sets(st.integers(0, 29), max_size=3),
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join), min_size=1, max_size=4),
+)
+def test_the_file_layout_answers_as_the_segments_held_in_memory(
+    slices: list[tuple[list[str], list[str]]], split: int, hidden: set[int], questions: list[str]
+) -> None:
+    """Sparse and by-row terms, count bytes and text pieces, read from files or held in memory:
+    the same hits, relevances and reasons."""
+    from_files = Engine(_corpus(slices, split, hidden, (True, True)))
+    in_memory = Engine(_corpus(slices, split, hidden, (False, False)))
+    for question in questions:
+        for k in (3, 50):
+            got = [h.to_dict() for h in from_files.search(question, k, NOW, UTC_ZONE)]
+            assert got == [h.to_dict() for h in in_memory.search(question, k, NOW, UTC_ZONE)]
+
+
 def test_a_common_term_scores_every_slice_as_the_plain_formula() -> None:
     slices = [([f"garden coffee {w}"], ["garden"] if i % 3 == 0 else []) for i, w in enumerate(WORDS * 3)]
     fast = Engine(_corpus(slices, 10, {4}))
@@ -110,6 +141,12 @@ def test_cached_postings_are_not_walked_by_the_garbage_collector() -> None:
         post = engine.corpus.postings(term)
         scored = post.weights if post.weights is not None else post.dense  # common terms: dense
         assert scored is not None
-        assert isinstance(post.heads, array) and isinstance(post.bodies, array)  # hold no objects
-        assert not any(gc.is_tracked(col) for col in (post.docs, post.pieces, scored)), term
+        assert all(isinstance(col, array) for col in (post.docs, post.heads, post.bodies))  # no objects
+        parts = [span.part for span in post.spans]
+        columns = [col for p in parts for col in (p.rows, p.heads, p.bodies, p.wins)]
+        assert all(isinstance(col, array) for col in columns), term
+        for p in parts:
+            p.counts(0, 1)  # the turns loaded, as a passage loads them
+        turns = [getattr(p.turns, "_pieces", None) or getattr(p.turns, "_data", None) for p in parts]
+        assert all(turns) and not any(gc.is_tracked(col) for col in [scored, *turns]), term
     assert not any(gc.is_tracked(norms) for norms in engine._norms())

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from core.clock import FixedClock
-from core.memory.paths import SEARCH_DIR, core_md
+from core.memory.paths import SEARCH_DIR, MemoryPath, core_md
 from core.search import store
 from core.search.recall import index_slice, open_index, refresh_index
-from core.search.segment import Segment
+from core.search.segment import SEGMENT_SCHEMA, Segment
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.slices import SAMPLE, slice_text, storage_with
@@ -172,18 +175,47 @@ def test_segments_stay_under_the_byte_cap(monkeypatch: pytest.MonkeyPatch) -> No
     assert answers(storage) == answers(storage_with(SAMPLE))
 
 
-def as_schema_2(storage: InMemoryStorage) -> None:
-    """Mark the stored index as written by the previous layout (text summaries, schema 2)."""
+SCHEMA_3 = Path(__file__).parent / "data" / "search_index_schema3.json"  # written by the previous layout
+
+
+def with_schema_3_index() -> InMemoryStorage:
+    """The sample memory with the index the previous layout wrote for it (schema 3: packed
+    summaries and turn pieces in one stream), as it would be found after an upgrade."""
+    storage = storage_with(SAMPLE)
+    for path, text in json.loads(SCHEMA_3.read_text(encoding="utf-8")).items():
+        storage.files[MemoryPath(path)] = text
+    return storage
+
+
+def test_the_previous_layouts_index_is_rebuilt_never_misread() -> None:
+    storage = with_schema_3_index()
+    expected = answers(storage_with(SAMPLE))  # built in memory: no index at all
+    index = open_index(storage.snapshot())
+    assert "another version" in index.notes[0]
+    assert answers(storage) == expected  # every question still answered, from the slice files
+    batch = WriteBatch.open(storage)
+    report = refresh_index(batch, CLOCK)  # its built-from record still matches: the schema decides
+    batch.commit("maintain")
+    assert report.rebuilt and report.slices == len(SAMPLE)
+    assert f'"_schema": {store.MANIFEST_SCHEMA},' in storage.files[store.MANIFEST]
+    assert open_index(storage.snapshot()).notes == []
+    assert answers(storage) == expected
+
+
+def as_previous_schema(storage: InMemoryStorage) -> None:
+    """Mark the stored index as written by the previous layout."""
     for path, text in list(storage.files.items()):
         if path.is_under(SEARCH_DIR):
-            storage.files[path] = text.replace('"_schema": 3,', '"_schema": 2,')
+            storage.files[path] = text.replace(
+                f'"_schema": {SEGMENT_SCHEMA},', f'"_schema": {SEGMENT_SCHEMA - 1},'
+            )
 
 
 def test_an_index_of_the_previous_schema_is_rebuilt_never_misread() -> None:
     storage = storage_with(SAMPLE)
     expected = answers(storage)  # built in memory: no index at all
     refresh(storage)
-    as_schema_2(storage)
+    as_previous_schema(storage)
     index = open_index(storage.snapshot())
     assert "another version" in index.notes[0]
     assert answers(storage) == expected
@@ -191,7 +223,7 @@ def test_an_index_of_the_previous_schema_is_rebuilt_never_misread() -> None:
     report = refresh_index(batch, CLOCK)
     batch.commit("maintain")
     assert report.rebuilt and report.slices == len(SAMPLE)
-    assert '"_schema": 3,' in storage.files[store.MANIFEST]
+    assert f'"_schema": {store.MANIFEST_SCHEMA},' in storage.files[store.MANIFEST]
     assert open_index(storage.snapshot()).notes == []
     assert answers(storage) == expected
 
@@ -201,8 +233,12 @@ def test_a_segment_of_the_previous_schema_under_a_current_manifest_is_rebuilt() 
     expected = answers(storage)
     refresh(storage)
     seg = store.segment_path("0001")
-    storage.files[seg] = storage.files[seg].replace('"_schema": 3,', '"_schema": 2,')
-    assert any("segment 0001" in n and "schema 2" in n for n in open_index(storage.snapshot()).notes)
+    old = f'"_schema": {SEGMENT_SCHEMA - 1},'
+    storage.files[seg] = storage.files[seg].replace(f'"_schema": {SEGMENT_SCHEMA},', old)
+    assert any(
+        "segment 0001" in n and f"schema {SEGMENT_SCHEMA - 1}" in n
+        for n in open_index(storage.snapshot()).notes
+    )
     assert answers(storage) == expected
     batch = WriteBatch.open(storage)
     assert refresh_index(batch, CLOCK).rebuilt
@@ -213,7 +249,7 @@ def test_a_segment_of_the_previous_schema_under_a_current_manifest_is_rebuilt() 
 def test_closing_a_slice_over_an_old_index_rebuilds_a_small_memory() -> None:
     storage = storage_with(SAMPLE)
     refresh(storage)
-    as_schema_2(storage)
+    as_previous_schema(storage)
     sid = "2026-08-11-0900"
     storage.files[core_md(sid)] = slice_text(sid, [("user", "a kayak lesson on the lake")])
     batch = WriteBatch.open(storage)
@@ -234,3 +270,22 @@ def test_a_stored_legacy_flat_slice_is_returned_and_dropped_once_deleted() -> No
     assert open_index(storage.snapshot()).search("sourdough", 1, CLOCK.now()).hits[0].slice_id == sid
     del storage.files[legacy_flat_md(sid)]
     assert open_index(storage.snapshot()).search("sourdough", 1, CLOCK.now()).hits == []
+
+
+def test_damaged_turns_cost_passages_until_maintenance_rebuilds() -> None:
+    storage = storage_with(SAMPLE)
+    refresh(storage)
+    expected = answers(storage)
+    path = store.segment_path("0001")
+    header = json.loads(storage.files[path])
+    for block in header["blocks"]:
+        block[2] = "bm90IHpsaWI="  # valid base64, not zlib: every turns stream unreadable
+    storage.files[path] = json.dumps(header)
+    damaged = answers(storage)  # the slice stage still ranks; no passage is found, nothing fails
+    assert [[sid for sid, _, _ in hits] for hits in damaged if hits]
+    assert all("(turn" not in reason for hits in damaged for _, _, reason in hits)
+    batch = WriteBatch.open(storage)
+    report = refresh_index(batch, CLOCK)  # a writer cannot read the turns back: it rebuilds
+    batch.commit("maintain")
+    assert report.rebuilt
+    assert answers(storage) == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -11,11 +12,14 @@ from hypothesis import strategies as st
 from core.clock import FixedClock
 from core.errors import InvalidInput
 from core.memory.paths import SLICES, MemoryPath, core_md
-from core.search import segment as segment_mod
-from core.search.postings import TermPostings, hits_of, join, pack, unpack
+from core.search import blocks as blocks_mod
+from core.search.blocks import Blocks, RawBlock
+from core.search.postings import hits_of, join
 from core.search.reader import read_slice
 from core.search.recall import open_index, refresh_index, tail_prefixes
 from core.search.segment import Segment, SegmentView, Stats, analyze, fingerprint, window_stats
+from core.search.termpart import BY_ROW, SPARSE, CountTurns, from_raw
+from core.search.termpostings import TermPostings
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.fakes.slices import SAMPLE, slice_text, storage_with
@@ -31,7 +35,7 @@ def sample_segment() -> Segment:
 
 
 def test_a_segment_round_trips_through_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(segment_mod, "BLOCK_CHARS", 200)  # many small blocks
+    monkeypatch.setattr(blocks_mod, "BLOCK_BYTES", 200)  # many small blocks
     seg = sample_segment()
     text = seg.encode()
     assert len(json.loads(text)["blocks"]) > 3
@@ -42,27 +46,32 @@ def test_a_segment_round_trips_through_its_file(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_view_finds_every_term_and_only_those(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(segment_mod, "BLOCK_CHARS", 200)
+    monkeypatch.setattr(blocks_mod, "BLOCK_BYTES", 200)
     seg = sample_segment()
     view = SegmentView.decode(seg.encode())
     for term, raw in seg.postings.items():
-        assert view.lookup(term) == pack(raw)
-        assert unpack(pack(raw)) == raw
+        part = view.lookup(term)
+        assert part is not None and part.to_raw() == raw
     for absent in ("", "a", "zzzz", "pixe", "pixell", "~", "beagl\t"):
         assert view.lookup(absent) is None
     assert view.stats == seg.stats()
 
 
-def test_opening_a_view_inflates_no_postings_block() -> None:
+def test_opening_a_view_inflates_no_postings_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(blocks_mod, "BLOCK_BYTES", 200)
     view = SegmentView.decode(sample_segment().encode())
-    blocks = view.lookup.__self__  # type: ignore[attr-defined]
-    assert blocks.lines == {}
-    view.lookup("pixel")
-    assert len(blocks.lines) == 1
+    blocks = view.blocks
+    assert blocks is not None and len(blocks) > 3
+    assert blocks.dirs == {} and blocks.turns == {}
+    part = view.lookup("pixel")
+    assert part is not None
+    assert len(blocks.dirs) == 1 and blocks.turns == {}  # the slice stage reads no turn pieces
+    assert part.counts(0, len(sample_segment().docs[0].turn_lens)) is not None
+    assert len(blocks.turns) == 1
 
 
 def test_a_damaged_block_loses_its_terms_not_the_segment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(segment_mod, "BLOCK_CHARS", 200)
+    monkeypatch.setattr(blocks_mod, "BLOCK_BYTES", 200)
     header = json.loads(sample_segment().encode())
     first_term = header["blocks"][0][0]
     header["blocks"][0][1] = "bm90IHpsaWI="  # valid base64, not zlib
@@ -187,8 +196,15 @@ def test_the_format_doc_shows_what_the_code_writes() -> None:
     header = json.loads(seg.encode())
     assert json.dumps(header["stats"]) in section
     assert f'"bytes": {len(seg.encode())},' in section
+    blocks = Blocks([tuple(block) for block in header["blocks"]], [len(d.turn_lens) for d in seg.docs])
+    lines, _ = blocks._dir(0)
     for term in ("pixel", "travel"):
-        assert f"`{term}→{pack(seg.postings[term]).replace(chr(9), '→')}`" in section
+        line = next(line for line in lines if line.startswith(term + "\t"))
+        assert f"`{line.replace(chr(9), '→')}`" in section
+    pixel = blocks.lookup("pixel")
+    assert pixel is not None and isinstance(pixel.turns, CountTurns)
+    shown = " | ".join(pixel.turns.load()[a:b].hex(" ") for a, b in pairwise(blocks.starts()))
+    assert f"turn bytes `{shown}`" in section
 
 
 def test_closing_a_slice_never_patches_a_damaged_index(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,34 +252,113 @@ def test_a_posting_summary_counts_head_turns_and_passages() -> None:
     ]
 
 
+def _stored(postings: dict[str, str], n_rows: int, turns: int = 3) -> Blocks:
+    """These postings written as one block of a segment of `n_rows` slices of `turns` turns
+    each, and read back."""
+    block = RawBlock()
+    for term in sorted(postings):
+        block.add(term, *from_raw(postings[term], [turns] * n_rows))
+    columns, stream = block.streams()
+    return Blocks([(min(postings), blocks_mod.pack(columns), blocks_mod.pack(stream))], [turns] * n_rows)
+
+
+_ROWS = st.lists(
+    st.tuples(
+        st.integers(0, 70_000),
+        st.integers(0, 70_000),
+        st.integers(0, 2**31),
+        st.integers(0, 40),
+        st.text(alphabet="0123456789,=@ABC", max_size=12),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
 @settings(max_examples=200, deadline=None)
+@given(_ROWS, st.integers(1, 40))
+def test_the_file_form_of_postings_round_trips(
+    rows: list[tuple[int, int, int, int, str]], n_rows: int
+) -> None:
+    raw = join([f"{p},{h},{b},{w}" for p, h, b, w, _ in rows], [piece for *_, piece in rows])
+    part = _stored({"term": raw}, n_rows).lookup("term")
+    assert part is not None and part.to_raw() == raw
+
+
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(
-        st.tuples(
-            st.integers(0, 70_000),
-            st.integers(0, 70_000),
-            st.integers(0, 2**31),
-            st.integers(0, 40),
-            st.text(alphabet="0123456789,=@ABC", max_size=12),
-        ),
-        min_size=1,
-        max_size=30,
+        st.tuples(st.integers(0, 300), st.lists(st.integers(0, 300), min_size=4, max_size=4)), max_size=12
     )
 )
-def test_the_file_form_of_postings_round_trips(rows: list[tuple[int, int, int, int, str]]) -> None:
-    raw = join([f"{p},{h},{b},{w}" for p, h, b, w, _ in rows], [piece for *_, piece in rows])
-    assert unpack(pack(raw)) == raw
+def test_a_common_term_is_stored_by_row_and_reads_back_the_same(cells: list[tuple[int, list[int]]]) -> None:
+    from core.search.postings import piece_of
 
-
-def test_a_damaged_summary_loses_the_segments_share_of_the_term_only() -> None:
+    cells = [(h, counts) for h, counts in cells if h or any(counts)]  # a slice holds the term somewhere
+    if not cells:
+        return
+    n_rows = len(cells)
+    raw = join(
+        [f"{r},{h},{sum(c)},{r % 3}" for r, (h, c) in enumerate(cells)], [piece_of(c) for _, c in cells]
+    )
+    part = _stored({"term": raw}, n_rows, turns=4).lookup("term")
+    assert part is not None and part.form == BY_ROW and part.to_raw() == raw
+    # Count bytes when the dense pieces are at least half (a count past 191 is never dense);
+    # text pieces otherwise. Either way every turn count reads back.
+    pieces = [piece_of(c) for _, c in cells]
+    dense = sum(p.startswith("=") for p in pieces)
+    as_bytes = all(max(c) <= 191 for _, c in cells) and 2 * dense >= sum(map(bool, pieces))
+    assert isinstance(part.turns, CountTurns) == as_bytes
     post = TermPostings()
-    post.add("hnot*base64\t", 0, set())
-    post.add("x" + pack("0,1,0,0\t")[1:], 0, set())
-    assert len(post) == 0
-    post.add(pack("0,1,0,0\t"), 3, set())
-    assert post.docs == [3] and post.heads == [1]
+    post.add(part, 10, n_rows)
+    assert list(post.docs) == [10 + r for r in range(n_rows)]
+    assert list(post.heads) == [h for h, _ in cells] and list(post.bodies) == [sum(c) for _, c in cells]
+    assert post.bodies_by_doc(10 + n_rows)[10:] == [sum(c) for _, c in cells]
+    assert list(post.head_counts()) == [(10 + r, h) for r, (h, _) in enumerate(cells) if h]
+    for r, (_, c) in enumerate(cells):
+        assert post.turn_counts(10 + r, 4) == (c if any(c) else None)
+
+
+def test_a_rare_term_is_stored_sparse() -> None:
+    part, _ = from_raw(join(["3,0,2,1"], ["4,2"]), [5] * 40)
+    assert part.form == SPARSE and list(part.rows) == [3]
+    part, turns = from_raw(join(["3,0,4,3", "5,1,0,0"], ["=A@BA@", ""]), [5] * 8)
+    assert part.form == BY_ROW and list(part.bodies) == [0, 0, 0, 4, 0, 0, 0, 0]
+    assert (list(part.rows), list(part.heads)) == ([5], [1])  # the rows whose head holds it
+    assert turns == bytes(15) + bytes([1, 0, 2, 1, 0]) + bytes(20)  # one count byte per turn
+    assert part.present_rows() == [3, 5]
+    # Pieces their counts would not give back (a dense piece of the wrong length), or mostly
+    # turn/count pairs, keep the text form.
+    assert from_raw(join(["3,0,4,3", "5,1,0,0"], ["=A@BA", ""]), [5] * 8)[1] == [
+        "",
+        "",
+        "",
+        "=A@BA",
+        *[""] * 4,
+    ]
+    assert from_raw(join(["3,0,2,1", "5,1,0,0"], ["4,2", ""]), [5] * 8)[1] == ["", "", "", "4,2", *[""] * 4]
+    # Rows past the segment's end, or a slice that holds the term nowhere, stay sparse (exact).
+    assert from_raw(join(["3,0,2,1", "9,1,0,0"], ["4,2", ""]), [5] * 8)[0].form == SPARSE
+    assert from_raw(join(["3,0,0,0", "5,1,0,0"], ["", ""]), [5] * 8)[0].form == SPARSE
+
+
+def test_a_damaged_block_or_turns_stream_loses_only_what_it_holds() -> None:
+    good = _stored({"kayak": join(["0,1,2,1", "2,0,1,1"], ["1,2", "2,1"])}, 10)
+    columns, turns = good.data[0]
+    damaged = Blocks([("kayak", "bm90IHpsaWI=", turns)], [3] * 10)  # valid base64, not zlib
+    assert damaged.lookup("kayak") is None
+    short = Blocks(
+        [("kayak", blocks_mod.pack(b"\x09\x00\x00\x00kayak"), turns)], [3] * 10
+    )  # a directory past its end
+    assert short.lookup("kayak") is None
+    no_turns = Blocks([("kayak", columns, "bm90IHpsaWI=")], [3] * 10)
+    part = no_turns.lookup("kayak")
+    assert part is not None and list(part.bodies) == [2, 1]  # the slice stage keeps its counts
+    post = TermPostings()
+    post.add(part, 0, 10)
+    assert 0 in post and post.turn_counts(0, 3) is None  # only the passages are lost
     with pytest.raises(ValueError):
-        unpack("hnot*base64\t")
+        part.to_raw()  # a writer cannot rebuild the postings: the segment is rebuilt instead
 
 
 def test_a_damaged_dense_piece_counts_nothing_where_it_is_damaged() -> None:
@@ -280,14 +375,32 @@ def test_dense_and_sparse_pieces_give_the_same_turn_counts() -> None:
 
     for hits, n in (([(2, 1)], 6), ([(1, 1), (2, 4), (3, 1), (6, 2)], 6), ([(0, 3), (1, 1)], 1)):
         summary, piece = encode_doc(hits, n)
-        post = TermPostings()
-        post.add(pack(join([f"0,{summary}"], [piece])), 7, set())
-        counts = [0] * n
-        for turn, tf in hits:
-            if turn:
-                counts[turn - 1] = tf
-        assert post.turn_counts(7, n) == counts
-        assert 7 in post and 6 not in post and post.turn_counts(6, n) is None
+        for n_rows in (1, 40):  # stored by row, then sparse
+            part = _stored({"t": join([f"0,{summary}"], [piece])}, n_rows, n).lookup("t")
+            assert part is not None
+            post = TermPostings()
+            post.add(part, 7, n_rows)
+            counts = [0] * n
+            for turn, tf in hits:
+                if turn:
+                    counts[turn - 1] = tf
+            assert post.turn_counts(7, n) == counts
+            assert 7 in post and 6 not in post and post.turn_counts(6, n) is None
+            assert 8 not in post and post.turn_counts(8, n) is None
+
+
+def test_hidden_documents_count_nowhere() -> None:
+    raw = join(["0,1,2,1", "1,0,3,2", "2,2,0,0"], ["1,2", "=@C", ""])
+    for n_rows in (3, 40):
+        part = _stored({"t": raw}, n_rows).lookup("t")
+        assert part is not None
+        post = TermPostings(frozenset({5, 99}))
+        post.add(part, 4, n_rows)
+        assert len(post) == 2 and post.window_df == 1
+        assert list(post.docs) == [4, 6] and list(post.heads) == [1, 2] and list(post.bodies) == [2, 0]
+        assert 5 not in post and post.turn_counts(5, 2) is None
+        assert post.bodies_by_doc(8)[4:7] == [2, 0, 0]
+        assert list(post.head_counts()) == [(4, 1), (6, 2)]
 
 
 _WORDSET = st.sampled_from(["kayak", "lake", "Lake", "湖", "划船", "one", "1", "ünïcode", "a"])
@@ -314,7 +427,7 @@ def test_any_slice_text_survives_the_file_and_the_reader(turn_lists: list[list[s
             post = TermPostings()
             stored = view.lookup(term)
             assert stored is not None
-            post.add(stored, 0, set())
+            post.add(stored, 0, len(view))
             expected = [0] * n
             for turn, tf in hits_of(entry, n):
                 if turn:
