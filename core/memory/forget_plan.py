@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.errors import InvalidInput, NotFound
+from core.media.attach import linked_pictures
 from core.memory import paths
 from core.memory.damage import Listing
-from core.memory.slice.agent_parts import entries_for, read_parts
+from core.memory.slice.agent_parts import entries_for, has_entry, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md
 from core.memory.slice.pictures import picture_files, turn_pictures
 from core.memory.slice.retract import is_replaced, parse_replaced_body
@@ -43,6 +44,7 @@ class TurnPlan:
     left: Slice
     in_core: list[Turn]
     taken_back: list[tuple[str, str]]
+    replaced: bool  # agent.md keeps it as taken back (its words, when they read back, in taken_back)
     noted: bool
     notes: bool  # cognition entries other than a taken-back copy
     pictures: list[MemoryPath]
@@ -64,14 +66,16 @@ def plan_turn(reader: Listing, slice_id: str, turn_id: str) -> TurnPlan:
         )
     current = parse_core_md(text)  # SliceFormatError names the line to fix
     left = without_turn(current, turn_id)
-    entries = entries_for(read_parts(reader, slice_id), turn_id)
+    parts = read_parts(reader, slice_id)
+    entries = entries_for(parts, turn_id)
     kept = [e for e in entries if is_replaced(e.label)]
     plan = TurnPlan(
         current=current,
         left=left,
         in_core=[t for t in current.turns if t.turn_id == turn_id],
         taken_back=[turn for e in kept for turn in parse_replaced_body(e.body)],
-        noted=bool(entries),
+        replaced=bool(kept),
+        noted=has_entry(parts, turn_id),
         notes=len(kept) < len(entries),
         pictures=turn_pictures(reader, slice_id, turn_id, left),
     )
@@ -108,7 +112,7 @@ def preview_forget(reader: Listing, slice_id: str, turn_id: str | None = None) -
     lines = [f"Turn {turn_id} of slice {slice_id} — {_label(plan.current)}", f"  {_exchange(plan, pictures)}"]
     if plan.last:
         lines.append("  It is the slice's last exchange, so the whole slice goes with it.")
-    return ForgetPreview(slice_id, turn_id, plan.last, "\n".join(lines), pictures, bool(plan.taken_back))
+    return ForgetPreview(slice_id, turn_id, plan.last, "\n".join(lines), pictures, plan.replaced)
 
 
 def _label(s: Slice) -> str:
@@ -123,9 +127,11 @@ def _exchange(plan: TurnPlan, pictures: list[str]) -> str:
         turns = [(t.role, t.content) for t in plan.in_core]
         count = f"{len(turns)} turn{'' if len(turns) == 1 else 's'}"
         return f"{_words(turns)} ({count}){pics}{notes}."
+    kept = " (taken back by Answer again or Edit; its words are kept in agent.md)"
     if plan.taken_back:
-        kept = " (taken back by Answer again or Edit; its words are kept in agent.md)"
         return f"{_words(plan.taken_back)}{kept}{pics}{notes}."
+    if plan.replaced:
+        return f"the exchange{kept}{pics}{notes}."
     if pictures:
         return f"{pics.removeprefix(', ')}, left behind by an earlier forget (no words of it remain){notes}."
     return "the agent's notes on it (no words of it remain)."
@@ -133,9 +139,17 @@ def _exchange(plan: TurnPlan, pictures: list[str]) -> str:
 
 def _words(turns: list[tuple[str, str]]) -> str:
     first = next((text for role, text in turns if role == "user"), turns[0][1])
-    line = first.strip().split("\n")[0][:LINE_CHARS]
+    line = _opening(first)
     reply = " and its reply" if any(role != "user" for role, _ in turns) else ""
-    return f'your message "{line}"{reply}'
+    return (f'your message "{line}"' if line else "your message (pictures, no words)") + reply
+
+
+def _opening(text: str) -> str:
+    """The first line of a message that is not a picture link (`turn_text` puts those last)."""
+    for line in text.strip().split("\n"):
+        if line.strip() and not (line.startswith("![") and linked_pictures(line)):
+            return line[:LINE_CHARS]
+    return ""
 
 
 def _pictures_phrase(pictures: list[str]) -> str:

@@ -131,3 +131,23 @@ def test_a_normal_turn_with_pictures_and_the_last_exchange(tmp_path: Path) -> No
     assert whole["pictures"] == ["images/t00000-1.png.b64", "images/t00000-2.png.b64"]
     r = env.client.delete(f"/api/slices/{SLICE}/turns/t00000", headers=same_origin())
     assert r.status_code == 200 and r.json()["whole_slice"] is True
+
+
+def test_the_preview_of_odd_exchanges_says_what_it_can(tmp_path: Path) -> None:
+    """A message of pictures alone, and a taken-back entry whose words do not read back (edited
+    by hand): the preview still says what goes, never `your message ""`."""
+    turns = [
+        ("user", "Hi."),
+        ("agent", "Hello."),
+        ("user", "\n\n![b.png](../images/t00001-1.png)"),
+        ("agent", "A square."),
+    ]
+    storage = seed(tmp_path, turns, ["t00001-1.png"], [])
+    preview = preview_forget(storage.snapshot(), SLICE, "t00001")
+    assert "your message (pictures, no words) and its reply (2 turns), its picture" in preview.text
+    agent = tmp_path / paths.agent_md(SLICE).value
+    agent.write_text("## Cognition t00007 — 2026-08-11T11:16:00.000Z (replaced)\n\nedited by hand\n")
+    preview = preview_forget(storage.snapshot(), SLICE, "t00007")
+    assert preview.taken_back and preview.text.endswith(
+        "  the exchange (taken back by Answer again or Edit; its words are kept in agent.md)."
+    )
