@@ -2,7 +2,8 @@
 
 Read-only. An *error* is something the product cannot read or will not see (a YAML error, a
 badly named folder, an oversized file, an unreadable index); a *warning* is something it
-tolerates (a phantom catalog entry, lines a rewrite would move to appendix.md, a legacy file).
+tolerates (a phantom catalog entry, lines a rewrite would move to appendix.md, a legacy file, a
+picture no turn refers to any more).
 """
 
 from __future__ import annotations
@@ -28,12 +29,12 @@ from core.memory.evolution.check import check_evolution_file
 from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
 from core.memory.slice.model import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
+from core.memory.slice.pictures import is_picture, orphan_pictures
 from core.storage.base import Reader
 
 Severity = Literal["error", "warning"]
 FileCheck = Callable[[str, str], list["Finding"]]
 
-_IMAGE_RE = re.compile(r"^images/[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\.b64\Z")
 _LINE_RE = re.compile(r" at line (\d+)")
 
 
@@ -226,6 +227,7 @@ def check_memory(
     report.findings.extend(_check_folders(folders))
     report.findings.extend(_check_catalog_against(reader, folders))
     report.findings.extend(_check_strands_against(reader, folders, flats))
+    report.findings.extend(_check_pictures(reader, folders))
     return report
 
 
@@ -271,7 +273,7 @@ def _check_slice_tree_file(value: str, kind: PathClass, text: str, now: datetime
         return check_core_md(value, text, sid.dash)
     if kind.kind is PathKind.CARD_SNAPSHOT:
         return check_card(value, text, now)
-    if _IMAGE_RE.match(kind.inner):
+    if is_picture(kind.inner):
         return _check_image(value, text)
     if kind.kind is PathKind.SLICE_FILE:
         return [Finding(value, "warning", "unexpected file in a slice folder; the product ignores it")]
@@ -285,6 +287,23 @@ def _check_image(value: str, text: str) -> list[Finding]:
     except InvalidInput:
         return [Finding(value, "error", "damaged picture: not base64 (the turn's link shows nothing)")]
     return []
+
+
+def _check_pictures(reader: Reader, folders: dict[str, set[str]]) -> list[Finding]:
+    """Pictures no turn refers to any more (docs/FORMAT.md "Pictures"): a warning, as nothing is
+    lost and the user may want them; the message says how to remove them."""
+    found = []
+    for sid, files in sorted(folders.items()):
+        if not any(is_picture(inner) for inner in files):
+            continue
+        for orphan in orphan_pictures(reader, sid):
+            note = (
+                f"picture of slice {sid} that no turn refers to any more: turn {orphan.turn_id} is gone "
+                "and no text of the slice links it (left by an earlier forget or an interrupted turn); "
+                f"`previously forget {sid} --turn {orphan.turn_id}` deletes it, or delete the file by hand"
+            )
+            found.append(Finding(orphan.path.value, "warning", note))
+    return found
 
 
 def _check_folders(folders: dict[str, set[str]]) -> list[Finding]:

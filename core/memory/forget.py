@@ -14,13 +14,11 @@ old files: docs/FORGET.md says how to purge it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from core.clock import Clock, iso
-from core.errors import InvalidInput, NotFound, ReadOnly
-from core.media.attach import IMAGES_DIR, linked_pictures
+from core.errors import ReadOnly
 from core.memory import paths
 from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
 from core.memory.card.store import CARD_PREV
@@ -31,11 +29,10 @@ from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger
+from core.memory.forget_plan import plan_turn, without_turn
 from core.memory.slice.agent_parts import queue_removal
 from core.memory.slice.merge import edit_slice
-from core.memory.slice.model import Slice, parse_core_md
-from core.memory.slice.slicer import USER_MARK
-from core.memory.slice.view import missing_slice, readable_slice_file
+from core.memory.slice.view import missing_slice
 from core.search.recall import index_slice, unindex_slice
 from core.storage.base import Storage, UpdateFn, WriteBatch
 
@@ -167,63 +164,23 @@ def _queue_turn(
     batch: WriteBatch, slice_id: str, turn_id: str, now: datetime, locale: str, clock: Clock
 ) -> bool:
     """Queue the removal of one exchange; True when it was the slice's last (the slice goes)."""
-    path, text = readable_slice_file(batch, slice_id)
-    if path != paths.core_md(slice_id):
-        raise InvalidInput(
-            f"Slice {slice_id} is an old single-file slice; forget it whole (without --turn), "
-            "or let Previously rewrite it first."
-        )
-    current = parse_core_md(text)  # SliceFormatError names the line to fix
-    in_core = any(t.turn_id == turn_id for t in current.turns)
-    edited = without_turn(current, turn_id)
     # An exchange answered again or edited lives on only in agent.md, as a "(replaced)" entry,
     # and its pictures in the slice folder (pictures alone: what an earlier forget left behind).
-    noted = _queue_cognition_removal(batch, slice_id, turn_id)
-    pictures = _queue_turn_images_removal(batch, slice_id, turn_id, edited)
-    if not (in_core or noted or pictures):
-        raise NotFound(f"Slice {slice_id} has no turn {turn_id}; GET /api/slices/{slice_id} lists its turns.")
-    if not in_core:
+    plan = plan_turn(batch, slice_id, turn_id)
+    queue_removal(batch, slice_id, turn_id)
+    for path in plan.pictures:
+        batch.delete(path)
+    if not plan.in_core:
         return False
-    if not edited.turns:
+    if plan.last:
         _queue_slice(batch, slice_id, now, locale, clock)
         return True
     edit_slice(lambda s: without_turn(s, turn_id), iso(now)).queue(batch, slice_id)
-    upsert_monthly_entry(batch, edited)
-    upsert_catalog_entry(batch, edited, now, locale)
+    upsert_monthly_entry(batch, plan.left)
+    upsert_catalog_entry(batch, plan.left, now, locale)
     if not index_slice(batch, slice_id, clock):
         unindex_slice(batch, slice_id, clock)
     return False
-
-
-def _queue_turn_images_removal(batch: WriteBatch, slice_id: str, turn_id: str, left: Slice) -> int:
-    """Queue the deletion of the pictures attached to the turn (`images/<turn id>-<n>.<ext>.b64`);
-    one that a turn left in the slice links to stays (deleting it would break that turn).
-    How many go."""
-    own = re.compile(rf"^{re.escape(turn_id)}-\d+\.(png|jpg|webp)\.b64$")
-    linked = {name for t in left.turns for name in linked_pictures(t.content)}
-    gone = [
-        path
-        for path in batch.list(paths.slice_dir(slice_id) / IMAGES_DIR)
-        if own.match(path.name) and path.name.removesuffix(".b64") not in linked
-    ]
-    for path in gone:
-        batch.delete(path)
-    return len(gone)
-
-
-def _queue_cognition_removal(batch: WriteBatch, slice_id: str, turn_id: str) -> bool:
-    """Queue agent.md (every part) without the turn's entries; whether it had any."""
-    return queue_removal(batch, slice_id, turn_id)
-
-
-def without_turn(s: Slice, turn_id: str) -> Slice:
-    """The slice without the exchange `turn_id`; marks that may quote it are cleared to be redone
-    (a focus or summary the user wrote stays)."""
-    out = s.copy()
-    out.turns = [t for t in out.turns if t.turn_id != turn_id]
-    if out.marked_by != USER_MARK:
-        out.focus, out.summary, out.marked_by = "", "", ""
-    return out
 
 
 # ------------------------------------------------------------------ the card

@@ -1,7 +1,8 @@
 """Your memory in your hands: forget a slice or one exchange, edit a slice's marks, export.
 
-`DELETE /api/slices/{id}` and `DELETE /api/slices/{id}/turns/{turn_id}` forget; `PATCH
-/api/slices/{id}` edits focus, summary, tags, open loops and decisions (recorded as the user's);
+`DELETE /api/slices/{id}` and `DELETE /api/slices/{id}/turns/{turn_id}` forget (`GET
+…/forget-preview` beside each says what would go); `PATCH /api/slices/{id}` edits focus,
+summary, tags, open loops and decisions (recorded as the user's);
 `GET /api/slices/{id}/markdown` downloads one slice; `GET /api/export` the whole memory as a zip;
 `POST /api/slices/{id}/turns/{turn_id}/retract` takes the last exchange back to answer it again;
 `GET /api/slices/{id}/images/{name}` serves a picture attached to one of its turns.
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
@@ -19,6 +21,7 @@ from pydantic import BaseModel, Field
 from core.media.attach import read_image
 from core.memory.export import export_zip, slice_markdown
 from core.memory.forget import forget
+from core.memory.forget_plan import preview_forget
 from core.memory.slice.edit import SliceChanges, edit_slice_marks
 from core.memory.slice.retract import RetractReason, retract_exchange
 from core.memory.slice.view import read_slice_detail
@@ -57,6 +60,17 @@ class ForgetResult(BaseModel):
     card_entries_removed: int
     card_refs_dropped: int
     history_note: str
+
+
+class ForgetPreviewView(BaseModel):
+    """What a forget would delete, before anything is written (the words the CLI asks with)."""
+
+    slice_id: str
+    turn_id: str | None
+    whole_slice: bool = Field(description="true when the whole slice goes (asked for, or its last exchange)")
+    text: str = Field(description="what will go, in words a person can check")
+    pictures: list[str] = Field(description="the picture files that go, inside the slice folder")
+    taken_back: bool = Field(description="answered again or edited: the exchange's words are in agent.md")
 
 
 class RetractResult(BaseModel):
@@ -99,6 +113,34 @@ def forget_slice(slice_id: SliceId, deps: DepsDep) -> ForgetResult:
 def forget_turn(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> ForgetResult:
     """Forget one exchange (your message and its reply) and its cognition, in one commit."""
     return ForgetResult.model_validate(forget(deps.storage, slice_id, deps.clock, turn_id=turn_id).as_dict())
+
+
+@router.get(
+    "/api/slices/{slice_id}/forget-preview",
+    response_model=ForgetPreviewView,
+    dependencies=AUTH,
+    responses=ERRORS,
+)
+def forget_slice_preview(slice_id: SliceId, deps: DepsDep) -> ForgetPreviewView:
+    """What `DELETE /api/slices/{slice_id}` would forget; writes nothing."""
+    return _preview(deps, slice_id, None)
+
+
+@router.get(
+    "/api/slices/{slice_id}/turns/{turn_id}/forget-preview",
+    response_model=ForgetPreviewView,
+    dependencies=AUTH,
+    responses=ERRORS,
+)
+def forget_turn_preview(slice_id: SliceId, turn_id: TurnId, deps: DepsDep) -> ForgetPreviewView:
+    """What `DELETE /api/slices/{slice_id}/turns/{turn_id}` would forget — also of an exchange
+    taken back by Answer again or Edit; writes nothing."""
+    return _preview(deps, slice_id, turn_id)
+
+
+def _preview(deps: DepsDep, slice_id: str, turn_id: str | None) -> ForgetPreviewView:
+    preview = preview_forget(deps.storage.snapshot(), slice_id, turn_id)
+    return ForgetPreviewView.model_validate(asdict(preview))
 
 
 @router.post(

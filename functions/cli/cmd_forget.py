@@ -10,29 +10,10 @@ import typer
 from core.clock import SystemClock
 from core.memory.export import export_zip
 from core.memory.forget import HISTORY_NOTE, forget
-from core.memory.slice.view import SliceDetail, read_slice_detail
+from core.memory.forget_plan import preview_forget
 from core.storage.base import Reader
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory import open_memory, run_or_fail
-
-
-def describe(detail: SliceDetail, turn_id: str | None) -> str:
-    """What forgetting will remove, in words a person can check before saying yes."""
-    s = detail.slice
-    label = s.focus or s.summary or "(no focus yet)"
-    if turn_id is None:
-        return (
-            f"Slice {s.slice_id} — {label}\n"
-            f"  {len(s.turns)} turns, the agent's notes on them, the card snapshot, its timeline, "
-            "strand and search entries, and card entries that cite only this slice."
-        )
-    turns = [t for t in s.turns if t.turn_id == turn_id]
-    first = next((t.content for t in turns if t.role == "user"), turns[0].content if turns else "")
-    line = first.strip().split("\n")[0][:100]
-    return (
-        f"Turn {turn_id} of slice {s.slice_id} — {label}\n"
-        f'  your message "{line}" and its reply ({len(turns)} turns), and the agent\'s notes on it.'
-    )
 
 
 @app.command("forget")
@@ -50,13 +31,9 @@ def forget_command(
     Git history still holds the old files; docs/FORGET.md says how to purge it.
     """
     storage, label = open_memory(memory, must_exist=True)
-    detail = run_or_fail(lambda: read_slice_detail(storage.snapshot(), slice_id))
-    if turn is not None and not any(t.turn_id == turn for t in detail.slice.turns):
-        raise fail(
-            f"Slice {slice_id} has no turn {turn}; `previously recall` or the slice view shows its turns."
-        )
+    preview = run_or_fail(lambda: preview_forget(storage.snapshot(), slice_id, turn))
     if not yes:  # on stderr, so stdout holds only the result (--json)
-        typer.echo(f"This will forget, in {label}:\n{describe(detail, turn)}", err=True)
+        typer.echo(f"This will forget, in {label}:\n{preview.text}", err=True)
         typer.echo(HISTORY_NOTE, err=True)
         if not typer.confirm("Forget it?", default=False, err=True):
             raise typer.Exit(1)

@@ -10,8 +10,8 @@ from core import reltime
 from core.agent import labels, time_tools
 from core.errors import InvalidInput
 from core.media import attach
-from core.memory import check, paths
-from core.memory.slice import agent_parts
+from core.memory import paths
+from core.memory.slice import agent_parts, pictures
 from core.storage import demo, github
 from core.turn import evolve_runs, runstore_fs
 from functions import settings
@@ -21,7 +21,7 @@ PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
     "run-store name": (runstore_fs._NAME_RE, "turn-1"),
     "evolve run id": (evolve_runs.RUN_ID, "run1"),
     "picture name": (attach.NAME_RE, "abc-1.png"),
-    "picture path": (check._IMAGE_RE, "images/abc-1.png.b64"),
+    "picture file": (pictures._FILE_RE, "abc-1.png.b64"),
     "persona id": (demo.PERSONA_ID_RE, "jia"),
     "repository": (github._REPO_RE, "me/memory"),
     "settings repository": (settings._REPO_RE, "me/memory"),
@@ -40,6 +40,12 @@ def test_a_trailing_newline_is_not_part_of_an_identifier(what: str) -> None:
     pattern, good = PATTERNS[what]
     assert pattern.match(good)
     assert not pattern.match(good + "\n")
+
+
+def test_a_picture_path_with_a_trailing_newline_is_not_a_picture() -> None:
+    assert pictures.is_picture("images/abc-1.png.b64")
+    assert not pictures.is_picture("images/abc-1.png.b64\n")
+    assert not pictures.is_picture("images/sub/abc-1.png.b64")
 
 
 def test_the_run_stores_refuse_a_turn_id_with_a_newline(tmp_path) -> None:

@@ -104,7 +104,14 @@ def log_text(parts: list[Part]) -> str:
 
 def cognition_in(parts: list[Part], turn_id: str) -> str | None:
     """The body of the first entry for `turn_id`, its pieces joined, trimmed and unescaped."""
+    found = entries_for(parts, turn_id)
+    return found[0].body if found else None
+
+
+def entries_for(parts: list[Part], turn_id: str) -> list[Entry]:
+    """Every entry for `turn_id`, in order, each with its pieces joined, trimmed and unescaped."""
     entries = [e for p in parts if p.text for e in entries_of(p.text)]
+    out = []
     for i, entry in enumerate(entries):
         if entry.is_for(turn_id) and not entry.continued:
             pieces = [entry.body]
@@ -112,8 +119,8 @@ def cognition_in(parts: list[Part], turn_id: str) -> str | None:
                 if not (later.is_for(turn_id) and later.continued):
                     break
                 pieces.append(later.body)
-            return unescape_cognition(js_trim("".join(pieces)))
-    return None
+            out.append(Entry(entry.label, unescape_cognition(js_trim("".join(pieces)))))
+    return out
 
 
 def has_entry(parts: list[Part], turn_id: str) -> bool:

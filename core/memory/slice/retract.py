@@ -9,6 +9,7 @@ that were attached (`Retracted.pictures`, still stored in the slice) sent again 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +29,9 @@ from core.memory.slice.view import readable_slice_file
 from core.storage.base import Storage, WriteBatch
 
 RetractReason = Literal["regenerate", "message_edited"]
+REPLACED = "(replaced)"
+_TITLES = {"Replaced message": "user", "Replaced reply": "agent"}
+_BLOCK_RE = re.compile(r"### (Replaced message|Replaced reply)\n\n(`{3,})\n")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,27 @@ def replaced_body(turns: list[Turn]) -> str:
     return "".join(
         _block("Replaced message" if t.role == "user" else "Replaced reply", t.content) for t in turns
     )
+
+
+def parse_replaced_body(body: str) -> list[tuple[str, str]]:
+    """The inverse of `replaced_body` for an entry read back (trimmed, unescaped): the taken-back
+    turns as (role, text), word for word. A block that is not as written ends the list there."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    while (m := _BLOCK_RE.match(body, at)) is not None:
+        close = body.find(f"\n{m[2]}", m.end())
+        if close == -1 or body.startswith("`", close + 1 + len(m[2])):
+            break
+        out.append((_TITLES[m[1]], body[m.end() : close]))
+        at = close + 1 + len(m[2])
+        while body.startswith("\n", at):
+            at += 1
+    return out
+
+
+def is_replaced(label: str) -> bool:
+    """Whether an agent.md entry label (after `## Cognition `) is a taken-back exchange's."""
+    return label.endswith(" " + REPLACED)
 
 
 def _last_exchange(s: Slice, turn_id: str) -> list[Turn]:
@@ -90,7 +115,7 @@ def retract_exchange(
         out.turns = [t for t in out.turns if t.turn_id != turn_id]
         return out
 
-    queue_entry(batch, slice_id, f"{turn_id} — {iso(now)} (replaced)", replaced_body(taken), once_for=None)
+    queue_entry(batch, slice_id, f"{turn_id} — {iso(now)} {REPLACED}", replaced_body(taken), once_for=None)
     edit_slice(without, iso(now)).queue(batch, slice_id)
     remaining = without(current)
     upsert_monthly_entry(batch, remaining)
