@@ -101,17 +101,21 @@ def test_a_seq_given_by_the_caller_is_replaced_by_the_next_free_one(store: S3Run
 
 @pytest.fixture
 def atomic_conditional_puts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """S3 applies a conditional put atomically; moto checks the condition, then writes. Serialise
-    moto's put as S3 does, so threads racing on the tail see S3's answer (one wins, one gets 412)."""
+    """S3 applies each request atomically (a conditional put: one wins, one gets 412; a read sees
+    a whole object). moto checks a condition and then writes, and an overwrite closes the file a
+    concurrent read is still reading ("I/O operation on closed file"). Serialise moto's object
+    and bucket requests as S3 does, so racing threads see S3's answers, not moto's."""
     from moto.s3.responses import S3Response
 
-    lock, put = threading.Lock(), S3Response.put_object
+    lock = threading.RLock()
+    for name in ("_key_response", "_bucket_response"):
+        handler = getattr(S3Response, name)
 
-    def atomic(self: Any) -> Any:
-        with lock:
-            return put(self)
+        def atomic(self: Any, *args: Any, _handler: Any = handler, **kwargs: Any) -> Any:
+            with lock:
+                return _handler(self, *args, **kwargs)
 
-    monkeypatch.setattr(S3Response, "put_object", atomic)
+        monkeypatch.setattr(S3Response, name, atomic)
 
 
 @pytest.mark.usefixtures("atomic_conditional_puts")
@@ -120,10 +124,16 @@ def test_concurrent_writers_get_distinct_gap_free_seqs(s3: Any) -> None:
     seen: list[int] = []
     stop = threading.Event()
 
+    failures: list[BaseException] = []
+
     def write(w: int) -> None:
         own = S3RunStore(s3, "runs", sleep=lambda s: None)  # one Lambda each
-        for n in range(batches):
-            own.append("t1", [ev(0, writer=w, n=n, i=i) for i in range(1 + n % 2)])
+        try:
+            for n in range(batches):
+                own.append("t1", [ev(0, writer=w, n=n, i=i) for i in range(1 + n % 2)])
+        except BaseException as exc:  # a thread's exception would otherwise only be printed
+            failures.append(exc)
+            raise
 
     def follow() -> None:
         reader, after = S3RunStore(s3, "runs", sleep=lambda s: time.sleep(0.005)), 0
@@ -141,6 +151,7 @@ def test_concurrent_writers_get_distinct_gap_free_seqs(s3: Any) -> None:
         t.join()
     stop.set()
     follower.join()
+    assert failures == []
     events = S3RunStore(s3, "runs").events("t1")
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1)), "no duplicate, no gap"
     assert len(events) == writers * sum(1 + n % 2 for n in range(batches)), "nothing lost"
