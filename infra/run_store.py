@@ -1,4 +1,4 @@
-"""The run store's bucket: a turn's events and scratch data, expired by a lifecycle rule."""
+"""The run store's bucket: turns' events and scratch data, a demo's overlays; lifecycle rules expire them."""
 
 from __future__ import annotations
 
