@@ -171,3 +171,29 @@ def test_a_visitors_turn_reaches_every_container_and_the_persona_is_never_writte
     )
     assert 0 < manifest["written_bytes"] < DEMO_OVERLAY_MAX_BYTES
     assert _digest(REPO / SAMPLE_DIR) == before, "the persona's own files are untouched"
+
+
+def test_a_full_overlay_ends_the_turn_with_an_error_that_says_so(
+    demo_stage: DemoOnAws, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from functools import cache
+
+    from core.clock import SystemClock
+    from functions.aws.demo_overlay import S3Overlay
+
+    @cache
+    def tiny(persona: str) -> S3Overlay:
+        client = boto3.client("s3", region_name=REGION)
+        return S3Overlay(client, BUCKET, persona, SystemClock(), max_bytes=100)
+
+    monkeypatch.setattr(compose, "demo_overlay", tiny)
+    demo_stage.brain.main(Reply(text="Never sent."))
+    turn_id = demo_stage.start("A message bigger than what is left of the day's room.")
+    view = demo_stage.finish(turn_id, "")
+    assert view["status"] == "error"
+    end = view["events"][-1]
+    assert (end["type"], end["code"]) == ("turn.error", "too_large")
+    assert "no room for more changes" in end["message"] and "24 hours after the first" in end["message"]
+    assert demo_stage.brain.requests.get("main", []) == [], "no model call for a turn that cannot be kept"
+    listing = boto3.client("s3", region_name=REGION).list_objects_v2(Bucket=BUCKET, Prefix="demo/")
+    assert listing.get("KeyCount", 0) == 0, "nothing was written"
