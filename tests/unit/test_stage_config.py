@@ -97,6 +97,7 @@ def test_cdk_json_offers_a_public_demo_stage_and_any_stage_can_be_made_one() -> 
     context = json.loads((REPO_ROOT / "cdk.json").read_text(encoding="utf-8"))["context"]
     demo = stage_from_context({**context, "stage": "demo"})
     assert (demo.demo, demo.github_repo, demo.stack_name) == (True, "", "Previously-demo")
+    assert demo.run_retention_days == 1, "a demo keeps its visitors' run records one day"
     assert stage_from_context(context).demo is False
     assert stage_from_context({**context, "previously:demo": "true"}).demo is True  # -c previously:demo=true
 
