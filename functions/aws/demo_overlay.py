@@ -81,7 +81,8 @@ class Manifest:
 
     @property
     def version(self) -> str:
-        return f"demo-{int(self.started.timestamp())}-{self.commits}"
+        """Changes with every commit; one value for every empty overlay (readers may cache by it)."""
+        return f"demo-{int(self.started.timestamp())}-{self.commits}" if self.commits else "demo-0"
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,12 @@ class S3Overlay:
                 f"The demo overlay lost {self.prefix}blobs/{sha} before its manifest expired; "
                 f"delete {self.manifest_key} to start the persona's overlay afresh."
             )
-        text = body.decode("utf-8")
+        text = body.decode("utf-8", "replace")
+        if blob_sha(text) != sha:  # never a visitor's text altered in transit or at rest
+            raise StorageError(
+                f"The demo overlay's {self.prefix}blobs/{sha} does not hold the text it names; "
+                f"delete {self.manifest_key} to start the persona's overlay afresh."
+            )
         self._cache.put(sha, text)
         return text
 

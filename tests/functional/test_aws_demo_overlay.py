@@ -75,6 +75,8 @@ def test_the_overlay_is_wiped_a_day_after_its_first_write(s3: Any, persona: Path
     clock.advance(hours=1)
     fresh = container(s3, persona, clock)
     assert fresh.snapshot().read(NOTE) is None and fresh.overlay_paths == []
+    clock.advance(seconds=5)
+    assert fresh.snapshot().version == fresh.snapshot().version == "demo-0", "steady while empty"
     assert fresh.snapshot().read(CARD) == "# Previously On\n", "the persona itself is still there"
     fresh.commit([Update(NOTE, lambda t: (t or "") + "new day")], "turn")
     assert storage.snapshot().read(NOTE) == "new day", "a new overlay, seen by every container"
@@ -128,3 +130,12 @@ def test_any_text_comes_back_exactly_in_another_container(s3: Any, persona: Path
     clock = FixedClock.at("2026-12-01T10:00:00Z")
     container(s3, persona, clock).commit([Put(NOTE, text)], "turn")
     assert container(s3, persona, clock).snapshot().read(NOTE) == text
+
+
+def test_a_blob_that_does_not_hold_its_text_is_a_clear_error(s3: Any, persona: Path) -> None:
+    clock = FixedClock.at("2026-12-01T10:00:00Z")
+    container(s3, persona, clock).commit([Put(NOTE, "the visitor's words")], "turn")
+    (blob,) = [k for k in keys(s3) if "/blobs/" in k]
+    s3.put_object(Bucket=BUCKET, Key=blob, Body=b"something else")
+    with pytest.raises(StorageError, match="does not hold the text it names"):
+        container(s3, persona, clock).snapshot().read(NOTE)
