@@ -19,6 +19,7 @@ most `DEMO_OVERLAY_MAX_BYTES` of writes; past that a commit is refused with TooL
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -35,6 +36,7 @@ DEMO_PREFIX = "demo/"
 DEMO_OVERLAY_DAYS = 1
 DEMO_OVERLAY_MAX_BYTES = 20_000_000
 _CAS_ATTEMPTS = 20
+_SHA = re.compile(r"^[0-9a-f]{40}$")
 WIPED = f"The demo wipes its changes {DEMO_OVERLAY_DAYS * 24} hours after the first one."
 
 
@@ -43,6 +45,12 @@ def overlay_prefix(persona: str) -> str:
     if not PERSONA_ID_RE.fullmatch(persona):
         raise InvalidInput(f"Invalid demo persona id {persona!r}: lowercase letters, digits or '-' (<= 32).")
     return f"{DEMO_PREFIX}{persona}/overlay/"
+
+
+def _sha(value: object) -> str:
+    if not (isinstance(value, str) and _SHA.fullmatch(value)):
+        raise ValueError(f"{value!r} is not a blob sha")
+    return value
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,7 @@ class Manifest:
                 parse_iso(str(raw["started"])),
                 int(raw["commits"]),
                 int(raw["written_bytes"]),
-                {MemoryPath(str(p)): str(s) for p, s in dict(raw["files"]).items()},
+                {MemoryPath(str(p)): _sha(s) for p, s in dict(raw["files"]).items()},
             )
         except (ValueError, KeyError, TypeError, PathDenied) as exc:
             raise StorageError(

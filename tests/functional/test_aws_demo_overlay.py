@@ -109,11 +109,15 @@ def test_a_damaged_manifest_is_a_clear_error_and_the_persona_stays_readable(s3: 
     assert (persona / "memory/user/current-previously.md").read_text(encoding="utf-8") == "# Previously On\n"
 
 
-def test_a_manifest_naming_a_path_outside_the_memory_is_damaged(s3: Any, persona: Path) -> None:
-    body = (
-        b'{"started": "2026-12-01T10:00:00.000Z", "commits": 1, "written_bytes": 1, "files": {"../x": "ab"}}'
-    )
-    s3.put_object(Bucket=BUCKET, Key="demo/nell/overlay/manifest.json", Body=body)
+@pytest.mark.parametrize(
+    "files",
+    ['{"../x": "' + "a" * 40 + '"}', '{"memory/notes/a.md": "../../runs/x"}', '["memory/notes/a.md"]'],
+)
+def test_a_manifest_naming_a_path_outside_the_memory_or_no_sha_is_damaged(
+    s3: Any, persona: Path, files: str
+) -> None:
+    body = '{"started": "2026-12-01T10:00:00.000Z", "commits": 1, "written_bytes": 1, "files": ' + files + "}"
+    s3.put_object(Bucket=BUCKET, Key="demo/nell/overlay/manifest.json", Body=body.encode())
     with pytest.raises(StorageError, match="damaged"):
         container(s3, persona, FixedClock.at("2026-12-01T11:00:00Z")).snapshot()
 
