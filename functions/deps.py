@@ -19,7 +19,7 @@ from core.turn.service import TurnInput, TurnService, TurnState
 from functions.settings import Settings
 
 if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
-    from core.storage.demo import Persona
+    from core.storage.demo import OverlayFactory, Persona
     from core.turn.evolve_runs import EvolveRuns
     from functions.api.security import Security
 
@@ -102,17 +102,20 @@ def persona_deps(deps: Deps, asked: str | None, remembered: str | None) -> Deps:
     return deps if deps.cast is None else deps.cast.pick(asked, remembered)[1]
 
 
-def build_storage(settings: Settings, memory_override: Path | None = None) -> Storage:
+def build_storage(
+    settings: Settings, memory_override: Path | None = None, overlay_for: OverlayFactory | None = None
+) -> Storage:
     """The storage STORAGE selects; `--memory DIR` (the override) always means a folder.
 
     With an override, `demo` runs the read-only overlay on that folder and every other setting
-    uses it as a local folder, so `previously check --memory DIR` reads exactly DIR.
+    uses it as a local folder, so `previously check --memory DIR` reads exactly DIR. A demo's
+    writes go where `overlay_for` says (default: this process's memory).
     """
     # Backends are imported on use: PyGithub alone costs a cold start a good second.
     if settings.storage == "demo":
         from core.storage.demo import DemoStorage
 
-        return DemoStorage(memory_override or SAMPLE_ROOT)
+        return DemoStorage(memory_override or SAMPLE_ROOT, overlay_for)
     if memory_override is not None or settings.storage == "local":
         from core.storage.local import LocalStorage
 
@@ -220,6 +223,7 @@ def build_deps(
     require_auth: bool = True,
     clock: Clock | None = None,
     in_process_turns: bool = True,
+    overlay_for: OverlayFactory | None = None,
 ) -> Deps:
     """Wire every backend the settings name (the local server, the Lambda handler).
 
@@ -230,12 +234,13 @@ def build_deps(
     from functions.llm import build_registry
 
     clock = clock or SystemClock()
-    storage = build_storage(settings, memory_override)
+    storage = build_storage(settings, memory_override, overlay_for)
     registry = build_registry(settings, clock)
     security = build_security(settings, require_auth, _secret_file(settings, storage))
     deps = _deps_over(storage, settings, registry, security, clock, in_process_turns)
     if storage.demo:
-        deps.cast = _demo_cast(deps, settings, memory_override or SAMPLE_ROOT, in_process_turns)
+        root = memory_override or SAMPLE_ROOT
+        deps.cast = _demo_cast(deps, settings, root, in_process_turns, overlay_for)
     return deps
 
 
@@ -297,7 +302,9 @@ def recorded_persona(settings: Settings, persona_id: str | None) -> Persona | No
     return None if found.id == personas[0].id else found
 
 
-def _demo_cast(first: Deps, settings: Settings, root: Path, in_process_turns: bool) -> DemoCast | None:
+def _demo_cast(
+    first: Deps, settings: Settings, root: Path, in_process_turns: bool, overlay_for: OverlayFactory | None
+) -> DemoCast | None:
     """Every persona of the demo folder at `root`, `first` serving the default; None for one."""
     from core.storage.demo import DemoStorage
 
@@ -306,7 +313,7 @@ def _demo_cast(first: Deps, settings: Settings, root: Path, in_process_turns: bo
         return None
     cast = DemoCast(personas, {personas[0].id: first})
     for persona in personas[1:]:
-        storage = DemoStorage(persona.root)
+        storage = DemoStorage(persona.root, overlay_for)
         cast.deps[persona.id] = _deps_over(
             storage, settings, first.models, first.security, first.clock, in_process_turns
         )

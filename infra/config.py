@@ -30,6 +30,10 @@ class StageConfig(BaseModel):
     github_repo: str = Field(default="", description="owner/name of the memory repository")
     github_branch: str = ""
     github_api_url: str = "https://api.github.com"
+    # A public demo (docs/DEPLOY.md "A public demo"): the bundled sample personas ship with the
+    # functions, STORAGE=demo, no memory repository or GitHub token; visitors' changes are kept
+    # in the run bucket and wiped a day after the first one.
+    demo: bool = False
 
     api_memory_mb: int = Field(default=1024, ge=128, le=10240)
     step_memory_mb: int = Field(default=1024, ge=128, le=10240)

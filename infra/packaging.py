@@ -14,8 +14,11 @@ from pathlib import Path
 
 from infra.config import REPO_ROOT
 
-# The packages that run on Lambda; tests, web/, sample/ and infra/ never ship in a function.
+# The packages that run on Lambda; tests, web/ and infra/ never ship in a function.
 APP_PACKAGES = ("core", "functions", "identity")
+# A demo stage's personas (read-only at run time); their `source/` folders only build them.
+SAMPLE_DIR = "sample"
+_SAMPLE_SKIP = shutil.ignore_patterns("source", "README.md", "__pycache__", ".gitkeep", ".DS_Store")
 # Documents the API serves (`GET /api/help/models`, the page's model set-up link).
 APP_DOCS = ("docs/MODELS.md",)
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".gitkeep", ".DS_Store")
@@ -30,8 +33,9 @@ class Assets:
     layer_built: bool
 
 
-def stage_app_code(out: Path, repo_root: Path = REPO_ROOT) -> Path:
-    """Copy the runtime packages into `out` (replacing it), the function asset's root."""
+def stage_app_code(out: Path, repo_root: Path = REPO_ROOT, with_sample: bool = False) -> Path:
+    """Copy the runtime packages into `out` (replacing it), the function asset's root; with
+    `with_sample` (a demo stage) the sample personas too, where `functions/deps.py` looks."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -43,6 +47,8 @@ def stage_app_code(out: Path, repo_root: Path = REPO_ROOT) -> Path:
         if (repo_root / doc).is_file():
             (out / doc).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo_root / doc, out / doc)
+    if with_sample:
+        shutil.copytree(repo_root / SAMPLE_DIR, out / SAMPLE_DIR, ignore=_SAMPLE_SKIP)
     return out
 
 
@@ -52,9 +58,10 @@ def layer_is_built(layer_dir: Path) -> bool:
     return (layer_dir / "manifest.json").is_file() and site.is_dir() and any(site.iterdir())
 
 
-def prepare_assets(layer_dir: Path, build_root: Path = REPO_ROOT / "build") -> Assets:
-    """Stage the function code; point at the built layer or at an empty placeholder."""
-    code_dir = stage_app_code(build_root / "app")
+def prepare_assets(layer_dir: Path, build_root: Path = REPO_ROOT / "build", demo: bool = False) -> Assets:
+    """Stage the function code (a demo's with the sample personas); point at the built layer
+    or at an empty placeholder."""
+    code_dir = stage_app_code(build_root / "app", with_sample=demo)
     if layer_is_built(layer_dir):
         return Assets(code_dir, layer_dir, True)
     placeholder = build_root / "layer-placeholder"

@@ -1,4 +1,4 @@
-"""The run store's bucket: a turn's events and scratch data, expired by a lifecycle rule."""
+"""The run store's bucket: turns' events and scratch data, a demo's overlays; lifecycle rules expire them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from functions.aws.demo_overlay import DEMO_OVERLAY_DAYS, DEMO_PREFIX
 from functions.aws.runstore import PERSONA_RUN_PREFIX, RUN_PREFIX
 from infra.config import StageConfig
 
@@ -27,13 +28,12 @@ class RunStoreBucket(Construct):
             encryption=s3.BucketEncryption.S3_MANAGED,
             enforce_ssl=True,
             lifecycle_rules=[
-                s3.LifecycleRule(
-                    id=rule_id,
-                    prefix=prefix,
-                    expiration=Duration.days(config.run_retention_days),
-                    abort_incomplete_multipart_upload_after=Duration.days(1),
-                )
-                for rule_id, prefix in EXPIRED_PREFIXES
+                *(
+                    _expire(rule_id, prefix, config.run_retention_days)
+                    for rule_id, prefix in EXPIRED_PREFIXES
+                ),
+                # A demo's visitors' changes (functions/aws/demo_overlay.py): never kept longer.
+                *([_expire("expire-demo-overlays", DEMO_PREFIX, DEMO_OVERLAY_DAYS)] if config.demo else []),
             ],
             # Runs are scratch: memory lives in the GitHub repository, so teardown may drop them.
             removal_policy=RemovalPolicy.DESTROY,
@@ -47,3 +47,12 @@ class RunStoreBucket(Construct):
         else:
             self.bucket.grant_read(fn)
         fn.add_environment(RUN_BUCKET_ENV, self.bucket.bucket_name)
+
+
+def _expire(rule_id: str, prefix: str, days: int) -> s3.LifecycleRule:
+    return s3.LifecycleRule(
+        id=rule_id,
+        prefix=prefix,
+        expiration=Duration.days(days),
+        abort_incomplete_multipart_upload_after=Duration.days(1),
+    )

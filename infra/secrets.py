@@ -41,6 +41,11 @@ GENERATED_KEY = "PREVIOUSLY_SESSION_SECRET"
 SECRET_ENV = "PREVIOUSLY_SECRET_ARN"
 
 
+def secret_keys(config: StageConfig) -> tuple[str, ...]:
+    """The keys the stage's secret starts with (a demo has no memory repository, so no token)."""
+    return tuple(k for k in SECRET_KEYS if not (config.demo and k == "GITHUB_TOKEN"))
+
+
 class AppSecrets(Construct):
     """The deployment's secret, and the grant that lets a function read it."""
 
@@ -52,7 +57,7 @@ class AppSecrets(Construct):
             secret_name=config.secret_name,
             description="Previously: GitHub token, model keys, access-key hash, session secret",
             generate_secret_string=secretsmanager.SecretStringGenerator(
-                secret_string_template=json.dumps(dict.fromkeys(SECRET_KEYS, "")),
+                secret_string_template=json.dumps(dict.fromkeys(secret_keys(config), "")),
                 generate_string_key=GENERATED_KEY,
                 exclude_punctuation=True,
                 password_length=48,

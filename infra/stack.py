@@ -25,6 +25,18 @@ WS_HANDLER = "functions.handlers.ws.handler"
 MAINTAIN_HANDLER = "functions.handlers.maintain.handler"
 
 
+def memory_environment(config: StageConfig) -> dict[str, str]:
+    """Where the functions find the memory: the stage's GitHub repository, or the bundled demo."""
+    if config.demo:
+        return {"STORAGE": "demo"}
+    return {
+        "STORAGE": "github",
+        "GITHUB_REPO": config.github_repo,
+        "GITHUB_BRANCH": config.github_branch,
+        "GITHUB_API_URL": config.github_api_url,
+    }
+
+
 class PreviouslyStack(Stack):
     """HTTP API, WebSocket API, turn workflow, maintenance, static site, secrets, alarms."""
 
@@ -32,8 +44,8 @@ class PreviouslyStack(Stack):
         self, scope: Construct, id: str, *, config: StageConfig, flow: Flow, **kwargs: object
     ) -> None:
         super().__init__(scope, id, **kwargs)  # type: ignore[arg-type]
-        assets = prepare_assets(config.layer_dir, config.build_dir)
-        if not config.github_repo:
+        assets = prepare_assets(config.layer_dir, config.build_dir, demo=config.demo)
+        if not config.github_repo and not config.demo:
             Annotations.of(self).add_warning_v2(
                 "previously:no-repo",
                 "No memory repository: set github_repo (owner/name) for this stage in cdk.json "
@@ -47,12 +59,7 @@ class PreviouslyStack(Stack):
         factory = LambdaFactory(self, "Lambdas", config=config, assets=assets)
         secrets = AppSecrets(self, "Secrets", config=config)
         runs = RunStoreBucket(self, "RunStore", config=config)
-        memory_env = {
-            "STORAGE": "github",
-            "GITHUB_REPO": config.github_repo,
-            "GITHUB_BRANCH": config.github_branch,
-            "GITHUB_API_URL": config.github_api_url,
-        }
+        memory_env = memory_environment(config)
         workflow = TurnWorkflow(
             self, "Workflow", config=config, factory=factory, flow=flow, environment=memory_env
         )

@@ -33,7 +33,8 @@ TOPICS_RULE = (
 DEMO_NOTICE = (
     "## Demo mode (read-only)\n"
     "This memory belongs to a fictional person and exists to show how Previously works. Nothing said "
-    "here is saved: new turns and card changes vanish when the server stops. If the user asks how to "
+    "here is kept: new turns and card changes vanish when the server stops (on a public demo, a day "
+    "after the first change at the latest). If the user asks how to "
     "keep a memory of their own, point them to docs/DEPLOY.md in the project — their own AWS account "
     "with a private GitHub repository for the memory, or `previously serve` on their own machine."
 )

@@ -1,9 +1,12 @@
-"""The demo backend: a bundled sample persona, read-only, under an in-memory overlay.
+"""The demo backend: a bundled sample persona, read-only, under an overlay of the visitors' writes.
 
 Chat works as usual: every commit lands in the overlay (turns, indexes, card changes) and
-reads see the overlay first, for the life of the process. Nothing ever reaches the disk;
-`demo = True` lets the UI say so. `find_personas` lists the personas a demo folder offers;
-each gets its own DemoStorage, so one persona's overlay never shows in another's.
+reads see the overlay first. The persona's own files are never written; `demo = True` lets
+the UI say so. Where the overlay lives is an `Overlay`: this process's memory for the local
+demo (gone when the server stops), or a store every container of a deployment shares (on AWS
+the run bucket: functions/aws/demo_overlay.py), which wipes it a while after the first write.
+`find_personas` lists the personas a demo folder offers; each gets its own DemoStorage and
+overlay, so one persona's overlay never shows in another's.
 """
 
 from __future__ import annotations
@@ -11,64 +14,149 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
-from core.errors import ReadOnly, StorageError
+from core.errors import ReadOnly, StorageError, TooLarge
 from core.storage.base import Change, CommitResult, Delete, Snapshot, blob_sha, is_hidden, resolve_changes
 from core.storage.local import LocalSnapshot
 from core.storage.paths import MemoryPath, check_size
 
 
+class OverlayFiles(Protocol):
+    """The overlay at one version: the files it holds, their texts and blob shas."""
+
+    @property
+    def version(self) -> str: ...
+
+    def paths(self) -> Iterable[MemoryPath]: ...
+
+    def read(self, path: MemoryPath) -> str | None: ...
+
+    def sha(self, path: MemoryPath) -> str | None: ...
+
+
+# Given the overlay's current files, the texts a commit writes (only those that change).
+Resolve = Callable[[OverlayFiles], dict[MemoryPath, str]]
+
+
+class Overlay(Protocol):
+    """Where one persona's demo writes live."""
+
+    def files(self) -> OverlayFiles:
+        """The overlay as it is now."""
+        ...
+
+    def apply(self, resolve: Resolve) -> tuple[str, tuple[MemoryPath, ...]]:
+        """Add what `resolve` returns for the current files, atomically (a writer that loses a
+        race evaluates it again on the newer files); the new version and the paths written."""
+        ...
+
+
+OverlayFactory = Callable[[str], Overlay]  # a persona id → its overlay
+
+
+@dataclass(frozen=True)
+class TextFiles:
+    """Overlay files held as texts."""
+
+    version: str
+    texts: Mapping[MemoryPath, str]
+
+    def paths(self) -> Iterable[MemoryPath]:
+        return self.texts.keys()
+
+    def read(self, path: MemoryPath) -> str | None:
+        return self.texts.get(path)
+
+    def sha(self, path: MemoryPath) -> str | None:
+        text = self.texts.get(path)
+        return None if text is None else blob_sha(text)
+
+
+class ProcessOverlay:
+    """The overlay in this process's memory (the local demo): it lasts until the server stops."""
+
+    def __init__(self) -> None:
+        self._texts: dict[MemoryPath, str] = {}
+        self._commits = 0
+        self._lock = threading.Lock()
+
+    def files(self) -> TextFiles:
+        with self._lock:
+            return TextFiles(f"demo-{self._commits}", dict(self._texts))
+
+    def apply(self, resolve: Resolve) -> tuple[str, tuple[MemoryPath, ...]]:
+        with self._lock:
+            written = resolve(TextFiles("", self._texts))
+            if written:
+                self._texts.update(written)
+                self._commits += 1
+            return f"demo-{self._commits}", tuple(sorted(written))
+
+
+def check_overlay_room(used: int, adding: int, limit: int, wiped: str) -> None:
+    """TooLarge when writing `adding` more bytes would take a persona's overlay past `limit`."""
+    if used + adding > limit:
+        raise TooLarge(
+            f"This demo persona has no room for more changes: visitors have written "
+            f"{used / 1_000_000:.1f} of the {limit / 1_000_000:.0f} MB it keeps. {wiped} "
+            "Nothing was written to the persona; try again then, or pick another persona."
+        )
+
+
 class DemoSnapshot:
     """The overlay at one version over the persona's files."""
 
-    def __init__(self, base: LocalSnapshot, overlay: dict[MemoryPath, str], version: str) -> None:
+    def __init__(self, base: LocalSnapshot, files: OverlayFiles) -> None:
         self._base = base
-        self._overlay = overlay
-        self.version: str | None = version
+        self._files = files
+        self.version: str | None = files.version
 
     def read(self, path: MemoryPath) -> str | None:
-        if path in self._overlay:
-            text = self._overlay[path]
+        text = self._files.read(path)
+        if text is not None:
             check_size(path, text)
             return text
         return self._base.read(path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
-        added = {p for p in self._overlay if p.is_under(prefix) and p != prefix and not is_hidden(p.value)}
+        added = {
+            p for p in self._files.paths() if p.is_under(prefix) and p != prefix and not is_hidden(p.value)
+        }
         return sorted(added.union(self._base.list(prefix)))
 
     def version_of(self, path: MemoryPath) -> str | None:
-        if path in self._overlay:
-            return blob_sha(self._overlay[path])
-        return self._base.version_of(path)
+        sha = self._files.sha(path)
+        return sha if sha is not None else self._base.version_of(path)
 
 
 class DemoStorage:
-    """The sample memory at `base` (a folder holding `memory/`), never written to."""
+    """The sample memory at `base` (a folder holding `memory/`), never written to.
+
+    `overlay_for` picks where the visitors' writes go, by persona id (default: this process).
+    """
 
     name = "demo"
-    read_only = False  # writes are accepted, into memory only
+    read_only = False  # writes are accepted, into the overlay only
     demo = True
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, overlay_for: OverlayFactory | None = None) -> None:
         self.base = Path(base).expanduser().absolute()
         if not (self.base / "memory").is_dir():
             raise StorageError(
                 f"The demo memory is missing: {self.base} has no memory/ folder. "
                 "Reinstall the project or point --memory at a folder that holds memory/."
             )
+        self.persona = read_persona(self.base, DEFAULT_PERSONA).id
         self._base = LocalSnapshot(self.base)
-        self._overlay: dict[MemoryPath, str] = {}
-        self._commits = 0
-        self._lock = threading.Lock()
+        self._overlay: Overlay = overlay_for(self.persona) if overlay_for else ProcessOverlay()
 
     def snapshot(self) -> DemoSnapshot:
         """The persona with every overlay write so far."""
-        with self._lock:
-            return DemoSnapshot(self._base, dict(self._overlay), f"demo-{self._commits}")
+        return DemoSnapshot(self._base, self._overlay.files())
 
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
         """Apply the batch to the overlay (the persona on disk is never touched).
@@ -77,20 +165,17 @@ class DemoStorage:
         """
         if any(isinstance(c, Delete) for c in changes):
             raise ReadOnly("The demo memory is read-only: nothing in it can be forgotten or deleted.")
-        with self._lock:
-            view = DemoSnapshot(self._base, self._overlay, "")
-            written = resolve_changes(changes, view.read)
-            if not written:
-                return CommitResult(version=f"demo-{self._commits}")
-            self._overlay.update(written)
-            self._commits += 1
-            return CommitResult(version=f"demo-{self._commits}", written=tuple(sorted(written)))
+
+        def resolve(files: OverlayFiles) -> dict[MemoryPath, str]:
+            return resolve_changes(changes, DemoSnapshot(self._base, files).read)
+
+        version, written = self._overlay.apply(resolve)
+        return CommitResult(version=version, written=written)
 
     @property
     def overlay_paths(self) -> list[MemoryPath]:
-        """Files changed in this process (what the UI may list as 'not saved')."""
-        with self._lock:
-            return sorted(self._overlay)
+        """Files the visitors changed (what the UI may list as 'not saved')."""
+        return sorted(self._overlay.files().paths())
 
 
 PERSONA_FILE = "persona.json"

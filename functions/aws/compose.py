@@ -10,6 +10,8 @@ In a demo with several personas, every persona but the default keeps its runs un
 of its own in the same bucket and starts its turns on the same state machine with its id in the
 execution input; a step function reads that id and builds the persona's `TurnDeps` (its demo
 overlay, its run store), so the turn's events land where that persona's page reads them.
+Every persona's overlay is kept in the run bucket (functions/aws/demo_overlay.py), so what one
+container's step writes, the next step and the API read in theirs.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import dataclasses
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
-from core.clock import RandomIds
+from core.clock import RandomIds, SystemClock
 from functions.aws.config import AwsResources, secret_values
+from functions.aws.demo_overlay import S3Overlay
 from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_client, ws_client
 from functions.aws.evolve import LambdaEvolveLauncher
 from functions.aws.runstore import S3RunStore, persona_run_prefix
@@ -62,7 +65,13 @@ def push_client() -> Any | None:
 
 
 # The persona caches are bounded by the demo's personas (an id it does not offer raises, and
-# errors are not cached); never evicting one keeps a persona's overlay for the container's life.
+# errors are not cached).
+@cache
+def demo_overlay(persona: str) -> S3Overlay:
+    """A demo persona's overlay, shared through the run bucket by every function of the stage."""
+    return S3Overlay(boto_client("s3"), resources().run_bucket, persona, SystemClock())
+
+
 @cache
 def persona_run_store(persona: str) -> S3RunStore:
     """The run store of a demo persona other than the default (the default's is `run_store`)."""
@@ -94,13 +103,22 @@ def api_deps(key: SecretKey) -> Deps:
     """The API's dependencies: auth always required, turns on Step Functions, no local timers."""
     from functions.deps import build_deps
 
-    deps = build_deps(settings_for(key), require_auth=True, in_process_turns=False)
+    settings = settings_for(key)
+    deps = build_deps(
+        settings, require_auth=auth_required(settings), in_process_turns=False, overlay_for=demo_overlay
+    )
     deps = dataclasses.replace(
         deps, runs=run_store(), turns=turns(), maintenance=None, evolve_now=evolve_runs(key)
     )
     if deps.cast is not None:
         _cast_on_aws(deps, deps.cast)
     return deps
+
+
+def auth_required(settings: Settings) -> bool:
+    """Sign-in is required everywhere but on a demo stage whose owner set no access key (a
+    public demo: anyone with the address may look and chat; an access key makes it private)."""
+    return not (settings.storage == "demo" and not settings.has_access_key)
 
 
 def _cast_on_aws(deps: Deps, cast: DemoCast) -> None:
@@ -132,7 +150,7 @@ def turn_deps(key: SecretKey) -> TurnDeps:
     from functions.turn_deps import build_turn_deps
 
     settings = settings_for(key)
-    return build_turn_deps(settings, build_storage(settings), run_store())
+    return build_turn_deps(settings, build_storage(settings, overlay_for=demo_overlay), run_store())
 
 
 @cache
@@ -148,7 +166,7 @@ def persona_turn_deps(key: SecretKey, persona: str) -> TurnDeps:
     found = recorded_persona(settings, persona)
     if found is None:
         return turn_deps(key)
-    return build_turn_deps(settings, DemoStorage(found.root), persona_run_store(found.id))
+    return build_turn_deps(settings, DemoStorage(found.root, demo_overlay), persona_run_store(found.id))
 
 
 def step_environment(key: SecretKey, persona: str | None = None) -> LambdaStepEnvironment:
@@ -164,6 +182,6 @@ def step_environment(key: SecretKey, persona: str | None = None) -> LambdaStepEn
 
 def reset() -> None:
     """Forget every cached object (tests that change the environment between invocations)."""
-    cached_all = (settings_for, resources, run_store, persona_run_store, push_client, turns, persona_turns)
-    for cached in (*cached_all, api_deps, turn_deps, persona_turn_deps):
+    stores = (run_store, persona_run_store, demo_overlay, push_client, turns, persona_turns)
+    for cached in (settings_for, resources, *stores, api_deps, turn_deps, persona_turn_deps):
         cached.cache_clear()

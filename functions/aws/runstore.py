@@ -32,13 +32,13 @@ from core.errors import InvalidInput, TransientError
 from core.storage.demo import PERSONA_ID_RE
 from core.turn.events import Event
 from core.turn.runstore import numbered_from
+from functions.aws.s3cas import put_if_unchanged, read_versioned
 
 _ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
 _KEY = re.compile(r"^[A-Za-z0-9_.-]{1,120}\Z")
 _CHUNK = re.compile(r"/events/(\d{8})-(\d{8})\.json$")
 _READERS = 8
 _CAS_ATTEMPTS = 50
-_LOST_RACE = frozenset({"PreconditionFailed", "ConditionalRequestConflict", "412", "409"})
 # The cancel flag is checked between stream events; one request per second is plenty.
 POLLED_KEYS: Mapping[str, float] = {"cancel": 1.0}
 RUN_PREFIX = "runs/"
@@ -141,28 +141,16 @@ class S3RunStore:
         return f"{self._base(turn_id)}events/{events[0]['seq']:08d}-{events[-1]['seq']:08d}.json"
 
     def _read_tail(self, turn_id: str) -> tuple[str | None, _Tail]:
-        try:
-            got = self.client.get_object(Bucket=self.bucket, Key=self._tail_key(turn_id))
-        except self.client.exceptions.NoSuchKey:
+        etag, body = read_versioned(self.client, self.bucket, self._tail_key(turn_id))
+        if body is None:
             return None, _Tail(0, [])
-        data = json.loads(got["Body"].read())
-        return str(got["ETag"]), _Tail(int(data["last"]), list(data["events"]))
+        data = json.loads(body)
+        return etag, _Tail(int(data["last"]), list(data["events"]))
 
     def _swap_tail(self, turn_id: str, etag: str | None, tail: _Tail) -> str | None:
         """Replace the tail if it is still `etag` (absent when None); its new ETag, or None: lost."""
         body = json.dumps({"last": tail.last, "events": tail.events}, ensure_ascii=False).encode("utf-8")
-        condition = {"IfMatch": etag} if etag is not None else {"IfNoneMatch": "*"}
-        try:
-            put = self.client.put_object(
-                Bucket=self.bucket, Key=self._tail_key(turn_id), Body=body, **condition
-            )
-        except self.client.exceptions.ClientError as exc:
-            error = exc.response.get("Error", {})
-            status = str(exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", ""))
-            if {str(error.get("Code", "")), status} & _LOST_RACE:
-                return None
-            raise
-        return str(put["ETag"])
+        return put_if_unchanged(self.client, self.bucket, self._tail_key(turn_id), body, etag)
 
     def events(self, turn_id: str, after: int = 0) -> list[Event]:
         """Events with seq > after, in order, each seq once."""

@@ -106,6 +106,13 @@ def _new_key() -> str:
     return generate_key()
 
 
+def _drop_key(merged: dict[str, str]) -> list[str]:
+    """Empty every stored form of the access key (a public demo); the fields it emptied."""
+    dropped = [field for field in (HASH_FIELD, LEGACY_HASH_FIELD) if merged.get(field)]
+    merged.update(dict.fromkeys(dropped, ""))
+    return dropped
+
+
 def _has_key(current: dict[str, str]) -> bool:
     return bool(current.get(HASH_FIELD) or current.get(LEGACY_HASH_FIELD))
 
@@ -158,9 +165,18 @@ def aws_secrets(
     generate: Annotated[
         bool, typer.Option("--generate-key", help="Replace the access key with a new random one.")
     ] = False,
+    public: Annotated[
+        bool,
+        typer.Option(
+            "--public",
+            help="A public demo stage: no access key (a stored one is removed); anyone may use it.",
+        ),
+    ] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Store the GitHub token, model keys and access-key hash in the deployment's secret."""
+    if public and generate:
+        raise fail("--public stores no access key, so it cannot be combined with --generate-key")
     name = secret_name(stage)
     client, current = _read_secret(name, region)
     if from_env:
@@ -170,11 +186,15 @@ def aws_secrets(
     else:
         given, access_key = _ask(current)
     generated = None
-    if generate or (access_key is None and not _has_key(current)):
+    if public:
+        access_key = None
+    elif generate or (access_key is None and not _has_key(current)):
         generated = access_key = _new_key()
     elif access_key is not None:
         checked_key(access_key)
     merged, changed = merge_values(current, given, access_key)
+    if public:
+        changed += _drop_key(merged)
     if changed:
         client.put_secret_value(SecretId=name, SecretString=json.dumps(merged))
     report = {"secret": name, "changed": changed, "set": sorted(k for k, v in merged.items() if v)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
 from tests.fakes.fake_github import FakeGitHub
 
-BACKENDS = ["memory", "local", "local-git", "github", "demo"]
+BACKENDS = ["memory", "local", "local-git", "github", "demo", "demo-s3"]
 
 
 @dataclass
@@ -112,6 +113,27 @@ def _demo_backend(tmp: Path) -> Backend:
     )
 
 
+def _demo_s3_backend(tmp: Path) -> Backend:
+    """The demo as a deployment runs it: the overlay in a (moto) S3 bucket; another writer is
+    another container, with its own S3Overlay on the same bucket."""
+    import boto3
+
+    from core.clock import SystemClock
+    from functions.aws.demo_overlay import S3Overlay
+
+    base = tmp / "sample"
+    (base / "memory").mkdir(parents=True)
+    client = boto3.client("s3", region_name="us-east-1")
+    client.create_bucket(Bucket="runs")
+
+    def open_demo() -> DemoStorage:
+        return DemoStorage(base, lambda persona: S3Overlay(client, "runs", persona, SystemClock()))
+
+    return Backend(
+        "demo-s3", open_demo(), lambda files: write_raw(base, files), open_demo, lambda: None, root=base
+    )
+
+
 def make_backend(name: str, tmp: Path, fake: FakeGitHub | None) -> Backend:
     if name == "memory":
         return _memory_backend()
@@ -120,17 +142,31 @@ def make_backend(name: str, tmp: Path, fake: FakeGitHub | None) -> Backend:
     if name == "github":
         assert fake is not None
         return _github_backend(fake)
+    if name == "demo-s3":
+        return _demo_s3_backend(tmp)
     return _demo_backend(tmp)
+
+
+@contextmanager
+def open_backend(name: str, tmp: Path) -> Iterator[Backend]:
+    """The backend `name`, with what it runs against (the fake GitHub, moto's S3) up around it."""
+    if name == "github":
+        with FakeGitHub(tmp / "fake-github.git") as fake:
+            yield make_backend("github", tmp, fake)
+    elif name == "demo-s3":
+        from moto import mock_aws
+
+        with mock_aws():
+            yield make_backend(name, tmp, None)
+    else:
+        yield make_backend(name, tmp, None)
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     """Each backend in turn (the GitHub one against a running fake)."""
-    if request.param == "github":
-        with FakeGitHub(tmp_path / "fake-github.git") as fake:
-            yield make_backend("github", tmp_path, fake)
-    else:
-        yield make_backend(request.param, tmp_path, None)
+    with open_backend(request.param, tmp_path) as opened:
+        yield opened
 
 
 def backend_fixture(*names: str):  # type: ignore[no-untyped-def]
@@ -138,10 +174,7 @@ def backend_fixture(*names: str):  # type: ignore[no-untyped-def]
 
     @pytest.fixture(params=list(names))
     def _fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
-        if request.param == "github":
-            with FakeGitHub(tmp_path / "fake-github.git") as fake:
-                yield make_backend("github", tmp_path, fake)
-        else:
-            yield make_backend(request.param, tmp_path, None)
+        with open_backend(request.param, tmp_path) as opened:
+            yield opened
 
     return _fixture

@@ -143,3 +143,20 @@ def test_from_env_also_takes_every_providers_key_and_the_model_names(
     values = stored(sm)
     assert values["GROQ_API_KEY"] == "gsk-1" and values["PREVIOUSLY_MODEL"] == "openai/gpt-oss-120b"
     assert "gsk-1" not in result.output
+
+
+def test_public_stores_a_model_key_and_no_access_key(sm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A public demo stage: the model key goes in, a stored access key comes out, none is generated."""
+    sm.put_secret_value(
+        SecretId=NAME,
+        SecretString=json.dumps({"PREVIOUSLY_ACCESS_KEY_HASH": "scrypt$x", "PREVIOUSLY_SESSION_SECRET": "s"}),
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-demo")
+    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", "correct-horse-battery-staple")
+    result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--public"])
+    assert result.exit_code == 0, result.output
+    values = stored(sm)
+    assert values["ANTHROPIC_API_KEY"] == "sk-ant-demo" and values["PREVIOUSLY_ACCESS_KEY_HASH"] == ""
+    assert values["PREVIOUSLY_SESSION_SECRET"] == "s" and "access key" not in result.output.lower()
+    refused = CliRunner().invoke(app, ["aws-secrets", "--public", "--generate-key"])
+    assert refused.exit_code == 1 and "cannot be combined" in refused.output

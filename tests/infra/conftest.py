@@ -26,11 +26,13 @@ class Synth:
 
 FULL = "Previously-test"
 WORKFLOW = "Workflow-test"
+DEMO = "Previously-demo"  # a public demo stage (`demo: true`), synthesized in the same app
 
 
 @pytest.fixture(scope="session")
 def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
-    """The full stack (the real step table) and a workflow-only stack over the synthetic table, once."""
+    """The full stack (the real step table), a demo stage of it and a workflow-only stack over
+    the synthetic table, in one app synthesized once."""
     import aws_cdk as cdk
 
     from infra import nag
@@ -51,15 +53,19 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
     )
     app = cdk.App(outdir=str(root / "cdk.out"))
     PreviouslyStack(app, FULL, config=config, flow=turn_flow())
+    demo = config.model_copy(
+        update={"name": "demo", "demo": True, "github_repo": "", "build_dir": root / "demo"}
+    )
+    PreviouslyStack(app, DEMO, config=demo, flow=turn_flow())
     WorkflowStack(app, WORKFLOW, config=config, flow=FLOW)
     nag.attach(app)
     assembly = app.synth()
-    templates = {name: assembly.get_stack_by_name(name).template for name in (FULL, WORKFLOW)}
+    templates = {name: assembly.get_stack_by_name(name).template for name in (FULL, WORKFLOW, DEMO)}
     warnings = {
         name: [
             str(m.entry.data) for m in assembly.get_stack_by_name(name).messages if m.level.value == "WARNING"
         ]
-        for name in (FULL, WORKFLOW)
+        for name in (FULL, WORKFLOW, DEMO)
     }
     nag_errors = {
         name: [
@@ -67,6 +73,6 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Synth]:
             for m in assembly.get_stack_by_name(name).messages
             if m.level.value == "ERROR" and "AwsSolutions-" in str(m.entry.data)
         ]
-        for name in (FULL,)
+        for name in (FULL, DEMO)
     }
     yield Synth(templates, warnings, nag_errors, root)

@@ -87,3 +87,26 @@ def test_a_layer_counts_as_built_only_with_its_manifest(tmp_path: Path) -> None:
 def test_config_is_frozen() -> None:
     with pytest.raises(ValueError):
         StageConfig(name="prod").name = "other"  # type: ignore[misc]
+
+
+def test_cdk_json_offers_a_public_demo_stage_and_any_stage_can_be_made_one() -> None:
+    import json
+
+    from infra.config import REPO_ROOT
+
+    context = json.loads((REPO_ROOT / "cdk.json").read_text(encoding="utf-8"))["context"]
+    demo = stage_from_context({**context, "stage": "demo"})
+    assert (demo.demo, demo.github_repo, demo.stack_name) == (True, "", "Previously-demo")
+    assert demo.run_retention_days == 1, "a demo keeps its visitors' run records one day"
+    assert stage_from_context(context).demo is False
+    assert stage_from_context({**context, "previously:demo": "true"}).demo is True  # -c previously:demo=true
+
+
+def test_a_demo_stages_function_asset_carries_the_sample_personas(tmp_path: Path) -> None:
+    from infra.config import REPO_ROOT
+
+    out = stage_app_code(tmp_path / "app", with_sample=True)
+    assert (out / "sample" / "memory").is_dir() and not (out / "sample" / "source").exists()
+    card = "memory/user/config.json"
+    assert (out / "sample" / card).read_bytes() == (REPO_ROOT / "sample" / card).read_bytes()
+    assert not (stage_app_code(tmp_path / "plain") / "sample").exists()
