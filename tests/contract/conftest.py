@@ -156,7 +156,9 @@ def open_backend(name: str, tmp: Path) -> Iterator[Backend]:
     elif name == "demo-s3":
         from moto import mock_aws
 
-        with mock_aws():
+        from tests.fakes.moto_s3 import atomic_requests
+
+        with mock_aws(), atomic_requests():
             yield make_backend(name, tmp, None)
     else:
         yield make_backend(name, tmp, None)

@@ -14,6 +14,7 @@ from moto import mock_aws
 from core.errors import InvalidInput
 from core.turn.runstore import MemoryRunStore
 from functions.aws.runstore import S3RunStore
+from tests.fakes.moto_s3 import atomic_requests
 
 pytestmark = pytest.mark.functional
 
@@ -100,22 +101,10 @@ def test_a_seq_given_by_the_caller_is_replaced_by_the_next_free_one(store: S3Run
 
 
 @pytest.fixture
-def atomic_conditional_puts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """S3 applies each request atomically (a conditional put: one wins, one gets 412; a read sees
-    a whole object). moto checks a condition and then writes, and an overwrite closes the file a
-    concurrent read is still reading ("I/O operation on closed file"). Serialise moto's object
-    and bucket requests as S3 does, so racing threads see S3's answers, not moto's."""
-    from moto.s3.responses import S3Response
-
-    lock = threading.RLock()
-    for name in ("_key_response", "_bucket_response"):
-        handler = getattr(S3Response, name)
-
-        def atomic(self: Any, *args: Any, _handler: Any = handler, **kwargs: Any) -> Any:
-            with lock:
-                return _handler(self, *args, **kwargs)
-
-        monkeypatch.setattr(S3Response, name, atomic)
+def atomic_conditional_puts() -> Iterator[None]:
+    """moto answers racing threads as S3 does (tests/fakes/moto_s3.py)."""
+    with atomic_requests():
+        yield
 
 
 @pytest.mark.usefixtures("atomic_conditional_puts")
