@@ -339,6 +339,28 @@ def assert_fits(app: App) -> None:
     assert sizes["tall"] <= 1 and sizes["bodyTall"] <= 1, sizes
 
 
+SETTLED = """() => document.getAnimations().every(
+  (a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity
+)"""
+
+
+def settle(page: Page) -> None:
+    """Wait until the page's finite animations (a dialog fading in, the travel) have ended and its
+    fonts have loaded: what a screenshot or a measurement should see."""
+    page.wait_for_function(SETTLED, timeout=5000)
+    page.evaluate("document.fonts.ready.then(() => true)")
+
+
+def eventually(page: Page, check: Callable[[], object], what: str, timeout_s: float = 15) -> None:
+    """Wait for a condition on the test's side (what a route or socket handler recorded): the
+    handlers run while Playwright is waiting, so the page is given time in small steps."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout_s} s: {what}")
+        page.wait_for_timeout(50)
+
+
 def save_screenshot(page: Page, name: str) -> None:
     """Save a screenshot to docs/screenshots/ when SAVE_SCREENSHOTS=1."""
     if os.environ.get("SAVE_SCREENSHOTS") == "1":
