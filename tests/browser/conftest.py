@@ -339,6 +339,23 @@ def assert_fits(app: App) -> None:
     assert sizes["tall"] <= 1 and sizes["bodyTall"] <= 1, sizes
 
 
+# A real turn through `previously serve` and the fake model provider: several model calls and
+# writes, on a CI machine shared with other work.
+REAL_TURN_MS = 60_000
+REPLIES = """(n) => {
+  const all = [...document.querySelectorAll('[data-testid=msg-assistant]')];
+  const ended = all.find((m) => m.dataset.status === 'error' || m.dataset.status === 'interrupted');
+  if (ended) return `ended ${ended.dataset.status}: ${ended.innerText.slice(0, 400)}`;
+  return all.filter((m) => m.dataset.status === 'done').length === n ? 'done' : false;
+}"""
+
+
+def wait_for_replies(page: Page, count: int) -> None:
+    """Wait until `count` replies are done; a turn that ends otherwise fails at once, with its text."""
+    outcome = page.wait_for_function(REPLIES, arg=count, timeout=REAL_TURN_MS).json_value()
+    assert outcome == "done", outcome
+
+
 SETTLED = """() => document.getAnimations().every(
   (a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity
 )"""

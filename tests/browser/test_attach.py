@@ -8,7 +8,7 @@ import base64
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.conftest import Server, eventually
+from tests.browser.conftest import Server, eventually, wait_for_replies
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.images import jpeg_with_location, png
 
@@ -59,7 +59,7 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     expect(page.get_by_test_id("attached-image")).to_have_count(1)
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
-    page.wait_for_selector(DONE)
+    wait_for_replies(page, 1)
     expect(page.get_by_test_id("attached-image")).to_have_count(0)
     expect(page.locator("[data-testid=msg-user] [data-testid=msg-image] img")).to_have_count(1)
     [sent] = _images_sent(fake_model)
@@ -82,7 +82,7 @@ def test_answer_again_sends_the_same_picture(
     page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
-    page.wait_for_selector(DONE)
+    wait_for_replies(page, 1)
     [first] = _images_sent(fake_model)
     asked = len(fake_model.requests)
     old = page.locator(DONE).element_handle()
@@ -91,7 +91,7 @@ def test_answer_again_sends_the_same_picture(
     assert taken.value.status == 200
     # The old exchange (already done) leaves the view before the new answer arrives.
     old.wait_for_element_state("hidden")
-    expect(page.locator(DONE)).to_have_count(1, timeout=20000)
+    wait_for_replies(page, 1)
     eventually(page, lambda: _images_sent(fake_model, since=asked), "the new request reached the model")
     assert _images_sent(fake_model, since=asked) == [first], "the model sees the same picture again"
     image = page.locator("[data-testid=msg-user] [data-testid=msg-image] img")
