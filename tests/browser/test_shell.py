@@ -147,3 +147,25 @@ def test_the_demo_wears_a_badge_that_explains_itself(
     # The flags come with /api/state; its setup notice shows that it has answered.
     own.open(wait="[data-testid=briefing] .notice")
     expect(own.page.get_by_test_id("demo-badge")).to_have_count(0)
+
+
+# Open the popover and press Esc as soon as it is drawn (a microtask later), before the next frame.
+ESC_AT_ONCE = """async () => {
+  const badge = document.querySelector('[data-testid=demo-badge]');
+  badge.click();
+  await Promise.resolve();
+  const drawn = !!document.querySelector('.popover[role=dialog]');
+  badge.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+  return drawn;
+}"""
+
+
+def test_esc_right_after_a_popover_opens_closes_it(make_app, demo_server: Server) -> None:
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    badge = page.get_by_test_id("demo-badge")
+    badge.wait_for(state="visible")
+    assert page.evaluate(ESC_AT_ONCE) is True, "the popover is drawn before the Esc"
+    expect(page.locator(".popover[role=dialog]")).to_have_count(0)
+    expect(badge).to_have_attribute("aria-expanded", "false")
+    expect(badge).to_be_focused()
