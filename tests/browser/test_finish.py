@@ -348,3 +348,21 @@ def test_after_chatting_only_elsewhere_the_briefing_shows_the_slice_in_progress(
     finally:
         app.context.close()
         stop_server(server)
+
+
+# Press "/" and look at the search dialog as soon as the page has drawn it (a microtask later).
+OPEN_AT_ONCE = """async () => {
+  document.body.dispatchEvent(new KeyboardEvent('keydown', { key: '/', bubbles: true }));
+  await Promise.resolve();
+  const dlg = document.querySelector('[data-testid=search-dialog]');
+  return { drawn: !!document.querySelector('#search-q'), modal: !!dlg && dlg.open };
+}"""
+
+
+def test_a_dialog_is_modal_as_soon_as_it_is_drawn(make_app, demo_server: Server) -> None:
+    """An Esc pressed right after opening must reach the dialog, not the page behind it."""
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    assert page.evaluate(OPEN_AT_ONCE) == {"drawn": True, "modal": True}
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
