@@ -339,6 +339,45 @@ def assert_fits(app: App) -> None:
     assert sizes["tall"] <= 1 and sizes["bodyTall"] <= 1, sizes
 
 
+# A real turn through `previously serve` and the fake model provider: several model calls and
+# writes, on a CI machine shared with other work.
+REAL_TURN_MS = 60_000
+REPLIES = """(n) => {
+  const all = [...document.querySelectorAll('[data-testid=msg-assistant]')];
+  const ended = all.find((m) => m.dataset.status === 'error' || m.dataset.status === 'interrupted');
+  if (ended) return `ended ${ended.dataset.status}: ${ended.innerText.slice(0, 400)}`;
+  return all.filter((m) => m.dataset.status === 'done').length === n ? 'done' : false;
+}"""
+
+
+def wait_for_replies(page: Page, count: int) -> None:
+    """Wait until `count` replies are done; a turn that ends otherwise fails at once, with its text."""
+    outcome = page.wait_for_function(REPLIES, arg=count, timeout=REAL_TURN_MS).json_value()
+    assert outcome == "done", outcome
+
+
+SETTLED = """() => document.getAnimations().every(
+  (a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity
+)"""
+
+
+def settle(page: Page) -> None:
+    """Wait until the page's finite animations (a dialog fading in, the travel) have ended and its
+    fonts have loaded: what a screenshot or a measurement should see."""
+    page.wait_for_function(SETTLED, timeout=5000)
+    page.evaluate("document.fonts.ready.then(() => true)")
+
+
+def eventually(page: Page, check: Callable[[], object], what: str, timeout_s: float = 15) -> None:
+    """Wait for a condition on the test's side (what a route or socket handler recorded): the
+    handlers run while Playwright is waiting, so the page is given time in small steps."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not true after {timeout_s} s: {what}")
+        page.wait_for_timeout(50)
+
+
 def save_screenshot(page: Page, name: str) -> None:
     """Save a screenshot to docs/screenshots/ when SAVE_SCREENSHOTS=1."""
     if os.environ.get("SAVE_SCREENSHOTS") == "1":

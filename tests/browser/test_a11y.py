@@ -3,13 +3,14 @@ are announced once."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import Server, save_screenshot
+from tests.browser.conftest import Server, save_screenshot, settle
 from tests.browser.scripted_turns import ScriptedTurns, full_script
 
 pytestmark = pytest.mark.browser
@@ -23,15 +24,10 @@ RUN_AXE = """async () => {
 }"""
 
 
-SETTLED = """() => document.getAnimations().every(
-  (a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity
-)"""
-
-
 def serious_violations(page: Page) -> list[dict[str, Any]]:
     """Serious and critical axe-core violations on the page as it is now, once its finite
     animations (a dialog fading in) have ended: colours measured mid-fade read as low contrast."""
-    page.wait_for_function(SETTLED, timeout=5000)
+    settle(page)
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
     return list(page.evaluate(RUN_AXE))
@@ -58,6 +54,7 @@ def _scan_screens(page: Page, server: Server, shot: str, everything: bool) -> di
     page.wait_for_selector("[data-testid=msg-assistant][data-status=done]")
     for head in page.locator(".card-head[role=button]").all():
         head.click()
+        expect(head).to_have_attribute("aria-expanded", "true")
     found["live chat"] = serious_violations(page)
     save_screenshot(page, f"chat-{shot}")
     if everything:
@@ -135,5 +132,4 @@ def test_the_reply_is_announced_once_when_it_is_finished(make_app, demo_server: 
     assert announcer.inner_text() == ""
     turns.release()
     page.wait_for_selector("[data-testid=msg-assistant][data-status=done]")
-    page.wait_for_function("() => document.querySelector('[data-testid=announcer]').innerText.length > 0")
-    assert announcer.inner_text().startswith("The plan")
+    expect(announcer).to_have_text(re.compile(r"^The plan"))

@@ -6,11 +6,11 @@ from __future__ import annotations
 import base64
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, eventually, wait_for_replies
 from tests.fakes.fake_model_server import FakeModelServer
-from tests.fakes.images import jpeg_with_location
+from tests.fakes.images import jpeg_with_location, png
 
 pytestmark = pytest.mark.browser
 DONE = "[data-testid=msg-assistant][data-status=done]"
@@ -37,6 +37,13 @@ def _attach(page: Page, name: str, data: bytes, mime: str) -> None:
     page.get_by_test_id("attach-input").set_input_files({"name": name, "mimeType": mime, "buffer": data})
 
 
+def _wait_loaded(page: Page, image: Locator, width: int) -> None:
+    """Wait until the picture has loaded (being in the page is not enough) and has `width`."""
+    page.wait_for_function(
+        "([img, width]) => img.complete && img.naturalWidth === width", arg=[image.element_handle(), width]
+    )
+
+
 @pytest.mark.parametrize("size", ["phone", "desktop"])
 def test_an_image_is_attached_sent_and_shown_in_the_slice(
     make_app, own_server: Server, fake_model: FakeModelServer, size: str
@@ -44,15 +51,15 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     app = make_app(own_server, size=size, now=None)
     page = app.open()
     _attach(page, "notes.txt", b"just words", "text/plain")
-    assert "notes.txt is not a PNG, JPEG, WebP or GIF" in page.get_by_test_id("attach-error").inner_text()
+    expect(page.get_by_test_id("attach-error")).to_contain_text("notes.txt is not a PNG, JPEG, WebP or GIF")
     _attach(page, "huge.png", b"\x89PNG" + b"\0" * 3_100_000, "image/png")
-    assert "larger than 3 MB" in page.get_by_test_id("attach-error").inner_text()
+    expect(page.get_by_test_id("attach-error")).to_contain_text("larger than 3 MB")
     _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
     page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
     expect(page.get_by_test_id("attached-image")).to_have_count(1)
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
-    page.wait_for_selector(DONE)
+    wait_for_replies(page, 1)
     expect(page.get_by_test_id("attached-image")).to_have_count(0)
     expect(page.locator("[data-testid=msg-user] [data-testid=msg-image] img")).to_have_count(1)
     [sent] = _images_sent(fake_model)
@@ -63,7 +70,7 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     image.wait_for()
     served = page.request.get(own_server.url + str(image.get_attribute("src")))
     assert served.ok and served.body() == sent, "the slice folder holds exactly what the model received"
-    assert image.evaluate("img => img.complete && img.naturalWidth") == 64
+    _wait_loaded(page, image, 64)
 
 
 def test_answer_again_sends_the_same_picture(
@@ -75,15 +82,42 @@ def test_answer_again_sends_the_same_picture(
     page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
-    page.wait_for_selector(DONE)
+    wait_for_replies(page, 1)
     [first] = _images_sent(fake_model)
     asked = len(fake_model.requests)
+    old = page.locator(DONE).element_handle()
     with page.expect_response(lambda r: r.url.endswith("/retract")) as taken:
         page.get_by_test_id("regenerate").click()
     assert taken.value.status == 200
-    page.wait_for_function(f"() => document.querySelectorAll('{DONE}').length === 1")
-    page.wait_for_selector(DONE)
+    # The old exchange (already done) leaves the view before the new answer arrives.
+    old.wait_for_element_state("hidden")
+    wait_for_replies(page, 1)
+    eventually(page, lambda: _images_sent(fake_model, since=asked), "the new request reached the model")
     assert _images_sent(fake_model, since=asked) == [first], "the model sees the same picture again"
     image = page.locator("[data-testid=msg-user] [data-testid=msg-image] img")
     image.wait_for()
-    assert image.evaluate("img => img.complete && img.naturalWidth") == 64
+    _wait_loaded(page, image, 64)
+
+
+# Two picks in one task: the second starts while the first picture is still being read.
+TWO_PICKS = """([first, second]) => {
+  const input = document.querySelector('[data-testid=attach-input]');
+  for (const [name, b64] of [first, second]) {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const list = new DataTransfer();
+    list.items.add(new File([bytes], name, { type: name.endsWith('.png') ? 'image/png' : 'image/jpeg' }));
+    input.files = list.files;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+}"""
+
+
+def test_two_pictures_picked_close_together_both_stay_attached(make_app, own_server: Server) -> None:
+    app = make_app(own_server, size="desktop", now=None)
+    page = app.open()
+    pictures = [["red.jpg", jpeg_with_location()], ["blue.png", png()]]
+    page.evaluate(TWO_PICKS, [[name, base64.b64encode(data).decode()] for name, data in pictures])
+    thumbs = page.locator("[data-testid=chat-input] [data-testid=attached-image] img")
+    expect(thumbs).to_have_count(2)
+    assert thumbs.evaluate_all("els => els.map(e => e.alt)") == ["red.jpg", "blue.png"]
+    expect(page.get_by_test_id("attach-error")).to_have_count(0)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import ACCESS_KEY, Server, assert_fits, save_screenshot
 
@@ -20,11 +23,10 @@ def test_sign_in_guards_the_app_and_returns_to_it(make_app, auth_server: Server,
     save_screenshot(page, f"sign-in-{size}-light")
     page.locator("#key").fill("not-the-key")
     page.locator("#sign-in-form button").click()
-    page.wait_for_function("() => document.getElementById('sign-in-error').textContent !== ''")
-    assert page.get_by_role("alert").inner_text() == "That key is not right."
+    expect(page.get_by_role("alert")).to_have_text("That key is not right.")
     page.locator("#key").fill(ACCESS_KEY)
     page.locator("#sign-in-form button").click()
     page.locator(
         "[data-testid=slice-view][data-slice-id='2026-11-21-1040'] [data-testid=turn]"
     ).first.wait_for()
-    assert page.evaluate("location.hash") == "#/slice/2026-11-21-1040"
+    expect(page).to_have_url(re.compile(r"#/slice/2026-11-21-1040$"))

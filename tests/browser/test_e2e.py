@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import Server
+from tests.browser.conftest import REAL_TURN_MS, Server
 
 pytestmark = pytest.mark.browser
 
@@ -19,7 +19,7 @@ def test_a_message_gets_a_reply_and_becomes_a_slice(make_app, own_server: Server
     page.locator("#message-box").fill("Hello from the browser test")
     page.locator("#message-box").press("Enter")
     page.get_by_test_id("msg-user").wait_for()
-    page.wait_for_selector("[data-testid=msg-assistant]:not([data-status=running])", timeout=60_000)
+    page.wait_for_selector("[data-testid=msg-assistant]:not([data-status=running])", timeout=REAL_TURN_MS)
     assistant = page.get_by_test_id("msg-assistant")
     assert assistant.get_attribute("data-status") == "done", assistant.inner_text()
     assert "Hello from the browser test" in assistant.locator(".reply").inner_text()

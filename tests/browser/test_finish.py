@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import Server
+from tests.browser.conftest import Server, eventually
 
 pytestmark = pytest.mark.browser
 
@@ -24,11 +25,10 @@ def test_self_model_refs_are_slice_links_and_sections_carry_the_cli_names(
     assert {"past", "anchor", "now", "horizon", "self_model"} <= set(keys), keys
     entry.get_by_role("button", name="2024-08-19-1845").click()
     page.wait_for_selector("[data-testid=slice-view]")
-    assert page.url.endswith("2024-08-19-1845")
+    expect(page).to_have_url(re.compile(r"2024-08-19-1845$"))
 
 
-def _active(page) -> str:  # type: ignore[no-untyped-def]
-    return str(page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)"))
+IN_THE_WHEEL = "() => !!document.activeElement?.closest('[role=listbox]')"
 
 
 def test_one_esc_closes_search_and_focus_returns_to_its_opener(make_app, demo_server: Server) -> None:
@@ -44,13 +44,14 @@ def test_one_esc_closes_search_and_focus_returns_to_its_opener(make_app, demo_se
     expect(opener).to_be_focused()
     # Opened from the keyboard in the wheel, it returns there.
     page.locator("[role=listbox]").first.focus()
-    page.wait_for_function("() => !!document.activeElement?.closest('[role=listbox]')")
+    page.wait_for_function(IN_THE_WHEEL)
     page.keyboard.press("/")
     page.wait_for_function("() => document.querySelector('[data-testid=search-dialog]').open")
     expect(box).to_be_focused()
     page.keyboard.press("Escape")
     page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")
-    assert 'role="listbox"' in _active(page) or "option" in _active(page), _active(page)
+    # Focus goes back with the dialog's close event, a task after it closed.
+    page.wait_for_function(IN_THE_WHEEL, timeout=5000)
 
 
 def test_esc_on_the_card_at_the_time_returns_focus_to_its_opener(make_app, demo_server: Server) -> None:
@@ -162,8 +163,9 @@ def test_the_steps_stop_spinning_once_the_reply_streams_and_an_error_says_where_
     page2.locator("#message-box").fill("Plan?")
     page2.locator("#message-box").press("Enter")
     page2.get_by_test_id("turn-error").wait_for()
-    label = page2.locator("[data-testid=housekeeping] .card-label").inner_text()
-    assert "Thinking" in label and "All steps done" not in label, label
+    label = page2.locator("[data-testid=housekeeping] .card-label")
+    expect(label).to_contain_text("Thinking")
+    expect(label).not_to_contain_text("All steps done")
 
 
 def test_enter_during_a_turn_queues_the_message_and_sends_it_after(make_app, demo_server: Server) -> None:
@@ -179,17 +181,16 @@ def test_enter_during_a_turn_queues_the_message_and_sends_it_after(make_app, dem
     box.fill("Second, after that")
     box.press("Enter")
     expect(page.get_by_test_id("queued")).to_be_visible()
-    assert box.input_value() == "Second, after that"
+    expect(box).to_have_value("Second, after that")
     assert len(turns.starts()) == 1
     turns.release()
     turns.release()
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=msg-user]').length === 2")
-    for _ in range(50):  # the start goes out over the socket just after the message is drawn
-        if len(turns.starts()) == 2:
-            break
-        page.wait_for_timeout(100)
+    expect(page.get_by_test_id("msg-user")).to_have_count(2)
+    # The start goes out over the socket just after the message is drawn.
+    eventually(page, lambda: len(turns.starts()) == 2, "the queued message is sent")
     assert [s["message"] for s in turns.starts()] == ["First", "Second, after that"]
-    assert page.get_by_test_id("queued").count() == 0 and box.input_value() == ""
+    expect(page.get_by_test_id("queued")).to_have_count(0)
+    expect(box).to_have_value("")
 
 
 def test_on_a_phone_the_setup_notice_follows_the_briefing_folded_to_one_line(
@@ -249,11 +250,10 @@ def test_installable_and_offline_it_shows_the_last_timeline_read_only(make_app, 
     app.context.set_offline(True)
     app.problems.allow("ERR_INTERNET_DISCONNECTED")
     page.reload()
-    page.wait_for_selector("[data-testid=briefing-name]")
-    assert page.get_by_test_id("briefing-name").inner_text() == name
+    expect(page.get_by_test_id("briefing-name")).to_have_text(name)
     expect(page.locator("[role=option]")).to_have_count(rows)
     expect(page.get_by_test_id("offline")).to_be_visible()
-    assert page.locator("#message-box").get_attribute("placeholder") == "Offline: reading only"
+    expect(page.locator("#message-box")).to_have_attribute("placeholder", "Offline: reading only")
     page.locator("#message-box").fill("Hello")
     page.locator("#message-box").press("Enter")
     expect(page.get_by_test_id("send")).to_be_disabled()
@@ -266,11 +266,13 @@ def test_the_answer_notification_is_opt_in_from_settings(make_app, own_server: S
     page = app.open("/#/settings", wait="[data-testid=settings-form]")
     toggle = page.get_by_test_id("notify-toggle")
     expect(toggle).not_to_be_checked()
+    stored = "(want) => localStorage.getItem('previously:notify') === want"
     toggle.check()
     expect(toggle).to_be_checked()
-    assert page.evaluate("localStorage.getItem('previously:notify')") == "on"
+    page.wait_for_function(stored, arg="on")
     toggle.uncheck()
-    assert page.evaluate("localStorage.getItem('previously:notify')") == "off"
+    expect(toggle).not_to_be_checked()
+    page.wait_for_function(stored, arg="off")
 
 
 MIN_TEXT_PX = 9.5
@@ -346,3 +348,21 @@ def test_after_chatting_only_elsewhere_the_briefing_shows_the_slice_in_progress(
     finally:
         app.context.close()
         stop_server(server)
+
+
+# Press "/" and look at the search dialog as soon as the page has drawn it (a microtask later).
+OPEN_AT_ONCE = """async () => {
+  document.body.dispatchEvent(new KeyboardEvent('keydown', { key: '/', bubbles: true }));
+  await Promise.resolve();
+  const dlg = document.querySelector('[data-testid=search-dialog]');
+  return { drawn: !!document.querySelector('#search-q'), modal: !!dlg && dlg.open };
+}"""
+
+
+def test_a_dialog_is_modal_as_soon_as_it_is_drawn(make_app, demo_server: Server) -> None:
+    """An Esc pressed right after opening must reach the dialog, not the page behind it."""
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    assert page.evaluate(OPEN_AT_ONCE) == {"drawn": True, "modal": True}
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !document.querySelector('[data-testid=search-dialog]').open")

@@ -18,12 +18,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import (
+    REAL_TURN_MS,
     SAMPLE,
     Server,
     launch_server,
     model_env,
     save_screenshot,
     stop_server,
+    wait_for_replies,
     wait_ready,
 )
 from tests.fakes.fake_model_server import FakeModelServer
@@ -175,7 +177,7 @@ def test_settings_downloads_the_whole_memory(make_app, mine: Server) -> None:
 def _say(page: Page, text: str, done: int) -> None:
     page.locator("#message-box").fill(text)
     page.locator("#message-box").press("Enter")
-    expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(done, timeout=20000)
+    wait_for_replies(page, done)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -195,15 +197,15 @@ def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, siz
     assert taken.value.status == 200
     # The old exchange leaves the view; until then it must not be editable (the retract is in flight).
     first.wait_for_element_state("hidden")
-    expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(1, timeout=20000)
+    wait_for_replies(page, 1)
     expect(page.get_by_test_id("msg-user")).to_have_count(1)
     page.get_by_test_id("edit-message").click()
     page.locator(".msg-editing textarea").fill(f"Forget the pier, think of {word} bay")
     page.get_by_test_id("edit-send").click()
     expect(page.get_by_test_id("msg-user")).to_have_text(
-        [f"Forget the pier, think of {word} bay"], timeout=20000
+        [f"Forget the pier, think of {word} bay"], timeout=REAL_TURN_MS
     )
-    expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(1, timeout=20000)
+    wait_for_replies(page, 1)
     data = mine.get(f"/api/slices/{sid}")
     texts = [t["content"] for t in data["turns"]]
     assert f"Forget the pier, think of {word} bay" in texts and f"Remember the {word} pier" not in texts

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from core.web.search import SearchResult, results_text
 from tests.browser.conftest import Server
@@ -66,8 +67,9 @@ def test_web_cards_show_their_states_and_sources(make_app, demo_server: Server, 
     first = cards.first
     first.locator(".card-head").first.click()
     links = first.locator("[data-testid=web-source] a")
+    expect(links).to_have_count(2)
     assert links.evaluate_all("els => els.map(a => [a.innerText, a.getAttribute('href')])") == [
         ["Growing Tomatoes on a Balcony", "https://gardens.example/tomatoes"],
         ["Tomato feeding guide", "https://feed.example/guide"],
     ]
-    assert "cannot see images" in page.get_by_test_id("attach-unseen").inner_text()
+    expect(page.get_by_test_id("attach-unseen")).to_contain_text("cannot see images")

@@ -19,6 +19,14 @@ CURSOR = """() => {
 }"""
 
 
+def press_and_read_cursor(page: Page, key: str, before: str | None = None) -> str:
+    """Press `key` on the wheel and return the slice id under the cursor once it has moved off
+    `before` (the row it was on)."""
+    page.keyboard.press(key)
+    page.wait_for_function(f"(before) => ({CURSOR})() !== before", arg=before)
+    return str(page.evaluate(CURSOR))
+
+
 def _catalog_ids(server: Server) -> list[str]:
     return [s["id"] for s in server.get("/api/timeline")["slices"]]
 
@@ -40,24 +48,21 @@ def test_every_slice_then_now_in_order_by_keyboard(make_app, demo_server: Server
     app = make_app(demo_server, size=size)
     page = app.open()
     now = page.locator("[role=option][data-slice-id=now]")
-    assert now.get_attribute("aria-setsize") == str(len(ids) + 1)
-    assert now.get_attribute("aria-posinset") == str(len(ids) + 1)
-    assert now.get_attribute("aria-selected") == "true"
+    expect(now).to_have_attribute("aria-setsize", str(len(ids) + 1))
+    expect(now).to_have_attribute("aria-posinset", str(len(ids) + 1))
+    expect(now).to_have_attribute("aria-selected", "true")
+    page.wait_for_function(f"() => ({CURSOR})() === 'now'")
     assert _centre_offset(page, "[role=option][data-slice-id=now]") < 4
     assert len(ids) > page.locator("[role=option]").count()  # virtualised
 
     page.get_by_test_id("wheel").focus()
-    page.keyboard.press("Home")
+    assert press_and_read_cursor(page, "Home", "now") == ids[0]
     first = page.locator(f"[role=option][data-slice-id='{ids[0]}']")
-    assert first.get_attribute("aria-posinset") == "1"
-    assert page.evaluate(CURSOR) == ids[0]
-    page.keyboard.press("PageDown")
-    assert page.evaluate(CURSOR) not in (ids[0], ids[1])
-    page.keyboard.press("End")
-    seen = [page.evaluate(CURSOR)]
+    expect(first).to_have_attribute("aria-posinset", "1")
+    assert press_and_read_cursor(page, "PageDown", ids[0]) not in (ids[0], ids[1])
+    seen = [press_and_read_cursor(page, "End", page.evaluate(CURSOR))]
     for _ in range(len(ids)):
-        page.keyboard.press("ArrowUp")
-        seen.append(page.evaluate(CURSOR))
+        seen.append(press_and_read_cursor(page, "ArrowUp", seen[-1]))
     assert list(reversed(seen)) == [*ids, "now"]
     # Moving the cursor only previews: nothing was opened.
     page.keyboard.press("End")
@@ -71,6 +76,7 @@ def test_scrolling_and_dragging_preview_without_requests(make_app, demo_server: 
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     readout = page.get_by_test_id("wheel-readout")
+    page.wait_for_function(f"() => ({CURSOR})() === 'now'")
     before = readout.inner_text()
     wheel = page.get_by_test_id("wheel").bounding_box()
     assert wheel
@@ -89,8 +95,7 @@ def test_scrolling_and_dragging_preview_without_requests(make_app, demo_server: 
     page.wait_for_function(
         "(b) => document.querySelector('[data-testid=wheel-readout]').innerText !== b", arg=after_scroll
     )
-    page.wait_for_timeout(300)
-    assert page.locator("[role=option][aria-selected=true]").get_attribute("data-slice-id") == "now"
+    expect(page.locator("[role=option][aria-selected=true]")).to_have_attribute("data-slice-id", "now")
     expect(page.get_by_test_id("briefing")).to_have_count(1)
     assert page.evaluate("location.hash") in ("", "#/")
     assert requests == []
@@ -103,20 +108,19 @@ def test_desktop_rows_and_readout_use_local_time(make_app, demo_server: Server) 
     app = make_app(demo_server, timezone_id=zone)
     page = app.open()
     row = page.locator(f"[role=option][data-slice-id='{last['id']}']")
-    assert row.locator(".wheel-date").inner_text() == local.strftime("%Y/%m/%d")
-    assert row.locator(".wheel-time").inner_text() == local.strftime("%H:%M")
-    assert last["focus"] in row.inner_text()
+    expect(row.locator(".wheel-date")).to_have_text(local.strftime("%Y/%m/%d"))
+    expect(row.locator(".wheel-time")).to_have_text(local.strftime("%H:%M"))
+    expect(row).to_contain_text(last["focus"])
     page.get_by_test_id("wheel").focus()
-    page.keyboard.press("ArrowUp")
+    assert press_and_read_cursor(page, "ArrowUp", "now") == last["id"]
     readout = page.get_by_test_id("wheel-readout")
+    expect(readout).to_contain_text(last["focus"])
+    # The readout's digits roll to the new time: wait until they have landed.
     page.wait_for_function(
-        "(t) => document.querySelector('[data-testid=wheel-readout]').innerText.includes(t)",
-        arg=local.strftime("%H"),
+        "(t) => document.querySelector('[data-testid=wheel-readout]').innerText"
+        ".replace(/\\s/g, '').includes(t)",
+        arg=local.strftime("%H:%M"),
     )
-    page.wait_for_timeout(400)
-    text = readout.inner_text().replace("\n", "")
-    assert local.strftime("%H:%M") in text.replace(" ", "")
-    assert last["focus"] in text
 
 
 def test_phone_gear_is_a_narrow_clock_spine(make_app, demo_server: Server) -> None:
@@ -125,8 +129,8 @@ def test_phone_gear_is_a_narrow_clock_spine(make_app, demo_server: Server) -> No
     app = make_app(demo_server, size="phone")
     page = app.open()
     row = page.locator(f"[role=option][data-slice-id='{last['id']}']")
-    assert row.locator(".wheel-md").inner_text() == local.strftime("%m/%d")
-    assert row.locator(".wheel-big").all_inner_texts() == [local.strftime("%H"), local.strftime("%M")]
+    expect(row.locator(".wheel-md")).to_have_text(local.strftime("%m/%d"))
+    expect(row.locator(".wheel-big")).to_have_text([local.strftime("%H"), local.strftime("%M")])
     expect(page.get_by_test_id("wheel-readout")).to_have_count(0)
     wheel = page.locator(".wheel-col").bounding_box()
     pane = page.locator("main.pane").bounding_box()

@@ -1,6 +1,6 @@
 // A modal dialog on the native <dialog> element: focus is trapped by the browser, Esc closes it,
 // and focus goes back to what opened it.
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 
@@ -12,7 +12,9 @@ export function Dialog({ open, onClose, title, icon = null, testid, closeLabel, 
   const opener = useRef(null);
   const titleId = useRef(`dlg-${++counter}`);
 
-  useEffect(() => {
+  // Shown modal in the render that draws it (a layout effect; a plain one waits a frame): an Esc
+  // or a Tab right after opening reaches the dialog, not the page behind it.
+  useLayoutEffect(() => {
     const dlg = ref.current;
     if (!dlg) return;
     if (open && !dlg.open) {
@@ -23,7 +25,7 @@ export function Dialog({ open, onClose, title, icon = null, testid, closeLabel, 
     }
   }, [open]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const dlg = ref.current;
     if (!dlg) return undefined;
     const handleClose = () => {

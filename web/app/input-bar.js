@@ -115,10 +115,22 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
       setProblem("");
     }
   };
-  const attach = async (files) => {
-    const added = await addImages(images, [...files], t);
-    setImages(added.images);
-    setProblem(added.problem);
+  // Pictures are read one pick (or paste, or drop) after another, each added to the list the one
+  // before left: two picks close together both stay attached.
+  const pending = useRef(Promise.resolve());
+  const imagesNow = useRef(images);
+  imagesNow.current = images;
+  const attach = (files) => {
+    const list = [...files];
+    pending.current = pending.current
+      .then(async () => {
+        const added = await addImages(imagesNow.current, list, t);
+        imagesNow.current = added.images;
+        setImages(added.images);
+        setProblem(added.problem);
+      })
+      .catch(() => setProblem(t("attach.unreadable")));
+    return pending.current;
   };
   const onPaste = (e) => {
     const files = [...(e.clipboardData?.files || [])];

@@ -23,6 +23,10 @@ function Retry({ message, onRetry, t }) {
     <button type="button" class="ghost-btn" onClick=${onRetry}>${t("common.retry")}</button>`;
 }
 
+function Loading() {
+  return html`<div class="column"><div class="skeleton" aria-busy="true"><span></span><span></span><span></span></div></div>`;
+}
+
 /** The wheel column. */
 export function WheelColumn({ data, entries, litId, go, phone, reduced, strand, setStrand, openSearch, wheelRef, t }) {
   if (data.catalogError) {
@@ -52,6 +56,9 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   const { go, step, send, setStrand, sliceIndex } = nav;
   const flags = (data.state && data.state.flags) || null;
   if (shown.view === "settings") {
+    // The form starts from the stored settings: drawn before they are read, what the user typed
+    // would be replaced when they arrive.
+    if (!data.config) return html`<${Loading} />`;
     return html`<${Settings} config=${data.config} models=${data.models} flags=${flags} t=${t} theme=${prefs.theme}
       onTheme=${prefs.setTheme} onConfigSaved=${(c) => (data.setConfig(c), prefs.adoptConfig(c, true), data.refreshModels(), data.refreshState())}
       onSignOut=${() => api.post("/api/auth/sign-out").finally(() => forgetOfflineCopy().finally(() => location.assign("sign-in.html")))} />`;
@@ -85,5 +92,5 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   if (data.stateError) {
     return html`<div class="column"><${Retry} message=${t("app.loadFailed")} onRetry=${data.refreshState} t=${t} /></div>`;
   }
-  return html`<div class="column"><div class="skeleton" aria-busy="true"><span></span><span></span><span></span></div></div>`;
+  return html`<${Loading} />`;
 }

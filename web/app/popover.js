@@ -1,9 +1,11 @@
 // Popovers (the model picker, the strand filter, the demo badge) close the same way.
-import { useEffect } from "preact/hooks";
+import { useLayoutEffect } from "preact/hooks";
 
-/** Close a popover on Escape (focus back to its button) or on a click outside it. */
+/** Close a popover on Escape (focus back to its button) or on a click outside it. The keys are
+ * listened to from the render that draws it (a layout effect): a plain effect waits a frame, and
+ * an Esc pressed right after opening would be lost. */
 export function usePopover(open, setOpen, wrapRef, buttonRef) {
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!open) return undefined;
     const onKey = (e) => {
       if (e.key === "Escape") {

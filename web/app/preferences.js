@@ -1,6 +1,6 @@
 // Theme, language and the input bar's model choices: remembered in this browser, seeded from
 // memory/user/config.json, and written back to it when the memory is writable.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "./api.js";
 import { PSEUDO, normalizeLocale } from "./lib/i18n.js";
 import * as prefs from "./lib/prefs.js";
@@ -47,6 +47,9 @@ export function usePreferences() {
   const [locale, setLocaleState] = useState(initialLocale);
   const [theme, setThemeState] = useState(() => prefs.loadTheme(store()));
   const [choice, setChoice] = useState(() => ({ thinking: true, effort: "medium", ...prefs.loadPrefs(store()) }));
+  // Saves go one after another: two clicks in quick succession must reach config.json in the order
+  // they were made, or the earlier choice could land last and win.
+  const saving = useRef(Promise.resolve());
 
   useEffect(() => {
     document.documentElement.lang = locale === PSEUDO ? "en" : locale;
@@ -101,7 +104,7 @@ export function usePreferences() {
     if ("model" in patch) model.main = patch.model;
     if ("thinking" in patch) model.thinking = patch.thinking;
     if ("effort" in patch) model.effort = patch.effort;
-    api.patch("/api/config", { model }).catch(() => {});
+    saving.current = saving.current.then(() => api.patch("/api/config", { model }).catch(() => {}));
   };
 
   return {

@@ -1,4 +1,5 @@
-// Dates on the wheel, in turns and in the travel overlay (run with TZ=Europe/London by the pytest wrapper).
+// Dates on the wheel, in turns and in the travel overlay, in London's local time (london.mjs).
+import "./london.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as time from "../app/lib/time.js";

@@ -1,4 +1,6 @@
-// Tool cards read like sentences built from the tool's input — never the raw tool name.
+// Tool cards read like sentences built from the tool's input — never the raw tool name. Moments are
+// in London's local time (london.mjs).
+import "./london.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { deniedReason, toolIcon, toolLabel } from "../app/lib/tool-labels.js";

@@ -204,6 +204,7 @@ export default {
   "attach.notImage": "{name} is not a PNG, JPEG, WebP or GIF image, so it was not attached.",
   "attach.tooMany": "At most {count} images per message.",
   "attach.tooLarge": "{name} makes the images larger than {mb} MB together; attach a smaller one.",
+  "attach.unreadable": "The browser could not read that image; try attaching it again.",
   "attach.remove": "Remove {name}",
   "attach.unseen": "The model you are using cannot see images: it was told an image was attached, but not what it shows.",
   "input.placeholder": "Write a message…",

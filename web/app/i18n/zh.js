@@ -190,6 +190,7 @@ export default {
   "attach.notImage": "{name} 不是 PNG、JPEG、WebP 或 GIF 图片，未附加。",
   "attach.tooMany": "每条消息最多 {count} 张图片。",
   "attach.tooLarge": "加上 {name} 后图片总大小超过 {mb} MB，请换一张小一些的。",
+  "attach.unreadable": "浏览器读不出这张图片，请重新附加。",
   "attach.remove": "移除 {name}",
   "attach.unseen": "当前模型看不到图片：它只知道附了图片，不知道图片内容。",
   "input.placeholder": "写点什么…",
