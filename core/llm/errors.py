@@ -8,9 +8,21 @@ carrying the provider's own message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
-from core.errors import KeyRefused, ModelError, ModelTimeout, ModelUnavailable, ModelUnknown, Unreachable
+from core.errors import (
+    KeyRefused,
+    ModelError,
+    ModelTimeout,
+    ModelUnavailable,
+    ModelUnknown,
+    PreviouslyError,
+    Unreachable,
+)
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 _MAX_DETAIL = 500
@@ -124,3 +136,52 @@ def is_transport_failure(exc: BaseException) -> bool:
         return True
     module = type(exc).__module__ or ""
     return module.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11", "h2")
+
+
+@dataclass(frozen=True)
+class SdkCall:
+    """What `sdk_failures` needs to word a failure of one SDK call.
+
+    `status_error` turns the SDK's `APIStatusError` into ours; `api_error`, when given, does the
+    same for any other `APIError` (an error object inside a stream after an HTTP 200); without it
+    such an error propagates as it came.
+    """
+
+    sdk: ModuleType
+    label: str
+    endpoint: str
+    timeout: float
+    status_error: Callable[[Any], PreviouslyError]
+    api_error: Callable[[Any], PreviouslyError] | None = None
+
+
+@contextmanager
+def sdk_failures(call: SdkCall) -> Iterator[None]:
+    """Translate what an SDK call (or the stream it returns) raises into the domain's errors.
+
+    Both SDKs share one exception hierarchy (`APIStatusError`, `APITimeoutError`,
+    `APIConnectionError`, `APIResponseValidationError`, `APIError`), so the module is a parameter.
+    Our own errors pass through; anything unrecognised that is not a transport failure propagates.
+    """
+    sdk = call.sdk
+    try:
+        yield
+    except PreviouslyError:
+        raise
+    except sdk.APIStatusError as exc:
+        raise call.status_error(exc) from exc
+    except sdk.APITimeoutError as exc:
+        raise timed_out(call.label, call.timeout) from exc
+    except sdk.APIConnectionError as exc:
+        cause = exc.__cause__
+        raise connection_failed(call.label, call.endpoint, cause, str(cause or exc)) from exc
+    except (ValueError, sdk.APIResponseValidationError) as exc:
+        raise malformed(call.label, str(exc)) from exc
+    except sdk.APIError as exc:
+        if call.api_error is None:
+            raise
+        raise call.api_error(exc) from exc
+    except Exception as exc:
+        if is_transport_failure(exc):
+            raise connection_lost(call.label, str(exc)) from exc
+        raise
