@@ -61,14 +61,8 @@ class AnthropicAdapter:
     def stream(self, request: ModelRequest) -> Iterator[StreamEvent]:
         """Run one message request, streamed."""
         params = message_params(request, describe("anthropic", request.model))
-        call = errors.SdkCall(
-            anthropic,
-            self.label,
-            self.endpoint,
-            request.timeout,
-            status_error=lambda exc: self._status_error(exc, request.model),
-        )
-        with errors.sdk_failures(call):
+        how = errors.SdkErrors(anthropic, self.label, self.endpoint, self._status_error)
+        with errors.sdk_failures(how, request.model, request.timeout):
             events = self._sdk().messages.create(**params, timeout=request.timeout)
             yield from _events(events, self.label)
 

@@ -139,49 +139,48 @@ def is_transport_failure(exc: BaseException) -> bool:
 
 
 @dataclass(frozen=True)
-class SdkCall:
-    """What `sdk_failures` needs to word a failure of one SDK call.
+class SdkErrors:
+    """How one adapter words the failures of its SDK, for `sdk_failures`.
 
-    `status_error` turns the SDK's `APIStatusError` into ours; `api_error`, when given, does the
-    same for any other `APIError` (an error object inside a stream after an HTTP 200); without it
-    such an error propagates as it came.
+    `status_error(exc, model)` turns the SDK's `APIStatusError` into ours; `api_error`, when
+    given, does the same for any other `APIError` (an error object inside a stream after an
+    HTTP 200); without it such an error propagates as it came.
     """
 
     sdk: ModuleType
     label: str
     endpoint: str
-    timeout: float
-    status_error: Callable[[Any], PreviouslyError]
-    api_error: Callable[[Any], PreviouslyError] | None = None
+    status_error: Callable[[Any, str], PreviouslyError]
+    api_error: Callable[[Any, str], PreviouslyError] | None = None
 
 
 @contextmanager
-def sdk_failures(call: SdkCall) -> Iterator[None]:
-    """Translate what an SDK call (or the stream it returns) raises into the domain's errors.
+def sdk_failures(how: SdkErrors, model: str, timeout: float) -> Iterator[None]:
+    """Translate what an SDK call for `model` (or the stream it returns) raises into the domain's errors.
 
     Both SDKs share one exception hierarchy (`APIStatusError`, `APITimeoutError`,
     `APIConnectionError`, `APIResponseValidationError`, `APIError`), so the module is a parameter.
     Our own errors pass through; anything unrecognised that is not a transport failure propagates.
     """
-    sdk = call.sdk
+    sdk = how.sdk
     try:
         yield
     except PreviouslyError:
         raise
     except sdk.APIStatusError as exc:
-        raise call.status_error(exc) from exc
+        raise how.status_error(exc, model) from exc
     except sdk.APITimeoutError as exc:
-        raise timed_out(call.label, call.timeout) from exc
+        raise timed_out(how.label, timeout) from exc
     except sdk.APIConnectionError as exc:
         cause = exc.__cause__
-        raise connection_failed(call.label, call.endpoint, cause, str(cause or exc)) from exc
+        raise connection_failed(how.label, how.endpoint, cause, str(cause or exc)) from exc
     except (ValueError, sdk.APIResponseValidationError) as exc:
-        raise malformed(call.label, str(exc)) from exc
+        raise malformed(how.label, str(exc)) from exc
     except sdk.APIError as exc:
-        if call.api_error is None:
+        if how.api_error is None:
             raise
-        raise call.api_error(exc) from exc
+        raise how.api_error(exc, model) from exc
     except Exception as exc:
         if is_transport_failure(exc):
-            raise connection_lost(call.label, str(exc)) from exc
+            raise connection_lost(how.label, str(exc)) from exc
         raise

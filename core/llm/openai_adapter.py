@@ -62,15 +62,8 @@ class OpenAIAdapter:
         """Run one chat completion, streamed."""
         info = describe(self.provider, request.model, compatible=self.flavor == "compatible")
         params = chat_params(request, info, self.flavor)
-        call = errors.SdkCall(
-            openai,
-            self.label,
-            self.endpoint,
-            request.timeout,
-            status_error=lambda exc: self._status_error(exc, request.model),
-            api_error=lambda exc: self._stream_error(exc, request.model),
-        )
-        with errors.sdk_failures(call):
+        how = errors.SdkErrors(openai, self.label, self.endpoint, self._status_error, self._stream_error)
+        with errors.sdk_failures(how, request.model, request.timeout):
             chunks = self._sdk().chat.completions.create(**params, timeout=request.timeout)
             yield from _events(chunks, self.label)
 

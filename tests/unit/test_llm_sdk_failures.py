@@ -42,20 +42,21 @@ SDK: Any = SimpleNamespace(
 )
 
 
-def _call(**kw: Any) -> errors.SdkCall:
-    status = kw.pop("status_error", lambda exc: KeyRefused(f"refused: {exc}"))
-    return errors.SdkCall(SDK, "Prov", "http://x.test", 7.0, status_error=status, **kw)
+def _how(**kw: Any) -> errors.SdkErrors:
+    return errors.SdkErrors(
+        SDK, "Prov", "http://x.test", lambda exc, model: KeyRefused(f"{model}: {exc}"), **kw
+    )
 
 
-def _raised(exc: BaseException, call: errors.SdkCall | None = None) -> BaseException:
-    with pytest.raises(BaseException) as info, errors.sdk_failures(call or _call()):
+def _raised(exc: BaseException, how: errors.SdkErrors | None = None) -> BaseException:
+    with pytest.raises(BaseException) as info, errors.sdk_failures(how or _how(), "m-1", 7.0):
         raise exc
     return info.value
 
 
 def test_each_sdk_failure_becomes_a_domain_error() -> None:
     refused = _raised(APIStatusError("401"))
-    assert isinstance(refused, KeyRefused) and str(refused) == "refused: 401"
+    assert isinstance(refused, KeyRefused) and str(refused) == "m-1: 401"
     assert isinstance(refused.__cause__, APIStatusError)
     timed = _raised(APITimeoutError("slow"))
     assert isinstance(timed, ModelTimeout) and str(timed) == "Prov did not answer within 7 s"
@@ -76,8 +77,10 @@ def test_a_refused_connection_names_the_endpoint() -> None:
 def test_other_api_errors_pass_through_unless_a_translation_is_given() -> None:
     odd = APIError("in-stream")
     assert _raised(odd) is odd
-    out = _raised(APIError("in-stream"), _call(api_error=lambda exc: ModelUnavailable(f"busy: {exc}")))
-    assert isinstance(out, ModelUnavailable) and str(out) == "busy: in-stream"
+    out = _raised(
+        APIError("in-stream"), _how(api_error=lambda exc, model: ModelUnavailable(f"{model} busy: {exc}"))
+    )
+    assert isinstance(out, ModelUnavailable) and str(out) == "m-1 busy: in-stream"
 
 
 def test_our_errors_and_unknown_ones_pass_through_unchanged() -> None:
@@ -89,7 +92,7 @@ def test_our_errors_and_unknown_ones_pass_through_unchanged() -> None:
 
 def test_a_generator_closed_early_is_not_an_error() -> None:
     def stream() -> Any:
-        with errors.sdk_failures(_call()):
+        with errors.sdk_failures(_how(), "m-1", 7.0):
             yield 1
             yield 2
 
