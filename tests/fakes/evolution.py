@@ -9,6 +9,7 @@ from core.clock import FixedClock
 from core.llm.client import MODEL_RETRY
 from core.llm.registry import BoundModel, ModelRegistry, ProviderConfig
 from core.memory.card.model import Anchor, Card, HorizonItem, NowItem, render_card
+from core.memory.evolution import direction as d
 from core.memory.paths import CARD, core_md
 from core.memory.slice.model import Slice, parse_core_md
 from core.storage.memory import InMemoryStorage
@@ -19,6 +20,8 @@ NOW = "2026-08-11T11:15:00.000Z"  # the `clock` fixture
 CLOSED = "2026-08-11-1015"
 CURRENT = "2026-08-11-1115"
 OLDER = "2026-07-30-0900"
+
+DIRECTION_REF = "2026/08/01/0900"
 
 CLOSED_TURNS = [
     ("user", "I signed up for the Berlin half marathon in October. Training starts this week."),
@@ -65,6 +68,23 @@ def card_text(
     card.past.anchors = anchors or []
     card.now, card.horizon, card.self_model = now or [], horizon or [], self_model or []
     return render_card(card)
+
+
+def direction_text(first_until: str, second_until: str) -> str:
+    """direction.md with one portrait trait and two hypotheses (h1, h2), each checked until the date given."""
+    refs = [DIRECTION_REF]
+    return d.render_direction(
+        d.Direction(
+            updated="2026-08-01T09:10:00.000Z",
+            portrait=[d.Trait("Thinks aloud before deciding", refs)],
+            hypotheses=[
+                d.Hypothesis(
+                    "h1", "Wants the short answer first", "asks to shorten", refs, "2026-08-01", first_until
+                ),
+                d.Hypothesis("h2", "Prefers mornings", "writes at 7am", refs, "2026-07-01", second_until),
+            ],
+        )
+    )
 
 
 def worker(fake: FakeModelServer, clock: FixedClock, wire: str = "openai") -> BoundModel:
