@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import threading
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.clock import FixedClock
@@ -13,7 +14,7 @@ from core.memory.evolution import direction as d
 from core.memory.paths import CARD, core_md
 from core.memory.slice.model import Slice, parse_core_md
 from core.storage.memory import InMemoryStorage
-from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
+from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 from tests.fakes.slices import slice_text
 
 NOW = "2026-08-11T11:15:00.000Z"  # the `clock` fixture
@@ -97,6 +98,21 @@ def worker(fake: FakeModelServer, clock: FixedClock, wire: str = "openai") -> Bo
         config, clock=clock, sleep=lambda _: None, retry=replace(MODEL_RETRY, max_attempts=1)
     )
     return registry.resolve().worker
+
+
+@dataclass
+class Held:
+    """A scripted report that waits: `entered` is set when the model is asked, and it answers
+    `reply` once the test sets `release` (or after ten seconds)."""
+
+    reply: Reply
+    entered: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        self.entered.set()
+        self.release.wait(10)
+        return self.reply
 
 
 def calls(*pairs: tuple[str, dict[str, Any]]) -> Reply:
