@@ -15,13 +15,15 @@ def http_event(
     *,
     host: str = API_HOST,
     route: str = "ANY /api/{proxy+}",
+    query: str = "",
 ) -> dict[str, Any]:
-    """An API Gateway HTTP API (payload 2.0) event; `host` and `route` as the API or CloudFront gives them."""
+    """An API Gateway HTTP API (payload 2.0) event; `host` and `route` as the API or CloudFront gives them,
+    `query` the raw query string."""
     return {
         "version": "2.0",
         "routeKey": route,
         "rawPath": path,
-        "rawQueryString": "",
+        "rawQueryString": query,
         "headers": {"host": host, **(headers or {})},
         "requestContext": {
             "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9"},
