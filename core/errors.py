@@ -10,10 +10,13 @@ beside the code that knows (core/llm/errors.py, core/storage/github_errors.py, â
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from core.redact import redact
+
+_T = TypeVar("_T")
 
 
 class PreviouslyError(Exception):
@@ -206,3 +209,15 @@ def expand_errors(names: Iterable[str]) -> list[str]:
         if root is not None:
             result.extend(n for n, c in sorted(by_name.items()) if c is not root and issubclass(c, root))
     return list(dict.fromkeys(result))
+
+
+def nearest_class(exc: BaseException, table: Mapping[type[Any], _T]) -> _T | None:
+    """The value `table` gives the nearest class in `exc`'s MRO, or None when it names none.
+
+    The one way an adapter maps errors to its own vocabulary (an HTTP status, a `turn.error`
+    code, a model-check state): the most specific class listed wins, whatever the table's order.
+    """
+    for cls in type(exc).__mro__:
+        if cls in table:
+            return table[cls]
+    return None

@@ -15,9 +15,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from core.clock import parse_iso
 from core.errors import InvalidInput
-from core.imports.model import Aside, Attachment, Conversation, Message, Picture
+from core.imports.model import Aside, Attachment, Conversation, Message, Picture, time_field
 from core.text import js_trim
 
 TOOL = "claude"
@@ -53,7 +52,7 @@ def _read_message(conv: Conversation, msg: Any, i: int, assets: Sequence[str]) -
     role = _ROLES.get(str(msg.get("sender")))
     if role is None:
         raise InvalidInput(f"{where}: field `sender` is {msg.get('sender')!r}; expected human or assistant.")
-    when = _time(msg.get("created_at"), where)
+    when = time_field(msg.get("created_at"), "created_at", where)
     texts: list[str] = []
     for block in msg.get("content") or []:
         kind = block.get("type") if isinstance(block, dict) else None
@@ -111,15 +110,6 @@ def _member(file: Any, name: str, assets: Sequence[str]) -> str | None:
         return sorted(by_uuid)[0]
     by_name = [a for a in images if a.rsplit("/", 1)[-1] == name]
     return by_name[0] if len(by_name) == 1 else None
-
-
-def _time(value: Any, where: str) -> Any:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{where}: field `created_at` is missing or not text ({value!r}).")
-    try:
-        return parse_iso(value)
-    except ValueError as exc:
-        raise InvalidInput(f"{where}: field `created_at` is not an ISO time ({value!r}).") from exc
 
 
 def block_text(block: Any) -> str:

@@ -14,7 +14,10 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
+from core.clock import parse_iso
+from core.errors import InvalidInput
 from core.media.images import Attachment as Image
 
 ROLES = ("user", "agent")
@@ -116,3 +119,13 @@ def stable_id(*parts: object) -> str:
     """A deterministic 6-character base64url id of `parts` (the shape of a live turn id)."""
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii")[:6]
+
+
+def time_field(value: Any, name: str, where: str) -> datetime:
+    """A message's ISO time from field `name`; a missing or unreadable one names the field and place."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where}: field `{name}` is missing or not text ({value!r}).")
+    try:
+        return parse_iso(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{where}: field `{name}` is not an ISO time ({value!r}).") from exc

@@ -16,26 +16,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from datetime import datetime
 from typing import Any
 
-from core.clock import parse_iso
 from core.errors import InvalidInput
-from core.imports.model import Conversation, Message
+from core.imports.model import Conversation, Message, time_field
 from core.text import js_trim
 
 ROLE_NAMES = {"user": "user", "human": "user", "agent": "agent", "assistant": "agent"}
 CONVERSATION_RE = re.compile(r"# Conversation: (\S+)(?: — (.*))?")
 MESSAGE_RE = re.compile(r"## (user|human|agent|assistant) — (\S+)")
-
-
-def _when(value: Any, where: str) -> datetime:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{where}: field `time` is missing or not text ({value!r}).")
-    try:
-        return parse_iso(value)
-    except ValueError as exc:
-        raise InvalidInput(f"{where}: field `time` is not an ISO time ({value!r}).") from exc
 
 
 def read_jsonl(lines: Iterable[str], name: str) -> Iterator[Conversation]:
@@ -75,7 +64,7 @@ def _add(conv: Conversation, role: Any, time: Any, text: Any, mid: Any, where: s
         raise InvalidInput(f"{where}: field `role` is {role!r}; expected user or assistant.")
     if not isinstance(text, str):
         raise InvalidInput(f"{where}: field `text` is missing or not text.")
-    when = _when(time, where)
+    when = time_field(time, "time", where)
     message_id = str(mid) if mid not in (None, "") else str(len(conv.messages) + len(conv.skipped))
     if not js_trim(text):
         conv.skip(f"message {message_id}", "empty")

@@ -61,24 +61,10 @@ class AnthropicAdapter:
     def stream(self, request: ModelRequest) -> Iterator[StreamEvent]:
         """Run one message request, streamed."""
         params = message_params(request, describe("anthropic", request.model))
-        try:
+        how = errors.SdkErrors(anthropic, self.label, self.endpoint, self._status_error)
+        with errors.sdk_failures(how, request.model, request.timeout):
             events = self._sdk().messages.create(**params, timeout=request.timeout)
             yield from _events(events, self.label)
-        except PreviouslyError:
-            raise
-        except anthropic.APIStatusError as exc:
-            raise self._status_error(exc, request.model) from exc
-        except anthropic.APITimeoutError as exc:
-            raise errors.timed_out(self.label, request.timeout) from exc
-        except anthropic.APIConnectionError as exc:
-            cause = exc.__cause__
-            raise errors.connection_failed(self.label, self.endpoint, cause, str(cause or exc)) from exc
-        except (ValueError, anthropic.APIResponseValidationError) as exc:
-            raise errors.malformed(self.label, str(exc)) from exc
-        except Exception as exc:
-            if errors.is_transport_failure(exc):
-                raise errors.connection_lost(self.label, str(exc)) from exc
-            raise
 
     @property
     def endpoint(self) -> str:

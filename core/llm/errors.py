@@ -8,9 +8,21 @@ carrying the provider's own message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
-from core.errors import KeyRefused, ModelError, ModelTimeout, ModelUnavailable, ModelUnknown, Unreachable
+from core.errors import (
+    KeyRefused,
+    ModelError,
+    ModelTimeout,
+    ModelUnavailable,
+    ModelUnknown,
+    PreviouslyError,
+    Unreachable,
+)
 
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429})
 _MAX_DETAIL = 500
@@ -124,3 +136,51 @@ def is_transport_failure(exc: BaseException) -> bool:
         return True
     module = type(exc).__module__ or ""
     return module.split(".")[0] in ("httpx", "httpx2", "httpcore", "h11", "h2")
+
+
+@dataclass(frozen=True)
+class SdkErrors:
+    """How one adapter words the failures of its SDK, for `sdk_failures`.
+
+    `status_error(exc, model)` turns the SDK's `APIStatusError` into ours; `api_error`, when
+    given, does the same for any other `APIError` (an error object inside a stream after an
+    HTTP 200); without it such an error propagates as it came.
+    """
+
+    sdk: ModuleType
+    label: str
+    endpoint: str
+    status_error: Callable[[Any, str], PreviouslyError]
+    api_error: Callable[[Any, str], PreviouslyError] | None = None
+
+
+@contextmanager
+def sdk_failures(how: SdkErrors, model: str, timeout: float) -> Iterator[None]:
+    """Translate what an SDK call for `model` (or the stream it returns) raises into the domain's errors.
+
+    Both SDKs share one exception hierarchy (`APIStatusError`, `APITimeoutError`,
+    `APIConnectionError`, `APIResponseValidationError`, `APIError`), so the module is a parameter.
+    Our own errors pass through; anything unrecognised that is not a transport failure propagates.
+    """
+    sdk = how.sdk
+    try:
+        yield
+    except PreviouslyError:
+        raise
+    except sdk.APIStatusError as exc:
+        raise how.status_error(exc, model) from exc
+    except sdk.APITimeoutError as exc:
+        raise timed_out(how.label, timeout) from exc
+    except sdk.APIConnectionError as exc:
+        cause = exc.__cause__
+        raise connection_failed(how.label, how.endpoint, cause, str(cause or exc)) from exc
+    except (ValueError, sdk.APIResponseValidationError) as exc:
+        raise malformed(how.label, str(exc)) from exc
+    except sdk.APIError as exc:
+        if how.api_error is None:
+            raise
+        raise how.api_error(exc, model) from exc
+    except Exception as exc:
+        if is_transport_failure(exc):
+            raise connection_lost(how.label, str(exc)) from exc
+        raise

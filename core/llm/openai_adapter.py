@@ -62,30 +62,10 @@ class OpenAIAdapter:
         """Run one chat completion, streamed."""
         info = describe(self.provider, request.model, compatible=self.flavor == "compatible")
         params = chat_params(request, info, self.flavor)
-        try:
+        how = errors.SdkErrors(openai, self.label, self.endpoint, self._status_error, self._stream_error)
+        with errors.sdk_failures(how, request.model, request.timeout):
             chunks = self._sdk().chat.completions.create(**params, timeout=request.timeout)
             yield from _events(chunks, self.label)
-        except PreviouslyError:
-            raise
-        except openai.APIStatusError as exc:
-            raise self._status_error(exc, request.model) from exc
-        except openai.APITimeoutError as exc:
-            raise errors.timed_out(self.label, request.timeout) from exc
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__
-            raise errors.connection_failed(self.label, self.endpoint, cause, str(cause or exc)) from exc
-        except (ValueError, openai.APIResponseValidationError) as exc:
-            raise errors.malformed(self.label, str(exc)) from exc
-        except openai.APIError as exc:  # an error object inside the stream, after an HTTP 200
-            body = exc.body if isinstance(exc.body, dict) else {}
-            status = errors.status_of_stream_error(body.get("type"), body.get("code"))
-            raise errors.from_status(
-                status, exc.message, provider=self.label, env_var=self.env_var, model=request.model
-            ) from exc
-        except Exception as exc:
-            if errors.is_transport_failure(exc):
-                raise errors.connection_lost(self.label, str(exc)) from exc
-            raise
 
     @property
     def endpoint(self) -> str:
@@ -109,6 +89,12 @@ class OpenAIAdapter:
         return errors.from_status(
             exc.status_code, detail, provider=self.label, env_var=env_var, model=model, headers=headers
         )
+
+    def _stream_error(self, exc: openai.APIError, model: str) -> PreviouslyError:
+        """An error object inside the stream, after an HTTP 200."""
+        body = exc.body if isinstance(exc.body, dict) else {}
+        status = errors.status_of_stream_error(body.get("type"), body.get("code"))
+        return errors.from_status(status, exc.message, provider=self.label, env_var=self.env_var, model=model)
 
 
 def chat_params(request: ModelRequest, info: ModelInfo, flavor: Flavor) -> dict[str, Any]:

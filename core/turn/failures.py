@@ -11,8 +11,19 @@ from core.errors import (
     ReadOnly,
     StorageError,
     TransientError,
+    nearest_class,
 )
 
+# The turn codes that have advice (a subclass's own `code` does not show); the nearest class decides.
+_CODES: dict[type[BaseException], str] = {
+    NoModelConfigured: "no_model",
+    ModelTransientError: "model_unavailable",
+    ModelError: "model_error",
+    ConflictError: "conflict",
+    TransientError: "storage_unavailable",
+    StorageError: "storage_error",
+    ReadOnly: "read_only",
+}
 _ADVICE = {
     "conflict": "Another writer kept changing the memory at the same moment. Send the message again.",
     "model_error": "The model refused or failed. Check the model settings (`previously models`).",
@@ -26,23 +37,10 @@ _ADVICE = {
 
 def failure_code(exc: BaseException) -> str:
     """The `turn.error` code for an exception that ended a turn."""
-    if isinstance(exc, NoModelConfigured):
-        return "no_model"
-    if isinstance(exc, ModelTransientError):
-        return "model_unavailable"
-    if isinstance(exc, ModelError):
-        return "model_error"
-    if isinstance(exc, ConflictError):
-        return "conflict"
-    if isinstance(exc, TransientError):
-        return "storage_unavailable"
-    if isinstance(exc, StorageError):
-        return "storage_error"
-    if isinstance(exc, ReadOnly):
-        return "read_only"
-    if isinstance(exc, PreviouslyError):
-        return exc.code
-    return "internal"
+    code = nearest_class(exc, _CODES)
+    if code is not None:
+        return code
+    return exc.code if isinstance(exc, PreviouslyError) else "internal"
 
 
 def failure_message(step: str, exc: BaseException, saved_user_message: bool) -> str:

@@ -63,10 +63,8 @@ class ApiError(Exception):
 
 def status_for(exc: e.PreviouslyError) -> int:
     """The HTTP status of a domain error (by the nearest class in its MRO)."""
-    for cls in type(exc).__mro__:
-        if cls in STATUS:
-            return STATUS[cls]
-    return 500
+    status = e.nearest_class(exc, STATUS)
+    return 500 if status is None else status
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from core.memory.catalog.recent import catalog_slices, strand_slices, timeline
 from core.memory.config_store import read_config
 from core.memory.slice.edit import DONE_LOOPS
 from core.memory.slice.flush import queue_flush
-from core.memory.slice.model import as_text_list
+from core.memory.slice.model import Turn, as_text_list
 from core.memory.slice.view import read_slice_detail
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
@@ -63,6 +63,13 @@ def _summary(s: CatalogEntry) -> SliceSummary:
         decisions=s.decisions,
         turn_count=s.turn_count,
         timezone=s.timezone or None,
+    )
+
+
+def _turn(t: Turn, cognition: str | None = None) -> TurnOut:
+    """A turn as the API shows it; `cognition` is its agent.md block, where the route reads one."""
+    return TurnOut(
+        turn_id=t.turn_id, timestamp=t.timestamp, role=t.role, content=t.content, cognition=cognition
     )
 
 
@@ -114,10 +121,7 @@ def get_state(
         suggestions=[Suggestion(label=s.label, prompt=s.prompt) for s in b.suggestions],
         card_excerpt=b.card_excerpt,
         active=_summary(state.active) if state.active else None,
-        active_turns=[
-            TurnOut(turn_id=t.turn_id, timestamp=t.timestamp, role=t.role, content=t.content)
-            for t in state.active_turns
-        ],
+        active_turns=[_turn(t) for t in state.active_turns],
         recent=[_summary(s) for s in state.recent],
         flags=_flags(deps),
         setup=_setup(deps, lang, config.data),
@@ -136,16 +140,7 @@ def get_slice(slice_id: SliceId, deps: DepsDep) -> SliceView:
     """One slice: frontmatter, turns with their cognition, the card snapshot, the appendix."""
     d = read_slice_detail(deps.storage.snapshot(), slice_id)
     s = d.slice
-    turns = [
-        TurnOut(
-            turn_id=t.turn_id,
-            timestamp=t.timestamp,
-            role=t.role,
-            content=t.content,
-            cognition=d.cognition_of(t),
-        )
-        for t in s.turns
-    ]
+    turns = [_turn(t, d.cognition_of(t)) for t in s.turns]
     return SliceView(
         slice_id=s.slice_id,
         start=s.start,

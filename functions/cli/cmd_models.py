@@ -13,6 +13,7 @@ from core.errors import (
     NoModelConfigured,
     PreviouslyError,
     Unreachable,
+    nearest_class,
 )
 from core.llm.client import complete
 from core.llm.registry import BoundModel, ModelPrefs, ModelRegistry
@@ -87,14 +88,15 @@ def _try(role: str, bound: BoundModel, registry: ModelRegistry) -> dict[str, Any
     return {**out, "ok": True, "state": "ok", "reply": reply.text.strip()[:200]}
 
 
+_STATES: dict[type[BaseException], str] = {
+    Unreachable: "unreachable",
+    KeyRefused: "refused",
+    ModelUnknown: "model_unknown",
+}
+
+
 def _state(exc: PreviouslyError) -> str:
-    if isinstance(exc, Unreachable):
-        return "unreachable"
-    if isinstance(exc, KeyRefused):
-        return "refused"
-    if isinstance(exc, ModelUnknown):
-        return "model_unknown"
-    return "failed"
+    return nearest_class(exc, _STATES) or "failed"
 
 
 def _print(payload: dict[str, Any]) -> None:

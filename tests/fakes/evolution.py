@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import threading
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.clock import FixedClock
 from core.llm.client import MODEL_RETRY
 from core.llm.registry import BoundModel, ModelRegistry, ProviderConfig
 from core.memory.card.model import Anchor, Card, HorizonItem, NowItem, render_card
+from core.memory.evolution import direction as d
 from core.memory.paths import CARD, core_md
 from core.memory.slice.model import Slice, parse_core_md
 from core.storage.memory import InMemoryStorage
-from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
+from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 from tests.fakes.slices import slice_text
 
 NOW = "2026-08-11T11:15:00.000Z"  # the `clock` fixture
 CLOSED = "2026-08-11-1015"
 CURRENT = "2026-08-11-1115"
 OLDER = "2026-07-30-0900"
+
+DIRECTION_REF = "2026/08/01/0900"
 
 CLOSED_TURNS = [
     ("user", "I signed up for the Berlin half marathon in October. Training starts this week."),
@@ -67,6 +71,23 @@ def card_text(
     return render_card(card)
 
 
+def direction_text(first_until: str, second_until: str) -> str:
+    """direction.md with one portrait trait and two hypotheses (h1, h2), each checked until the date given."""
+    refs = [DIRECTION_REF]
+    return d.render_direction(
+        d.Direction(
+            updated="2026-08-01T09:10:00.000Z",
+            portrait=[d.Trait("Thinks aloud before deciding", refs)],
+            hypotheses=[
+                d.Hypothesis(
+                    "h1", "Wants the short answer first", "asks to shorten", refs, "2026-08-01", first_until
+                ),
+                d.Hypothesis("h2", "Prefers mornings", "writes at 7am", refs, "2026-07-01", second_until),
+            ],
+        )
+    )
+
+
 def worker(fake: FakeModelServer, clock: FixedClock, wire: str = "openai") -> BoundModel:
     """The worker model on the fake server; the client does not retry on its own (evolution does)."""
     if wire == "openai":
@@ -77,6 +98,21 @@ def worker(fake: FakeModelServer, clock: FixedClock, wire: str = "openai") -> Bo
         config, clock=clock, sleep=lambda _: None, retry=replace(MODEL_RETRY, max_attempts=1)
     )
     return registry.resolve().worker
+
+
+@dataclass
+class Held:
+    """A scripted report that waits: `entered` is set when the model is asked, and it answers
+    `reply` once the test sets `release` (or after ten seconds)."""
+
+    reply: Reply
+    entered: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        self.entered.set()
+        self.release.wait(10)
+        return self.reply
 
 
 def calls(*pairs: tuple[str, dict[str, Any]]) -> Reply:

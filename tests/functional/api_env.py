@@ -18,6 +18,7 @@ from functions.api.app import create_app
 from functions.api.security import Security
 from functions.deps import Deps
 from tests.fakes.fake_turns import ScriptedTurns
+from tests.functional.turn_support import Harness
 
 KEY = "correct-horse-battery-staple"
 HOST = "testserver"
@@ -103,6 +104,20 @@ def make_env(
     )
     client = TestClient(create_app(deps, **app_options), base_url=f"http://{HOST}")
     return ApiEnv(client, deps, storage, turns, clock)
+
+
+def harness_deps(h: Harness) -> Deps:
+    """The API's `Deps` over a turn harness (the real in-process runner), the access key required."""
+    return Deps(
+        storage=h.storage,
+        clock=h.clock,
+        ids=h.deps.ids,
+        runs=h.runs,
+        turns=h.service,
+        security=Security.build(KEY, None, None, required=True),
+        models=h.deps.models,  # type: ignore[arg-type]
+        search=FakeSearch(),
+    )
 
 
 def same_origin() -> dict[str, str]:

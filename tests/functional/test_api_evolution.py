@@ -4,26 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.memory.evolution import direction as d
 from core.memory.evolution.fitness import Fitness, Score, Signal, render_fitness
 from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md
 from core.storage.memory import InMemoryStorage
+from tests.fakes.evolution import DIRECTION_REF, direction_text
 from tests.functional.api_env import ApiEnv, make_env, same_origin
 
 pytestmark = pytest.mark.functional
-REF = "2026/08/01/0900"
-DIRECTION = d.render_direction(
-    d.Direction(
-        updated="2026-08-01T09:10:00.000Z",
-        portrait=[d.Trait("Thinks aloud before deciding", [REF])],
-        hypotheses=[
-            d.Hypothesis(
-                "h1", "Wants the short answer first", "asks to shorten", [REF], "2026-08-01", "2026-08-20"
-            ),
-            d.Hypothesis("h2", "Prefers mornings", "writes at 7am", [REF], "2026-07-01", "2026-08-01"),
-        ],
-    )
-)
+REF = DIRECTION_REF
+DIRECTION = direction_text("2026-08-20", "2026-08-01")  # h2 has expired by the clock's 2026-08-11
 LEDGER = render_fitness(
     Fitness(
         scores=[Score("2026-08-01-0900", "recall", -1, "you already told me", "t")],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from typing import Any
 
@@ -15,7 +14,7 @@ from core.storage.memory import InMemoryStorage
 from core.turn.evolve_now import BUSY, DEMO
 from core.turn.evolve_runs import EvolveRuns
 from tests.fakes.brain import DIRECTION
-from tests.fakes.evolution import CURRENT, memory
+from tests.fakes.evolution import CURRENT, Held, memory
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 from tests.functional.api_env import ApiEnv, make_env, same_origin
 from tests.functional.turn_support import Harness, make_harness
@@ -110,19 +109,12 @@ def test_the_run_is_a_guarded_write(fake_models: FakeModelServer, clock: FixedCl
 def test_a_second_request_while_one_runs_gets_409(fake_models: FakeModelServer, clock: FixedClock) -> None:
     env, h = env_and_harness(fake_models, clock)
     assert h.brain is not None
-    entered, release = threading.Event(), threading.Event()
-
-    def slow(request: RecordedRequest) -> Reply:
-        entered.set()
-        release.wait(10)
-        return Reply(tool_calls=[FINISH])
-
-    h.brain.reports["finish"] = slow
+    h.brain.reports["finish"] = slow = Held(Reply(tool_calls=[FINISH]))
     first = env.client.post("/api/evolution/run", headers=same_origin())
-    assert first.status_code == 202 and entered.wait(10)
+    assert first.status_code == 202 and slow.entered.wait(10)
     r = env.client.post("/api/evolution/run", headers=same_origin())
     running = env.client.get(f"/api/evolution/run/{first.json()['run_id']}").json()
-    release.set()
+    slow.release.set()
     assert (r.status_code, r.json()) == (409, {"error": "conflict", "message": BUSY})
     assert running["status"] == "running" and running["progress"]
     assert finished(env, first.json()["run_id"])["status"] == "done"

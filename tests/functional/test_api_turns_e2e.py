@@ -17,27 +17,12 @@ from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.runstore import status_of
 from functions.api.app import create_app
-from functions.api.security import Security
-from functions.deps import Deps
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.fakes.live_server import live_server
-from tests.functional.api_env import KEY, FakeSearch, same_origin, with_key
+from tests.functional.api_env import harness_deps, same_origin, with_key
 from tests.functional.turn_support import Harness, make_harness
 
 pytestmark = pytest.mark.functional
-
-
-def _deps(h: Harness) -> Deps:
-    return Deps(
-        storage=h.storage,
-        clock=h.clock,
-        ids=h.deps.ids,
-        runs=h.runs,
-        turns=h.service,
-        security=Security.build(KEY, None, None, required=True),
-        models=h.deps.models,  # type: ignore[arg-type]
-        search=FakeSearch(),
-    )
 
 
 @pytest.fixture
@@ -58,7 +43,7 @@ def test_two_messages_at_once_to_one_slice_are_both_kept_in_order(harness: Harne
     assert harness.brain is not None
     harness.brain.main("First reply.", "Reply one.", "Reply two.")
     with (
-        live_server(create_app(_deps(harness))) as url,
+        live_server(create_app(harness_deps(harness))) as url,
         httpx.Client(base_url=url, headers=with_key(), timeout=60) as http,
     ):
         first = http.post("/api/turns?wait=20", json={"message": "Opening the slice."}).json()
@@ -93,7 +78,7 @@ def test_two_messages_at_once_to_one_slice_are_both_kept_in_order(harness: Harne
 def test_reconnect_mid_turn_gets_exactly_the_missed_events(harness: Harness) -> None:
     assert harness.brain is not None
     harness.brain.main(Reply(text="A reply that takes its time to arrive.", delay=1.5))
-    app = create_app(_deps(harness))
+    app = create_app(harness_deps(harness))
     from fastapi.testclient import TestClient
 
     client = TestClient(app, base_url="http://testserver")

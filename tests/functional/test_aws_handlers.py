@@ -14,30 +14,11 @@ import pytest
 from moto import mock_aws
 
 from functions.aws import compose
+from tests.fakes.aws_events import http_event
 
 pytestmark = pytest.mark.functional
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "d111111abcdef8.cloudfront.net"
-
-
-def http_event(
-    method: str, path: str, headers: dict[str, str] | None = None, body: str = ""
-) -> dict[str, Any]:
-    """An API Gateway HTTP API (payload 2.0) event."""
-    return {
-        "version": "2.0",
-        "routeKey": "ANY /api/{proxy+}",
-        "rawPath": path,
-        "rawQueryString": "",
-        "headers": {"host": "abc.execute-api.us-east-1.amazonaws.com", **(headers or {})},
-        "requestContext": {
-            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9"},
-            "requestId": "r1",
-            "stage": "$default",
-        },
-        "body": body,
-        "isBase64Encoded": False,
-    }
 
 
 @pytest.fixture

@@ -5,31 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from core.media.images import read_stored
-from functions.cli import _load_commands, app
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.images import jpeg_with_location
+from tests.functional.cli_env import chat_memory, run
 from tests.functional.test_turn_images import sent_images
 
 pytestmark = pytest.mark.functional
-_load_commands()
-PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY", "GITHUB_TOKEN")
 
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in (*PROVIDER_VARS, "STORAGE", "PREVIOUSLY_MEMORY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PREVIOUSLY_RUNS", str(tmp_path / "runs"))
-    return tmp_path / "memory"
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
+    return chat_memory(monkeypatch, tmp_path)
 
 
 def test_chat_attach_sends_and_keeps_the_picture(

@@ -34,18 +34,25 @@ def stored(sm: Any) -> dict[str, str]:
     return json.loads(sm.get_secret_value(SecretId=NAME)["SecretString"])
 
 
+def from_env(sm: Any, monkeypatch: pytest.MonkeyPatch, **env: str) -> tuple[dict[str, str], str]:
+    """`aws-secrets --from-env --json` with `env` set, which succeeds: the secret's values, the output."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
+    assert result.exit_code == 0, result.output
+    return stored(sm), result.output
+
+
 def test_from_env_stores_the_keys_and_only_the_hash_of_the_access_key(
     sm: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp_example")
-    monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", "correct-horse-battery-staple")
-    result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
-    assert result.exit_code == 0, result.output
-    values = stored(sm)
+    values, output = from_env(
+        sm, monkeypatch, GITHUB_TOKEN="ghp_example", PREVIOUSLY_ACCESS_KEY="correct-horse-battery-staple"
+    )
     assert values["GITHUB_TOKEN"] == "ghp_example"
     stored_key = AccessKey.parse(values["PREVIOUSLY_ACCESS_KEY_HASH"])
     assert stored_key.scheme == "scrypt" and stored_key.matches("correct-horse-battery-staple")
-    assert "correct-horse" not in json.dumps(values) and "ghp_example" not in result.output
+    assert "correct-horse" not in json.dumps(values) and "ghp_example" not in output
     assert hashlib.sha256(b"correct-horse-battery-staple").hexdigest() not in json.dumps(values)
     assert values["PREVIOUSLY_SESSION_SECRET"] == "generated"
 
@@ -136,13 +143,9 @@ def test_a_missing_region_or_secret_is_a_clear_error(sm: Any, monkeypatch: pytes
 def test_from_env_also_takes_every_providers_key_and_the_model_names(
     sm: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("GROQ_API_KEY", "gsk-1")
-    monkeypatch.setenv("PREVIOUSLY_MODEL", "openai/gpt-oss-120b")
-    result = CliRunner().invoke(app, ["aws-secrets", "--from-env", "--json"])
-    assert result.exit_code == 0, result.output
-    values = stored(sm)
+    values, output = from_env(sm, monkeypatch, GROQ_API_KEY="gsk-1", PREVIOUSLY_MODEL="openai/gpt-oss-120b")
     assert values["GROQ_API_KEY"] == "gsk-1" and values["PREVIOUSLY_MODEL"] == "openai/gpt-oss-120b"
-    assert "gsk-1" not in result.output
+    assert "gsk-1" not in output
 
 
 def test_public_stores_a_model_key_and_no_access_key(sm: Any, monkeypatch: pytest.MonkeyPatch) -> None:

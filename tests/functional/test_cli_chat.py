@@ -6,32 +6,20 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from core.memory.paths import core_md
 from core.memory.slice.model import parse_core_md
-from functions.cli import _load_commands, app
 from tests.fakes.brain import ANALYZER, Brain, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.fakes.slices import slice_text
+from tests.functional.cli_env import chat_memory, run
 
 pytestmark = pytest.mark.functional
-
-_load_commands()
-PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY", "GITHUB_TOKEN")
 
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    for name in (*PROVIDER_VARS, "STORAGE", "PREVIOUSLY_MEMORY"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PREVIOUSLY_RUNS", str(tmp_path / "runs"))
-    return tmp_path / "memory"
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
+    return chat_memory(monkeypatch, tmp_path)
 
 
 def the_slice(memory: Path) -> tuple[str, str]:

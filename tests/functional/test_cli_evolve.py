@@ -6,40 +6,28 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from core.memory.paths import CARD, core_md
-from functions.cli import _load_commands, app
+from core.memory.paths import CARD
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.fakes.slices import slice_text
+from tests.functional.cli_env import fake_model_env, run, write_slices
 
 pytestmark = pytest.mark.functional
-PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY", "GITHUB_TOKEN")
 SLICE = "2026-08-11-1015"
-
-_load_commands()
 
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Path:
-    file = tmp_path / core_md(SLICE).value
-    file.parent.mkdir(parents=True)
-    file.write_text(slice_text(SLICE, [("user", "I am vegetarian."), ("agent", "Noted.")]), encoding="utf-8")
-    return tmp_path
+    return write_slices(
+        tmp_path, {SLICE: slice_text(SLICE, [("user", "I am vegetarian."), ("agent", "Noted.")])}
+    )
 
 
 @pytest.fixture(autouse=True)
 def model_env(monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer) -> Brain:
-    for var in (*PROVIDER_VARS, "STORAGE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
+    fake_model_env(monkeypatch, fake_models)
     return Brain.install(fake_models)
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_evolve_reports_what_changed_and_commits(model_env: Brain, memory: Path) -> None:

@@ -12,21 +12,14 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.fakes.fake_model_server import FakeModelServer, Reply
+from tests.functional.cli_env import OUTSIDE_VARS
 
 pytestmark = pytest.mark.functional
-
-MODEL_VARS = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "DEEPSEEK_API_KEY",
-)
 
 
 def run_cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run the installed command line in a clean environment (no provider keys leak in)."""
-    clean = {k: v for k, v in os.environ.items() if k not in MODEL_VARS and k != "STORAGE"}
+    clean = {k: v for k, v in os.environ.items() if k not in OUTSIDE_VARS}
     clean.update(PREVIOUSLY_MEMORY=str(tmp_path / "memory-data"), STORAGE="local", **env)
     return subprocess.run(
         [sys.executable, "-m", "functions.cli", "models", *args],

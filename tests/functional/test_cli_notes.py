@@ -7,17 +7,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from core.clock import iso
 from core.memory.paths import core_md
 from core.memory.slice.model import parse_core_md
 from core.memory.slice.staged_notes import StagedNote, note_path, render_note
-from functions.cli import _load_commands, app
+from tests.functional.cli_env import run
 
 pytestmark = pytest.mark.functional
-
-_load_commands()
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -45,11 +42,6 @@ def memory(tmp_path: Path) -> Path:
         render_note(note("20261130-100212-bbbbbb", "Not me.")),
     )
     return tmp_path
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def open_slice(root: Path) -> Path:

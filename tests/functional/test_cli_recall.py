@@ -6,37 +6,23 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from core.memory.paths import core_md
-from functions.cli import _load_commands, app
 from tests.conftest import SAMPLE_ROOT as REPO_SAMPLE
 from tests.fakes.slices import SAMPLE, slice_text
+from tests.functional.cli_env import clean_env, run, write_slices
 
 pytestmark = pytest.mark.functional
-
-_load_commands()
 
 
 @pytest.fixture(autouse=True)
 def no_model_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without --no-model a configured provider would be asked: keep these tests on the floor."""
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
+    clean_env(monkeypatch)
 
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Path:
-    for sid, text in SAMPLE.items():
-        file = tmp_path / core_md(sid).value
-        file.parent.mkdir(parents=True)
-        file.write_text(text, encoding="utf-8")
-    return tmp_path
-
-
-def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args), input=stdin)
-    return result.exit_code, result.stdout, result.stderr
+    return write_slices(tmp_path, SAMPLE)
 
 
 def test_recall_prints_hits(memory: Path) -> None:
@@ -109,9 +95,7 @@ def test_maintain_builds_the_index_then_recall_uses_it(memory: Path) -> None:
     assert json.loads(out)["hits"][0]["slice_id"] == "2026-05-02-1830"
     # A slice that closes later is indexed by the next pass, and only it is re-read into the index.
     sid = "2026-08-11-0900"
-    file = memory / core_md(sid).value
-    file.parent.mkdir(parents=True)
-    file.write_text(slice_text(sid, [("user", "kayak lesson on the lake")]), encoding="utf-8")
+    write_slices(memory, {sid: slice_text(sid, [("user", "kayak lesson on the lake")])})
     code, out, _ = run("maintain", "--memory", str(memory), "--json")
     report = json.loads(out)["search_index"]
     assert (report["rebuilt"], report["added"], report["slices"]) == (False, 1, 6)
@@ -120,5 +104,5 @@ def test_maintain_builds_the_index_then_recall_uses_it(memory: Path) -> None:
 
 
 def test_an_empty_question_is_refused() -> None:
-    result = CliRunner().invoke(app, ["recall", "   ", "--memory", str(REPO_SAMPLE)])
-    assert result.exit_code == 1 and "the question is empty" in result.output
+    code, out, err = run("recall", "   ", "--memory", str(REPO_SAMPLE))
+    assert code == 1 and "the question is empty" in out + err

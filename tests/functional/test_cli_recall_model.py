@@ -6,40 +6,24 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from core.agent.recall import REPORT_TOOL
-from core.memory.paths import core_md
-from functions.cli import _load_commands, app
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.fakes.slices import SAMPLE
+from tests.functional.cli_env import fake_model_env, run, write_slices
 
 pytestmark = pytest.mark.functional
-PROVIDER_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DEEPSEEK_API_KEY", "GITHUB_TOKEN")
-
-_load_commands()
 
 
 @pytest.fixture
 def memory(tmp_path: Path) -> Path:
-    for sid, text in SAMPLE.items():
-        file = tmp_path / core_md(sid).value
-        file.parent.mkdir(parents=True)
-        file.write_text(text, encoding="utf-8")
-    return tmp_path
+    return write_slices(tmp_path, SAMPLE)
 
 
 @pytest.fixture(autouse=True)
 def model_env(monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer) -> FakeModelServer:
-    for var in (*PROVIDER_VARS, "STORAGE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
+    fake_model_env(monkeypatch, fake_models)
     return fake_models
-
-
-def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args), input=stdin)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def report(*hits: tuple[str, float]) -> Reply:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import timedelta
 
@@ -18,7 +17,7 @@ from core.turn.evolve_now import NO_MODEL, NO_SLICE, NOTHING, run_evolve_now
 from core.turn.evolve_runs import CURRENT as CURRENT_RUN
 from core.turn.evolve_runs import STALE_AFTER, STOPPED, EvolveRun, EvolveRuns
 from tests.fakes.brain import DIRECTION
-from tests.fakes.evolution import CLOSED, CURRENT, memory
+from tests.fakes.evolution import CLOSED, CURRENT, Held, memory
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 from tests.functional.turn_support import Harness, make_harness
 
@@ -102,21 +101,14 @@ def test_the_demo_is_refused_before_anything_runs(fake_models: FakeModelServer, 
 def test_a_second_run_while_one_runs_is_refused(fake_models: FakeModelServer, clock: FixedClock) -> None:
     h = harness(fake_models, clock)
     assert h.brain is not None
-    entered, release = threading.Event(), threading.Event()
-
-    def slow(request: RecordedRequest) -> Reply:
-        entered.set()
-        release.wait(10)
-        return Reply(tool_calls=[FINISH])
-
-    h.brain.reports["finish"] = slow
+    h.brain.reports["finish"] = slow = Held(Reply(tool_calls=[FINISH]))
     runner = EvolveRuns(h.deps)
     first = runner.start()
-    assert entered.wait(10)
+    assert slow.entered.wait(10)
     with pytest.raises(ConflictError, match="already running"):
         runner.start()
     assert runner.get(first.run_id).status == "running"
-    release.set()
+    slow.release.set()
     assert wait_for(runner, first.run_id).status == "done"
     again = wait_for(runner, runner.start().run_id)
     assert again.report is not None and again.report["message"] == NOTHING, "free again once the first ended"

@@ -10,24 +10,14 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from tests.fakes.aws_events import http_event
+
 pytestmark = pytest.mark.functional
 KEY = "a-long-random-access-key-for-tests"
 
 
 def _event(path: str, headers: dict[str, str] | None = None, method: str = "GET") -> dict[str, Any]:
-    return {
-        "version": "2.0",
-        "routeKey": "$default",
-        "rawPath": path,
-        "rawQueryString": "",
-        "headers": {"host": "example.cloudfront.net", **(headers or {})},
-        "requestContext": {
-            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9"},
-            "requestId": "r1",
-            "stage": "$default",
-        },
-        "isBase64Encoded": False,
-    }
+    return http_event(method, path, headers, host="example.cloudfront.net", route="$default")
 
 
 class _Context:

@@ -11,11 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from core.memory.slice.model import parse_core_md
 from functions.api.app import create_app
-from functions.cli import _load_commands, app
 from functions.deps import build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
@@ -23,47 +21,19 @@ from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.fakes.fake_model_server import ToolCall as FakeCall
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import make_env, same_origin
+from tests.functional.cli_env import chat_memory, clean_env, run
 
 pytestmark = pytest.mark.functional
-
-_load_commands()
-MODEL_VARS = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_BASE_URL",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "DEEPSEEK_API_KEY",
-    "MOONSHOT_API_KEY",
-    "DASHSCOPE_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "GOOGLE_GENERATIVE_AI_API_KEY",
-    "MISTRAL_API_KEY",
-    "XAI_API_KEY",
-    "GROQ_API_KEY",
-    "PREVIOUSLY_MODEL",
-    "PREVIOUSLY_WORKER_MODEL",
-    "GITHUB_TOKEN",
-    "STORAGE",
-    "PREVIOUSLY_MEMORY",
-)
 
 
 @pytest.fixture
 def unlisted(fake_models: FakeModelServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """The fake server without a listing, OPENAI_BASE_URL + OPENAI_API_KEY at it; the memory folder."""
-    for name in MODEL_VARS:
-        monkeypatch.delenv(name, raising=False)
+    memory = chat_memory(monkeypatch, tmp_path)
     fake_models.list_models = False
     monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("PREVIOUSLY_RUNS", str(tmp_path / "runs"))
-    return tmp_path / "memory"
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
+    return memory
 
 
 def turns_of(memory: Path) -> list[tuple[str, str]]:
@@ -152,12 +122,9 @@ def _closed_port() -> int:
 
 
 def test_an_unreachable_server_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in MODEL_VARS:
-        monkeypatch.delenv(name, raising=False)
+    memory = chat_memory(monkeypatch, tmp_path)
     base = f"http://127.0.0.1:{_closed_port()}/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", base)
-    monkeypatch.setenv("PREVIOUSLY_RUNS", str(tmp_path / "runs"))
-    memory = tmp_path / "memory"
     data = chat_json(memory, "Hello?")
     assert f"cannot reach {base} (connection refused)" in data["error"]["message"]
     data = chat_json(memory, "Again?", "--model", "named")
@@ -204,8 +171,7 @@ def test_chat_url_with_a_wrong_key_says_it_was_refused() -> None:
 
 
 def test_info_takes_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in MODEL_VARS:
-        monkeypatch.delenv(name, raising=False)
+    clean_env(monkeypatch)
     monkeypatch.setenv("GROQ_API_KEY", "gsk-test")
     code, out, _ = run("info", "--json", "--memory", str(tmp_path / "elsewhere"))
     data = json.loads(out)

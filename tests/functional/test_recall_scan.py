@@ -13,6 +13,7 @@ from core.clock import FixedClock, parse_iso
 from core.llm.registry import ModelRegistry, ProviderConfig, Resolution
 from core.storage.memory import InMemoryStorage
 from tests.fakes.agent_memory import build_memory, make_slice
+from tests.fakes.evolution import tool_results
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 
 pytestmark = pytest.mark.functional
@@ -74,10 +75,6 @@ def report(**fields: Any) -> Reply:
     return Reply(tool_calls=[ToolCall(REPORT_TOOL, fields)])
 
 
-def _tool_results(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m.get("role") == "tool"]
-
-
 def test_the_worker_explores_then_reports(
     fake_models: FakeModelServer, models: Resolution, storage: InMemoryStorage
 ) -> None:
@@ -112,12 +109,12 @@ def test_the_worker_explores_then_reports(
     assert set(sent[0].tool_names) == worker_tools
     prompt = sent[0].last_user_text
     assert "Question: when did I sign the lease?" in prompt and f"slice {CURRENT}: never report it" in prompt
-    strand, window = _tool_results(sent[1].body)
+    strand, window = tool_results(sent[1].body)
     assert strand.startswith('Strand "apartment" appears in 4 slices: ')
     assert f"{CURRENT} (current — never a hit)" in strand
     assert window.startswith("3 slices between 2026-08-01 and 2026-08-31:\n- **2026-08-17-1400** (08-17 Mon)")
     assert window.split("\n")[1].endswith("← the current conversation (never a hit)")
-    search, timeline = _tool_results(sent[2].body)[2:]
+    search, timeline = tool_results(sent[2].body)[2:]
     assert search.startswith("- 2026-08-12-2000 (relevance ")
     assert timeline.startswith("Global timeline: showing newest 5 of 5 slices.")
     assert "- **2026-08-12-2000** (08-12 Wed) Lease signed" in timeline
@@ -230,7 +227,7 @@ def test_bad_tool_arguments_reach_the_worker_as_instructions(
         report(hits=[]),
     )  # fmt: skip
     run_recall(_ctx(storage, models, Events()), "q")
-    window, strand, page = _tool_results(fake_models.model_requests()[1].body)
+    window, strand, page = tool_results(fake_models.model_requests()[1].body)
     assert window == 'ERROR: `from` must be a date like 2026-08-01 (YYYY-MM-DD), not "last week".'
     assert strand.startswith('No strand named "sailing". Known strands: ')
     assert page == "(no page 9: the timeline has 1 page of 40)"

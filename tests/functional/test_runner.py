@@ -11,6 +11,7 @@ from core.errors import NotFound
 from core.llm.registry import BoundModel, ModelRegistry, ProviderConfig
 from core.llm.tools import Tool
 from core.llm.types import Finish, ReasoningDelta, StreamEvent, TextDelta
+from tests.fakes.evolution import tool_results
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 
 pytestmark = pytest.mark.functional
@@ -72,7 +73,7 @@ def test_tool_rounds_then_a_forced_report(fake_models: FakeModelServer, model: B
     sent = fake_models.model_requests()
     choices = [r.forced_tool for r in sent]
     assert choices == [None, None, "report_findings"], "only the last step is forced"
-    results = _tool_results(sent[2].body)
+    results = tool_results(sent[2].body)
     assert results[0] == "health: 2026-08-01-0900, 2026-08-03-1400"
     assert results[1] == 'ERROR: No strand "sleep".'
     assert results[2].startswith("ERROR: there is no tool 'open_file'")
@@ -85,7 +86,7 @@ def test_invalid_report_is_sent_back_for_a_retry(fake_models: FakeModelServer, m
     )
     result = run_subagent(model, system="S", prompt="P", report=REPORT, max_steps=2, force_report_from=1)
     assert result.ok and result.report == Findings(slice_ids=[])
-    (rejection,) = _tool_results(fake_models.model_requests()[1].body)
+    (rejection,) = tool_results(fake_models.model_requests()[1].body)
     assert "slice_ids: Field required" in rejection
 
 
@@ -158,17 +159,6 @@ def test_calls_sent_with_the_report_still_run(fake_models: FakeModelServer, mode
     )
     assert result.ok and result.steps == 1
     assert seen == ["keep me"], "an edit made in the reporting message is not lost"
-
-
-def _tool_results(body: dict) -> list[str]:
-    """Tool results in a recorded request, either wire format."""
-    out = []
-    for message in body["messages"]:
-        if message.get("role") == "tool":
-            out.append(message["content"])
-        elif isinstance(message.get("content"), list):
-            out += [b["content"] for b in message["content"] if b.get("type") == "tool_result"]
-    return out
 
 
 def test_a_worker_that_talks_is_forced_to_report_on_the_next_step(

@@ -19,12 +19,10 @@ from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
 from core.turn.service import TurnInput
 from functions.api.app import create_app
-from functions.api.security import Security
-from functions.deps import Deps
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest
 from tests.fakes.images import jpeg_with_location, png
 from tests.fakes.live_server import live_server
-from tests.functional.api_env import KEY, FakeSearch, with_key
+from tests.functional.api_env import harness_deps, with_key
 from tests.functional.turn_support import Harness, make_harness
 
 pytestmark = pytest.mark.functional
@@ -86,19 +84,6 @@ def test_a_model_without_vision_is_told_and_nothing_is_lost(fake_models: FakeMod
     assert stored(h, user.turn_id, 1, "png") == images[0].raw
 
 
-def _deps(h: Harness) -> Deps:
-    return Deps(
-        storage=h.storage,
-        clock=h.clock,
-        ids=h.deps.ids,
-        runs=h.runs,
-        turns=h.service,
-        security=Security.build(KEY, None, None, required=True),
-        models=h.deps.models,  # type: ignore[arg-type]
-        search=FakeSearch(),
-    )
-
-
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
@@ -109,7 +94,7 @@ def test_the_api_takes_pictures_and_refuses_bad_ones(tmp_path: Path, fake_models
     h.brain.main("Nice photo.")
     source = jpeg_with_location()
     with (
-        live_server(create_app(_deps(h))) as url,
+        live_server(create_app(harness_deps(h))) as url,
         httpx.Client(base_url=url, headers=with_key(), timeout=60) as http,
     ):
         bad: list[dict[str, Any]] = [

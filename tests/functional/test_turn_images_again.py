@@ -19,8 +19,8 @@ from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest
 from tests.fakes.images import jpeg_with_location, png
+from tests.functional.api_env import harness_deps as _deps
 from tests.functional.api_env import with_key
-from tests.functional.test_turn_images import _deps
 from tests.functional.turn_support import Harness, make_harness
 
 pytestmark = pytest.mark.functional

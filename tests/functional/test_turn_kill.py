@@ -10,14 +10,7 @@ temporary files cleaned, then recovery.
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 import threading
-import time
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -34,9 +27,9 @@ from core.turn.recovery import recover_turns
 from core.turn.runstore import status_of
 from core.turn.runstore_fs import FolderRunStore
 from core.turn.sink import RunStoreSinks
-from tests.conftest import REPO_ROOT
 from tests.fakes.brain import ANALYZER, Brain
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply
+from tests.fakes.turn_child import child_turn, kill_9, stalled_at, started_turn, wait_for
 
 pytestmark = pytest.mark.functional
 MESSAGE = "Please keep this: the spare key is under the blue pot."
@@ -82,22 +75,6 @@ def _seed_expired_slice(root: Path) -> None:
     path.write_text(render_core_md(old), encoding="utf-8")
 
 
-def _stalled_at(runs_dir: Path, point: str) -> bool:
-    """Whether the child's turn has stored the event it freezes after (read from its run folder)."""
-    for events in runs_dir.glob("*/events.jsonl"):
-        for line in events.read_text(encoding="utf-8").splitlines():
-            if line.strip() and "{type}@{step}".format(**json.loads(line)) == point:
-                return True
-    return False
-
-
-def _wait_for(predicate: Callable[[], bool], timeout: float = 180.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "the child never got there (a cold child under load is slow)"
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("point", BOUNDARIES + [f"model:{m}" for m in MODEL_CALLS])
 def test_kill_9_then_restart_loses_nothing(tmp_path: Path, fake_models: FakeModelServer, point: str) -> None:
     memory, runs_dir = tmp_path / "memory-root", tmp_path / "runs"
@@ -108,38 +85,16 @@ def test_kill_9_then_restart_loses_nothing(tmp_path: Path, fake_models: FakeMode
     holding = Holding(brain, point.removeprefix("model:") if point.startswith("model:") else "")
     fake_models.responder = holding
     stall = "" if point.startswith("model:") else point
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.fakes.turn_child",
-            "--memory",
-            str(memory),
-            "--runs",
-            str(runs_dir),
-            "--model-url",
-            fake_models.openai_base_url,
-            "--message",
-            MESSAGE,
-            "--stall-at",
-            stall,
-        ],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        if stall:
-            _wait_for(lambda: _stalled_at(runs_dir, stall))
-        else:
-            assert holding.held.wait(180), "the model call never came"
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
-    finally:
-        holding.release.set()
-        if child.poll() is None:
-            child.kill()
-    [turn_id] = [p.name for p in runs_dir.iterdir() if (p / "request.json").is_file()]
+    with child_turn(memory, runs_dir, fake_models.openai_base_url, MESSAGE, stall) as child:
+        try:
+            if stall:
+                wait_for(lambda: stalled_at(runs_dir, stall))
+            else:
+                assert holding.held.wait(180), "the model call never came"
+            kill_9(child)
+        finally:
+            holding.release.set()
+    turn_id = started_turn(runs_dir)
 
     # The restart.
     runs = FolderRunStore(runs_dir)

@@ -5,11 +5,7 @@ and when there is nothing to recover the pass reads no memory at all."""
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -33,10 +29,9 @@ from core.turn.runstore import status_of
 from core.turn.runstore_fs import FolderRunStore
 from core.turn.service import TurnInput
 from core.turn.sink import RunStoreSinks
-from tests.conftest import REPO_ROOT
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer
-from tests.functional.test_turn_kill import _stalled_at, _wait_for
+from tests.fakes.turn_child import child_turn, kill_9, stalled_at, started_turn, wait_for
 from tests.functional.turn_support import make_harness
 
 pytestmark = pytest.mark.functional
@@ -59,34 +54,12 @@ def test_kill_9_mid_save_then_the_next_turn_saves_the_earlier_message_first(
 ) -> None:
     memory, runs_dir = tmp_path / "memory-root", tmp_path / "runs"
     Brain.install(fake_models).main("Noted.")
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.fakes.turn_child",
-            "--memory",
-            str(memory),
-            "--runs",
-            str(runs_dir),
-            "--model-url",
-            fake_models.openai_base_url,
-            "--message",
-            "First, before the crash.",
-            "--stall-at",
-            "step.started@save",
-        ],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        _wait_for(lambda: _stalled_at(runs_dir, "step.started@save"))
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-    [lost] = [p.name for p in runs_dir.iterdir() if (p / "request.json").is_file()]
+    with child_turn(
+        memory, runs_dir, fake_models.openai_base_url, "First, before the crash.", "step.started@save"
+    ) as child:
+        wait_for(lambda: stalled_at(runs_dir, "step.started@save"))
+        kill_9(child)
+    lost = started_turn(runs_dir)
     assert user_turns(memory) == []  # killed before commit #1
 
     # No restart hook, no maintenance: just the next turn, in a new process's service.

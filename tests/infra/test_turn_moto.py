@@ -62,6 +62,16 @@ class AwsTurn:
     def pushed(self) -> list[dict[str, Any]]:
         return pushed_messages(CONNECTION)
 
+    def crash(self, step: str, seen: list[str] | None = None) -> None:
+        """Make that step's Lambda fail as one out of memory does; each call's step goes to `seen`."""
+
+        def crash(event: dict[str, Any]) -> Any:
+            if seen is not None:
+                seen.append(event["step"])
+            raise RuntimeError(f"the {step} Lambda ran out of memory")
+
+        self.handlers[f"Workflow{function_id(step)}"] = crash
+
 
 @pytest.fixture
 def aws_turn(
@@ -179,10 +189,7 @@ def test_a_browser_that_went_away_never_fails_a_step(
 
 
 def test_a_crashing_after_step_is_caught_and_the_turn_stays_done(aws_turn: AwsTurn) -> None:
-    def crash(event: dict[str, Any]) -> Any:
-        raise RuntimeError("the after Lambda ran out of memory")
-
-    aws_turn.handlers[f"Workflow{function_id('after')}"] = crash
+    aws_turn.crash("after")
     aws_turn.brain.main(Reply(text="Noted."))
     state = aws_turn.run("Remember that I like figs.")
     assert state.status == "done", _types(state)
@@ -313,11 +320,7 @@ def test_a_failing_strands_pass_is_retried_alone_and_closes_as_in_process(
 
 def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: AwsTurn) -> None:
     old_id, path = _old_slice(aws_turn.memory)
-
-    def crash(event: dict[str, Any]) -> Any:
-        raise RuntimeError("the close Lambda ran out of memory")
-
-    aws_turn.handlers[f"Workflow{function_id('close')}"] = crash
+    aws_turn.crash("close")
     aws_turn.brain.main(Reply(text="Welcome back."))
     state = aws_turn.run("Back again.")
     assert state.status == "done", _types(state)
@@ -331,12 +334,7 @@ def test_a_failing_close_pass_is_caught_while_the_turn_still_answers(aws_turn: A
 def test_a_close_pass_that_keeps_failing_is_caught_and_the_later_passes_run(aws_turn: AwsTurn) -> None:
     _old_slice(aws_turn.memory)
     invoked: list[str] = []
-
-    def crash(event: dict[str, Any]) -> Any:
-        invoked.append(event["step"])
-        raise RuntimeError("the catalog Lambda ran out of memory")
-
-    aws_turn.handlers[f"Workflow{function_id('catalog')}"] = crash
+    aws_turn.crash("catalog", invoked)
     aws_turn.brain.main(Reply(text="Welcome back."))
     state = aws_turn.run("Back again.")
     assert state.status == "done", _types(state)

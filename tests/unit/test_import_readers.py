@@ -145,6 +145,22 @@ def test_claude_bad_sender_and_time_are_named() -> None:
         claude.read_conversation(conv, 0)
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"), [(None, "is missing or not text (None)"), ("soon", "is not an ISO time ('soon')")]
+)
+def test_a_bad_message_time_names_the_field_in_every_reader(value: Any, problem: str) -> None:
+    raw, _ = claude_corpus()
+    conv = json.loads(json.dumps(raw[1]))
+    conv["chat_messages"][0]["created_at"] = value
+    with pytest.raises(InvalidInput) as claude_err:
+        claude.read_conversation(conv, 0)
+    assert str(claude_err.value).endswith(f"message m1: field `created_at` {problem}.")
+    row = {"conversation": "a", "role": "user", "time": value, "text": "hi"}
+    with pytest.raises(InvalidInput) as jsonl_err:
+        list(read_jsonl([json.dumps(row)], "f.jsonl"))
+    assert str(jsonl_err.value) == f"f.jsonl line 1: field `time` {problem}."
+
+
 def test_jsonl_groups_consecutive_lines_and_refuses_a_split_conversation() -> None:
     lines = [
         json.dumps(
