@@ -26,6 +26,7 @@ from core.turn.steps import STEP_TABLE
 from functions.aws import compose
 from functions.handlers import steps as steps_handler
 from infra.turn_workflow import function_id
+from tests.fakes.aws_events import http_event
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.infra.conftest import FULL, Synth
@@ -44,20 +45,14 @@ def _http(
     """One request through the HTTP API's Lambda entry (payload 2.0): (status, JSON body)."""
     from functions.handlers.api import handler
 
-    event = {
-        "version": "2.0",
-        "routeKey": "ANY /api/{proxy+}",
-        "rawPath": path,
-        "rawQueryString": query,
-        "headers": {"host": "abc123.execute-api.us-east-1.amazonaws.com", **KEY, **(headers or {})},
-        "requestContext": {
-            "http": {"method": method, "path": path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.9"},
-            "requestId": "r1",
-            "stage": "$default",
-        },
-        "body": body,
-        "isBase64Encoded": False,
-    }
+    event = http_event(
+        method,
+        path,
+        {**KEY, **(headers or {})},
+        body,
+        host="abc123.execute-api.us-east-1.amazonaws.com",
+        query=query,
+    )
     answer = handler(event, None)
     return answer["statusCode"], json.loads(answer["body"] or "null")
 
