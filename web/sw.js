@@ -123,11 +123,13 @@ function dataKey(request) {
   return url.href;
 }
 
-async function networkFirst(request, cacheName, fallback, key = request) {
+/** The network's answer, kept as the offline copy (the worker stays alive until it is written);
+ * offline, the copy. */
+async function networkFirst(event, request, cacheName, fallback, key = request) {
   const cache = await caches.open(cacheName);
   try {
     const response = await fetch(request);
-    if (response.ok && response.type === "basic") cache.put(key, response.clone());
+    if (response.ok && response.type === "basic") event.waitUntil(cache.put(key, response.clone()).catch(() => {}));
     return response;
   } catch (err) {
     const hit = (await cache.match(key)) || (fallback && (await cache.match(fallback)));
@@ -142,8 +144,8 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET" || url.origin !== self.location.origin || !url.pathname.startsWith(BASE)) return;
   const rel = url.pathname.slice(BASE.length);
   if (rel.startsWith("api/")) {
-    if (DATA.test(rel)) event.respondWith(networkFirst(request, DATA_CACHE, null, dataKey(request)));
+    if (DATA.test(rel)) event.respondWith(networkFirst(event, request, DATA_CACHE, null, dataKey(request)));
     return;
   }
-  event.respondWith(networkFirst(request, SHELL_CACHE, request.mode === "navigate" ? "./" : null));
+  event.respondWith(networkFirst(event, request, SHELL_CACHE, request.mode === "navigate" ? "./" : null));
 });

@@ -68,4 +68,5 @@ def test_the_offline_copy_is_kept_per_persona_by_the_header_the_page_sends() -> 
     assert f"(?:^|;\\s*){PERSONA_COOKIE}=" in api  # the cookie the server reads
     assert f'searchParams.has("{PERSONA_PARAM}")' in sw  # a `?persona=` in the URL wins, as on the server
     assert "headers: withPersona(" in api  # every API call carries the header
-    assert "networkFirst(request, DATA_CACHE, null, dataKey(request))" in sw
+    assert "networkFirst(event, request, DATA_CACHE, null, dataKey(request))" in sw
+    assert "event.waitUntil(cache.put(" in sw  # the worker lives until the copy is written
