@@ -88,11 +88,14 @@ def checked_key(key: str) -> str:
     return key
 
 
-def _ask(current: dict[str, str]) -> tuple[dict[str, str], str | None]:
+def _ask(current: dict[str, str], *, with_key: bool = True) -> tuple[dict[str, str], str | None]:
+    """The values typed in (hidden); the access key is not asked for a public demo (`with_key` off)."""
     given = {}
     for name, label in FIELDS:
         state = "set — Enter keeps it" if current.get(name) else "empty — Enter skips"
         given[name] = typer.prompt(f"{label} [{state}]", default="", hide_input=True, show_default=False)
+    if not with_key:
+        return given, None
     state = "set — Enter keeps it" if _has_key(current) else "Enter generates one"
     key = typer.prompt(
         f"Access key for scripts and sign-in [{state}]", default="", hide_input=True, show_default=False
@@ -184,7 +187,7 @@ def aws_secrets(
         given = {field: os.environ.get(field, "").strip() for field in names}
         access_key = os.environ.get("PREVIOUSLY_ACCESS_KEY", "").strip() or None
     else:
-        given, access_key = _ask(current)
+        given, access_key = _ask(current, with_key=not public)
     generated = None
     if public:
         access_key = None

@@ -163,3 +163,12 @@ def test_public_stores_a_model_key_and_no_access_key(sm: Any, monkeypatch: pytes
     assert values["PREVIOUSLY_SESSION_SECRET"] == "s" and "access key" not in result.output.lower()
     refused = CliRunner().invoke(app, ["aws-secrets", "--public", "--generate-key"])
     assert refused.exit_code == 1 and "cannot be combined" in refused.output
+
+
+def test_public_asked_in_the_terminal_does_not_ask_for_an_access_key(sm: Any) -> None:
+    answers = "\n" + "sk-ant-demo\n" + "\n\n\n\n"  # the six fields only: no access-key question
+    result = CliRunner().invoke(app, ["aws-secrets", "--public"], input=answers)
+    assert result.exit_code == 0, result.output
+    assert "Access key" not in result.output
+    values = stored(sm)
+    assert values["ANTHROPIC_API_KEY"] == "sk-ant-demo" and not values.get("PREVIOUSLY_ACCESS_KEY_HASH")
