@@ -18,18 +18,15 @@ from typing import Any
 import boto3
 import pytest
 
-from core.turn.steps import STEP_TABLE
 from functions.aws import compose
 from functions.aws.demo_overlay import DEMO_OVERLAY_MAX_BYTES
 from functions.handlers import steps as steps_handler
 from infra.packaging import SAMPLE_DIR
-from infra.turn_workflow import function_id
 from layers.build import LAMBDA_UNZIPPED_LIMIT
-from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.infra.conftest import DEMO, Synth
-from tests.infra.sfn_harness import REGION, moto_state_machine
-from tests.infra.test_persona_moto import BUCKET, CALLBACK, DemoOnAws, _http
+from tests.infra.sfn_harness import REGION
+from tests.infra.test_persona_moto import BUCKET, CALLBACK, DemoOnAws, _http, demo_on_aws
 
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
 REPO = Path(__file__).resolve().parents[2]
@@ -103,10 +100,6 @@ def demo_stage(
 ) -> Iterator[DemoOnAws]:
     """The demo stage's state machine under moto, each task in fresh containers; the functions'
     memory settings are the template's (no access key in the secret: a public demo)."""
-    from functions.handlers import api, ws
-
-    for name in ("PREVIOUSLY_SECRET_ARN", "PREVIOUSLY_MEMORY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
     for name in ("PREVIOUSLY_ACCESS_KEY", "PREVIOUSLY_ACCESS_KEY_HASH", "PREVIOUSLY_SESSION_SECRET"):
         monkeypatch.delenv(name, raising=False)
     env = {
@@ -117,27 +110,13 @@ def demo_stage(
         "OPENAI_BASE_URL": fake_models.openai_base_url,
         "OPENAI_API_KEY": "test-key",
     }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-
-    def fresh_containers() -> None:
-        compose.reset()
-        api._adapter.cache_clear()
-        ws._routes.cache_clear()
 
     def task(event: dict[str, Any]) -> Any:
         compose.reset()  # this step's container has never seen the turn: only S3 carries it
         return steps_handler.handler(event, None)
 
-    handlers = {f"Workflow{function_id(name)}": task for name in [*STEP_TABLE, "record_failure"]}
-    fresh_containers()
-    try:
-        with moto_state_machine(synth.templates[DEMO], handlers, monkeypatch, "Workflow") as machine:
-            boto3.client("s3", region_name=REGION).create_bucket(Bucket=BUCKET)
-            monkeypatch.setenv("STATE_MACHINE_ARN", machine.arn)
-            yield DemoOnAws(machine, Brain.install(fake_models))
-    finally:
-        fresh_containers()
+    with demo_on_aws(synth.templates[DEMO], task, env, monkeypatch, fake_models) as on_aws:
+        yield on_aws
 
 
 def test_a_visitors_turn_reaches_every_container_and_the_persona_is_never_written(

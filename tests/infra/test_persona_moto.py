@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,10 +85,42 @@ class DemoOnAws:
         return dict(self.machine.client.describe_execution(executionArn=arn))
 
 
-@pytest.fixture
-def demo(synth: Synth, monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer) -> Iterator[DemoOnAws]:
+def fresh_containers() -> None:
+    """Forget every cached build of the functions: the next request is a new container's."""
     from functions.handlers import api, ws
 
+    compose.reset()
+    api._adapter.cache_clear()
+    ws._routes.cache_clear()
+
+
+@contextmanager
+def demo_on_aws(
+    template: dict[str, Any],
+    task: Callable[[dict[str, Any]], Any],
+    env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    fake_models: FakeModelServer,
+) -> Iterator[DemoOnAws]:
+    """A demo stack's state machine under moto, its steps run by `task`, the functions' settings
+    `env` (the secret's and memory's own variables unset), from fresh containers."""
+    for name in ("PREVIOUSLY_SECRET_ARN", "PREVIOUSLY_MEMORY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    handlers = {f"Workflow{function_id(name)}": task for name in [*STEP_TABLE, "record_failure"]}
+    fresh_containers()
+    try:
+        with moto_state_machine(template, handlers, monkeypatch, "Workflow") as machine:
+            boto3.client("s3", region_name=REGION).create_bucket(Bucket=BUCKET)
+            monkeypatch.setenv("STATE_MACHINE_ARN", machine.arn)
+            yield DemoOnAws(machine, Brain.install(fake_models))
+    finally:
+        fresh_containers()
+
+
+@pytest.fixture
+def demo(synth: Synth, monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelServer) -> Iterator[DemoOnAws]:
     env = {
         "AWS_DEFAULT_REGION": REGION,
         "RUN_BUCKET": BUCKET,
@@ -98,25 +131,8 @@ def demo(synth: Synth, monkeypatch: pytest.MonkeyPatch, fake_models: FakeModelSe
         "OPENAI_BASE_URL": fake_models.openai_base_url,
         "OPENAI_API_KEY": "test-key",
     }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    for name in ("PREVIOUSLY_SECRET_ARN", "PREVIOUSLY_MEMORY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    handlers = {f"Workflow{function_id(name)}": _task for name in [*STEP_TABLE, "record_failure"]}
-
-    def forget() -> None:  # each test is a fresh set of containers
-        compose.reset()
-        api._adapter.cache_clear()
-        ws._routes.cache_clear()
-
-    forget()
-    try:
-        with moto_state_machine(synth.templates[FULL], handlers, monkeypatch, "Workflow") as machine:
-            boto3.client("s3", region_name=REGION).create_bucket(Bucket=BUCKET)
-            monkeypatch.setenv("STATE_MACHINE_ARN", machine.arn)
-            yield DemoOnAws(machine, Brain.install(fake_models))
-    finally:
-        forget()
+    with demo_on_aws(synth.templates[FULL], _task, env, monkeypatch, fake_models) as on_aws:
+        yield on_aws
 
 
 def _task(event: dict[str, Any]) -> Any:
