@@ -71,6 +71,11 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     served = page.request.get(own_server.url + str(image.get_attribute("src")))
     assert served.ok and served.body() == sent, "the slice folder holds exactly what the model received"
     _wait_loaded(page, image, 64)
+    # Forgetting the exchange (or the slice) says its picture goes too, as the server's preview does.
+    page.get_by_test_id("forget-turn").last.click()
+    expect(page.get_by_test_id("forget-turn-dialog").get_by_test_id("forget-pictures")).to_have_text(
+        "Its picture goes with it."
+    )
 
 
 def test_answer_again_sends_the_same_picture(

@@ -1,6 +1,6 @@
 // The user in control of a past slice: edit its marks, download it as Markdown, forget it or one
 // exchange of it. Forgetting always asks first, says what will go, and that git history keeps it.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { Dialog } from "./dialog.js";
@@ -30,6 +30,15 @@ export function ForgetDialog({ data, turnId, open, onClose, onForgotten, t }) {
   const [error, setError] = useState("");
   const whole = !turnId;
   const path = whole ? `/api/slices/${data.slice_id}` : `/api/slices/${data.slice_id}/turns/${encodeURIComponent(turnId)}`;
+  // The server's own preview names the pictures that go too (the page cannot see them all).
+  const [pictures, setPictures] = useState(0);
+  useEffect(() => {
+    setPictures(0);
+    if (!open) return;
+    let live = true;
+    api.get(`${path}/forget-preview`).then((p) => live && setPictures((p.pictures || []).length), () => {});
+    return () => (live = false);
+  }, [open, path]);
   const confirm = async () => {
     setBusy(true);
     setError("");
@@ -53,6 +62,7 @@ export function ForgetDialog({ data, turnId, open, onClose, onForgotten, t }) {
           <p>${t("forget.sliceGoes", { n: (data.turns || []).length })}</p>`
       : html`<p data-testid="forget-what"><strong>“${exchangeLine(data, turnId)}”</strong></p>
           <p>${t("forget.turnGoes")}</p>`}
+    ${pictures > 0 && html`<p data-testid="forget-pictures">${t("forget.pictures", { count: pictures, n: pictures })}</p>`}
     <p class="hint" data-testid="forget-history">${t("forget.history")}</p>
     ${error && html`<p class="hint error" role="alert">${error}</p>`}
     <div class="form-actions">

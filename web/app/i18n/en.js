@@ -376,6 +376,8 @@ export default {
   "forget.titleTurn": "Forget this exchange?",
   "forget.sliceGoes": "All {n} turns, the agent's notes on them, the card snapshot, its place in the timeline, strands and search, and card entries that cite only this slice are removed from every current file, in one commit.",
   "forget.turnGoes": "Your message and its reply, and the agent's notes on them, are removed from every current file in one commit. The slice's focus and summary are redone from what remains.",
+  "forget.pictures.one": "Its picture goes with it.",
+  "forget.pictures.other": "Its {n} pictures go with it.",
   "forget.history": "Git history still holds the old files (on GitHub, or in a local folder that is a git repository). docs/FORGET.md says how to purge them.",
   "forget.cancel": "Cancel",
   "forget.confirm": "Forget",

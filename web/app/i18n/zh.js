@@ -361,6 +361,8 @@ export default {
   "forget.titleTurn": "遗忘这一轮对话？",
   "forget.sliceGoes": "全部 {n} 轮对话、对应的思考记录、卡片快照、它在时间线、主题和搜索中的位置，以及只以它为依据的卡片条目，都会在一次提交中从所有当前文件里删除。",
   "forget.turnGoes": "你的消息和它的回复，以及对应的思考记录，会在一次提交中从所有当前文件里删除。切片的焦点和摘要会根据剩下的内容重新生成。",
+  "forget.pictures.one": "附带的图片也会一并删除。",
+  "forget.pictures.other": "附带的 {n} 张图片也会一并删除。",
   "forget.history": "Git 历史里仍然保留着旧文件（GitHub 上，或本地文件夹是 git 仓库时）。清除方法见 docs/FORGET.md。",
   "forget.cancel": "取消",
   "forget.confirm": "遗忘",
