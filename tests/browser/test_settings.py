@@ -161,6 +161,31 @@ def test_the_settings_form_waits_for_the_stored_settings(make_app, own_server: S
     expect(minutes).to_have_value(str(config["slicing"]["maxSliceMinutes"]))
 
 
+def test_what_is_typed_while_a_save_is_in_flight_stays(make_app, own_server: Server) -> None:
+    """The saved settings come back and are shown; a field changed meanwhile keeps the new text."""
+    app = make_app(own_server)
+    held: list[Route] = []
+
+    def on_config(route: Route) -> None:
+        if route.request.method == "PATCH":
+            held.append(route)
+        else:
+            route.fallback()
+
+    app.page.route("**/api/config", on_config)
+    page = app.open("/#/settings", wait="[data-testid=settings-form]")
+    minutes, turns = page.locator("#set-maxSliceMinutes"), page.locator("#set-maxTurnsPerSlice")
+    minutes.fill("45")
+    page.get_by_test_id("settings-save").click()
+    eventually(page, lambda: held, "the page sent the save")
+    turns.fill("12")  # typed while the save is in flight
+    held[0].continue_()
+    expect(page.get_by_test_id("settings-save")).to_contain_text("Saved")
+    expect(minutes).to_have_value("45")
+    expect(turns).to_have_value("12")
+    assert _config(own_server)["slicing"]["maxSliceMinutes"] == 45
+
+
 def test_quick_effort_changes_are_saved_in_the_order_they_were_made(make_app, own_server: Server) -> None:
     """The first save is held back; the second must not overtake it (or the first choice wins)."""
     app = make_app(own_server)

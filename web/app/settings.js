@@ -1,6 +1,7 @@
 // Settings: slicing thresholds, models, memory language (memory/user/config.json via the API) and
 // this browser's theme. Values are checked before they are sent; read-only memory cannot be saved.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { rebaseForm } from "./lib/form.js";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { NotifySetting } from "./pwa.js";
@@ -139,8 +140,14 @@ function Notices({ readOnly, demo, problems, t }) {
 /** The settings page. */
 export function Settings({ config, models, flags, t, theme, onTheme, onConfigSaved, onSignOut }) {
   const [form, setForm] = useState(() => fromConfig(config));
+  const stored = useRef(form);
   const saver = useSaver(t);
-  useEffect(() => setForm(fromConfig(config)), [config]);
+  // New stored settings (a save answered): what the user typed meanwhile stays.
+  useEffect(() => {
+    const next = fromConfig(config);
+    setForm((f) => rebaseForm(f, stored.current, next));
+    stored.current = next;
+  }, [config]);
   const readOnly = Boolean(flags && flags.read_only);
   const invalid = Boolean(checkLimit("maxSliceMinutes", form.maxSliceMinutes) || checkLimit("maxTurnsPerSlice", form.maxTurnsPerSlice));
   const set = (name, value) => setForm({ ...form, [name]: value });
