@@ -126,3 +126,26 @@ def test_two_pictures_picked_close_together_both_stay_attached(make_app, own_ser
     expect(thumbs).to_have_count(2)
     assert thumbs.evaluate_all("els => els.map(e => e.alt)") == ["red.jpg", "blue.png"]
     expect(page.get_by_test_id("attach-error")).to_have_count(0)
+
+
+PICK_THEN_REMOVE = """([name, b64]) => {
+  const input = document.querySelector('[data-testid=attach-input]');
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const list = new DataTransfer();
+  list.items.add(new File([bytes], name, { type: 'image/png' }));
+  input.files = list.files;
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  // While that picture is still being read, remove the one already attached.
+  document.querySelector('[data-testid=chat-input] .attach-remove').click();
+}"""
+
+
+def test_a_picture_removed_while_another_is_read_stays_removed(make_app, own_server: Server) -> None:
+    app = make_app(own_server, size="desktop", now=None)
+    page = app.open()
+    _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
+    thumbs = page.locator("[data-testid=chat-input] [data-testid=attached-image] img")
+    expect(thumbs).to_have_count(1)
+    page.evaluate(PICK_THEN_REMOVE, ["blue.png", base64.b64encode(png()).decode()])
+    expect(thumbs).to_have_count(1)
+    expect(thumbs).to_have_attribute("alt", "blue.png")

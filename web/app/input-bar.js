@@ -115,8 +115,8 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
       setProblem("");
     }
   };
-  // Pictures are read one pick (or paste, or drop) after another, each added to the list the one
-  // before left: two picks close together both stay attached.
+  // Pictures are read one pick (or paste, or drop) after another, each added to the list as it is
+  // then: two picks close together both stay attached, and one removed meanwhile stays removed.
   const pending = useRef(Promise.resolve());
   const imagesNow = useRef(images);
   imagesNow.current = images;
@@ -124,9 +124,10 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
     const list = [...files];
     pending.current = pending.current
       .then(async () => {
-        const added = await addImages(imagesNow.current, list, t);
-        imagesNow.current = added.images;
-        setImages(added.images);
+        const before = imagesNow.current;
+        const added = await addImages(before, list, t);
+        const fresh = added.images.slice(before.length);
+        setImages((current) => (imagesNow.current = [...current, ...fresh]));
         setProblem(added.problem);
       })
       .catch(() => setProblem(t("attach.unreadable")));
