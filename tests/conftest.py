@@ -18,12 +18,17 @@ pytest_plugins = ["tests.fakes.fake_github", "tests.fakes.fixtures"]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_ROOT = REPO_ROOT / "sample"
+# What the tests read that the project did not write, vendored with licence and provenance
+# (tests/data/README.md): a clone of the repository alone passes the suite.
+TEST_DATA = REPO_ROOT / "tests" / "data"
+LOCOMO_DEV = TEST_DATA / "locomo-dev"
+TIERS = ("unit", "functional", "contract", "conformance", "infra", "browser")
 
 
 def vectors_dir() -> Path:
-    """$PREVIOUSLY_VECTORS_DIR, default ../shared/spec/vectors resolved from the repository root."""
+    """$PREVIOUSLY_VECTORS_DIR, default the vendored copy in tests/data/vectors."""
     env = os.environ.get("PREVIOUSLY_VECTORS_DIR")
-    return Path(env) if env else (REPO_ROOT.parent / "shared" / "spec" / "vectors").resolve()
+    return Path(env) if env else TEST_DATA / "vectors"
 
 
 def load_vectors(name: str) -> Any:
@@ -32,6 +37,17 @@ def load_vectors(name: str) -> Any:
     if not path.is_file():
         pytest.fail(f"vector file missing: {path} (set PREVIOUSLY_VECTORS_DIR)")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test carries the marker of its tier, the folder it lives in (tests/<tier>/...)."""
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(REPO_ROOT / "tests").parts
+        tier = parts[0] if len(parts) > 1 else None
+        if tier not in TIERS:
+            raise pytest.UsageError(f"{item.nodeid}: a test lives under tests/<tier>/, one of {TIERS}")
+        if item.get_closest_marker(tier) is None:
+            item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture

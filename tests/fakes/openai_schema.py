@@ -1,12 +1,13 @@
 """OpenAI's published request schema, to check every chat-completions body the adapter sends.
 
-The schema is `../shared/data/openai/openapi.json` (OpenAI's own OpenAPI 3.1 description;
+The schema is `tests/data/openai/openapi.json.gz` (OpenAI's own OpenAPI 3.1 description, vendored;
 `$PREVIOUSLY_OPENAI_SCHEMA` overrides the path). A body that does not fit
 `CreateChatCompletionRequest` is a bug in the adapter, whatever a lenient server would accept.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from functools import cache
@@ -15,7 +16,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-_DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "openai" / "openapi.json"
+_DEFAULT = Path(__file__).resolve().parents[1] / "data" / "openai" / "openapi.json.gz"
 REQUEST_SCHEMA = "CreateChatCompletionRequest"
 
 
@@ -26,7 +27,9 @@ def schema_path() -> Path:
 
 @cache
 def _validator() -> Draft202012Validator:
-    document = json.loads(schema_path().read_text(encoding="utf-8"))
+    path = schema_path()
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    document = json.loads(raw.decode("utf-8"))
     root = {"$ref": f"#/components/schemas/{REQUEST_SCHEMA}", "components": document["components"]}
     return Draft202012Validator(root)
 

@@ -12,11 +12,11 @@ from core.clock import parse_iso
 from core.storage.local import LocalStorage
 from functions.cli import cmd_import, cmd_maintain  # noqa: F401 - registers the commands
 from functions.cli.app import app
-from tests.conftest import REPO_ROOT, SAMPLE_ROOT
+from tests.conftest import LOCOMO_DEV, SAMPLE_ROOT
 
 pytestmark = pytest.mark.functional
 
-LOCOMO = REPO_ROOT.parent / "shared" / "data" / "locomo-dev" / "locomo10_dev.json"
+LOCOMO = LOCOMO_DEV / "locomo10_dev.json"
 NO_MODEL_ENV = {
     "STORAGE": "",
     "GITHUB_TOKEN": "",

@@ -34,14 +34,14 @@ from functions.cli import _load_commands, app
 from functions.deps import build_deps
 from functions.server import ServeOptions, build_app
 from functions.settings import load_settings
-from tests.conftest import REPO_ROOT
+from tests.conftest import LOCOMO_DEV, REPO_ROOT
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.fakes.live_server import live_server
 
 pytestmark = pytest.mark.functional
 
 _load_commands()
-LOCOMO = REPO_ROOT.parent / "shared" / "data" / "locomo-dev"
+LOCOMO = LOCOMO_DEV
 QUESTION = "When did Melanie run a charity race?"
 TOOLS = ["recall", "read_slice", "read_slice_summary", "timeline_window", "read_card", "search", "remember"]
 KEY = "mcp test key, long and random enough"
