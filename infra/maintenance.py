@@ -14,7 +14,7 @@ from infra.config import StageConfig
 class MaintenanceSchedule(Construct):
     """Every `maintenance_minutes`: close expired slices and run their close-time passes."""
 
-    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.Function) -> None:
+    def __init__(self, scope: Construct, id: str, *, config: StageConfig, fn: lambda_.IFunction) -> None:
         super().__init__(scope, id)
         self.rule = events.Rule(
             self,

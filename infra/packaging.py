@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infra.config import REPO_ROOT
+from layers.bytecode import compile_tree, find_python
 
 # The packages that run on Lambda; tests, web/ and infra/ never ship in a function.
 APP_PACKAGES = ("core", "functions", "identity")
@@ -31,6 +32,8 @@ class Assets:
     code_dir: Path
     layer_dir: Path
     layer_built: bool
+    # Whether the function code holds bytecode of the runtime's Python (layers/bytecode.py).
+    code_compiled: bool = False
 
 
 def stage_app_code(out: Path, repo_root: Path = REPO_ROOT, with_sample: bool = False) -> Path:
@@ -62,11 +65,13 @@ def prepare_assets(layer_dir: Path, build_root: Path = REPO_ROOT / "build", demo
     """Stage the function code (a demo's with the sample personas); point at the built layer
     or at an empty placeholder."""
     code_dir = stage_app_code(build_root / "app", with_sample=demo)
+    python = find_python()
+    compiled = python is not None and compile_tree(code_dir, python) > 0
     if layer_is_built(layer_dir):
-        return Assets(code_dir, layer_dir, True)
+        return Assets(code_dir, layer_dir, True, compiled)
     placeholder = build_root / "layer-placeholder"
     (placeholder / "python").mkdir(parents=True, exist_ok=True)
     (placeholder / "python" / "README.txt").write_text(
         "Placeholder: run `python -m layers.build` before deploying.\n", encoding="utf-8"
     )
-    return Assets(code_dir, placeholder, False)
+    return Assets(code_dir, placeholder, False, compiled)

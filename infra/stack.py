@@ -56,6 +56,13 @@ class PreviouslyStack(Stack):
                 "previously:layer-missing",
                 "The dependency layer is not built: run `python -m layers.build` before deploying.",
             )
+        if not assets.code_compiled:
+            Annotations.of(self).add_warning_v2(
+                "previously:no-bytecode",
+                "No Python 3.13 on this machine: the functions ship without bytecode and compile "
+                "at start (SnapStart hides it after the first start of a version). Install one "
+                "or set PREVIOUSLY_LAMBDA_PYTHON, then synth again.",
+            )
         factory = LambdaFactory(self, "Lambdas", config=config, assets=assets)
         secrets = AppSecrets(self, "Secrets", config=config)
         runs = RunStoreBucket(self, "RunStore", config=config)
@@ -94,13 +101,15 @@ class PreviouslyStack(Stack):
             timeout=Duration.minutes(min(14, config.maintenance_minutes)),
             environment=memory_env,
             description="Scheduled maintenance pass",
+            snap_start=True,  # every tick is a cold start more often than not: start from a snapshot
         )
+        maintain = factory.entry(maintain_fn)
         # Evolve now runs in the maintenance function (its timeout is minutes, the API's 29 s):
         # the API invokes it asynchronously, once (a failed run is reported, not retried).
-        maintain_fn.configure_async_invoke(retry_attempts=0)
-        api_fn.add_environment("EVOLVE_FUNCTION", maintain_fn.function_name)
+        maintain.configure_async_invoke(retry_attempts=0)
+        api_fn.add_environment("EVOLVE_FUNCTION", maintain.function_arn)
         api_fn.add_to_role_policy(
-            iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[maintain_fn.function_arn])
+            iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[maintain.function_arn])
         )
         http = HttpApi(self, "HttpApi", config=config, fn=factory.entry(api_fn))
         ws = WebSocketApi(self, "WebSocketApi", config=config, fn=ws_fn, entry=factory.entry(ws_fn))
@@ -114,7 +123,7 @@ class PreviouslyStack(Stack):
         for fn in (api_fn, ws_fn):
             workflow.grant_start(fn)
 
-        MaintenanceSchedule(self, "Maintenance", config=config, fn=maintain_fn)
+        MaintenanceSchedule(self, "Maintenance", config=config, fn=maintain)
         Alarms(self, "Alarms", config=config, state_machine=workflow.state_machine, maintenance=maintain_fn)
         site = StaticSite(
             self,

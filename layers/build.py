@@ -21,6 +21,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from layers.bytecode import compile_tree, find_python
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "build" / "layer"
 PYTHON_VERSION = "3.13"
@@ -70,7 +72,11 @@ def export_requirements(repo_root: Path = REPO_ROOT) -> str:
 def build_layer(out: Path = DEFAULT_OUT, force: bool = False, requirements: str | None = None) -> LayerReport:
     """Install the requirements into out/python for the Lambda platform, or reuse a matching build."""
     requirements = requirements if requirements is not None else export_requirements()
-    key = hashlib.sha256(f"{' '.join(PLATFORMS)} cp{PYTHON_VERSION}\n{requirements}".encode()).hexdigest()
+    python = find_python(PYTHON_VERSION)
+    pyc = "pyc" if python else "no-pyc"  # a machine that gains a 3.13 rebuilds with bytecode
+    key = hashlib.sha256(
+        f"{' '.join(PLATFORMS)} cp{PYTHON_VERSION} {pyc}\n{requirements}".encode()
+    ).hexdigest()
     manifest = out / "manifest.json"
     target = out / "python"
     if not force and target.is_dir() and manifest.is_file():
@@ -83,6 +89,8 @@ def build_layer(out: Path = DEFAULT_OUT, force: bool = False, requirements: str 
     req_file = out / "requirements.txt"
     req_file.write_text(requirements, encoding="utf-8")
     _pip_install(req_file, target)
+    if python:
+        compile_tree(target, python)
     report = _measure(out, key, reused=False)
     manifest.write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
     return report
@@ -90,7 +98,8 @@ def build_layer(out: Path = DEFAULT_OUT, force: bool = False, requirements: str 
 
 def _pip_install(req_file: Path, target: Path) -> None:
     # The lock is fully resolved for every platform, so pip must not re-resolve (--no-deps);
-    # --no-compile because the bytecode of this machine's Python would be ignored by 3.13.
+    # --no-compile because the bytecode of this machine's Python would be ignored by 3.13; a
+    # Python 3.13, when the machine has one, compiles the layer afterwards.
     cmd = [*_pip_command(), "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
     cmd += ["--root-user-action=ignore"]
     cmd += ["--target", str(target), "--implementation", "cp"]

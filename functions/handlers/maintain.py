@@ -8,8 +8,10 @@ from typing import Any
 
 from functions.aws import compose
 from functions.aws.evolve import EVOLVE_JOB
+from functions.handlers.snapshot import MAINTAIN_MODULES, preload
 from functions.logs import correlate, lambda_logger
 
+preload(*MAINTAIN_MODULES)
 log = lambda_logger()
 
 

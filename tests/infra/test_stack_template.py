@@ -189,7 +189,8 @@ def test_maintenance_runs_on_a_schedule(resources: dict[str, Any]) -> None:
     rules = list(of_type(resources, "AWS::Events::Rule").values())
     assert [r["Properties"]["ScheduleExpression"] for r in rules] == ["rate(15 minutes)"]
     target = rules[0]["Properties"]["Targets"][0]
-    assert target["Arn"]["Fn::GetAtt"][0].startswith("MaintainFunction")
+    # The schedule calls the `live` alias: the published version that starts from a snapshot.
+    assert target["Arn"]["Ref"].startswith("MaintainFunctionLive"), target["Arn"]
     assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0
 
 
@@ -266,6 +267,24 @@ def test_a_missing_layer_is_a_warning_not_a_failure(synth: Synth) -> None:
     assert any("python -m layers.build" in w for w in synth.warnings[FULL])
 
 
+def test_evolve_now_invokes_the_maintenance_alias_once(resources: dict[str, Any]) -> None:
+    api = next(
+        r
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Function"
+        and r["Properties"]["Handler"] == "functions.handlers.api.handler"
+    )
+    target = json.dumps(api["Properties"]["Environment"]["Variables"]["EVOLVE_FUNCTION"])
+    assert "MaintainFunctionLive" in target, target
+    configs = [r for r in resources.values() if r["Type"] == "AWS::Lambda::EventInvokeConfig"]
+    # The alias's own qualifier (CDK reads it out of the alias ARN), retried never.
+    assert any(
+        "MaintainFunctionLive" in json.dumps(c["Properties"]["Qualifier"])
+        and c["Properties"]["MaximumRetryAttempts"] == 0
+        for c in configs
+    ), configs
+
+
 def test_the_function_asset_holds_only_runtime_packages(synth: Synth) -> None:
     staged = synth.outdir / "build" / "app"
     assert sorted(p.name for p in staged.iterdir()) == ["core", "docs", "functions", "identity"]
@@ -312,7 +331,10 @@ def test_snap_start_on_published_versions_and_callers_use_the_live_alias(resourc
     ws = next(
         k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.ws.handler"
     )
-    assert {api, ws} <= snap
+    maintain = next(
+        k for k, r in functions.items() if r["Properties"]["Handler"] == "functions.handlers.maintain.handler"
+    )
+    assert {api, ws, maintain} <= snap  # every function the schedule or a caller starts often
     aliases = [r for r in resources.values() if r["Type"] == "AWS::Lambda::Alias"]
     assert {json.dumps(a["Properties"]["FunctionName"]) for a in aliases} >= {
         json.dumps({"Ref": api}),

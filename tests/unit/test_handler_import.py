@@ -55,13 +55,14 @@ def test_step_and_maintenance_composition_loads_no_web_framework_or_model_sdk() 
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
 
 
-def test_under_snap_start_the_heavy_imports_happen_at_init() -> None:
+@pytest.mark.parametrize("handler", ["steps", "maintain"])
+def test_under_snap_start_the_heavy_imports_happen_at_init(handler: str) -> None:
     import os
     import subprocess
     import sys
 
     code = (
-        "import sys, functions.handlers.steps;"
+        f"import sys, functions.handlers.{handler};"
         "print(sorted(m for m in ('anthropic', 'openai', 'github') if m in sys.modules))"
     )
     env = {**os.environ, "AWS_LAMBDA_INITIALIZATION_TYPE": "snap-start"}
