@@ -12,7 +12,7 @@ from infra import packaging
 from layers.bytecode import LAMBDA_PYTHON_ENV, compile_tree, find_python, python_version
 
 pytestmark = pytest.mark.infra
-HERE = "%d.%d" % sys.version_info[:2]
+HERE = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 def test_compiled_files_are_unchecked_hash_pyc_of_that_interpreter(tmp_path: Path) -> None:
