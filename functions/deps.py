@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -19,6 +20,7 @@ from core.turn.service import TurnInput, TurnService, TurnState
 from functions.settings import Settings
 
 if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
+    from core.search.warm import WarmIndex
     from core.storage.demo import OverlayFactory, Persona
     from core.turn.evolve_runs import EvolveRuns
     from functions.api.security import Security
@@ -45,6 +47,30 @@ class Searcher(Protocol):
     def __call__(self, view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]: ...
 
 
+class KeptIndex:
+    """The recall floor through the search index this process keeps open for one storage.
+
+    `/api/search`, `/mcp` and a container's later requests share it, so a question costs what
+    it costs the CLI's batch recall, not a reload of the index (core/search/warm.py). The index
+    modules are imported on the first question: they are heavy for a cold start.
+    """
+
+    def __init__(self) -> None:
+        self._index: WarmIndex | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> WarmIndex:
+        with self._lock:
+            if self._index is None:
+                from core.search.warm import WarmIndex
+
+                self._index = WarmIndex()
+            return self._index
+
+    def __call__(self, view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
+        return [hit.to_dict() for hit in self.get().open(view).search(query, k, now).hits]
+
+
 @dataclass
 class Deps:
     """Everything a request handler may use; built by `build_deps`, or from fakes in tests."""
@@ -58,6 +84,8 @@ class Deps:
     models: ModelDirectory
     search: Searcher
     storage_kind: str = "local"
+    # The search index kept open for this storage (search and /mcp share it).
+    kept_index: KeptIndex = field(default_factory=KeptIndex)
     # The scheduled maintenance pass (serve runs it on a timer); None where a scheduler does it.
     maintenance: Callable[[], object] | None = None
     # What serve runs once at start: turns a dead process left behind, temporary files of a crash.
@@ -182,13 +210,6 @@ class TurnsUnavailable:
         self.state(turn_id)
 
 
-def full_text_search(view: Snapshot, query: str, k: int, now: datetime) -> list[dict[str, Any]]:
-    """The recall floor over `view` (imported on first use: it is heavy for a cold start)."""
-    from core.search.recall import open_index
-
-    return [hit.to_dict() for hit in open_index(view).search(query, k, now).hits]
-
-
 def scheduled_maintenance(turn_deps: TurnDeps) -> Callable[[], object]:
     """The pass the local server runs on its timer (`previously maintain`, on a schedule)."""
 
@@ -259,6 +280,7 @@ def _deps_over(
     # The demo saves nothing, runs included; elsewhere runs live in a folder beside the memory.
     runs: RunStore = MemoryRunStore() if storage.demo else build_run_store(settings, storage, clock)
     turn_deps = build_turn_deps(settings, storage, runs, clock=clock, registry=registry)
+    kept = KeptIndex()
     return Deps(
         storage=storage,
         clock=clock,
@@ -267,7 +289,8 @@ def _deps_over(
         turns=LocalTurnService(turn_deps) if in_process_turns else TurnsUnavailable(),
         security=security,
         models=registry,
-        search=full_text_search,
+        search=kept,
+        kept_index=kept,
         storage_kind=str(settings.storage),
         maintenance=scheduled_maintenance(turn_deps),
         recovery=startup_recovery(turn_deps) if in_process_turns and not storage.demo else None,

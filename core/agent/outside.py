@@ -9,7 +9,7 @@ write, `remember`, goes through `core.memory.slice.staged_notes` and the owner's
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.agent import slice_tools, time_tools
@@ -23,7 +23,8 @@ from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
 from core.memory.slice import staged_notes
 from core.memory.slice.model import parse_core_frontmatter
-from core.search import Hit, open_index
+from core.search import Hit
+from core.search.warm import WarmIndex
 from core.storage.base import Storage, WriteBatch
 
 MAX_K = 50
@@ -53,6 +54,8 @@ class OutsideAccess:
     source: str = "MCP"
     recall_budget: float = BUDGET_SECONDS
     writes_allowed: bool = True
+    # Kept open across calls: a question reloads only what changed (core/search/warm.py).
+    index: WarmIndex = field(default_factory=WarmIndex)
 
     def context(self, *, with_models: bool = False) -> ToolContext:
         """A read-only tool context over a fresh snapshot, with the memory's locale and config."""
@@ -70,7 +73,9 @@ class OutsideAccess:
     def recall(self, query: str, k: int = 10) -> RecallReport:
         """The agent's recall for `query`, at most `k` hits (best first)."""
         text, most = _query(query), _k(k)
-        report = run_recall(self.context(with_models=True), text, budget=self.recall_budget)
+        ctx = self.context(with_models=True)
+        ctx.search_index = self.index.open(ctx.reader)
+        report = run_recall(ctx, text, budget=self.recall_budget)
         report.hits = report.hits[:most]
         return report
 
@@ -105,7 +110,7 @@ class OutsideAccess:
         """The full-text floor alone: the `k` best slices for the words of `q`."""
         text = _query(q)
         view = self.storage.snapshot()
-        return open_index(view).search(text, _k(k), self.clock.now(), self.timezone).hits
+        return self.index.open(view).search(text, _k(k), self.clock.now(), self.timezone).hits
 
     def remember(self, text: str, client: str = "") -> staged_notes.Remembered:
         """Stage a note, or append it as a turn, as config.json allows; committed before returning.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.errors import SliceFormatError
-from core.memory.paths import SLICES, MemoryPath, PathKind, classify
+from core.memory.paths import SLICES, MemoryPath, PathClass, PathKind, classify
 from core.memory.slice.model import Slice, Turn, parse_core_md, salvage_turns
 from core.memory.slice.slicer import FALLBACK_MARK, deterministic_mark
 
@@ -58,12 +58,24 @@ class SliceText:
         return "\n".join(p for p in (self.focus, self.summary, *self.tags, *self.notes) if p)
 
 
-def slice_paths(snapshot: Readable, prefixes: Sequence[MemoryPath] = (SLICES,)) -> dict[str, MemoryPath]:
-    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice under `prefixes`."""
+def slice_paths(
+    snapshot: Readable,
+    prefixes: Sequence[MemoryPath] = (SLICES,),
+    known: dict[MemoryPath, PathClass] | None = None,
+) -> dict[str, MemoryPath]:
+    """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice under `prefixes`.
+
+    `known` remembers what each path is across calls (a process that lists the same folders
+    again: core/search/warm.py).
+    """
     found: dict[str, MemoryPath] = {}
     legacy: dict[str, MemoryPath] = {}
     for path in (p for prefix in prefixes for p in snapshot.list(prefix)):
-        kind = classify(path)
+        kind = known.get(path) if known is not None else None
+        if kind is None:
+            kind = classify(path)
+            if known is not None:
+                known[path] = kind
         if kind.slice_id is None:
             continue
         if kind.kind is PathKind.CORE_MD:

@@ -20,6 +20,7 @@ from core.memory.damage import read_or_skip
 from core.memory.paths import (
     SLICES,
     MemoryPath,
+    PathClass,
     core_md,
     legacy_flat_md,
     parse_slice_id,
@@ -38,6 +39,7 @@ from core.search.segment import (
 from core.search.store import (
     MANIFEST,
     SegmentInfo,
+    StoredViews,
     apply_changes,
     fits,
     load_manifest,
@@ -85,16 +87,68 @@ def open_index(snapshot: Readable) -> OpenIndex:
     A sound index lists only the slice folders from the month of its newest slice on (new
     slices are newer), re-reads the slices it holds as still active, and checks that a hit's
     slice still exists before returning it. Without a sound index every folder is listed.
+    (A process that answers many questions keeps one open: core/search/warm.py.)
     """
     stored = load_views(snapshot)
+    plan = plan_overlay(snapshot, stored)
+    prefetch(snapshot, [plan.listed[sid] for sid in plan.unknown])  # fetched together (an archive when many)
+    fresh = [d for sid in plan.unknown if (d := analyze_file(snapshot, sid, plan.listed[sid]))]
+    return assemble(snapshot, stored, plan, fresh)
+
+
+@dataclass(frozen=True)
+class OverlayPlan:
+    """What the slice files add to a stored index: entries to hide and slices to read."""
+
+    whole: bool  # no sound index: every folder was listed
+    listed: dict[str, MemoryPath]
+    skip: set[tuple[int, int]]
+    unknown: list[str]  # slice ids to analyse from their files, in order
+
+
+Stale = tuple[set[tuple[int, int]], set[str], list[str]]
+
+
+def plan_overlay(
+    snapshot: Readable,
+    stored: StoredViews,
+    stale: Stale | None = None,
+    kinds: dict[MemoryPath, PathClass] | None = None,
+) -> OverlayPlan:
+    """List what the stored index cannot know: new slices, active ones, every one without an index.
+
+    `stale` is `stale_entries(stored.views, None)` computed before for these same views (a
+    sound index's entries to hide do not depend on the listing); `kinds`, what each listed
+    path was found to be by an earlier listing.
+    """
     whole = not stored.present or bool(stored.problems) or not stored.newest
-    listed = slice_paths(snapshot) if whole else slice_paths(snapshot, tail_prefixes(stored.newest))
-    skip, known, reread = _stale(stored.views, listed if whole else None)
+    prefixes = [SLICES] if whole else tail_prefixes(stored.newest)
+    listed = slice_paths(snapshot, prefixes, kinds)
+    if whole or stale is None:
+        stale = stale_entries(stored.views, listed if whole else None)
+    skip, known, reread = stale
     for sid in reread:
         listed.setdefault(sid, _slice_path(snapshot, sid))
-    unknown = sorted(set(listed) - known)
-    prefetch(snapshot, [listed[sid] for sid in unknown])  # fetched together (an archive when many)
-    fresh = [d for sid in unknown if (d := analyze_file(snapshot, sid, listed[sid]))]
+    return OverlayPlan(whole, listed, skip, sorted(set(listed) - known))
+
+
+def assemble(snapshot: Readable, stored: StoredViews, plan: OverlayPlan, fresh: list[DocTerms]) -> OpenIndex:
+    """The queryable index: the stored segments, with `fresh` (the analysed overlay) on top."""
+    views = [*stored.views, SegmentView.of(Segment.build("overlay", fresh))]
+    index = OpenIndex(Engine(Corpus(views, plan.skip)), zone_or_utc(None), overlay_notes(stored, fresh))
+    index.default_tz = _latest_zone(index.engine.corpus)
+    return rebind(index, snapshot, plan.whole, len(fresh))
+
+
+def rebind(index: OpenIndex, snapshot: Readable, whole: bool, overlay: int) -> OpenIndex:
+    """`index` answering for `snapshot`: a stored hit is returned only while its slice exists."""
+    corpus = index.engine.corpus
+    keep = (lambda doc: True) if whole else _Existing(snapshot, corpus, len(corpus.ids) - overlay)
+    return OpenIndex(index.engine, index.default_tz, list(index.notes), keep)
+
+
+def overlay_notes(stored: StoredViews, fresh: list[DocTerms]) -> list[str]:
+    """How the index was obtained, for the caller to show."""
     notes = list(stored.problems)
     if not stored.present:
         notes.append(
@@ -104,15 +158,10 @@ def open_index(snapshot: Readable) -> OpenIndex:
         notes.append(
             f"{len(fresh)} slices not in the stored index (new, active or changed): indexed in memory"
         )
-    views = [*stored.views, SegmentView.of(Segment.build("overlay", fresh))]
-    corpus = Corpus(views, skip)
-    keep = (lambda doc: True) if whole else _Existing(snapshot, corpus, len(corpus.ids) - len(fresh))
-    return OpenIndex(Engine(corpus), _latest_zone(corpus), notes, keep)
+    return notes
 
 
-def _stale(
-    views: list[SegmentView], listed: dict[str, MemoryPath] | None
-) -> tuple[set[tuple[int, int]], set[str], list[str]]:
+def stale_entries(views: list[SegmentView], listed: dict[str, MemoryPath] | None) -> Stale:
     """Stored entries to hide, the slice ids kept, and those to read again (still active)."""
     skip: set[tuple[int, int]] = set()
     known: set[str] = set()

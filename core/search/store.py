@@ -129,6 +129,7 @@ class StoredViews:
     views: list[SegmentView] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     newest: str = ""
+    names: list[str] = field(default_factory=list)  # the manifest's segments, in its order
 
 
 def load_views(snapshot: Readable) -> StoredViews:
@@ -136,6 +137,7 @@ def load_views(snapshot: Readable) -> StoredViews:
     manifest = load_manifest(snapshot)
     out = StoredViews(manifest.present, problems=list(manifest.problems))
     out.newest = max((i.last for i in manifest.infos), default="")
+    out.names = list(manifest.names)
     for name, text in zip(manifest.names, _read_all(snapshot, manifest.names), strict=True):
         if text is None:
             out.problems.append(f"segment {name} is missing")

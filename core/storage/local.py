@@ -27,6 +27,9 @@ from core.storage.paths import MemoryPath, size_limit, too_large
 
 _NEW_FILE_MODE = 0o644
 _RACY_NS = 2_000_000_000
+_DIR, _FILE, _OTHER = 0, 1, 2  # a listed entry: a plain folder, a regular file, anything else
+Entries = list[tuple[str, int]]
+Listings = dict[str, tuple[int, Entries]]
 
 
 class LocalSnapshot:
@@ -35,7 +38,10 @@ class LocalSnapshot:
     version: str | None = None
 
     def __init__(
-        self, root: Path, versions: dict[str, tuple[tuple[int, int, int], str]] | None = None
+        self,
+        root: Path,
+        versions: dict[str, tuple[tuple[int, int, int], str]] | None = None,
+        listings: Listings | None = None,
     ) -> None:
         self.root = root
         self._real_root = root.resolve()
@@ -43,6 +49,7 @@ class LocalSnapshot:
         self._plain_files: set[str] = set()  # regular files (not links) seen by a listing
         # Shared by a storage's views: a 5 MB index.json is hashed once, not once per batch.
         self._versions = {} if versions is None else versions
+        self._listings: Listings = {} if listings is None else listings
 
     def read(self, path: MemoryPath) -> str | None:
         data = self._read_bytes(path)
@@ -67,27 +74,52 @@ class LocalSnapshot:
         """
         stack = [top]
         while stack:
-            folder = stack.pop()
-            try:
-                entries = os.scandir(folder)
-            except OSError:
-                continue
-            with entries:
-                for entry in entries:
-                    # Dot-folders (.git, editor state) are not memory; dot-files include our temp files.
-                    if entry.name.startswith("."):
-                        continue
-                    try:
-                        is_dir = entry.is_dir()
-                    except OSError:
-                        is_dir = False
-                    if not is_dir:
-                        if entry.is_file(follow_symlinks=False):
-                            self._plain_files.add(entry.path)
-                        yield entry.path
-                    elif not entry.is_symlink():
-                        self._plain_dirs.add(entry.path)
-                        stack.append(entry.path)
+            for path, kind in self._entries(stack.pop()):
+                if kind == _DIR:
+                    self._plain_dirs.add(path)
+                    stack.append(path)
+                    continue
+                if kind == _FILE:
+                    self._plain_files.add(path)
+                yield path
+
+    def _entries(self, folder: str) -> Entries:
+        """A folder's entries as (path, kind), dot-names left out; read again only once it changed.
+
+        A folder's mtime moves whenever an entry is added, removed or renamed in it (a write
+        here is a rename into place), so an unchanged folder is not scanned again: a search that
+        lists the newest months on every question stats each folder instead. As for file
+        versions, a folder changed in the last two seconds is not remembered.
+        """
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            return []
+        held = self._listings.get(folder)
+        if held is not None and held[0] == mtime:
+            return held[1]
+        try:
+            scan = os.scandir(folder)
+        except OSError:
+            return []
+        found: Entries = []
+        with scan:
+            for entry in scan:
+                # Dot-folders (.git, editor state) are not memory; dot-files include our temp files.
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not entry.is_symlink():
+                        found.append((entry.path, _DIR))
+                else:
+                    found.append((entry.path, _FILE if entry.is_file(follow_symlinks=False) else _OTHER))
+        if mtime < time.time_ns() - _RACY_NS:
+            self._listings[folder] = (mtime, found)
+        return found
 
     def version_of(self, path: MemoryPath) -> str | None:
         # Hashing means reading the file; a file whose size, mtime and inode did not move since
@@ -188,10 +220,11 @@ class LocalStorage:
         self._lock = threading.Lock()
         self._git: GitCommitter | None = None
         self._versions: dict[str, tuple[tuple[int, int, int], str]] = {}  # path → (stat stamp, sha)
+        self._listings: Listings = {}  # folder → (mtime, entries): a listing reads only changed folders
 
     def snapshot(self) -> LocalSnapshot:
         """A live view of the folder (which may not exist yet: then every read is None)."""
-        return LocalSnapshot(self.root, self._versions)
+        return LocalSnapshot(self.root, self._versions, self._listings)
 
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
         """Write the batch atomically under the lock; `version` is the git commit sha, if any."""

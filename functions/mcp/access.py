@@ -9,6 +9,7 @@ from core.clock import Clock, IdSource, RandomIds, SystemClock
 from core.errors import InvalidInput, NoModelConfigured
 from core.llm.registry import ModelPrefs, Resolution
 from core.memory.config import UserConfig
+from core.search.warm import WarmIndex
 from core.storage.base import Storage
 
 # API Gateway gives a request 30 seconds: a remote recall's worker scan must end well before.
@@ -40,6 +41,7 @@ def build_access(
     timezone: str | None = None,
     remote: bool = False,
     writes_allowed: bool = True,
+    index: WarmIndex | None = None,
 ) -> OutsideAccess:
     """Access over `storage` with the registry's models (remote: recall ends before the gateway's limit)."""
     access = OutsideAccess(
@@ -51,6 +53,8 @@ def build_access(
         source=source,
         writes_allowed=writes_allowed,
     )
+    if index is not None:
+        access.index = index  # the server's kept index (else the access keeps its own)
     if remote:
         access.recall_budget = REMOTE_RECALL_SECONDS
     return access

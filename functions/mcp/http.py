@@ -60,7 +60,13 @@ class McpEndpoint:
         from functions.mcp.server import build_server
 
         access = build_access(
-            deps.storage, deps.models, source="MCP (remote)", clock=deps.clock, ids=deps.ids, remote=True
+            deps.storage,
+            deps.models,
+            source="MCP (remote)",
+            clock=deps.clock,
+            ids=deps.ids,
+            remote=True,
+            index=deps.kept_index.get(),
         )
         # A fresh server (and so a fresh session manager) per request: a manager runs only once.
         server = build_server(access, self.version)

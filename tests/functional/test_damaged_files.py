@@ -15,7 +15,7 @@ from core.memory import paths
 from core.storage.local import LocalStorage
 from functions.cli import cmd_check, cmd_maintain, cmd_weave  # noqa: F401 - registers the commands
 from functions.cli.app import app
-from functions.deps import full_text_search
+from functions.deps import KeptIndex
 from tests.conftest import SAMPLE_ROOT
 from tests.functional.api_env import make_env
 
@@ -77,7 +77,7 @@ def test_the_api_serves_everything_else_and_names_the_damage(damaged: Path) -> N
     (damaged / str(paths.CATALOG_JSON)).unlink()
     code, out = _run("weave", "--memory", str(damaged))  # a fresh catalog skips what it cannot read
     assert code == 0 and "catalog: 47 entries" in out
-    env = make_env(storage=LocalStorage(damaged), search=full_text_search)  # type: ignore[arg-type]
+    env = make_env(storage=LocalStorage(damaged), search=KeptIndex())  # type: ignore[arg-type]
 
     r = env.client.get("/api/search", params={"q": "Rosa"})
     assert r.status_code == 200 and r.json()["hits"]
