@@ -2,30 +2,39 @@
 
 The shared strategy (tests/fakes/texts.py) goes through each writer and back out through the
 readers the user sees: a message and a model reply through a whole turn into core.md, read
-back by the API's slice view and the slice's Markdown download; the turn's reply as the turn
-API reports it. The escape is the file's business: no reader shows its backslashes.
+back by the API's slice view and the slice's Markdown download; a note (MCP `remember`) staged
+in its file, accepted or appended as a turn. The escape is the file's business: no reader
+shows its backslashes.
 """
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 
-from core.clock import FixedClock
+from core.clock import FixedClock, SequentialIds
+from core.errors import InvalidInput
+from core.memory.config import UserConfig, merge_config
+from core.memory.paths import core_md
+from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
+from core.memory.slice.staged_notes import MAX_NOTE_CHARS, accept, marked_text, read_note, remember
+from core.memory.slice.view import read_slice_detail
+from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
+from core.text import utf16_len
 from functions.api.app import create_app
 from tests.fakes.brain import ANALYZER, Brain, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.fakes.texts import PADDED_REPLY, SAMPLES, TEXTS
-from tests.functional.api_env import harness_deps, with_key
+from tests.functional.api_env import harness_deps, make_env, with_key
 from tests.functional.turn_support import Harness, make_harness
 
 pytestmark = pytest.mark.functional
 
-SLOW = settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 START = "2026-08-11T11:15:00.000Z"
 
 
@@ -67,3 +76,67 @@ def test_message_and_reply_come_back_byte_for_byte(
     client = TestClient(create_app(harness_deps(h)), base_url="http://testserver")
     markdown = client.get(f"/api/slices/{slice_id}/markdown", headers=with_key()).text
     assert message in markdown and reply.rstrip() in markdown  # the download ends its last line once
+
+
+def _open_slice(storage: InMemoryStorage) -> str:
+    """An open slice (one message) the notes can join."""
+    turn = Turn("abc123", START, "user", "Hello.")
+    s = Slice(slice_id="2026-08-11-1115", start=START, timezone="UTC", turns=[turn])
+    storage.files[core_md(s.slice_id)] = render_core_md(s)
+    return s.slice_id
+
+
+def _config(mode: str) -> UserConfig:
+    return UserConfig(merge_config({"mcpRemember": mode}))
+
+
+def _too_long_for_a_note(storage: InMemoryStorage, text: str) -> bool:
+    """A note over its cap is refused, saying so, and nothing is written."""
+    if utf16_len(text) <= MAX_NOTE_CHARS:
+        return False
+    before = dict(storage.files)
+    with pytest.raises(InvalidInput, match="the limit is"):
+        remember(WriteBatch.open(storage), text, "MCP", _config("stage"), datetime.now(UTC), SequentialIds())
+    assert storage.files == before
+    return True
+
+
+@SLOW
+@given(text=TEXTS)
+@example(text=PADDED_REPLY)
+@example(text=SAMPLES[2])
+def test_a_staged_note_is_kept_and_accepted_byte_for_byte(text: str) -> None:
+    storage = InMemoryStorage()
+    slice_id = _open_slice(storage)
+    clock = FixedClock.at("2026-08-11T11:20:00.000Z")
+    if _too_long_for_a_note(storage, text):
+        return
+    batch = WriteBatch.open(storage)
+    staged = remember(batch, text, "MCP", _config("stage"), clock.now(), SequentialIds())
+    batch.commit("note")
+    assert staged.note is not None
+    assert read_note(storage.snapshot(), staged.note.note_id).text == text
+    batch = WriteBatch.open(storage)
+    accept(batch, staged.note.note_id, _config("stage"), clock.now(), SequentialIds())
+    batch.commit("accept")
+    h_turns = parse_core_md(storage.files[core_md(slice_id)]).turns
+    assert h_turns[-1].content == marked_text(text, "MCP")
+    view = make_env(storage=storage, clock=clock).client.get(f"/api/slices/{slice_id}", headers=with_key())
+    assert view.json()["turns"][-1]["content"] == marked_text(text, "MCP")
+
+
+@SLOW
+@given(text=TEXTS)
+@example(text=SAMPLES[2])
+def test_an_appended_note_reads_back_byte_for_byte(text: str) -> None:
+    storage = InMemoryStorage()
+    slice_id = _open_slice(storage)
+    clock = FixedClock.at("2026-08-11T11:20:00.000Z")
+    if _too_long_for_a_note(storage, text):
+        return
+    batch = WriteBatch.open(storage)
+    done = remember(batch, text, "MCP", _config("append"), clock.now(), SequentialIds())
+    batch.commit("note")
+    assert (done.outcome, done.slice_id) == ("appended", slice_id)
+    turns = read_slice_detail(storage.snapshot(), slice_id).slice.turns
+    assert [t.content for t in turns] == ["Hello.", marked_text(text, "MCP")]
