@@ -3,8 +3,8 @@
 The shared strategy (tests/fakes/texts.py) goes through each writer and back out through the
 readers the user sees: a message and a model reply through a whole turn into core.md, read
 back by the API's slice view and the slice's Markdown download; a note (MCP `remember`) staged
-in its file, accepted or appended as a turn. The escape is the file's business: no reader
-shows its backslashes.
+in its file, accepted or appended as a turn; an exchange taken back (Answer again, Edit). The
+escape is the file's business: no reader shows its backslashes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from core.clock import FixedClock, SequentialIds
 from core.errors import InvalidInput
 from core.memory.config import UserConfig, merge_config
 from core.memory.paths import core_md
+from core.memory.slice.agent_parts import entries_for, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
+from core.memory.slice.retract import is_replaced, parse_replaced_body
 from core.memory.slice.staged_notes import MAX_NOTE_CHARS, accept, marked_text, read_note, remember
 from core.memory.slice.view import read_slice_detail
 from core.storage.base import WriteBatch
@@ -29,7 +31,7 @@ from functions.api.app import create_app
 from tests.fakes.brain import ANALYZER, Brain, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.fakes.texts import PADDED_REPLY, SAMPLES, TEXTS
-from tests.functional.api_env import harness_deps, make_env, with_key
+from tests.functional.api_env import harness_deps, make_env, same_origin, with_key
 from tests.functional.turn_support import Harness, make_harness
 
 pytestmark = pytest.mark.functional
@@ -140,3 +142,25 @@ def test_an_appended_note_reads_back_byte_for_byte(text: str) -> None:
     assert (done.outcome, done.slice_id) == ("appended", slice_id)
     turns = read_slice_detail(storage.snapshot(), slice_id).slice.turns
     assert [t.content for t in turns] == ["Hello.", marked_text(text, "MCP")]
+
+
+@SLOW
+@given(message=TEXTS, reply=TEXTS)
+@example(message=PADDED_REPLY, reply=SAMPLES[4])
+@example(message=SAMPLES[-1], reply=SAMPLES[3])
+def test_a_taken_back_exchange_comes_back_byte_for_byte(
+    fake_models: FakeModelServer, message: str, reply: str
+) -> None:
+    """Answer again / Edit: the message the page gets back to resend or edit, and the words kept in
+    agent.md (what forget's preview lists), are the exchange exactly."""
+    h, slice_id = _turn(fake_models, message, reply)
+    client = TestClient(create_app(harness_deps(h)), base_url="http://testserver")
+    turn_id = h.slice(slice_id).turns[-1].turn_id
+    taken = client.post(
+        f"/api/slices/{slice_id}/turns/{turn_id}/retract", headers={**with_key(), **same_origin()}
+    )
+    assert taken.status_code == 200, taken.text
+    assert taken.json()["message"] == message
+    entries = entries_for(read_parts(h.storage.snapshot(), slice_id), str(turn_id))
+    replaced = [e for e in entries if is_replaced(e.label)]
+    assert [parse_replaced_body(e.body) for e in replaced] == [[("user", message), ("agent", reply)]]
