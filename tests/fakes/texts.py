@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from core.text import js_trim
+
 TURN_HEADER = "## Turn abcDEF — 2026-01-01T00:00:00.000Z (agent)"
 COGNITION_HEADER = "## Cognition abcDEF — 2026-01-01T00:00:00.000Z"
 PADDED_REPLY = "  \n padded reply \n\n"
@@ -87,7 +89,7 @@ _TAIL = st.one_of(st.sampled_from(BLANKS), st.sampled_from(("\n---", "\n```", "\
 
 def _join(lead: str, body: str, tail: str) -> str:
     text = lead + body + tail
-    return text if text.strip() else f"{text}words{text}"  # a writer may refuse a blank text
+    return text if js_trim(text) else f"{text}words{text}"  # a writer may refuse a blank text
 
 
 TEXTS: st.SearchStrategy[str] = st.one_of(

@@ -9,16 +9,18 @@ escape is the file's business: no reader shows its backslashes.
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from core.clock import FixedClock, SequentialIds
 from core.errors import InvalidInput
 from core.memory.config import UserConfig, merge_config
-from core.memory.paths import core_md
+from core.memory.paths import CARD, core_md
 from core.memory.slice.agent_parts import entries_for, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
 from core.memory.slice.retract import is_replaced, parse_replaced_body
@@ -26,17 +28,22 @@ from core.memory.slice.staged_notes import MAX_NOTE_CHARS, accept, marked_text, 
 from core.memory.slice.view import read_slice_detail
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from core.text import utf16_len
+from core.text import js_trim, utf16_len
 from functions.api.app import create_app
 from tests.fakes.brain import ANALYZER, Brain, analysis
 from tests.fakes.fake_model_server import FakeModelServer, Reply
-from tests.fakes.texts import PADDED_REPLY, SAMPLES, TEXTS
+from tests.fakes.texts import PADDED_REPLY, SAMPLES, TEXTS, one_line
 from tests.functional.api_env import harness_deps, make_env, same_origin, with_key
 from tests.functional.turn_support import Harness, make_harness
+from tests.unit.card_samples import CARD_TEXT
 
 pytestmark = pytest.mark.functional
 
-SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW = settings(
+    max_examples=int(os.environ.get("TP_EXAMPLES", "12")),  # more for a long local run
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 START = "2026-08-11T11:15:00.000Z"
 
 
@@ -164,3 +171,64 @@ def test_a_taken_back_exchange_comes_back_byte_for_byte(
     entries = entries_for(read_parts(h.storage.snapshot(), slice_id), str(turn_id))
     replaced = [e for e in entries if is_replaced(e.label)]
     assert [parse_replaced_body(e.body) for e in replaced] == [[("user", message), ("agent", reply)]]
+
+
+def _api_over(storage: InMemoryStorage) -> TestClient:
+    return make_env(storage=storage, clock=FixedClock.at("2026-08-11T11:20:00.000Z")).client
+
+
+@SLOW
+@given(summary=TEXTS, focus=one_line(TEXTS), item=one_line(TEXTS))
+@example(summary=PADDED_REPLY, focus=" padded focus ", item="\ufeff- [ ] a loop ")
+def test_a_slice_edit_keeps_the_words_as_typed(summary: str, focus: str, item: str) -> None:
+    """The marks the user types (PATCH /api/slices/{id}) are stored and read back exactly, or
+    refused whole with a reason (over a cap): the slice is then untouched."""
+    storage = InMemoryStorage()
+    slice_id = _open_slice(storage)
+    before = storage.files[core_md(slice_id)]
+    body = {"summary": summary, "focus": focus, "open_loops": [item], "decisions": [item]}
+    sent = _api_over(storage).patch(
+        f"/api/slices/{slice_id}", json=body, headers={**with_key(), **same_origin()}
+    )
+    if sent.status_code != 200:
+        assert sent.status_code in (400, 422), sent.text
+        assert storage.files[core_md(slice_id)] == before
+        return
+    focus = focus if js_trim(focus) else ""  # nothing but blank space clears a mark
+    stored = parse_core_md(storage.files[core_md(slice_id)])
+    assert (stored.summary, stored.focus, stored.open_loops, stored.decisions) == (
+        summary,
+        focus,
+        [item],
+        [item],
+    )
+    view = _api_over(storage).get(f"/api/slices/{slice_id}", headers=with_key()).json()
+    assert (view["summary"], view["focus"], view["open_loops"], view["decisions"]) == (
+        summary,
+        focus,
+        [item],
+        [item],
+    )
+    assert [t["content"] for t in view["turns"]] == ["Hello."]
+
+
+CARD_SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model"]
+
+
+@SLOW
+@given(text=one_line(TEXTS), section=st.sampled_from(CARD_SECTIONS))
+@example(text="padded entry ", section="now")
+@example(text="a <!-- comment --> inside", section="anchor")
+@example(text="## Now", section="self_model")
+def test_a_card_edit_is_kept_exactly_or_refused(text: str, section: str) -> None:
+    """An entry the user edits (PATCH /api/card/entries/…) reads back exactly as typed — from
+    the card file and from GET /api/card — or is refused with a reason and the card is untouched."""
+    storage = InMemoryStorage.from_texts({str(CARD): CARD_TEXT})
+    client = _api_over(storage)
+    sent = client.patch(f"/api/card/entries/{section}/1", json={"text": text}, headers=same_origin())
+    if sent.status_code != 200:
+        assert sent.status_code in (400, 404, 409, 422), sent.text
+        assert storage.files[CARD] == CARD_TEXT
+        return
+    got = next(e["text"] for e in client.get("/api/card").json()["entries"] if e["section"] == section)
+    assert got == text
