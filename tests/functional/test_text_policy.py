@@ -232,3 +232,24 @@ def test_a_card_edit_is_kept_exactly_or_refused(text: str, section: str) -> None
         return
     got = next(e["text"] for e in client.get("/api/card").json()["entries"] if e["section"] == section)
     assert got == text
+
+
+@SLOW
+@given(texts=st.lists(TEXTS, min_size=4, max_size=4))
+@example(texts=[PADDED_REPLY, SAMPLES[2], SAMPLES[4], SAMPLES[5]])
+def test_forgetting_an_exchange_keeps_every_other_word(texts: list[str]) -> None:
+    """DELETE /api/slices/{id}/turns/{turn}: the other exchanges read back byte for byte."""
+    storage = InMemoryStorage()
+    roles = ["user", "agent", "user", "agent"]
+    turns = [
+        Turn(f"t{i // 2}aaaa", START, role, text)
+        for i, (role, text) in enumerate(zip(roles, texts, strict=True))
+    ]
+    turns.append(Turn("t9aaaa", START, "user", "Still open."))
+    s = Slice(slice_id="2026-08-11-1115", start=START, timezone="UTC", turns=turns)
+    storage.files[core_md(s.slice_id)] = render_core_md(s)
+    client = _api_over(storage)
+    gone = client.delete(f"/api/slices/{s.slice_id}/turns/t0aaaa", headers={**with_key(), **same_origin()})
+    assert gone.status_code == 200, gone.text
+    view = client.get(f"/api/slices/{s.slice_id}", headers=with_key()).json()
+    assert [t["content"] for t in view["turns"]] == [texts[2], texts[3], "Still open."]
