@@ -85,6 +85,8 @@ def test_message_and_reply_come_back_byte_for_byte(
     client = TestClient(create_app(harness_deps(h)), base_url="http://testserver")
     markdown = client.get(f"/api/slices/{slice_id}/markdown", headers=with_key()).text
     assert message in markdown and reply.rstrip() in markdown  # the download ends its last line once
+    state = client.get("/api/state?tz=UTC", headers=with_key()).json()
+    assert [t["content"] for t in state["active_turns"]] == [message, reply]
 
 
 def _open_slice(storage: InMemoryStorage) -> str:
@@ -253,3 +255,25 @@ def test_forgetting_an_exchange_keeps_every_other_word(texts: list[str]) -> None
     assert gone.status_code == 200, gone.text
     view = client.get(f"/api/slices/{s.slice_id}", headers=with_key()).json()
     assert [t["content"] for t in view["turns"]] == [texts[2], texts[3], "Still open."]
+
+
+@SLOW
+@given(texts=st.lists(TEXTS, min_size=1, max_size=3))
+@example(texts=[PADDED_REPLY, SAMPLES[2]])
+def test_flushed_turns_read_back_byte_for_byte(texts: list[str]) -> None:
+    """POST /api/episodic/flush into an open slice: every flushed text reads back exactly."""
+    storage = InMemoryStorage()
+    slice_id = _open_slice(storage)
+    client = _api_over(storage)
+    turns = [
+        {"role": ("user", "agent")[i % 2], "content": t, "timestamp": f"2026-08-11T11:1{i}:00.000Z"}
+        for i, t in enumerate(texts)
+    ]
+    sent = client.post(
+        "/api/episodic/flush",
+        json={"sliceId": slice_id, "turns": turns},
+        headers={**with_key(), **same_origin()},
+    )
+    assert sent.status_code == 200, sent.text
+    view = client.get(f"/api/slices/{slice_id}", headers=with_key()).json()
+    assert [t["content"] for t in view["turns"]] == ["Hello.", *texts]
