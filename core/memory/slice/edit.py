@@ -79,7 +79,8 @@ def apply_changes(s: Slice, changes: SliceChanges) -> Slice:
             raise InvalidInput(f"The summary is {len(summary)} characters; keep it under {MAX_SUMMARY}.")
         out.summary = summary
     if changes.tags is not None:
-        out.tags = _items("tags", changes.tags, MAX_TAG)
+        # a tag is a label the strands match on, not prose: its blank ends are no part of it
+        out.tags = _items("tags", [js_trim(t) for t in changes.tags], MAX_TAG)
     if changes.open_loops is not None:
         out.open_loops = _items("open loops", changes.open_loops, MAX_ITEM)
     if changes.decisions is not None:
