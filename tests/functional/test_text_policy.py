@@ -10,6 +10,7 @@ escape is the file's business: no reader shows its backslashes.
 from __future__ import annotations
 
 import os
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -47,11 +48,11 @@ SLOW = settings(
 START = "2026-08-11T11:15:00.000Z"
 
 
-def _turn(fake: FakeModelServer, message: str, reply: str) -> tuple[Harness, str]:
+def _turn(fake: FakeModelServer, message: str, reply: str, reasoning: str = "") -> tuple[Harness, str]:
     h = make_harness(InMemoryStorage(), FixedClock.at(START), fake)
     assert isinstance(h.brain, Brain)
     h.brain.reports[ANALYZER] = analysis(["words"])
-    h.brain.main(Reply(text=reply))
+    h.brain.main(Reply(text=reply, reasoning=reasoning))
     state = h.turn(message)
     assert state.status == "done", state.events[-1]
     assert state.slice_id is not None
@@ -79,7 +80,7 @@ def test_a_padded_model_reply_is_stored_as_the_model_wrote_it(fake_models: FakeM
 def test_message_and_reply_come_back_byte_for_byte(
     fake_models: FakeModelServer, message: str, reply: str
 ) -> None:
-    h, slice_id = _turn(fake_models, message, reply)
+    h, slice_id = _turn(fake_models, message, reply, reasoning=message)
     assert [t.content for t in h.slice(slice_id).turns] == [message, reply]
     assert _api_turns(h, slice_id) == [("user", message), ("agent", reply)]
     client = TestClient(create_app(harness_deps(h)), base_url="http://testserver")
@@ -87,6 +88,11 @@ def test_message_and_reply_come_back_byte_for_byte(
     assert message in markdown and reply.rstrip() in markdown  # the download ends its last line once
     state = client.get("/api/state?tz=UTC", headers=with_key()).json()
     assert [t["content"] for t in state["active_turns"]] == [message, reply]
+    # agent.md logs the reasoning one paragraph per line; its escape never shows
+    cognition = client.get(f"/api/slices/{slice_id}", headers=with_key()).json()["turns"][-1]["cognition"]
+    paragraphs = [js_trim(p) for p in re.split(r"\n{2,}", message) if js_trim(p)]
+    assert all(p in cognition for p in paragraphs), (paragraphs, cognition)
+    assert cognition.count("#\\# Cognition") == message.count("#\\# Cognition")
 
 
 def _open_slice(storage: InMemoryStorage) -> str:
