@@ -13,7 +13,9 @@ hardest ones run every time rather than when hypothesis happens to draw them.
     @example(text=PADDED_REPLY)
     def test_reply_kept(text: str) -> None: ...
 
-`one_line(TEXTS)` gives texts without any line break, for fields that hold one line.
+`one_line(TEXTS)` gives texts without any line break, for fields that hold one line;
+`SHORT_TEXTS` glues the same pieces (`FRAGMENTS`) anywhere, mid-line too, cheap enough for
+unit tests of the codecs that run hundreds of examples.
 """
 
 from __future__ import annotations
@@ -108,6 +110,24 @@ SAMPLES: tuple[str, ...] = (
     "你好 🌱 \n\n",
     f"\n{LONG_LINE}\n",
 )
+
+# Pieces for short texts glued together anywhere, mid-line too (the codecs' unit tests).
+FRAGMENTS: tuple[str, ...] = (
+    *FORMAT_LINES,
+    *BLANKS,
+    *WORDS,
+    f"\n{TURN_HEADER}\n",
+    f"{COGNITION_HEADER}\n",
+    "\n---\n",
+    "#",
+    "\r",
+    "\ufeff",
+    "Turn",
+)
+# Cheap texts for many examples: fragments and a little random text, no 100k line.
+SHORT_TEXTS: st.SearchStrategy[str] = st.lists(
+    st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=12
+).map("".join)
 
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
 

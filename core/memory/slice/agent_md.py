@@ -207,7 +207,7 @@ def cognition_for(agent_md_text: str, turn_id: str) -> str | None:
         label = header[len("## Cognition ") :]
         if label == turn_id or label.startswith(turn_id + " "):
             end = starts[i + 1] if i + 1 < len(starts) else len(agent_md_text)
-            return unescape_cognition(js_trim(agent_md_text[start + len(header) : end]))
+            return js_trim(unescape_cognition(agent_md_text[start + len(header) : end]))
     return None
 
 
