@@ -25,7 +25,14 @@ from core.memory.paths import CARD, core_md
 from core.memory.slice.agent_parts import entries_for, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
 from core.memory.slice.retract import is_replaced, parse_replaced_body
-from core.memory.slice.staged_notes import MAX_NOTE_CHARS, accept, marked_text, read_note, remember
+from core.memory.slice.staged_notes import (
+    MAX_NOTE_CHARS,
+    Remembered,
+    accept,
+    marked_text,
+    read_note,
+    remember,
+)
 from core.memory.slice.view import read_slice_detail
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
@@ -46,6 +53,7 @@ SLOW = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 START = "2026-08-11T11:15:00.000Z"
+NOTE_CLOCK = FixedClock.at("2026-08-11T11:20:00.000Z")
 
 
 def _turn(fake: FakeModelServer, message: str, reply: str, reasoning: str = "") -> tuple[Harness, str]:
@@ -118,27 +126,35 @@ def _too_long_for_a_note(storage: InMemoryStorage, text: str) -> bool:
     return True
 
 
+def _remember(text: str, mode: str) -> tuple[InMemoryStorage, str, Remembered | None]:
+    """An open slice, and `text` sent to `remember` in `mode` (None: refused as over the cap)."""
+    storage = InMemoryStorage()
+    slice_id = _open_slice(storage)
+    if _too_long_for_a_note(storage, text):
+        return storage, slice_id, None
+    batch = WriteBatch.open(storage)
+    done = remember(batch, text, "MCP", _config(mode), NOTE_CLOCK.now(), SequentialIds())
+    batch.commit("note")
+    return storage, slice_id, done
+
+
 @SLOW
 @given(text=TEXTS)
 @example(text=PADDED_REPLY)
 @example(text=SAMPLES[2])
 def test_a_staged_note_is_kept_and_accepted_byte_for_byte(text: str) -> None:
-    storage = InMemoryStorage()
-    slice_id = _open_slice(storage)
-    clock = FixedClock.at("2026-08-11T11:20:00.000Z")
-    if _too_long_for_a_note(storage, text):
+    storage, slice_id, staged = _remember(text, "stage")
+    if staged is None:
         return
-    batch = WriteBatch.open(storage)
-    staged = remember(batch, text, "MCP", _config("stage"), clock.now(), SequentialIds())
-    batch.commit("note")
     assert staged.note is not None
     assert read_note(storage.snapshot(), staged.note.note_id).text == text
     batch = WriteBatch.open(storage)
-    accept(batch, staged.note.note_id, _config("stage"), clock.now(), SequentialIds())
+    accept(batch, staged.note.note_id, _config("stage"), NOTE_CLOCK.now(), SequentialIds())
     batch.commit("accept")
-    h_turns = parse_core_md(storage.files[core_md(slice_id)]).turns
-    assert h_turns[-1].content == marked_text(text, "MCP")
-    view = make_env(storage=storage, clock=clock).client.get(f"/api/slices/{slice_id}", headers=with_key())
+    assert parse_core_md(storage.files[core_md(slice_id)]).turns[-1].content == marked_text(text, "MCP")
+    view = make_env(storage=storage, clock=NOTE_CLOCK).client.get(
+        f"/api/slices/{slice_id}", headers=with_key()
+    )
     assert view.json()["turns"][-1]["content"] == marked_text(text, "MCP")
 
 
@@ -146,14 +162,9 @@ def test_a_staged_note_is_kept_and_accepted_byte_for_byte(text: str) -> None:
 @given(text=TEXTS)
 @example(text=SAMPLES[2])
 def test_an_appended_note_reads_back_byte_for_byte(text: str) -> None:
-    storage = InMemoryStorage()
-    slice_id = _open_slice(storage)
-    clock = FixedClock.at("2026-08-11T11:20:00.000Z")
-    if _too_long_for_a_note(storage, text):
+    storage, slice_id, done = _remember(text, "append")
+    if done is None:
         return
-    batch = WriteBatch.open(storage)
-    done = remember(batch, text, "MCP", _config("append"), clock.now(), SequentialIds())
-    batch.commit("note")
     assert (done.outcome, done.slice_id) == ("appended", slice_id)
     turns = read_slice_detail(storage.snapshot(), slice_id).slice.turns
     assert [t.content for t in turns] == ["Hello.", marked_text(text, "MCP")]
