@@ -15,7 +15,7 @@ from core.llm.models_view import ModelsOverview
 from core.storage.base import Snapshot, Storage
 from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService
-from core.turn.runstore import MemoryRunStore, RunStore
+from core.turn.runstore import RunStore
 from core.turn.service import TurnInput, TurnService, TurnState
 from functions.settings import Settings
 
@@ -275,10 +275,9 @@ def _deps_over(
 ) -> Deps:
     """The Deps over one storage, with the shared registry, security and clock."""
     from core.turn.evolve_runs import EvolveRuns
-    from functions.turn_deps import build_run_store, build_turn_deps
+    from functions.turn_deps import build_turn_deps, memory_run_store
 
-    # The demo saves nothing, runs included; elsewhere runs live in a folder beside the memory.
-    runs: RunStore = MemoryRunStore() if storage.demo else build_run_store(settings, storage, clock)
+    runs = memory_run_store(settings, storage, clock)
     turn_deps = build_turn_deps(settings, storage, runs, clock=clock, registry=registry)
     kept = KeptIndex()
     return Deps(

@@ -16,7 +16,7 @@ from core.storage.base import Storage
 from core.storage.local import LocalStorage
 from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService
-from core.turn.runstore import RunStore
+from core.turn.runstore import MemoryRunStore, RunStore
 from core.turn.runstore_fs import FolderRunStore
 from core.turn.sink import RunStoreSinks
 from functions.settings import Settings
@@ -40,6 +40,13 @@ def build_run_store(settings: Settings, storage: Storage, clock: Clock | None = 
     store = FolderRunStore(runs_root(settings, storage))
     store.prune((clock or SystemClock()).now() - timedelta(days=RUNS_KEPT_DAYS))
     return store
+
+
+def memory_run_store(settings: Settings, storage: Storage, clock: Clock | None = None) -> RunStore:
+    """The run store turns over this memory write, so every runner (serve, `previously chat`,
+    `previously maintain`) reads the same runs and recovers what another one left behind.
+    The demo saves nothing, runs included."""
+    return MemoryRunStore() if storage.demo else build_run_store(settings, storage, clock)
 
 
 def build_turn_deps(

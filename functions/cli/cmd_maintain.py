@@ -9,11 +9,10 @@ import typer
 from rich.console import Console
 
 from core.turn.maintain import MaintenanceReport, run_maintenance
-from core.turn.runstore import MemoryRunStore
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.memory_root import open_storage
 from functions.settings import load_settings
-from functions.turn_deps import build_turn_deps
+from functions.turn_deps import build_turn_deps, memory_run_store
 
 
 @app.command()
@@ -33,7 +32,9 @@ def maintain(
     second time. Stale card items are listed, never removed.
     """
     storage = open_storage(memory)
-    deps = build_turn_deps(load_settings(), storage, MemoryRunStore())
+    settings = load_settings()
+    # the runs `previously chat` and serve write: a turn a dead process left is recovered here
+    deps = build_turn_deps(settings, storage, memory_run_store(settings, storage))
     started = time.perf_counter()
     console = Console(stderr=True)
     if json_out:
@@ -55,6 +56,7 @@ def maintain(
 def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
     """The human report."""
     lines = [f"model: {report.model or 'none (deterministic marks)'}"]
+    lines += recovery_lines(report.recovered)
     for closed in report.closed:
         lines.append(f"closed {closed.slice_id} (marked by {closed.marked_by}; card {closed.card})")
     if not report.closed:
@@ -78,6 +80,17 @@ def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
     commits, files = _count(len(report.commits), "commit"), _count(report.files_written, "file")
     lines.append(f"{commits}, {files} written, {seconds} s")
     return lines
+
+
+def recovery_lines(recovered: dict[str, list[str]]) -> list[str]:
+    """What recovery did with turns a stopped process left (core/turn/recovery.py)."""
+    said = {
+        "ended": "turn {} was left running by a process that stopped: ended as interrupted",
+        "saved": "turn {}: the message it accepted but never saved is saved now",
+        "failed": "turn {} could not be recovered; the next pass tries again",
+        "error": "recovery could not run ({}); the next pass tries again",
+    }
+    return [said[kind].format(item) for kind in said for item in recovered.get(kind, [])]
 
 
 def _count(n: int, noun: str) -> str:

@@ -234,6 +234,37 @@ def test_the_maintenance_handler_closes_an_expired_slice_and_reports(aws_env: Pa
     assert handler({"source": "aws.events"}, None)["closed"] == []
 
 
+def test_the_maintenance_handler_recovers_a_lost_turn_from_the_s3_run_store(aws_env: Path) -> None:
+    """A turn whose Lambda died after accepting the message: past its deadline, the scheduled pass
+    ends it and saves the message, reading the run bucket the turn steps wrote."""
+    import boto3
+
+    from core.memory.paths import MEMORY
+    from core.memory.slice.model import parse_core_md
+    from core.storage.local import LocalStorage
+    from core.turn.recovery import ACCEPTED_KEY, DEADLINE_KEY
+    from core.turn.runstore import status_of
+    from core.turn.runtime import REQUEST_KEY
+    from core.turn.service import TurnInput
+    from core.turn.sink import RunStoreSinks
+    from functions.handlers.maintain import handler
+
+    boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="runs")
+    runs = compose.run_store()
+    runs.put("sf1", REQUEST_KEY, TurnInput("Kept through a dead Lambda.", timezone="UTC").to_json())
+    runs.put("sf1", ACCEPTED_KEY, "2026-08-11T09:00:00.000Z")
+    runs.put("sf1", DEADLINE_KEY, "2026-08-11T09:30:00.000Z")
+    RunStoreSinks(runs)("sf1", "save", 1).emit("step.started", label="Saving your message")
+
+    report = handler({"source": "aws.events", "detail-type": "Scheduled Event"}, None)
+
+    assert report["recovered"] == {"ended": ["sf1"], "saved": ["sf1"], "failed": []}
+    assert status_of(compose.run_store().events("sf1")) == "interrupted"
+    snap = LocalStorage(aws_env).snapshot()
+    texts = [snap.read(p) or "" for p in snap.list(MEMORY) if p.name == "core.md"]
+    assert [t.content for text in texts for t in parse_core_md(text).turns] == ["Kept through a dead Lambda."]
+
+
 def test_a_demo_websocket_honours_the_persona_through_persona_deps(
     aws_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

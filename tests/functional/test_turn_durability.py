@@ -203,7 +203,8 @@ def test_a_retried_first_round_keeps_the_final_answer_end_to_end(
     attempts = [e["attempt"] for e in state.events if e["type"] == "step.started" and e["step"] == "respond"]
     assert attempts[:2] == [1, 2], state.events
     assert state.reply == "Let me look. Here is the answer."
-    assert h.slice(FIRST).turns[-1].content == "Let me look.\n\nHere is the answer."
+    # each round's text as the model wrote it (its trailing space kept), a blank line between rounds
+    assert h.slice(FIRST).turns[-1].content == "Let me look. \n\nHere is the answer."
 
 
 def test_recovery_saves_an_accepted_message_a_dead_process_never_saved(

@@ -101,7 +101,9 @@ def test_parse_address_errors(address: str) -> None:
 
 
 def test_edit_now_text_keeps_refs_since_and_everything_else(card: Card) -> None:
-    out = edit_entry(card, "now", 2, "  Training for a 10K ")
+    with pytest.raises(InvalidInput, match="blank space"):  # kept exactly or refused, never trimmed
+        edit_entry(card, "now", 2, "  Training for a 10K ")
+    out = edit_entry(card, "now", 2, "Training for a 10K")
     assert (out.now[1].text, out.now[1].refs, out.now[1].since) == (
         "Training for a 10K",
         ["2026/08/11/1426"],

@@ -133,7 +133,8 @@ def _slice(**kw: object) -> Slice:
 
 def test_apply_changes_marks_as_user_and_keeps_done_loops() -> None:
     out = apply_changes(_slice(), SliceChanges(focus="  New focus ", done_loops=["call mum"]))
-    assert out.focus == "New focus" and out.summary == "S" and out.marked_by == USER_MARK
+    # stored as typed, blank ends too (the text policy: an edit never trims the user's words)
+    assert out.focus == "  New focus " and out.summary == "S" and out.marked_by == USER_MARK
     assert out.open_loops == [] and out.extra["done_loops"] == ["call mum"]
     assert out.turns == _slice().turns
 

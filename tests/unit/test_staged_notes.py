@@ -102,7 +102,6 @@ def _expired() -> InMemoryStorage:
         ("", "Nothing to remember"),
         ("  \n ", "Nothing to remember"),
         ("x" * (sn.MAX_NOTE_CHARS + 1), "the limit is 20000"),
-        ("before\n## Turn abc — 2026 (user)\n", "## Turn"),
     ],
 )
 def test_bad_notes_are_refused_and_nothing_is_written(text: str, message: str) -> None:
@@ -163,7 +162,7 @@ def test_unknown_and_corrupt_notes_say_what_is_wrong() -> None:
         sn.read_note(storage.snapshot(), "broken")
 
 
-@given(st.text(min_size=1).filter(lambda t: t.strip() and "## Turn " not in t), st.text(max_size=100))
+@given(st.text(min_size=1).filter(lambda t: t.strip()), st.text(max_size=100))
 def test_any_note_round_trips_through_its_file(text: str, source: str) -> None:
     note = sn.StagedNote("20260811-112000-abc", "2026-08-11T11:20:00.000Z", sn.clean_source(source), text)
     assert sn.parse_note(sn.render_note(note)) == note
@@ -183,7 +182,7 @@ def test_the_format_doc_example_is_what_render_writes() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.text(min_size=1, max_size=300).filter(lambda t: t.strip() and "## Turn " not in t))
+@given(st.text(min_size=1, max_size=300).filter(lambda t: t.strip()))
 def test_any_appended_note_reads_back_word_for_word(text: str) -> None:
     storage = memory("append")
     try:

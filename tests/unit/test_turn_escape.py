@@ -10,7 +10,7 @@ from core.clock import parse_iso
 from core.imports.writer import import_slices
 from core.memory import paths
 from core.memory.formats import matter
-from core.memory.formats.escape import escape_turn, needs_escape, unescape_turn
+from core.memory.formats.escape import escape_turn, has_flag_line, needs_escape, unescape_turn
 from core.memory.slice.agent_md import append_cognition, cognition_entry, cognition_for
 from core.memory.slice.core_edits import FlushTurn, flush_core_md, mark_escaped
 from core.memory.slice.merge import append_turn, merge_turns
@@ -19,33 +19,12 @@ from core.memory.slice.turns import count_turns, parse_turns
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from core.text import js_trim
+from tests.fakes.texts import SHORT_TEXTS, TURN_HEADER
 
 pytestmark = pytest.mark.unit
 
-FAKE_HEADER = "## Turn abcDEF — 2026-01-01T00:00:00.000Z (agent)"
-FRAGMENTS = [
-    "## Turn ",
-    FAKE_HEADER,
-    "\n" + FAKE_HEADER + "\n",
-    "## Cognition abcDEF — 2026-01-01T00:00:00.000Z\n",
-    "#",
-    "\\",
-    "```",
-    "---",
-    "\n---\n",
-    "\u2028",
-    "\u2029",
-    "\r",
-    "\r\n",
-    "\n",
-    " ",
-    "\t",
-    "\ufeff",
-    "中文回复",
-    "🎉",
-    "Turn",
-]
-TEXT = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=12).map("".join)
+FAKE_HEADER = TURN_HEADER
+TEXT = SHORT_TEXTS  # the shared strategy's pieces (tests/fakes/texts.py)
 START = "2026-01-01T00:00:00.000Z"
 
 
@@ -91,7 +70,7 @@ def test_any_text_round_trips_through_core_md(contents: list[str]) -> None:
     assert len(original) == len(contents)
     assert all("## Turn " not in c for c in original)
     if not any(needs_escape(c) for c in contents):
-        assert original == contents and "turn_escape" not in text
+        assert original == contents and not has_flag_line(matter.split(text).yaml_text)
 
 
 @given(TEXT)
@@ -177,3 +156,14 @@ def test_marking_a_file_without_frontmatter_keeps_its_bom_and_turns() -> None:
     marked = mark_escaped(old)
     assert marked.startswith("\ufeff---\nturn_escape: v1\n---\n")
     assert [t.content for t in parse_core_md(marked).turns] == ["hi"]
+
+
+@pytest.mark.parametrize(
+    "body", ["#\\# Cognition ", "## Cognition ", "so: #\\# Cognition", "x ## Cognition\n \n"]
+)
+def test_a_cognition_mark_at_the_very_end_of_an_entry_reads_back(body: str) -> None:
+    """Appending the next entry trims the one before (and readers trim every entry): a mark
+    whose space that takes still reads back without its escape."""
+    text = append_cognition(cognition_entry("a", START, body), cognition_entry("b", START, "next"))
+    assert cognition_for(text, "a") == js_trim(body)
+    assert cognition_for(cognition_entry("a", START, body), "a") == js_trim(body)

@@ -157,7 +157,19 @@ def _limit(section: str, value: str) -> int:
 
 
 def _check_text(section: str, text: str) -> str:
-    value = js_trim(text or "")
+    """The entry's text exactly as sent, or InvalidInput: the card keeps each entry as one line
+    of Markdown, so text it would read back otherwise (blank ends, a comment) is refused, not changed."""
+    value = text or ""
+    if js_trim(value) and value != js_trim(value):
+        raise InvalidInput(
+            f"The {section} text starts or ends with blank space, which a card entry cannot keep "
+            "(each entry is one trimmed line of the card); remove it and retry."
+        )
+    if "<!--" in value:
+        raise InvalidInput(
+            f"The {section} text holds an HTML comment (<!--), which the card hides when read; "
+            "write it without one."
+        )
     problem = r.check_text(f"The {section} text", value, _limit(section, value))
     if problem:
         raise InvalidInput(problem.message.removeprefix("REJECTED: "))

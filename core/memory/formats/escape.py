@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import re
 
-from core.text import JS_SPACE_CHARS
+from core.text import JS_SPACE, JS_SPACE_CHARS
 
 FLAG_KEY = "turn_escape"
 FLAG_VALUE = "v1"
 _GUARD = "\\"
 _TURN_MARK_RE = re.compile(r"#(\\*)# Turn ")
 _TURN_ESCAPED_RE = re.compile(r"#(\\+)# Turn ")
-_COGNITION_MARK_RE = re.compile(r"#(\\*)# Cognition ")
-_COGNITION_ESCAPED_RE = re.compile(r"#(\\+)# Cognition ")
+# A cognition mark is also one at the very end of a body (only blank space after it): readers
+# trim an entry, and appending the next entry trims the one before, which would eat its space.
+_AT_END = f"(?= |{JS_SPACE}*\\Z)"
+_COGNITION_MARK_RE = re.compile(r"#(\\*)# Cognition" + _AT_END)
+_COGNITION_ESCAPED_RE = re.compile(r"#(\\+)# Cognition" + _AT_END)
 
 
 def _more(m: re.Match[str]) -> str:

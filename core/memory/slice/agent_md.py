@@ -207,7 +207,7 @@ def cognition_for(agent_md_text: str, turn_id: str) -> str | None:
         label = header[len("## Cognition ") :]
         if label == turn_id or label.startswith(turn_id + " "):
             end = starts[i + 1] if i + 1 < len(starts) else len(agent_md_text)
-            return unescape_cognition(js_trim(agent_md_text[start + len(header) : end]))
+            return js_trim(unescape_cognition(agent_md_text[start + len(header) : end]))
     return None
 
 
@@ -233,8 +233,15 @@ def remove_cognition(agent_md_text: str, turn_id: str) -> str:
 
 
 def join_assistant_texts(texts: Iterable[str]) -> str:
-    """The stored agent turn: each text part trimmed, empty ones dropped, joined by blank lines."""
-    return "\n\n".join(t for t in (js_trim(x) for x in texts) if t)
+    """The stored agent turn: the model's text parts exactly as written, joined by a blank line.
+
+    Nothing is trimmed (docs/FORMAT.md "Turns"): a reply of one part is stored byte for byte.
+    Empty parts are dropped, and so are parts of nothing but blank space when another part
+    has words (the space a model emits beside a tool call). The original trimmed every part.
+    """
+    parts = [t for t in texts if t]
+    worded = [t for t in parts if js_trim(t)]
+    return "\n\n".join(worded or parts)
 
 
 def all_assistant_text(messages: Sequence[Mapping[str, Any]], start_index: int = 0) -> str:

@@ -6,7 +6,7 @@ part when it fits there, else it starts the next part. An entry too large for a 
 is cut into pieces, each the sole content of a new part: the first under the entry's header,
 the others under `## Cognition <id> — <time> (continued)`. Bodies are escaped
 (core/memory/formats/escape.py), so no piece holds a `## Cognition ` mark and any character
-boundary is a safe cut; reading joins the pieces' raw text, then trims and unescapes it, which
+boundary is a safe cut; reading joins the pieces' raw text, then unescapes and trims it, which
 gives the body exactly as an uncut entry would.
 
 Readers list the slice's timeline folder (a part emptied by forgetting is deleted, so numbers
@@ -103,13 +103,13 @@ def log_text(parts: list[Part]) -> str:
 
 
 def cognition_in(parts: list[Part], turn_id: str) -> str | None:
-    """The body of the first entry for `turn_id`, its pieces joined, trimmed and unescaped."""
+    """The body of the first entry for `turn_id`, its pieces joined, unescaped and trimmed."""
     found = entries_for(parts, turn_id)
     return found[0].body if found else None
 
 
 def entries_for(parts: list[Part], turn_id: str) -> list[Entry]:
-    """Every entry for `turn_id`, in order, each with its pieces joined, trimmed and unescaped."""
+    """Every entry for `turn_id`, in order, each with its pieces joined, unescaped and trimmed."""
     entries = [e for p in parts if p.text for e in entries_of(p.text)]
     out = []
     for i, entry in enumerate(entries):
@@ -119,7 +119,7 @@ def entries_for(parts: list[Part], turn_id: str) -> list[Entry]:
                 if not (later.is_for(turn_id) and later.continued):
                     break
                 pieces.append(later.body)
-            out.append(Entry(entry.label, unescape_cognition(js_trim("".join(pieces)))))
+            out.append(Entry(entry.label, js_trim(unescape_cognition("".join(pieces)))))
     return out
 
 

@@ -1,11 +1,12 @@
 """The user editing a slice's marks: focus, summary, tags, open loops, decisions; loops marked done.
 
-The turns are never touched. A hand edit is recorded as `marked_by: user`, which every later
-marking pass respects (the close marking, the fallback mark, the dry-slice backfill): they only
-fill what the user left empty, so a model never writes over what the user wrote. A loop marked
-done leaves `open_loops` (the arrival briefing stops raising it) and is kept, word for word,
-under `done_loops`. The slice's catalog
-and monthly entries, its strands and its search-index document follow in the same commit.
+The turns are never touched, and what the user types is stored exactly as typed, blank ends
+included (a one-line mark with a line break is refused, saying why). A hand edit is recorded
+as `marked_by: user`, which every later marking pass respects (the close marking, the fallback
+mark, the dry-slice backfill): they only fill what the user left empty, so a model never writes
+over what the user wrote. A loop marked done leaves `open_loops` (the arrival briefing stops
+raising it) and is kept, word for word, under `done_loops`. The slice's catalog and monthly
+entries, its strands and its search-index document follow in the same commit.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class SliceChanges:
 
 
 def _line(name: str, value: str, limit: int) -> str:
-    text = js_trim(value)
+    """A one-line mark exactly as typed (blank ends too: the user's text is never trimmed)."""
+    text = value if js_trim(value) else ""  # nothing but blank space clears the mark
     if "\n" in text or "\r" in text:
         raise InvalidInput(f"The {name} must be one line; put the detail in the summary.")
     if len(text) > limit:
@@ -61,7 +63,7 @@ def _items(name: str, values: list[str], limit: int) -> list[str]:
     if len(values) > MAX_ITEMS:
         raise InvalidInput(f"At most {MAX_ITEMS} {name}; {len(values)} were sent.")
     out = [_line(f"{name} item", v, limit) for v in values]
-    if any(not v for v in out):
+    if any(not js_trim(v) for v in out):
         raise InvalidInput(f"An empty item in {name}: remove it instead.")
     return list(dict.fromkeys(out))
 
@@ -72,12 +74,13 @@ def apply_changes(s: Slice, changes: SliceChanges) -> Slice:
     if changes.focus is not None:
         out.focus = _line("focus", changes.focus, MAX_FOCUS)
     if changes.summary is not None:
-        summary = js_trim(changes.summary)
+        summary = changes.summary if js_trim(changes.summary) else ""
         if len(summary) > MAX_SUMMARY:
             raise InvalidInput(f"The summary is {len(summary)} characters; keep it under {MAX_SUMMARY}.")
         out.summary = summary
     if changes.tags is not None:
-        out.tags = _items("tags", changes.tags, MAX_TAG)
+        # a tag is a label the strands match on, not prose: its blank ends are no part of it
+        out.tags = _items("tags", [js_trim(t) for t in changes.tags], MAX_TAG)
     if changes.open_loops is not None:
         out.open_loops = _items("open loops", changes.open_loops, MAX_ITEM)
     if changes.decisions is not None:
@@ -90,7 +93,7 @@ def apply_changes(s: Slice, changes: SliceChanges) -> Slice:
         out.open_loops = [x for x in out.open_loops if x != loop]
         done = out.extra.get(DONE_LOOPS)
         out.extra[DONE_LOOPS] = [*(done if isinstance(done, list) else []), loop]
-    if out.closed and not out.focus and not out.summary:
+    if out.closed and not js_trim(out.focus) and not js_trim(out.summary):
         raise InvalidInput(
             "A closed slice keeps a focus or a summary; write one of them instead of clearing both."
         )
