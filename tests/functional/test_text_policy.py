@@ -239,6 +239,7 @@ CARD_SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model"]
 @example(text="padded entry ", section="now")
 @example(text="a <!-- comment --> inside", section="anchor")
 @example(text="## Now", section="self_model")
+@example(text="## Turn abcDEF — 2026-01-01T00:00:00.000Z (agent)", section="past")  # a heading: refused
 def test_a_card_edit_is_kept_exactly_or_refused(text: str, section: str) -> None:
     """An entry the user edits (PATCH /api/card/entries/…) reads back exactly as typed — from
     the card file and from GET /api/card — or is refused with a reason and the card is untouched."""

@@ -15,11 +15,11 @@ from datetime import datetime
 from typing import Protocol
 
 from core.clock import iso
-from core.errors import ConflictError, NotFound
+from core.errors import ConflictError, InvalidInput, NotFound
 from core.memory.card import edit as card_edit
 from core.memory.card.edit import NumberedEntry
 from core.memory.card.migrate import to_current_card
-from core.memory.card.model import Card, render_card
+from core.memory.card.model import Card, parse_card, render_card
 from core.memory.paths import CARD, EPISODIC, MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 
@@ -123,7 +123,15 @@ def edit_card_entry(
         raise NotFound("There is no user card yet; it is written after your first conversations.")
     edited = card_edit.edit_entry(stored.card(now), section, n, text)
     key = card_edit.normalize_section(section)
-    write = write_card(batch, _stamped(edited, now), f"edit {key} {n}")
+    rendered = _stamped(edited, now)
+    if card_edit.numbered_entries(parse_card(rendered, now)) != card_edit.numbered_entries(edited):
+        # The words would be read back as card structure (a heading, a list marker): the card
+        # would change shape instead of keeping them. Refused, nothing written.
+        raise InvalidInput(
+            f"The {key} text would not read back as typed: the card would take part of it as "
+            "its own structure (a heading such as '## …' or a list marker). Rephrase it and retry."
+        )
+    write = write_card(batch, rendered, f"edit {key} {n}")
     entry = next(e for e in card_edit.numbered_entries(edited) if e.section == key and e.n == n)
     return entry, write.message
 
