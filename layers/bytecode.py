@@ -1,7 +1,7 @@
 """Bytecode for Lambda's Python: compiled ahead by a Python of the runtime's version.
 
 Lambda's `/var/task` and `/opt` are read-only, so a bundle without usable `.pyc` recompiles every
-module it imports on every cold start (docs/DEPLOY.md "Cold starts"). Bytecode is specific to
+module it imports on every cold start (docs/DEPLOY.md, the cold starts paragraph). Bytecode is specific to
 the interpreter's minor version, so only a Python of the runtime's version can make it; with
 `--invalidation-mode unchecked-hash` the files stay valid whatever timestamps the zip gives
 the sources.
