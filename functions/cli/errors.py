@@ -19,7 +19,7 @@ from typer._click.exceptions import ClickException
 from typer.core import TyperGroup
 
 from core.errors import PreviouslyError, TransientError
-from core.redact import redact
+from core.redact import redact, register_secrets
 
 DEBUG_VARIABLE = "PREVIOUSLY_DEBUG"
 EX_FAILURE = 1
@@ -57,6 +57,9 @@ def redacted_traceback(exc: BaseException) -> str:
 
 def report(exc: BaseException) -> typer.Exit:
     """Print `exc` as the CLI shows a failure; the Exit to raise."""
+    from functions.logs import environment_secrets
+
+    register_secrets(environment_secrets())  # the failure may have come before the settings did
     if debugging():
         sys.stderr.write(redacted_traceback(exc))
     typer.secho(error_line(exc), err=True, fg=typer.colors.RED)
