@@ -73,8 +73,10 @@ def redact_record(record: logging.LogRecord) -> logging.LogRecord:
     except Exception:  # a bad format string: let logging report it as it always does
         return record
     record.msg, record.args = redact(message), None
-    if record.exc_info and not record.exc_text:
+    if record.exc_info and not record.exc_text:  # the whole chain: causes, contexts, notes
         record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
     return record
 
 
