@@ -8,6 +8,7 @@ provider's error that echoes a key is masked before any handler formats it.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -28,6 +29,18 @@ def secret_values(settings: Settings) -> list[str]:
         elif name in ("access_key_hash", "access_key_sha256") and value:
             values.append(str(value))
         del field
+    return values
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The secret settings as the environment spells them, read without validating (for a failure
+    that happens before, or instead of, a valid `Settings`)."""
+    env = os.environ if environ is None else environ
+    values = []
+    for name, field in Settings.model_fields.items():
+        secret = "SecretStr" in str(field.annotation) or name in ("access_key_hash", "access_key_sha256")
+        if secret and field.alias and env.get(field.alias):
+            values.append(env[field.alias])
     return values
 
 
@@ -60,8 +73,10 @@ def redact_record(record: logging.LogRecord) -> logging.LogRecord:
     except Exception:  # a bad format string: let logging report it as it always does
         return record
     record.msg, record.args = redact(message), None
-    if record.exc_info and not record.exc_text:
+    if record.exc_info and not record.exc_text:  # the whole chain: causes, contexts, notes
         record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
     return record
 
 
@@ -74,9 +89,21 @@ def lambda_logger() -> Any:
     """
     from aws_lambda_powertools import Logger
 
-    logger = Logger(service="previously")
+    logger = Logger(service="previously", logger_formatter=_redacting_formatter())
     logging.getLogger("previously").propagate = False  # the runtime's root handler would print it again
     return logger
+
+
+def _redacting_formatter() -> Any:
+    """Powertools' JSON formatter, its whole output redacted: it formats the exception, its notes
+    and its stack trace itself from `exc_info`, past the record factory's redacted `exc_text`."""
+    from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
+
+    class Redacting(LambdaPowertoolsFormatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return redact(super().format(record))
+
+    return Redacting()
 
 
 def step_keys(event: Mapping[str, Any]) -> dict[str, Any]:

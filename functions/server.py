@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from core.errors import InvalidInput
 from core.llm.registry import ModelPrefs
 from core.memory.config_store import read_config
+from functions.api import site
 from functions.api.app import create_app
 from functions.api.security import generate_key, is_loopback, key_weakness
 from functions.deps import REPO_ROOT, Deps, build_deps
@@ -113,7 +114,8 @@ def prepare(options: ServeOptions, settings: Settings) -> Deps:
 
 
 def build_app(deps: Deps, options: ServeOptions, web_dir: Path = WEB_DIR) -> FastAPI:
-    """The app with the maintenance timer tied to its lifespan."""
+    """The app with the maintenance timer tied to its lifespan, its responses compressed (on AWS
+    CloudFront compresses; functions/api/site.py)."""
     interval = options.maintenance_minutes * 60
 
     @contextlib.asynccontextmanager
@@ -135,7 +137,9 @@ def build_app(deps: Deps, options: ServeOptions, web_dir: Path = WEB_DIR) -> Fas
             if timer is not None:
                 timer.stop()
 
-    return create_app(deps, web_dir=web_dir, lifespan=lifespan)
+    app = create_app(deps, web_dir=web_dir, lifespan=lifespan)
+    site.compress(app)
+    return app
 
 
 def describe(deps: Deps, options: ServeOptions) -> list[str]:

@@ -1,4 +1,4 @@
-"""Alarms: failed turns and failed maintenance passes, optionally e-mailed."""
+"""Alarms: failed turns, failed maintenance passes and passes a rate limit stopped, optionally e-mailed."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from functions.aws import metrics
 from infra.config import StageConfig
 
 PERIOD = Duration.minutes(5)
 
 
 class Alarms(Construct):
-    """One topic; alarms on failed executions and on maintenance errors."""
+    """One topic; alarms on failed executions, on maintenance errors and on stopped passes."""
 
     def __init__(
         self,
@@ -51,6 +52,18 @@ class Alarms(Construct):
             "FailedMaintenance",
             maintenance.metric_errors(period=PERIOD),
             "The maintenance pass raised an error",
+        )
+        stopped = cloudwatch.Metric(
+            namespace=metrics.NAMESPACE,
+            metric_name=metrics.MAINTENANCE_STOPPED,
+            dimensions_map={"service": metrics.SERVICE, metrics.STAGE_DIMENSION: config.name},
+            statistic="Sum",
+            period=PERIOD,
+        )
+        self.stopped_maintenance = self._alarm(
+            "StoppedMaintenance",
+            stopped,
+            "A maintenance pass stopped early: GitHub's rate limit (or another request budget) was spent",
         )
 
     def _alarm(self, id: str, metric: cloudwatch.IMetric, description: str) -> cloudwatch.Alarm:

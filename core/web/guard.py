@@ -2,7 +2,8 @@
 
 A URL is refused when its scheme is not http(s), when its host names this machine or a private
 network (`localhost`, `*.localhost`, a private / loopback / link-local / shared / multicast /
-reserved literal, an IPv4-mapped private IPv6), or when any address its name resolves to is one.
+reserved literal, or an IPv6 literal carrying such an IPv4 address: mapped, compatible, NAT64, 6to4,
+Teredo, core/web/embedded.py), or when any address its name resolves to is one.
 Hosts listed in PREVIOUSLY_FETCH_ALLOW_HOSTS (an intranet, the tests' local page server) pass.
 The vetted address is what the fetcher then connects to, so a name cannot resolve differently
 between the check and the connection.
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from core.errors import InvalidInput, PathDenied
+from core.web.embedded import LOCAL_TRANSLATOR, as_address, embedded_ipv4
 
 Resolver = Callable[[str, int], list[str]]  # (host, port) → IP address strings
 PRIVATE_REFUSAL = "Cannot fetch local or private network addresses."
@@ -36,7 +38,7 @@ def system_resolver(host: str, port: int) -> list[str]:
 
 def _literal(host: str) -> IPAddress | None:
     try:
-        return ipaddress.ip_address(host.strip("[]"))
+        return as_address(host.strip("[]"))
     except ValueError:
         return None
 
@@ -44,15 +46,15 @@ def _literal(host: str) -> IPAddress | None:
 def is_private_address(ip: IPAddress) -> bool:
     """Whether a fetch must not reach `ip` (loopback, private, link-local, CGNAT, multicast, …)."""
     if isinstance(ip, ipaddress.IPv6Address):
-        mapped = ip.ipv4_mapped
-        if mapped is not None:
-            return is_private_address(mapped)
         return (
             ip.is_loopback
             or ip.is_link_local
+            or ip.is_site_local
             or ip.is_multicast
             or ip.is_unspecified
-            or (ip in ipaddress.IPv6Network("fc00::/7"))
+            or ip in ipaddress.IPv6Network("fc00::/7")
+            or ip in LOCAL_TRANSLATOR
+            or any(is_private_address(v4) for v4 in embedded_ipv4(ip))
         )
     return (
         ip.is_private
@@ -122,6 +124,6 @@ class FetchGuard:
         addresses = [str(literal)] if literal is not None else self.resolver(host, port)
         if not addresses:
             raise InvalidInput(f"Could not resolve {host}. Check the address.")
-        if not allowed and any(is_private_address(ipaddress.ip_address(a)) for a in addresses):
+        if not allowed and any(is_private_address(as_address(a)) for a in addresses):
             raise PathDenied(PRIVATE_REFUSAL)
         return Target(url.strip(), scheme, host, port, addresses[0])

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from core import errors as e
+from core.redact import redact
 
 log = logging.getLogger("previously.api")
 
@@ -68,8 +69,9 @@ def status_for(exc: e.PreviouslyError) -> int:
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    """The body of every error response."""
-    return {"error": code, "message": message, **extra}
+    """The body of every error response (its message redacted: an adapter's own refusal or an
+    HTTPException's detail may quote what a caller or an upstream sent)."""
+    return {"error": code, "message": redact(message), **extra}
 
 
 def error_response(

@@ -9,7 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
+from core.redact import redact
+from functions.cli.errors import GuardedGroup
+
 app = typer.Typer(
+    cls=GuardedGroup,
     name="previously",
     help="Previously — a personal AI agent with episodic memory. Memory is plain Markdown + YAML.",
     no_args_is_help=True,
@@ -36,7 +40,7 @@ def emit_json(obj: Any) -> None:
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print an error to stderr and return the Exit to raise."""
-    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    typer.secho(f"error: {redact(message)}", err=True, fg=typer.colors.RED)
     return typer.Exit(code)
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 
 from core.turn.maintain import MaintenanceReport, run_maintenance
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
+from functions.cli.errors import EX_TEMPFAIL
 from functions.cli.memory_root import open_storage
 from functions.settings import load_settings
 from functions.turn_deps import build_turn_deps, memory_run_store
@@ -29,7 +30,8 @@ def maintain(
     Run it on a schedule (the local server does, every 15 minutes). Slices are closed with their
     close-time work (marking, card evolution); without a model (or with --no-model) marks are
     deterministic and say so (`marked_by: fallback`). Running it twice changes nothing the
-    second time. Stale card items are listed, never removed.
+    second time. Stale card items are listed, never removed. A pass that GitHub's rate limit
+    stopped exits 75 ("try later"); run it again after the reset and it resumes.
     """
     storage = open_storage(memory)
     settings = load_settings()
@@ -48,9 +50,12 @@ def maintain(
     data["seconds"] = round(time.perf_counter() - started, 3)
     if json_out:
         emit_json(data)
-        return
-    for line in summary_lines(report, data["seconds"]):
-        typer.echo(line)
+    else:
+        for line in summary_lines(report, data["seconds"]):
+            typer.echo(line)
+    if report.stopped:  # what was committed stays; cron and schedulers must not count it a success
+        typer.secho(f"try later: {report.stopped}", err=True, fg=typer.colors.YELLOW)
+        raise typer.Exit(EX_TEMPFAIL)
 
 
 def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:

@@ -16,6 +16,7 @@ from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
 from core.storage.base import Reader, Storage
 from functions.cli.app import fail
+from functions.cli.errors import exit_code
 from functions.cli.memory_root import open_storage
 
 T = TypeVar("T")
@@ -64,11 +65,12 @@ def progress_bar(
 
 
 def run_or_fail(fn: Callable[[], T]) -> T:
-    """Run `fn`, turning a domain error into a clean CLI failure (message on stderr, exit 1)."""
+    """Run `fn`, turning a domain error into a clean CLI failure (message on stderr, exit 1, or 75
+    when a later run can get past it: functions/cli/errors.py)."""
     try:
         return fn()
     except PreviouslyError as exc:
-        raise fail(str(exc)) from exc
+        raise fail(str(exc), exit_code(exc)) from exc
 
 
 def echo_list(title: str, items: list[str], limit: int = 10) -> None:

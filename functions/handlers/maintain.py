@@ -8,6 +8,7 @@ from typing import Any
 
 from functions.aws import compose
 from functions.aws.evolve import EVOLVE_JOB
+from functions.aws.metrics import record_maintenance_stopped
 from functions.handlers.snapshot import MAINTAIN_MODULES, preload
 from functions.logs import correlate, lambda_logger
 
@@ -25,6 +26,9 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return _evolve(str(event.get("run_id", "")))
     report = asdict(run_maintenance(compose.turn_deps(compose.secret_key())))
     log.info("maintenance pass", extra={"report": report})
+    if report["stopped"]:  # not a success: counted, and the stack's alarm watches the count
+        log.warning("maintenance stopped before the end", extra={"stopped": report["stopped"]})
+        record_maintenance_stopped()
     return report
 
 

@@ -72,6 +72,7 @@ class FakeGitHub:
         self._archives: dict[str, bytes] = {}
         self._archive_token = secrets.token_hex(8)
         self.truncate_over: int | None = None
+        self.echoing: str | None = None  # `echo_credentials`
         self._faults: deque[Fault] = deque()
         self._races: deque[Callable[[FakeGitHub], None]] = deque()
         self._sizes: dict[str, int] = {}
@@ -130,6 +131,12 @@ class FakeGitHub:
         with self._meta:
             self._faults.extend(Fault(kind, **options) for _ in range(n))
 
+    def echo_credentials(self, answer: str | None) -> None:
+        """From now on every request fails with `answer` ("401", "403", "429", "500", or "garbage":
+        a 200 that is not JSON), its body repeating the request's credentials as a careless proxy
+        or gateway would; None serves normally again."""
+        self.echoing = answer
+
     def race_next_patch(self, fn: Callable[[FakeGitHub], None], times: int = 1) -> None:
         """Run `fn(fake)` (typically `commit_files`) just before each of the next ref updates."""
         with self._meta:
@@ -182,6 +189,8 @@ class FakeGitHub:
 
     def _handle(self, method: str, raw: str, headers: dict[str, str], body: bytes) -> Response:
         split = urlsplit(raw)
+        if self.echoing:
+            return _echo_response(self.echoing, method, raw, headers)
         if split.path.startswith("/_codeload/"):
             return self._codeload(split.path, parse_qs(split.query))
         m = re.match(r"^/repos/([^/]+)/([^/]+)(/.*)?$", split.path)
@@ -337,6 +346,13 @@ def _fault_response(fault: Fault) -> Response:
         headers.setdefault("Retry-After", "1")
         return Response(429, {"message": "Too many requests"}, headers)
     raise ValueError(f"unknown fault kind {fault.kind}")
+
+
+def _echo_response(answer: str, method: str, raw: str, headers: dict[str, str]) -> Response:
+    said = f"{method} {raw} with Authorization: {headers.get('authorization', '')}"
+    if answer == "garbage":
+        return Response(200, f"<html><body>upstream said: {said}".encode(), {"Content-Type": "text/html"})
+    return Response(int(answer), {"message": f"Request refused: {said}", "request": headers})
 
 
 def _route(method: str, rest: str) -> tuple[str, Handler | None, dict[str, str]]:

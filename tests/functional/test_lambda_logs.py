@@ -74,3 +74,33 @@ def test_a_failing_step_logs_its_turn_and_step_as_fields(out: _Captured) -> None
     (line,) = out.lines()
     assert (line["turn_id"], line["step"], line["execution_id"]) == ("t1", "respond", "arn:exec:2")
     assert TurnDeps.__dataclass_fields__["log"].default_factory().name == "previously.turn"  # type: ignore[misc]
+
+
+class _EchoingUpstream(Exception):
+    """Like PyGithub's errors: the text comes from an attribute, not from the arguments."""
+
+    def __init__(self, data: dict) -> None:
+        super().__init__(401)
+        self.data = data
+
+    def __str__(self) -> str:
+        return f"401 {json.dumps(self.data)}"
+
+
+def test_an_exception_chain_that_echoes_a_secret_is_logged_redacted(out: _Captured) -> None:
+    from core.errors import StorageError
+    from core.redact import register_secrets
+
+    secret = "plain-looking-secret-1234"
+    register_secrets([secret])
+    try:
+        try:
+            raise _EchoingUpstream({"message": "Bad credentials", "echo": f"token {secret}"})
+        except _EchoingUpstream as upstream:
+            upstream.add_note(f"sent with {secret}")
+            raise StorageError("GitHub rejected the token: set GITHUB_TOKEN") from upstream
+    except StorageError:
+        logging.getLogger("previously.maintain").exception("pass failed %s", secret)
+    (line,) = out.lines()
+    assert secret not in json.dumps(line)
+    assert "[redacted]" in line["exception"] and "GitHub rejected the token" in line["exception"]

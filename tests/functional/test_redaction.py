@@ -112,3 +112,39 @@ def test_uvicorn_access_records_stay_formattable_and_are_redacted() -> None:
     )
     line = AccessFormatter("%(message)s", use_colors=False).format(redact_record(record))
     assert line == f'127.0.0.1:5000 - "GET /api/state?key={MASK} HTTP/1.1" 200'
+
+
+def test_the_api_error_path_answers_and_logs_without_the_secret(caplog: pytest.LogCaptureFixture) -> None:
+    from fastapi import FastAPI, HTTPException
+    from fastapi.testclient import TestClient
+
+    from functions.api import errors
+    from functions.api.errors import ApiError
+
+    secret = "api-path-secret-0987654321"
+    install(load_settings())
+    register_secrets([secret])
+    app = FastAPI()
+    errors.install(app)
+
+    @app.get("/detail")
+    def detail() -> None:
+        raise HTTPException(status_code=400, detail=f"upstream said: key {secret}")
+
+    @app.get("/refusal")
+    def refusal() -> None:
+        raise ApiError(403, "forbidden", f"not with {secret}")
+
+    @app.get("/boom")
+    def boom() -> None:
+        try:
+            raise ValueError(f"echoed {secret}")
+        except ValueError as exc:
+            raise RuntimeError("wrapped") from exc
+
+    client = TestClient(app, raise_server_exceptions=False)
+    with caplog.at_level(logging.ERROR, logger="previously.api"):
+        answers = [client.get(path) for path in ("/detail", "/refusal", "/boom")]
+    assert [a.status_code for a in answers] == [400, 403, 500]
+    assert all(secret not in a.text for a in answers) and MASK in answers[0].text
+    assert "wrapped" in caplog.text and secret not in caplog.text

@@ -253,7 +253,7 @@ def test_secret_alarms_and_outputs(synth: Synth, resources: dict[str, Any]) -> N
     assert all(v == "" for v in template.values())
     assert secret["GenerateSecretString"]["GenerateStringKey"] == "PREVIOUSLY_SESSION_SECRET"
     alarms = [a["Properties"] for a in of_type(resources, "AWS::CloudWatch::Alarm").values()]
-    assert len(alarms) == 2
+    assert len(alarms) == 3
     assert {m["Expression"] for a in alarms for m in a.get("Metrics", []) if "Expression" in m} == {
         "failed + timedout + aborted"
     }
@@ -261,6 +261,19 @@ def test_secret_alarms_and_outputs(synth: Synth, resources: dict[str, Any]) -> N
         "owner@example.com"
     ]
     assert set(synth.templates[FULL]["Outputs"]) >= {"Url", "SecretName", "StateMachineArn"}
+
+
+def test_an_alarm_watches_maintenance_passes_a_rate_limit_stopped(resources: dict[str, Any]) -> None:
+    from functions.aws import metrics
+
+    alarms = [a["Properties"] for a in of_type(resources, "AWS::CloudWatch::Alarm").values()]
+    (stopped,) = [a for a in alarms if a.get("MetricName") == metrics.MAINTENANCE_STOPPED]
+    assert stopped["Namespace"] == metrics.NAMESPACE and stopped["Statistic"] == "Sum"
+    assert {d["Name"]: d["Value"] for d in stopped["Dimensions"]} == {
+        "service": metrics.SERVICE,
+        "stage": "test",
+    }
+    assert stopped["Threshold"] == 1 and stopped["AlarmActions"], "it notifies the alarm topic"
 
 
 def test_a_missing_layer_is_a_warning_not_a_failure(synth: Synth) -> None:

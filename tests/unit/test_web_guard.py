@@ -95,3 +95,67 @@ def test_only_http_urls_with_a_host(url: str) -> None:
 def test_a_name_that_does_not_resolve_is_a_clear_error() -> None:
     with pytest.raises(InvalidInput, match="Could not resolve"):
         FetchGuard(resolver=resolver_of({})).check("https://nowhere.invalid/")
+
+
+# One URL per IPv6 form that carries an IPv4 address, each carrying a loopback, private,
+# link-local or shared one (core/web/embedded.py).
+EMBEDDED_PRIVATE = {
+    "mapped": "http://[::ffff:127.0.0.1]/",
+    "mapped-hex": "http://[::ffff:7f00:1]/",
+    "compatible": "http://[::127.0.0.1]/",
+    "compatible-private": "http://[::10.0.0.1]/",
+    "translated": "http://[::ffff:0:7f00:1]/",
+    "nat64": "http://[64:ff9b::7f00:1]/",
+    "nat64-metadata": "http://[64:ff9b::169.254.169.254]/",
+    "nat64-local-use": "http://[64:ff9b:1:7f00:0:100::]/",
+    "6to4": "http://[2002:7f00:1::]/",
+    "6to4-private": "http://[2002:c0a8:0101::1]/",
+    "teredo-client": "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",  # client 127.0.0.1
+    "teredo-server": "http://[2001:0:a00:1:8000:63bf:3fff:fdd2]/",  # server 10.0.0.1
+    "site-local": "http://[fec0::1]/",
+}
+EMBEDDED_PUBLIC = {
+    "mapped": "http://[::ffff:8.8.8.8]/",
+    "nat64": "http://[64:ff9b::808:808]/",
+    "6to4": "http://[2002:808:808::1]/",
+    "teredo": "http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/",  # client 8.8.8.8, server public
+}
+
+
+@pytest.mark.parametrize("url", EMBEDDED_PRIVATE.values(), ids=EMBEDDED_PRIVATE.keys())
+def test_ipv6_forms_carrying_a_private_ipv4_are_refused(url: str) -> None:
+    def no_dns(host: str, port: int) -> list[str]:
+        raise AssertionError("a literal address needs no lookup")
+
+    with pytest.raises(PathDenied, match=PRIVATE_REFUSAL):
+        FetchGuard(resolver=no_dns).check(url)
+
+
+@pytest.mark.parametrize("url", EMBEDDED_PUBLIC.values(), ids=EMBEDDED_PUBLIC.keys())
+def test_ipv6_forms_carrying_a_public_ipv4_pass(url: str) -> None:
+    assert FetchGuard().check(url).address
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::a00:1", "2002:a00:1::", "::ffff:192.168.1.1"])
+def test_a_name_resolving_to_an_embedded_private_address_is_refused(address: str) -> None:
+    guard = FetchGuard(resolver=resolver_of({"sneaky.example.com": [address]}))
+    with pytest.raises(PathDenied, match=PRIVATE_REFUSAL):
+        guard.check("https://sneaky.example.com/")
+
+
+@pytest.mark.parametrize("url", EMBEDDED_PRIVATE.values(), ids=EMBEDDED_PRIVATE.keys())
+def test_the_fetcher_refuses_them_before_any_connection(url: str) -> None:
+    import httpx
+
+    from core.web.fetch import WebFetcher
+
+    attempts: list[str] = []
+
+    def transport(request: httpx.Request) -> httpx.Response:
+        attempts.append(str(request.url))
+        return httpx.Response(200, text="reached")
+
+    fetcher = WebFetcher(client=lambda: httpx.Client(transport=httpx.MockTransport(transport)))
+    with pytest.raises(PathDenied):
+        fetcher.fetch(url)
+    assert attempts == []
