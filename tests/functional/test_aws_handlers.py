@@ -14,7 +14,7 @@ import pytest
 from moto import mock_aws
 
 from functions.aws import compose
-from tests.fakes.aws_events import http_event
+from tests.fakes.aws_events import API_HOST, http_event
 
 pytestmark = pytest.mark.functional
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,10 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
         "PREVIOUSLY_MEMORY": str(memory),
         "PREVIOUSLY_ACCESS_KEY": "open sesame",
         "PREVIOUSLY_SESSION_SECRET": "s" * 32,
+        # As the stack sets them: behind CloudFront, answering to the distribution's name (and,
+        # for the events below that skip CloudFront, to the API's own).
+        "PREVIOUSLY_BEHIND_CLOUDFRONT": "true",
+        "PREVIOUSLY_PUBLIC_HOSTS": f"{SITE},{API_HOST}",
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -212,7 +216,7 @@ def test_websocket_connect_takes_the_session_cookie_from_the_same_origin(aws_env
     assert ws_connect({**same_site, "Cookie": cookie}) == 200
     assert ws_connect(same_site) == 401
     assert ws_connect({**same_site, "Cookie": "previously_session=forged"}) == 401
-    assert ws_connect({"Origin": "https://evil.example", "X-Forwarded-Host": SITE, "Cookie": cookie}) == 401
+    assert ws_connect({"Origin": "https://evil.example", "X-Forwarded-Host": SITE, "Cookie": cookie}) == 403
     assert ws_connect({"x-access-key": "open sesame"}) == 200
 
 

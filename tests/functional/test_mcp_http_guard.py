@@ -20,7 +20,11 @@ LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 
 
 def client(*, auth: bool, base_url: str = "http://127.0.0.1:8000") -> TestClient:
-    settings = load_settings(STORAGE="local", PREVIOUSLY_ACCESS_KEY=KEY if auth else "")
+    settings = load_settings(
+        STORAGE="local",
+        PREVIOUSLY_ACCESS_KEY=KEY if auth else "",
+        PREVIOUSLY_PUBLIC_HOSTS="previously.example",
+    )
     deps = build_deps(settings, memory_override=Path(SAMPLE_ROOT), require_auth=auth)
     return TestClient(
         build_app(deps, ServeOptions(require_auth=auth, maintenance_minutes=0)), base_url=base_url
