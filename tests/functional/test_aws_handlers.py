@@ -321,3 +321,22 @@ def test_without_an_evolve_function_the_route_says_it_is_not_offered(aws_env: Pa
     state_machine()
     headers = {**KEY, "origin": "https://abc.execute-api.us-east-1.amazonaws.com"}
     assert api(http_event("POST", "/api/evolution/run", headers), None)["statusCode"] == 404
+
+
+def test_behind_cloudfront_a_request_without_its_origin_secret_is_refused(
+    aws_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Straight at the execute-api endpoint, forged viewer and forwarded headers pick nothing:
+    without the secret CloudFront adds, the HTTP API and the WebSocket `$connect` refuse."""
+    from functions.handlers.api import handler
+
+    monkeypatch.setenv("PREVIOUSLY_ORIGIN_SECRET", "o" * 48)
+    reset_entries()
+    forged = {"cloudfront-viewer-address": "192.0.2.1:443", "x-forwarded-host": SITE, "x-access-key": "x"}
+    for headers in (forged, {**forged, "x-previously-origin": "guessed"}):
+        refused = handler(http_event("GET", "/api/timeline", headers), None)
+        assert refused["statusCode"] == 403 and "CloudFront" in json.loads(refused["body"])["message"]
+        assert ws_connect({**headers, "x-access-key": "open sesame"}) == 403
+    via = {"x-previously-origin": "o" * 48, "x-forwarded-host": SITE, "x-access-key": "open sesame"}
+    assert handler(http_event("GET", "/api/timeline", via), None)["statusCode"] == 200
+    assert ws_connect(via) == 200
