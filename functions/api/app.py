@@ -1,4 +1,4 @@
-"""The FastAPI application: `create_app(deps)` wires routers, auth, error mapping and limits.
+"""The FastAPI application: `create_app(deps)` wires routers, the request guard, auth, errors and limits.
 
 The same app runs under uvicorn (`previously serve`, with the web UI at `/`) and behind Mangum
 on Lambda (functions/handlers/api.py). Every route is described by the OpenAPI schema at
