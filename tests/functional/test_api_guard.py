@@ -166,16 +166,17 @@ def test_forty_guesses_at_once_from_one_address_are_judged_at_most_five_times() 
     assert statuses[401] <= 5 and statuses[401] + statuses[429] == 40, statuses
 
 
-def _client(env: ApiEnv, address: str) -> TestClient:
-    return TestClient(create_app(env.deps), base_url=f"http://{HOST}", client=(address, 40000))
-
-
 def test_strangers_failures_never_lock_out_the_owner() -> None:
     env = make_env(required=True)
+    app = env.client.app
+
+    def from_address(address: str) -> TestClient:
+        return TestClient(app, base_url=f"http://{HOST}", client=(address, 40000))
+
     for i in range(110):  # past any lock-out of everyone
-        stranger = _client(env, f"198.51.100.{i}")
+        stranger = from_address(f"198.51.100.{i}")
         r = stranger.post("/api/auth/sign-in", json={"key": "a guess"}, headers=same_origin())
         assert r.status_code == 401
-    owner = _client(env, "192.0.2.10")
+    owner = from_address("192.0.2.10")
     assert owner.post("/api/auth/sign-in", json={"key": KEY}, headers=same_origin()).status_code == 200
-    assert _client(env, "192.0.2.11").get("/api/state", headers=with_key()).status_code == 200
+    assert from_address("192.0.2.11").get("/api/state", headers=with_key()).status_code == 200
