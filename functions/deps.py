@@ -165,6 +165,7 @@ def build_security(settings: Settings, required: bool, secret_file: Path | None 
     Sessions are signed with PREVIOUSLY_SESSION_SECRET; without it, with a secret kept in
     `secret_file` (the local server: beside the memory, never inside it), else one per process.
     """
+    from functions.api.guard import RequestGuard
     from functions.api.security import Security, load_session_secret
 
     plain = settings.access_key.get_secret_value().strip() if settings.access_key else ""
@@ -176,8 +177,12 @@ def build_security(settings: Settings, required: bool, secret_file: Path | None 
         settings.stored_key,
         secret or None,
         required,
-        settings.cors_origin_list,
-        trust_viewer_header=settings.behind_cloudfront,
+        RequestGuard.build(
+            settings.public_host_list,
+            settings.behind_cloudfront,
+            settings.origin_secret.get_secret_value().strip() if settings.origin_secret else None,
+            settings.cors_origin_list,
+        ),
     )
 
 

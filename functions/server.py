@@ -99,9 +99,22 @@ def check_options(options: ServeOptions, settings: Settings) -> None:
         )
 
 
+_ANY_ADDRESS = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def answered_hosts(options: ServeOptions, settings: Settings) -> Settings:
+    """The settings with the address the server binds to among the public hosts (beside loopback
+    and PREVIOUSLY_PUBLIC_HOSTS): a request naming any other host is refused (DNS rebinding)."""
+    host = options.host.strip()
+    if is_loopback(host) or host in _ANY_ADDRESS or host in settings.public_host_list:
+        return settings
+    return settings.model_copy(update={"public_hosts": ",".join((*settings.public_host_list, host))})
+
+
 def prepare(options: ServeOptions, settings: Settings) -> Deps:
     """Validate the options and build the dependencies (the memory folder is created if missing)."""
     check_options(options, settings)
+    settings = answered_hosts(options, settings)
     if options.demo:
         settings = settings.model_copy(update={"storage": "demo"})
         memory = options.memory
@@ -155,6 +168,12 @@ def describe(deps: Deps, options: ServeOptions) -> list[str]:
     lines.append(
         "sign-in: required (access key)" if options.auth_required else "sign-in: off (this machine only)"
     )
+    guard = deps.security.request_guard
+    if options.host.strip() in _ANY_ADDRESS and not guard.public_hosts:
+        lines.append(
+            "hosts: only 127.0.0.1, localhost and [::1] are answered; name the others in "
+            "PREVIOUSLY_PUBLIC_HOSTS"
+        )
     lines.append(_model_line(deps))
     return lines
 

@@ -17,6 +17,7 @@ from core.errors import InvalidInput
 
 _REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 _ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
+_HOST_RE = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$")
 
 
 class Settings(BaseSettings):
@@ -65,8 +66,14 @@ class Settings(BaseSettings):
     access_key_hash: str | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY_HASH")
     access_key_sha256: str | None = Field(default=None, alias="PREVIOUSLY_ACCESS_KEY_SHA256")
     session_secret: SecretStr | None = Field(default=None, alias="PREVIOUSLY_SESSION_SECRET")
-    # Set by the deployment: requests arrive through CloudFront, whose viewer-address header names the client.
+    # Set by the deployment: requests arrive through CloudFront, whose viewer-address and
+    # forwarded-host headers are then believed (and only then).
     behind_cloudfront: bool = Field(default=False, alias="PREVIOUSLY_BEHIND_CLOUDFRONT")
+    # What CloudFront adds in x-previously-origin (on AWS, from the stack's origin secret): a
+    # request without it did not come through CloudFront and is refused.
+    origin_secret: SecretStr | None = Field(default=None, alias="PREVIOUSLY_ORIGIN_SECRET")
+    # Comma-separated host names besides loopback this server answers to (docs/API.md "Authentication").
+    public_hosts: str | None = Field(default=None, alias="PREVIOUSLY_PUBLIC_HOSTS")
     # Comma-separated origins allowed to call the API from a browser on another site (default: none).
     cors_origins: str | None = Field(default=None, alias="PREVIOUSLY_CORS_ORIGINS")
 
@@ -128,6 +135,21 @@ class Settings(BaseSettings):
                     f"PREVIOUSLY_CORS_ORIGINS: {origin!r} is not an origin like https://app.example.com"
                 )
         return v or None
+
+    @field_validator("public_hosts")
+    @classmethod
+    def _hosts_shape(cls, v: str | None) -> str | None:
+        for host in (h.strip() for h in (v or "").split(",") if h.strip()):
+            if not _HOST_RE.match(host):
+                raise ValueError(
+                    f"PREVIOUSLY_PUBLIC_HOSTS: {host!r} is not a host name like previously.example.com"
+                )
+        return v or None
+
+    @property
+    def public_host_list(self) -> tuple[str, ...]:
+        """The configured public host names, trimmed."""
+        return tuple(h.strip() for h in (self.public_hosts or "").split(",") if h.strip())
 
     @property
     def cors_origin_list(self) -> tuple[str, ...]:

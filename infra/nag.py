@@ -80,7 +80,9 @@ _ACCEPTED: tuple[tuple[str, str, Applies], ...] = (
     (
         "AwsSolutions-SMG4",
         "The secret holds third-party keys (GitHub, model providers) that only their issuers can "
-        "rotate; `previously aws-secrets` replaces them and --generate-key rotates the access key.",
+        "rotate; `previously aws-secrets` replaces them and --generate-key rotates the access key. "
+        "The origin secret must change in CloudFront and the functions at once, which a stack "
+        "update that replaces it does; rotated alone it would refuse every request.",
         (),
     ),
     (

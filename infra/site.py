@@ -4,7 +4,8 @@ The browser talks to a single CloudFront domain: `/` serves web/ from S3 (origin
 the bucket itself stays private), `/api/ws` goes to the WebSocket API (a CloudFront Function
 rewrites the path to the API's stage, since WebSocket APIs take no path), and `/api/*` (with
 `/sign-in` and the MCP server's `/mcp`) goes to the HTTP API. One origin means the session cookie
-reaches both APIs and no CORS is needed.
+reaches both APIs and no CORS is needed. Every request CloudFront sends the APIs carries the
+stack's origin secret, which the functions check (infra/secrets.py `OriginSecret`).
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ class StaticSite(Construct):
         http_api_domain: str,
         ws_api_domain: str,
         ws_stage: str,
+        origin_headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(scope, id)
+        self.origin_headers = origin_headers or {}
         self.bucket = s3.Bucket(
             self,
             "Web",
@@ -111,7 +114,12 @@ class StaticSite(Construct):
             runtime=cloudfront.FunctionRuntime.JS_2_0,
         )
         return cloudfront.BehaviorOptions(
-            origin=origins.HttpOrigin(domain, protocol_policy=cloudfront.OriginProtocolPolicy.HTTPS_ONLY),
+            # The origin headers (the origin secret) replace any a viewer sends under the same name.
+            origin=origins.HttpOrigin(
+                domain,
+                protocol_policy=cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+                custom_headers=self.origin_headers,
+            ),
             viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
             allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
             cache_policy=cloudfront.CachePolicy.CACHING_DISABLED,
@@ -123,6 +131,11 @@ class StaticSite(Construct):
                 )
             ],
         )
+
+    @property
+    def domain(self) -> str:
+        """The distribution's host name: the public host the API functions answer to."""
+        return self.distribution.distribution_domain_name
 
     @property
     def url(self) -> str:

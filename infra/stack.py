@@ -14,7 +14,7 @@ from infra.lambdas import LambdaFactory
 from infra.maintenance import MaintenanceSchedule
 from infra.packaging import prepare_assets
 from infra.run_store import RunStoreBucket
-from infra.secrets import AppSecrets
+from infra.secrets import ORIGIN_HEADER, AppSecrets, OriginSecret
 from infra.site import StaticSite
 from infra.turn_workflow import TurnWorkflow
 from infra.websocket_api import WS_STAGE, WebSocketApi
@@ -71,8 +71,9 @@ class PreviouslyStack(Stack):
             self, "Workflow", config=config, factory=factory, flow=flow, environment=memory_env
         )
 
-        # The API and WebSocket functions are reached only through CloudFront, whose
-        # viewer-address header names the client for the sign-in and access-key throttle.
+        # The API and WebSocket functions are reached only through CloudFront (they check its
+        # origin secret), whose viewer-address header names the client for the key throttle and
+        # whose forwarded host is the host they answer to.
         viewer_env = {**memory_env, "PREVIOUSLY_BEHIND_CLOUDFRONT": "true"}
         api_fn = factory.function(
             self,
@@ -125,6 +126,7 @@ class PreviouslyStack(Stack):
 
         MaintenanceSchedule(self, "Maintenance", config=config, fn=maintain)
         Alarms(self, "Alarms", config=config, state_machine=workflow.state_machine, maintenance=maintain_fn)
+        origin = OriginSecret(self, "OriginSecret")
         site = StaticSite(
             self,
             "Site",
@@ -132,7 +134,11 @@ class PreviouslyStack(Stack):
             http_api_domain=http.domain,
             ws_api_domain=ws.domain,
             ws_stage=WS_STAGE,
+            origin_headers={ORIGIN_HEADER: origin.header_value},
         )
+        for fn in (api_fn, ws_fn):
+            origin.grant_read(fn)
+            fn.add_environment("PREVIOUSLY_PUBLIC_HOSTS", site.domain)
         nag.accept(self)
         CfnOutput(self, "Url", value=site.url, description="Open this in a browser")
         CfnOutput(self, "SecretName", value=secrets.secret.secret_name, description="Fill in with your keys")

@@ -1,4 +1,4 @@
-"""The FastAPI application: `create_app(deps)` wires routers, auth, error mapping and limits.
+"""The FastAPI application: `create_app(deps)` wires routers, the request guard, auth, errors and limits.
 
 The same app runs under uvicorn (`previously serve`, with the web UI at `/`) and behind Mangum
 on Lambda (functions/handlers/api.py). Every route is described by the OpenAPI schema at
@@ -27,6 +27,7 @@ from functions.api import (
     routes_ws,
     site,
 )
+from functions.api.guard import GuardMiddleware
 from functions.api.limits import BodyLimit, Preflight, SecurityHeaders
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps
@@ -99,6 +100,7 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     mcp_http.mount(app, deps, version())
     site.mount(app, web_dir)
     app.add_middleware(Preflight, routes=app.router.routes)
+    app.add_middleware(GuardMiddleware, guard=deps.security.request_guard)
     app.add_middleware(SecurityHeaders)
     if deps.security.cors_origins:
         app.add_middleware(

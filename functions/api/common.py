@@ -8,7 +8,6 @@ from fastapi import Depends, Request
 
 from core.errors import InvalidInput
 from core.reltime import zone
-from functions.api.security import viewer_address
 from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
 
 
@@ -24,9 +23,8 @@ DepsDep = Annotated[Deps, Depends(get_deps)]
 
 def client_of(request: Request) -> str:
     """The caller's address for throttling (CloudFront's viewer header on AWS, else the peer)."""
-    security = get_deps(request).security
     peer = request.client.host if request.client else None
-    return viewer_address(request.headers, peer, security.trust_viewer_header)
+    return get_deps(request).security.request_guard.client(request.headers, peer)
 
 
 def authenticate(request: Request) -> None:
@@ -35,8 +33,9 @@ def authenticate(request: Request) -> None:
 
 
 def same_origin(request: Request) -> None:
-    """The same-origin guard on a mutation (docs/API.md "Authentication")."""
-    get_deps(request).security.guard(request.method, request.headers)
+    """The same-origin rule on a mutation (docs/API.md "Authentication"): the guard middleware has
+    refused other sites' pages; a script must still show the key when one is configured."""
+    get_deps(request).security.guard(request.method, request.headers, client_of(request))
 
 
 AUTH = [Depends(authenticate)]

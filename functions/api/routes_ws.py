@@ -22,7 +22,6 @@ from starlette.concurrency import run_in_threadpool
 from core.errors import InvalidInput, PreviouslyError
 from functions.api.errors import ApiError
 from functions.api.schemas import WsFollow, WsStart
-from functions.api.security import origin_allowed, viewer_address
 from functions.api.turns import follow, to_input
 from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
@@ -93,13 +92,15 @@ class _Connection:
 
 
 def _admitted(ws: WebSocket, deps: Deps) -> bool:
+    # The guard middleware has checked the host and the page's origin before this runs.
     peer = ws.client.host if ws.client else None
-    client = viewer_address(ws.headers, peer, deps.security.trust_viewer_header)
+    client = deps.security.request_guard.client(ws.headers, peer)
     try:
         deps.security.require(ws.headers, ws.cookies, client)
+        deps.security.guard("GET", ws.headers, client, upgrade=True)
     except ApiError:
         return False
-    return origin_allowed("POST", ws.headers, deps.security.key)
+    return True
 
 
 @router.websocket("/api/ws")

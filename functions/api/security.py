@@ -1,9 +1,10 @@
-"""Who may call the API (docs/API.md "Authentication"): the access key, session cookies, the sign-in
-throttle, the origin guard.
+"""Who may call the API (docs/API.md "Authentication"): the access key, session cookies, the
+throttle of wrong keys, and the same-origin rule's demand for the key (the rule itself, with the
+host and body checks, is functions/api/guard.py).
 
-Scripts send the access key in `x-access-key`; it is compared in constant time with the
-configured key's salted scrypt hash (deployments store only the hash), and wrong keys are
-throttled per client address. Browsers trade the key for a session cookie signed with the
+Scripts send the access key in `x-access-key` (or as `Authorization: Bearer`); it is compared
+in constant time with the configured key's salted scrypt hash (deployments store only the hash),
+and wrong keys are throttled per caller address. Browsers trade the key for a session cookie signed with the
 server's own secret at `POST /api/auth/sign-in`. Mutations must also pass the
 same-origin guard (docs/API.md "Authentication"). No function here logs or echoes a key.
 """
@@ -23,17 +24,16 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from itsdangerous import BadSignature, TimestampSigner, URLSafeTimedSerializer
 
 from functions.api.errors import ApiError
+from functions.api.guard import STATE_CHANGING, Caller, RequestGuard
 
 SESSION_COOKIE = "previously_session"
 SESSION_MAX_AGE = 14 * 24 * 3600
 ACCESS_HEADER = "x-access-key"
 _SESSION_SALT = "previously.session"
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def sha256_hex(text: str) -> str:
@@ -141,12 +141,21 @@ class AccessKey:
             return hashlib.sha256(candidate.encode("utf-8")).digest()
         return _scrypt(candidate, self.salt, self.cost)
 
+    def _seen(self, candidate: str) -> bytes:
+        return hmac.new(self._pepper, candidate.encode("utf-8"), "sha256").digest()
+
+    def known(self, candidate: str | None) -> bool:
+        """Whether `candidate` was verified before (an HMAC: no scrypt, nothing for a throttle)."""
+        return (
+            bool(candidate) and len(candidate or "") <= 1024 and self._seen(candidate or "") in self._verified
+        )
+
     def matches(self, candidate: str | None) -> bool:
         """Constant-time comparison of a presented key with the configured one."""
         if not candidate or len(candidate) > 1024:
             return False
         # Scripts send the key with every call: once verified, a key costs an HMAC, not a scrypt.
-        seen = hmac.new(self._pepper, candidate.encode("utf-8"), "sha256").digest()
+        seen = self._seen(candidate)
         if seen in self._verified:
             return True
         if not hmac.compare_digest(self._hash(candidate), self.digest):
@@ -228,106 +237,88 @@ class Sessions:
         return isinstance(data, dict) and hmac.compare_digest(str(data.get("k", "")), self._tag)
 
 
+def bucket(client: str) -> str:
+    """The throttle bucket of an address: an IPv6 address counts by its /64 (what one host is
+    usually given), so a caller cannot pick a fresh bucket for every guess."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return client
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
 @dataclass
 class AuthThrottle:
-    """Wrong keys per client address (sign-in and the x-access-key header alike).
+    """Wrong keys per caller (sign-in, the x-access-key header and a Bearer token alike).
 
-    After `limit` failures in `window` seconds the address waits; under a broad attack
-    (`global_limit` failures from anywhere) everyone presenting a key waits.
+    A key is judged only inside a slot (`acquire`, then `release` with the verdict): the window's
+    failures and the judgments in flight together stay under `limit`, so a burst of guesses sent
+    at once is judged at most `limit` times. Each caller waits for its own failures only: there
+    is no lock-out of everyone, so a stranger's guesses never lock the owner out.
     """
 
     limit: int = 5
     window: float = 300.0
-    global_limit: int = 100
+    max_callers: int = 10_000
     now: Callable[[], float] = time.monotonic
     _failures: dict[str, deque[float]] = field(default_factory=dict)
-    _all: deque[float] = field(default_factory=deque)
+    _judging: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def _prune(self, q: deque[float], t: float) -> None:
+    def _recent(self, who: str, t: float) -> deque[float]:
+        q = self._failures.get(who, deque())
         while q and q[0] <= t - self.window:
             q.popleft()
+        return q
 
-    def check(self, client: str) -> None:
-        """Raise a 429 ApiError while `client` (or everyone, under a broad attack) must wait."""
+    def acquire(self, client: str) -> None:
+        """Take a slot to judge one key from `client`; a 429 ApiError while it must wait."""
+        who = bucket(client)
         with self._lock:
             t = self.now()
-            mine = self._failures.get(client, deque())
-            self._prune(mine, t)
-            self._prune(self._all, t)
-            blocked = [q for q, cap in ((mine, self.limit), (self._all, self.global_limit)) if len(q) >= cap]
-            if blocked:
-                wait = max(1, int(blocked[0][0] + self.window - t) + 1)
+            failures = self._recent(who, t)
+            if len(failures) + self._judging.get(who, 0) >= self.limit:
+                wait = max(1, int(failures[0] + self.window - t) + 1) if failures else 1
                 raise ApiError(
                     429,
                     "too_many_requests",
                     f"Too many wrong access keys. Wait {wait} seconds, then try again.",
                     {"Retry-After": str(wait)},
                 )
+            self._judging[who] = self._judging.get(who, 0) + 1
 
-    def failed(self, client: str) -> None:
+    def release(self, client: str, right: bool) -> None:
+        """Give the slot back with the verdict: a wrong key counts, a right one clears the record."""
+        who = bucket(client)
         with self._lock:
-            t = self.now()
-            self._failures.setdefault(client, deque()).append(t)
-            self._all.append(t)
-            if len(self._failures) > 10_000:  # bound memory under an address-spraying attack
-                self._failures.clear()
-
-    def succeeded(self, client: str) -> None:
-        with self._lock:
-            self._failures.pop(client, None)
-
-
-def origin_allowed(method: str, headers: Mapping[str, str], key: AccessKey | None) -> bool:
-    """The same-origin guard (docs/API.md "Authentication"); `headers` keys are lowercase."""
-    if method.upper() in _SAFE_METHODS:
-        return True
-    origin = headers.get("origin")
-    if origin is not None:
-        origin_host = _origin_host(origin)
-        forwarded = headers.get("x-forwarded-host")
-        host = (forwarded.split(",")[0] if forwarded else headers.get("host", "")).strip().lower()
-        if origin_host and host and origin_host == host:
-            return True
-    elif headers.get("sec-fetch-site") in ("same-origin", "same-site"):
-        return True
-    if key is None:
-        return True
-    return key.matches(headers.get(ACCESS_HEADER))
+            left = self._judging.get(who, 1) - 1
+            if left > 0:
+                self._judging[who] = left
+            else:
+                self._judging.pop(who, None)
+            if right:
+                self._failures.pop(who, None)
+                return
+            self._failures.setdefault(who, deque()).append(self.now())
+            while len(self._failures) > self.max_callers:  # bound memory: forget the oldest callers
+                del self._failures[next(iter(self._failures))]
 
 
-def _origin_host(origin: str) -> str | None:
-    """`host[:port]` of an Origin as a browser's URL.host gives it (default port dropped)."""
-    try:
-        parts = urlsplit(origin.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    if not parts.scheme or not parts.hostname:
-        return None
-    host = parts.netloc.rsplit("@", 1)[-1].lower()
-    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
-    if port is not None and port == default:
-        host = host.rsplit(":", 1)[0]
-    return host
+def presented_key(headers: Mapping[str, str]) -> str | None:
+    """The key a caller presents: `x-access-key`, else `Authorization: Bearer <key>` (MCP clients)."""
+    key = headers.get(ACCESS_HEADER)
+    if key:
+        return key
+    scheme, _, token = headers.get("authorization", "").strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def viewer_address(headers: Mapping[str, str], peer: str | None, trust_viewer_header: bool) -> str:
-    """The client's address for throttling.
-
-    Behind CloudFront (on AWS) the peer is CloudFront itself, so the address comes from the
-    `CloudFront-Viewer-Address` header ("1.2.3.4:port", "[2001:db8::1]:port") that CloudFront
-    sets and a client cannot override. Elsewhere only the socket's peer counts: `X-Forwarded-For`
-    is never believed, since anyone can send it.
-    """
-    if trust_viewer_header:
-        value = headers.get("cloudfront-viewer-address", "").strip()
-        host = value.rsplit(":", 1)[0].strip("[]") if ":" in value else value
-        try:
-            return str(ipaddress.ip_address(host))
-        except ValueError:
-            pass
-    return peer or "unknown"
+def _challenge(presented: bool) -> dict[str, str]:
+    """RFC 6750's challenge: MCP clients read it to know a Bearer token is what is asked for."""
+    error = ', error="invalid_token"' if presented else ""
+    return {"WWW-Authenticate": f'Bearer realm="previously"{error}'}
 
 
 @dataclass
@@ -338,10 +329,8 @@ class Security:
     required: bool
     sessions: Sessions | None = None
     throttle: AuthThrottle = field(default_factory=AuthThrottle)
-    # Other sites' origins allowed to call from a browser (CORS); empty means closed.
-    cors_origins: tuple[str, ...] = ()
-    # On AWS, behind CloudFront: the client address comes from CloudFront-Viewer-Address.
-    trust_viewer_header: bool = False
+    # The trust boundary every request crosses first (hosts, origins, bodies, forwarded headers).
+    request_guard: RequestGuard = field(default_factory=RequestGuard)
 
     @classmethod
     def build(
@@ -350,30 +339,33 @@ class Security:
         stored: str | None,
         session_secret: str | None,
         required: bool,
-        cors_origins: tuple[str, ...] = (),
-        trust_viewer_header: bool = False,
+        request_guard: RequestGuard | None = None,
     ) -> Security:
         """From the configured key (plain, or its stored hash) and whether every call must authenticate."""
         key = AccessKey.from_plain(plain) if plain else (AccessKey.parse(stored) if stored else None)
         sessions = Sessions(key, session_secret) if key else None
         return cls(
-            key=key,
-            required=required,
-            sessions=sessions,
-            cors_origins=cors_origins,
-            trust_viewer_header=trust_viewer_header,
+            key=key, required=required, sessions=sessions, request_guard=request_guard or RequestGuard()
         )
 
+    @property
+    def cors_origins(self) -> tuple[str, ...]:
+        return self.request_guard.cors_origins
+
     def check_key(self, candidate: str | None, client: str) -> bool:
-        """Whether `candidate` is the key; wrong guesses count against `client` (429 once over)."""
+        """Whether `candidate` is the key; a key not seen right before is judged only inside one of
+        `client`'s throttle slots (429 once its wrong keys reach the limit)."""
         if self.key is None or not candidate:
             return False
-        self.throttle.check(client)
-        if self.key.matches(candidate):
-            self.throttle.succeeded(client)
+        if self.key.known(candidate):  # verified before: an HMAC, no scrypt, nothing to throttle
             return True
-        self.throttle.failed(client)
-        return False
+        self.throttle.acquire(client)
+        right = False
+        try:
+            right = self.key.matches(candidate)
+        finally:
+            self.throttle.release(client, right)
+        return right
 
     def authenticated(
         self, headers: Mapping[str, str], cookies: Mapping[str, str], client: str = "unknown"
@@ -383,7 +375,7 @@ class Security:
             return False
         if self.sessions is not None and self.sessions.valid(cookies.get(SESSION_COOKIE)):
             return True
-        return self.check_key(headers.get(ACCESS_HEADER), client)
+        return self.check_key(presented_key(headers), client)
 
     def require(
         self, headers: Mapping[str, str], cookies: Mapping[str, str], client: str = "unknown"
@@ -402,15 +394,26 @@ class Security:
             raise ApiError(
                 401,
                 "unauthorized",
-                "Sign in at /sign-in, or send the access key in the x-access-key header.",
+                "Sign in at /sign-in, or send the access key in the x-access-key header "
+                "(or as Authorization: Bearer).",
+                _challenge(presented_key(headers) is not None),
             )
 
-    def guard(self, method: str, headers: Mapping[str, str]) -> None:
-        """The same-origin guard for a mutation: 403 when it fails."""
-        if not origin_allowed(method, headers, self.key):
+    def guard(
+        self, method: str, headers: Mapping[str, str], client: str = "unknown", *, upgrade: bool = False
+    ) -> None:
+        """The same-origin rule on a state-changing request or a WebSocket upgrade (403): a browser
+        page must be the app's own; a script, or a page of a listed CORS origin, must present the
+        access key whenever one is configured."""
+        if not upgrade and method.upper() not in STATE_CHANGING:
+            return
+        caller = self.request_guard.caller(headers)
+        if caller is Caller.PAGE or self.key is None:
+            return
+        if not self.check_key(presented_key(headers), client):
             raise ApiError(
                 403,
                 "forbidden",
-                "Cross-site request refused: send it from the app's own page, or add the "
-                "x-access-key header.",
+                "A script must send the access key (x-access-key, or Authorization: Bearer) with "
+                "every change; a browser must send it from the app's own page.",
             )

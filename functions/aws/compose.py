@@ -17,11 +17,12 @@ container's step writes, the next step and the API read in theirs.
 from __future__ import annotations
 
 import dataclasses
+import os
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from core.clock import RandomIds, SystemClock
-from functions.aws.config import AwsResources, secret_values
+from functions.aws.config import ORIGIN_SECRET_ENV, AwsResources, secret_values
 from functions.aws.demo_overlay import S3Overlay
 from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_client, ws_client
 from functions.aws.evolve import LambdaEvolveLauncher
@@ -38,8 +39,9 @@ SecretKey = tuple[tuple[str, str], ...]
 
 
 def secret_key() -> SecretKey:
-    """The secret's current values as a hashable key (cached by Powertools for five minutes)."""
-    return tuple(sorted(secret_values().items()))
+    """The secrets' current values as a hashable key (cached by Powertools for five minutes)."""
+    values = {**secret_values(), **secret_values(os.environ.get(ORIGIN_SECRET_ENV, ""))}
+    return tuple(sorted(values.items()))
 
 
 @lru_cache(maxsize=2)

@@ -1,7 +1,8 @@
 """What a function on AWS reads at cold start: its resources (env) and its secrets (Secrets Manager).
 
 The stack sets the resource names in the environment; the secret holds the GitHub token, model
-keys, access-key hash and session secret. Secret values override the environment, empty ones are
+keys, access-key hash and session secret (the API functions also read the origin secret CloudFront
+sends them). Secret values override the environment, empty ones are
 ignored, and the secret is cached for a few minutes so a rotated key is picked up without a deploy.
 """
 
@@ -14,6 +15,9 @@ from typing import Any
 from core.errors import InvalidInput
 
 SECRET_ENV = "PREVIOUSLY_SECRET_ARN"
+# The secret CloudFront sends in x-previously-origin ({"PREVIOUSLY_ORIGIN_SECRET": …}, generated
+# by the stack, read only by the API and WebSocket functions).
+ORIGIN_SECRET_ENV = "PREVIOUSLY_ORIGIN_SECRET_ARN"
 SECRET_MAX_AGE_SECONDS = 300
 
 

@@ -1,7 +1,8 @@
 """The WebSocket routes on API Gateway: the local `/api/ws` protocol, over Lambda.
 
-`$connect` admits a browser with a live session cookie (or a script with the access key) and
-refuses everyone else before the socket opens. A message's `action` picks the route:
+`$connect` admits a browser page of this deployment with a live session cookie (or a script with
+the access key) and refuses everyone else before the socket opens (functions/api/guard.py).
+A message's `action` picks the route:
 `turn.start` starts an execution with this connection id in its input, so the step functions
 push the turn's events straight back; `turn.follow` replays what the run store holds after a seq
 and registers the connection so the running steps push to it too (a client may see a seq twice
@@ -30,7 +31,8 @@ from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.aws.push import ConnectionPusher
 from functions.deps import PERSONA_COOKIE, PERSONA_PARAM
 
-Admit = Callable[[Mapping[str, str], Mapping[str, str]], bool]
+# `$connect`'s headers, cookies and source address → 200, or the status of the refusal.
+Admit = Callable[[Mapping[str, str], Mapping[str, str], str | None], int]
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,8 @@ class WsRoutes:
         if route == "$connect":
             headers = lower_headers(event)
             query = event.get("queryStringParameters") or {}
-            return response(self.connect(connection_id, headers, cookies_of(headers), query))
+            peer = (context.get("identity") or {}).get("sourceIp")
+            return response(self.connect(connection_id, headers, cookies_of(headers), query, peer))
         if route == "$disconnect":
             if self.notes is not None and connection_id:
                 self.notes.forget_connection(connection_id)
@@ -115,10 +118,13 @@ class WsRoutes:
         headers: Mapping[str, str],
         cookies: Mapping[str, str],
         query: Mapping[str, str],
+        peer: str | None = None,
     ) -> int:
-        """The `$connect` status: 401 unless admitted, 400 for an unknown `?persona=`."""
-        if not self.admit(headers, cookies):
-            return 401
+        """The `$connect` status: the refusal's (401, 403, 421, 429) unless admitted, 400 for an
+        unknown `?persona=`."""
+        status = self.admit(headers, cookies, peer)
+        if status != 200:
+            return status
         if self.personas is None:
             return 200
         asked, remembered = query.get(PERSONA_PARAM), cookies.get(PERSONA_COOKIE)

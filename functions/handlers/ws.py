@@ -23,20 +23,23 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _routes(key: compose.SecretKey) -> WsRoutes:
     from functions.api.errors import ApiError
-    from functions.api.security import origin_allowed, viewer_address
     from functions.api.turns import to_input
 
     deps = compose.api_deps(key)
     client = compose.push_client()
 
-    def admit(headers: Mapping[str, str], cookies: Mapping[str, str]) -> bool:
-        # The same checks as the local /api/ws: a session or the key, and the same-origin guard.
-        client = viewer_address(headers, None, deps.security.trust_viewer_header)
+    def admit(headers: Mapping[str, str], cookies: Mapping[str, str], peer: str | None) -> int:
+        # The same checks as the local /api/ws, in the same order: the request guard (CloudFront's
+        # secret, host, the page's origin), then a session or the key, then the key of a script.
+        security = deps.security
+        client = security.request_guard.client(headers, peer)
         try:
-            deps.security.require(headers, cookies, client)
-        except ApiError:
-            return False
-        return origin_allowed("POST", headers, deps.security.key)
+            security.request_guard.admit("GET", headers, upgrade=True)
+            security.require(headers, cookies, client)
+            security.guard("GET", headers, client, upgrade=True)
+        except ApiError as refusal:
+            return refusal.status
+        return 200
 
     def target(persona: Deps) -> WsTarget:  # pictures sent again are read from that memory
         return WsTarget(persona.turns, persona.runs, lambda action: to_input(action, persona.storage))

@@ -2,10 +2,11 @@
 
 Stateless with JSON responses: every POST is one complete exchange, so nothing has to outlive a
 request (a Lambda may serve the next one from another container, and Mangum runs no lifespan).
-The caller passes exactly the checks of the rest of the API — the access key (header) or a
-session, and the same-origin guard — before the MCP layer sees a byte. Writes follow the
-memory's config.json (`mcpRemember`); a server without sign-in (this machine only) also turns
-on the SDK's DNS-rebinding protection, so a web page cannot reach it through a hostile name.
+The caller passes exactly the checks of the rest of the API before the MCP layer sees a byte:
+the request guard (functions/api/guard.py: host, origin, body type), then the access key
+(`x-access-key`, or `Authorization: Bearer` as MCP clients send it) or a session, throttled by
+the caller's own address; a 401 carries `WWW-Authenticate: Bearer`. Writes follow the memory's
+config.json (`mcpRemember`).
 In a multi-persona demo the exchange reads the persona the request names, as every API route
 does (`?persona=`, else the picker's cookie, else the default; an unknown `?persona=` is a 400).
 """
@@ -22,8 +23,6 @@ from functions.api.errors import error_response
 from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
 
 PATH = "/mcp"
-LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
-LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
 
 
 class McpEndpoint:
@@ -36,8 +35,10 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         security = self.deps.security
-        security.require(request.headers, request.cookies)  # ApiError → the API's own 401 / 503
-        security.guard(request.method, request.headers)
+        peer = request.client.host if request.client else None
+        client = security.request_guard.client(request.headers, peer)
+        security.require(request.headers, request.cookies, client)  # ApiError → the API's 401 / 503
+        security.guard(request.method, request.headers, client)
         if request.method != "POST":
             # Stateless: no stream to hold open (GET) and no session to end (DELETE). The spec lets
             # a server without a server-to-client stream answer 405, and clients carry on with POST.
@@ -70,14 +71,8 @@ class McpEndpoint:
         )
         # A fresh server (and so a fresh session manager) per request: a manager runs only once.
         server = build_server(access, self.version)
-        if deps.security.required:
-            policy = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-        else:
-            policy = TransportSecuritySettings(
-                enable_dns_rebinding_protection=True,
-                allowed_hosts=LOOPBACK_HOSTS,
-                allowed_origins=LOOPBACK_ORIGINS,
-            )
+        # The request guard has judged the host and origin already, for every deployment shape.
+        policy = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         server.streamable_http_app(json_response=True, stateless_http=True, transport_security=policy)
         manager = server.session_manager
         async with manager.run():

@@ -15,6 +15,7 @@ from core.llm.providers import Provider
 from core.storage.base import Snapshot, Storage
 from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
+from functions.api.guard import RequestGuard
 from functions.api.security import Security
 from functions.deps import Deps
 from tests.fakes.fake_turns import ScriptedTurns
@@ -22,6 +23,8 @@ from tests.functional.turn_support import Harness
 
 KEY = "correct-horse-battery-staple"
 HOST = "testserver"
+# The TestClient's host, configured as this server's public host name (PREVIOUSLY_PUBLIC_HOSTS).
+GUARD = RequestGuard.build(public_hosts=(HOST,))
 
 
 @dataclass
@@ -97,7 +100,7 @@ def make_env(
         ids=SequentialIds(),
         runs=turns.runs,
         turns=turns,
-        security=Security.build(key, None, None, required),
+        security=Security.build(key, None, None, required, GUARD),
         models=models or FakeModels(),
         search=search or FakeSearch(),
         storage_kind="demo" if storage.demo else "local",
@@ -114,7 +117,7 @@ def harness_deps(h: Harness) -> Deps:
         ids=h.deps.ids,
         runs=h.runs,
         turns=h.service,
-        security=Security.build(KEY, None, None, required=True),
+        security=Security.build(KEY, None, None, required=True, request_guard=GUARD),
         models=h.deps.models,  # type: ignore[arg-type]
         search=FakeSearch(),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 
@@ -215,7 +216,8 @@ def test_cors_is_closed_unless_configured() -> None:
     from functions.api.app import create_app
 
     open_env = make_env()
-    open_env.deps.security.cors_origins = ("https://other.example",)
+    guard = dataclasses.replace(open_env.deps.security.request_guard, cors_origins=("https://other.example",))
+    open_env.deps.security.request_guard = guard
     client = TestClient(create_app(open_env.deps))
     r = client.options(
         "/api/state",

@@ -125,7 +125,7 @@ def test_bad_card_edits_change_nothing(method: str, path: str, body: dict | None
 def test_form_encoded_body_is_refused() -> None:
     env = _env()
     r = env.client.post("/api/turns", data={"message": "hi"}, headers=same_origin())
-    assert r.status_code == 400
+    assert r.status_code == 415 and r.json()["error"] == "unsupported_media_type"
     _nothing_happened(env)
 
 

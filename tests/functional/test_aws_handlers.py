@@ -14,7 +14,7 @@ import pytest
 from moto import mock_aws
 
 from functions.aws import compose
-from tests.fakes.aws_events import http_event
+from tests.fakes.aws_events import API_HOST, http_event
 
 pytestmark = pytest.mark.functional
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +34,10 @@ def aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
         "PREVIOUSLY_MEMORY": str(memory),
         "PREVIOUSLY_ACCESS_KEY": "open sesame",
         "PREVIOUSLY_SESSION_SECRET": "s" * 32,
+        # As the stack sets them: behind CloudFront, answering to the distribution's name (and,
+        # for the events below that skip CloudFront, to the API's own).
+        "PREVIOUSLY_BEHIND_CLOUDFRONT": "true",
+        "PREVIOUSLY_PUBLIC_HOSTS": f"{SITE},{API_HOST}",
     }
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -212,7 +216,7 @@ def test_websocket_connect_takes_the_session_cookie_from_the_same_origin(aws_env
     assert ws_connect({**same_site, "Cookie": cookie}) == 200
     assert ws_connect(same_site) == 401
     assert ws_connect({**same_site, "Cookie": "previously_session=forged"}) == 401
-    assert ws_connect({"Origin": "https://evil.example", "X-Forwarded-Host": SITE, "Cookie": cookie}) == 401
+    assert ws_connect({"Origin": "https://evil.example", "X-Forwarded-Host": SITE, "Cookie": cookie}) == 403
     assert ws_connect({"x-access-key": "open sesame"}) == 200
 
 
@@ -348,3 +352,22 @@ def test_without_an_evolve_function_the_route_says_it_is_not_offered(aws_env: Pa
     state_machine()
     headers = {**KEY, "origin": "https://abc.execute-api.us-east-1.amazonaws.com"}
     assert api(http_event("POST", "/api/evolution/run", headers), None)["statusCode"] == 404
+
+
+def test_behind_cloudfront_a_request_without_its_origin_secret_is_refused(
+    aws_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Straight at the execute-api endpoint, forged viewer and forwarded headers pick nothing:
+    without the secret CloudFront adds, the HTTP API and the WebSocket `$connect` refuse."""
+    from functions.handlers.api import handler
+
+    monkeypatch.setenv("PREVIOUSLY_ORIGIN_SECRET", "o" * 48)
+    reset_entries()
+    forged = {"cloudfront-viewer-address": "192.0.2.1:443", "x-forwarded-host": SITE, "x-access-key": "x"}
+    for headers in (forged, {**forged, "x-previously-origin": "guessed"}):
+        refused = handler(http_event("GET", "/api/timeline", headers), None)
+        assert refused["statusCode"] == 403 and "CloudFront" in json.loads(refused["body"])["message"]
+        assert ws_connect({**headers, "x-access-key": "open sesame"}) == 403
+    via = {"x-previously-origin": "o" * 48, "x-forwarded-host": SITE, "x-access-key": "open sesame"}
+    assert handler(http_event("GET", "/api/timeline", via), None)["statusCode"] == 200
+    assert ws_connect(via) == 200

@@ -72,8 +72,9 @@ def setup() -> Iterator[tuple[WsRoutes, FakeTurns, Recorder]]:
         turns = FakeTurns(runs)
         recorder = Recorder()
 
-        def admit(headers: Mapping[str, str], cookies: Mapping[str, str]) -> bool:
-            return cookies.get("previously_session") == "good" or headers.get("x-access-key") == "key"
+        def admit(headers: Mapping[str, str], cookies: Mapping[str, str], peer: str | None) -> int:
+            good = cookies.get("previously_session") == "good" or headers.get("x-access-key") == "key"
+            return 200 if good else 401
 
         def to_input(action: WsStart) -> TurnInput:
             return TurnInput(message=action.message, timezone=action.timezone)
@@ -186,7 +187,7 @@ def cast() -> Iterator[tuple[WsRoutes, dict[str, FakeTurns], Recorder, S3RunStor
             nell.turns,
             runs,
             lambda cid: ConnectionPusher(recorder, [cid]),
-            lambda headers, cookies: headers.get("x-access-key") == "key",
+            lambda headers, cookies, peer: 200 if headers.get("x-access-key") == "key" else 401,
             nell.to_input,
             personas=pick,
             notes=runs,

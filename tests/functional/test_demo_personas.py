@@ -23,6 +23,11 @@ from tests.functional.api_env import HOST, same_origin
 pytestmark = pytest.mark.functional
 
 
+@pytest.fixture(autouse=True)
+def _answers_the_test_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PREVIOUSLY_PUBLIC_HOSTS", HOST)  # the TestClient's host name
+
+
 def _tree_digest(root: Path) -> str:
     digest = hashlib.sha256()
     for p in sorted(root.rglob("*")):

@@ -32,6 +32,7 @@ def handler_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ig
     monkeypatch.setenv("STORAGE", "local")
     monkeypatch.setenv("PREVIOUSLY_MEMORY", str(tmp_path))
     monkeypatch.setenv("PREVIOUSLY_ACCESS_KEY", KEY)
+    monkeypatch.setenv("PREVIOUSLY_PUBLIC_HOSTS", "example.cloudfront.net")
     # What the stack sets for the API function (the run store and state machine are moto's here).
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("RUN_BUCKET", "runs")

@@ -20,7 +20,11 @@ LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 
 
 def client(*, auth: bool, base_url: str = "http://127.0.0.1:8000") -> TestClient:
-    settings = load_settings(STORAGE="local", PREVIOUSLY_ACCESS_KEY=KEY if auth else "")
+    settings = load_settings(
+        STORAGE="local",
+        PREVIOUSLY_ACCESS_KEY=KEY if auth else "",
+        PREVIOUSLY_PUBLIC_HOSTS="previously.example",
+    )
     deps = build_deps(settings, memory_override=Path(SAMPLE_ROOT), require_auth=auth)
     return TestClient(
         build_app(deps, ServeOptions(require_auth=auth, maintenance_minutes=0)), base_url=base_url
@@ -69,3 +73,26 @@ def test_without_sign_in_only_this_machine_may_call() -> None:
     assert post(client(auth=False)).status_code == 200
     assert post(client(auth=False), origin="http://evil.example").status_code == 403
     assert post(client(auth=False, base_url="http://evil.example")).status_code == 421  # DNS rebinding
+
+
+def test_a_401_challenges_for_a_bearer_token_and_the_bearer_key_is_accepted() -> None:
+    c = client(auth=True)
+    r = post(c)
+    assert r.status_code == 401 and r.headers["www-authenticate"] == 'Bearer realm="previously"'
+    wrong = post(c, authorization="Bearer not the key")
+    assert wrong.status_code == 401
+    assert wrong.headers["www-authenticate"] == 'Bearer realm="previously", error="invalid_token"'
+    ok = post(c, authorization=f"Bearer {KEY}")
+    assert ok.status_code == 200 and "result" in ok.json()
+
+
+def test_strangers_wrong_keys_throttle_them_and_not_the_owner() -> None:
+    c = client(auth=True)
+    app = c.app
+    for i in range(6):
+        stranger = TestClient(app, base_url="http://127.0.0.1:8000", client=(f"198.51.100.{i}", 5000))
+        for _ in range(5):
+            assert post(stranger, authorization="Bearer a guess").status_code == 401
+        assert post(stranger, authorization="Bearer a guess").status_code == 429  # throttled: itself
+    owner = TestClient(app, base_url="http://127.0.0.1:8000", client=("192.0.2.10", 5000))
+    assert post(owner, authorization=f"Bearer {KEY}").status_code == 200

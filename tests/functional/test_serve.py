@@ -10,7 +10,15 @@ import pytest
 from typer.testing import CliRunner
 
 from functions.cli import _load_commands, app
-from functions.server import MaintenanceTimer, ServeOptions, build_app, check_options, describe, prepare
+from functions.server import (
+    MaintenanceTimer,
+    ServeOptions,
+    answered_hosts,
+    build_app,
+    check_options,
+    describe,
+    prepare,
+)
 from functions.settings import load_settings
 from tests.fakes.live_server import live_server
 from tests.functional.api_env import KEY, make_env
@@ -187,3 +195,13 @@ def test_serve_on_a_taken_port_says_so_and_does_not_claim_to_run(clean_env: Path
     assert result.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.output and "--port" in result.output
     assert "is running at" not in result.output
+
+
+def test_the_server_answers_to_loopback_its_bound_address_and_the_configured_hosts() -> None:
+    settings = load_settings(STORAGE="local", PREVIOUSLY_PUBLIC_HOSTS="notes.example.org")
+    bound = answered_hosts(ServeOptions(host="192.168.1.5", require_auth=True), settings)
+    assert bound.public_host_list == ("notes.example.org", "192.168.1.5")
+    for host in ("127.0.0.1", "0.0.0.0", "::"):
+        assert answered_hosts(ServeOptions(host=host), settings).public_host_list == ("notes.example.org",)
+    with pytest.raises(Exception, match="PREVIOUSLY_PUBLIC_HOSTS"):
+        load_settings(PREVIOUSLY_PUBLIC_HOSTS="https://not a host/")

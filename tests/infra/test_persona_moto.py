@@ -35,7 +35,8 @@ from tests.infra.sfn_harness import REGION, MotoStateMachine, moto_state_machine
 
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
 CALLBACK = "https://abc123.execute-api.us-east-1.amazonaws.com/live"
-ORIGIN = "https://abc123.execute-api.us-east-1.amazonaws.com"
+HOST = "abc123.execute-api.us-east-1.amazonaws.com"
+ORIGIN = f"https://{HOST}"
 KEY = {"x-access-key": "open sesame", "content-type": "application/json", "origin": ORIGIN}
 BUCKET = "runs"
 
@@ -51,7 +52,7 @@ def _http(
         path,
         {**KEY, **(headers or {})},
         body,
-        host="abc123.execute-api.us-east-1.amazonaws.com",
+        host=HOST,
         query=query,
     )
     answer = handler(event, None)
@@ -108,6 +109,7 @@ def demo_on_aws(
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PREVIOUSLY_PUBLIC_HOSTS", HOST)  # the host the API events name
     handlers = {f"Workflow{function_id(name)}": task for name in [*STEP_TABLE, "record_failure"]}
     fresh_containers()
     try:
@@ -196,7 +198,12 @@ def test_a_websocket_on_jias_page_is_pushed_her_turn(demo: DemoOnAws) -> None:
     connection = "SmlhJ3MgcGFnZQ="
     connect = {"routeKey": "$connect", "connectionId": connection}
     opened = ws.handler(
-        {"requestContext": connect, "headers": KEY, "queryStringParameters": {"persona": "jia"}}, None
+        {
+            "requestContext": connect,
+            "headers": {**KEY, "host": HOST},
+            "queryStringParameters": {"persona": "jia"},
+        },
+        None,
     )
     assert opened["statusCode"] == 200
     demo.brain.main(Reply(text="Good morning, Jia."))

@@ -246,8 +246,8 @@ def test_web_is_deployed_with_invalidation(resources: dict[str, Any]) -> None:
 
 
 def test_secret_alarms_and_outputs(synth: Synth, resources: dict[str, Any]) -> None:
-    secret = next(iter(of_type(resources, "AWS::SecretsManager::Secret").values()))["Properties"]
-    assert secret["Name"] == "previously/test/app"
+    secrets = [s["Properties"] for s in of_type(resources, "AWS::SecretsManager::Secret").values()]
+    (secret,) = [s for s in secrets if s.get("Name") == "previously/test/app"]
     template = json.loads(secret["GenerateSecretString"]["SecretStringTemplate"])
     assert set(template) >= {"GITHUB_TOKEN", "ANTHROPIC_API_KEY", "PREVIOUSLY_ACCESS_KEY_SHA256"}
     assert all(v == "" for v in template.values())
@@ -376,6 +376,41 @@ def test_only_the_functions_behind_cloudfront_believe_its_viewer_header(resource
             "functions.handlers.ws.handler",
         )
         assert (env.get("PREVIOUSLY_BEHIND_CLOUDFRONT") == "true") is behind, r["Properties"]["Handler"]
+
+
+def test_only_cloudfront_reaches_the_apis_and_they_answer_to_its_name(resources: dict[str, Any]) -> None:
+    """CloudFront sends every API request the origin secret (a dynamic reference, never the value
+    in the template); the API and WebSocket functions read that secret and answer to the
+    distribution's own name, and no other function knows either."""
+    (origin_id,) = [
+        k
+        for k, r in of_type(resources, "AWS::SecretsManager::Secret").items()
+        if r["Properties"]["GenerateSecretString"].get("GenerateStringKey") == "PREVIOUSLY_ORIGIN_SECRET"
+    ]
+    (dist_id,) = of_type(resources, "AWS::CloudFront::Distribution")
+    origins = resources[dist_id]["Properties"]["DistributionConfig"]["Origins"]
+    api_origins = [o for o in origins if "CustomOriginConfig" in o]
+    assert len(api_origins) >= 2
+    for o in api_origins:
+        (header,) = o["OriginCustomHeaders"]
+        assert header["HeaderName"] == "x-previously-origin"
+        text = json.dumps(header["HeaderValue"])
+        assert (
+            "{{resolve:secretsmanager:" in text
+            and origin_id in text
+            and ":SecretString:PREVIOUSLY_ORIGIN_SECRET::" in text
+        )
+    for r in of_type(resources, "AWS::Lambda::Function").values():
+        env = r["Properties"].get("Environment", {}).get("Variables", {})
+        behind = r["Properties"]["Handler"] in (
+            "functions.handlers.api.handler",
+            "functions.handlers.ws.handler",
+        )
+        assert ("PREVIOUSLY_ORIGIN_SECRET_ARN" in env) is behind
+        assert ("PREVIOUSLY_PUBLIC_HOSTS" in env) is behind
+        if behind:
+            assert env["PREVIOUSLY_ORIGIN_SECRET_ARN"] == {"Ref": origin_id}
+            assert env["PREVIOUSLY_PUBLIC_HOSTS"] == {"Fn::GetAtt": [dist_id, "DomainName"]}
 
 
 def test_every_function_knows_the_turn_timeout_the_state_machine_has(

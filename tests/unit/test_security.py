@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from functions.api.errors import ApiError
+from functions.api.guard import RequestGuard
 from functions.api.security import (
     AccessKey,
     AuthThrottle,
@@ -15,7 +16,6 @@ from functions.api.security import (
     key_weakness,
     load_session_secret,
     sha256_hex,
-    viewer_address,
 )
 
 pytestmark = pytest.mark.unit
@@ -115,40 +115,74 @@ def test_wrong_header_keys_are_throttled_like_sign_in() -> None:
 
 def test_viewer_address_is_believed_only_behind_cloudfront() -> None:
     headers = {"cloudfront-viewer-address": "203.0.113.9:4431", "x-forwarded-for": "6.6.6.6"}
-    assert viewer_address(headers, "130.176.0.1", True) == "203.0.113.9"
-    assert viewer_address({"cloudfront-viewer-address": "[2001:db8::1]:443"}, None, True) == "2001:db8::1"
-    assert viewer_address(headers, "127.0.0.1", False) == "127.0.0.1"  # X-Forwarded-For never counts
-    assert viewer_address({"cloudfront-viewer-address": "junk"}, "10.0.0.1", True) == "10.0.0.1"
+    behind, direct = RequestGuard(behind_cloudfront=True), RequestGuard()
+    assert behind.client(headers, "130.176.0.1") == "203.0.113.9"
+    assert behind.client({"cloudfront-viewer-address": "[2001:db8::1]:443"}, None) == "2001:db8::1"
+    assert direct.client(headers, "127.0.0.1") == "127.0.0.1"  # X-Forwarded-For never counts
+    assert behind.client({"cloudfront-viewer-address": "junk"}, "10.0.0.1") == "10.0.0.1"
+
+
+def _judge(throttle: AuthThrottle, client: str, right: bool = False) -> None:
+    throttle.acquire(client)
+    throttle.release(client, right)
 
 
 def test_throttle_blocks_after_the_limit_and_forgets_after_the_window() -> None:
     now = [0.0]
     throttle = AuthThrottle(limit=3, window=60, now=lambda: now[0])
     for _ in range(3):
-        throttle.check("1.2.3.4")
-        throttle.failed("1.2.3.4")
+        _judge(throttle, "1.2.3.4")
     with pytest.raises(ApiError) as err:
-        throttle.check("1.2.3.4")
+        throttle.acquire("1.2.3.4")
     assert err.value.status == 429 and int(err.value.headers["Retry-After"]) <= 61
-    throttle.check("5.6.7.8")  # others are not affected
+    _judge(throttle, "5.6.7.8")  # others are not affected
     now[0] += 61
-    throttle.check("1.2.3.4")
+    _judge(throttle, "1.2.3.4")
 
 
-def test_throttle_has_a_global_cap() -> None:
-    throttle = AuthThrottle(limit=100, global_limit=5, now=lambda: 0.0)
-    for i in range(5):
-        throttle.failed(f"10.0.0.{i}")
+def test_slots_in_flight_count_before_any_verdict() -> None:
+    throttle = AuthThrottle(limit=2, now=lambda: 0.0)
+    throttle.acquire("a")
+    throttle.acquire("a")
+    with pytest.raises(ApiError) as err:  # two judgments running: a third waits for them
+        throttle.acquire("a")
+    assert err.value.status == 429
+    throttle.release("a", True)
+    throttle.acquire("a")
+
+
+def test_there_is_no_lock_out_of_everyone() -> None:
+    throttle = AuthThrottle(limit=5, now=lambda: 0.0)
+    for i in range(500):
+        for _ in range(5):
+            _judge(throttle, f"10.0.{i // 250}.{i % 250}")
+    _judge(throttle, "192.0.2.7", right=True)  # a caller that has not failed is judged
+
+
+def test_an_ipv6_caller_counts_by_its_64() -> None:
+    throttle = AuthThrottle(limit=2, now=lambda: 0.0)
+    _judge(throttle, "2001:db8:1:2::1")
+    _judge(throttle, "2001:db8:1:2::ffff")
     with pytest.raises(ApiError):
-        throttle.check("10.0.0.99")
+        throttle.acquire("2001:db8:1:2:aaaa::3")
+    _judge(throttle, "2001:db8:1:3::1")
 
 
 def test_success_clears_the_client_record() -> None:
     throttle = AuthThrottle(limit=2, now=lambda: 0.0)
-    throttle.failed("a")
-    throttle.succeeded("a")
-    throttle.failed("a")
-    throttle.check("a")
+    _judge(throttle, "a")
+    _judge(throttle, "a", right=True)
+    _judge(throttle, "a")
+    throttle.acquire("a")
+
+
+def test_the_memory_of_callers_is_bounded_without_forgetting_everyone() -> None:
+    throttle = AuthThrottle(limit=1, max_callers=3, now=lambda: 0.0)
+    for client in ("a", "b", "c", "d"):
+        _judge(throttle, client)
+    assert len(throttle._failures) == 3
+    with pytest.raises(ApiError):
+        throttle.acquire("d")
 
 
 @pytest.mark.parametrize(
