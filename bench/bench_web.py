@@ -128,7 +128,8 @@ def served_by_the_demo() -> list[Asset]:
     from functions.settings import load_settings
 
     options = ServeOptions(demo=True, maintenance_minutes=0)
-    with TestClient(build_app(prepare(options, load_settings()), options)) as client:
+    app = build_app(prepare(options, load_settings()), options)
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:  # a loopback Host for the guard
         return served(client)
 
 

@@ -21,6 +21,7 @@ from functions.settings import load_settings
 from tests.fakes.live_server import live_server
 
 pytestmark = pytest.mark.functional
+LOCAL = "http://127.0.0.1:8000"  # a loopback Host: the guard answers any other name 421
 OPTIONS = ServeOptions(demo=True, maintenance_minutes=0)
 GZIP = {"Accept-Encoding": "gzip"}
 
@@ -31,7 +32,7 @@ def demo_app(web_dir: Path = WEB) -> FastAPI:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(demo_app()) as c:
+    with TestClient(demo_app(), base_url=LOCAL) as c:
         yield c
 
 
@@ -68,7 +69,7 @@ def test_hashed_files_are_kept_a_year(tmp_path: Path) -> None:
     web = tmp_path / "web"
     shutil.copytree(WEB, web, ignore=shutil.ignore_patterns("tests", "node_modules"))
     (web / "app" / "chunk.3f9a1c2e5b.js").write_text("export const x = 1;\n", encoding="utf-8")
-    with TestClient(demo_app(web)) as c:
+    with TestClient(demo_app(web), base_url=LOCAL) as c:
         assert c.get("/app/chunk.3f9a1c2e5b.js").headers["cache-control"] == IMMUTABLE
         assert c.get("/index.html").headers["cache-control"] == REVALIDATE
 
