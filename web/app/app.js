@@ -76,6 +76,7 @@ export function App() {
   };
   // Sending always returns to the live conversation, without the travel.
   const send = (text, images = []) => {
+    if (!online) return false;
     if (route.view !== "live") {
       skipNextTravel();
       location.hash = "#/";
@@ -101,7 +102,7 @@ export function App() {
       <main class="pane" id="content">
         <div class="pane-scroll" ref=${refs.pane} tabindex="-1">
           <${PaneContent} shown=${shown} data=${data} chat=${chat} slice=${slice} prefs=${prefs} t=${t} nowMs=${nowMs}
-            nav=${{ go, step, send, setStrand, sliceIndex }} />
+            nav=${{ go, step, send, setStrand, sliceIndex, online }} />
         </div>
         ${travel &&
         html`<${TimeTravel} key=${travel.key} fromMs=${travel.fromMs} toMs=${travel.toMs} nowMs=${Date.now()}

@@ -143,6 +143,7 @@ export default {
   "error.noModel": "No model is set up",
   "error.details": "Details",
   "chat.sendFailed": "The message couldn't be sent.",
+  "chat.unreachable": "The server can't be reached — you may be offline. Send it again when you are back online.",
   "chat.stopped": "Stopped.",
   "chat.jumpLatest": "Latest",
 

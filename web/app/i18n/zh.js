@@ -130,6 +130,7 @@ export default {
   "error.noModel": "还没有配置模型",
   "error.details": "详情",
   "chat.sendFailed": "消息没有发出去。",
+  "chat.unreachable": "连不上服务器——可能已离线。恢复联网后再发送一次。",
   "chat.stopped": "已停止。",
   "chat.jumpLatest": "最新",
 

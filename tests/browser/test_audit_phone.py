@@ -1,0 +1,55 @@
+"""Defects of the December audit (docs/UI.md "The audit"), each checked at the size where it
+showed. D1, D2 and D6 (widths and target sizes) are the rules of test_sizes.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import Server
+
+pytestmark = pytest.mark.browser
+
+# The bottom of a bar above the split, and the split's top: a bar over the content overprints it.
+BAR_AND_SPLIT = """(sel) => [document.querySelector(sel).getBoundingClientRect().bottom,
+                         document.querySelector('.split').getBoundingClientRect().top]"""
+
+
+def test_d3_d4_offline_the_bar_pushes_the_content_down_and_chips_do_not_send(
+    make_app: Any, demo_server: Server
+) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open(wait="[data-testid=briefing-chip]")
+    chip = page.get_by_test_id("briefing-chip").first
+    expect(chip).to_be_enabled()
+    app.context.set_offline(True)
+    expect(page.get_by_test_id("offline")).to_be_visible()
+    bottom, top = page.evaluate(BAR_AND_SPLIT, "[data-testid=offline]")
+    assert bottom <= top + 0.5, f"the offline bar ends at {bottom}, over the content from {top}"
+    expect(chip).to_be_disabled()
+    app.context.set_offline(False)
+    expect(page.get_by_test_id("offline")).to_have_count(0)
+    expect(chip).to_be_enabled()
+
+
+def test_d3_the_no_such_persona_notice_sits_above_the_content(make_app: Any, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone")
+    app.problems.allow("persona=nobody")  # the 400 that says no such persona
+    page = app.open("/?persona=nobody", wait="[data-testid=persona-notice]")
+    bottom, top = page.evaluate(BAR_AND_SPLIT, "[data-testid=persona-notice]")
+    assert bottom <= top + 0.5, f"the notice ends at {bottom}, over the content from {top}"
+
+
+def test_d4_a_message_the_server_never_got_says_so_in_words(make_app: Any, demo_server: Server) -> None:
+    """A network failure reads as a sentence, not the browser's raw "Failed to fetch"."""
+    app = make_app(demo_server, size="phone")
+    app.problems.allow("/api/turns")
+    app.page.add_init_script("window.WebSocket = undefined")  # straight to HTTP, which fails
+    app.page.route("**/api/turns", lambda route: route.abort("internetdisconnected"))
+    page = app.open(wait="[data-testid=briefing-chip]")
+    page.get_by_test_id("briefing-chip").first.click()
+    error = page.get_by_test_id("chat-error")
+    expect(error).to_contain_text("can't be reached")
+    expect(error.locator("p").first).not_to_contain_text("Failed to fetch")
