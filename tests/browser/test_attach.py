@@ -68,6 +68,9 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     page.goto(f"{own_server.url}/#/slice/{slice_id}")
     image = page.locator("[data-testid=turn-image] img").last
     image.wait_for()
+    # The thumbnail stands for the picture's link: the bubble shows the words only (D5).
+    bubble = page.locator("[data-testid=turn] .bubble").last
+    expect(bubble).to_have_text("What colour is this?")
     served = page.request.get(own_server.url + str(image.get_attribute("src")))
     assert served.ok and served.body() == sent, "the slice folder holds exactly what the model received"
     _wait_loaded(page, image, 64)
