@@ -53,3 +53,17 @@ def test_d4_a_message_the_server_never_got_says_so_in_words(make_app: Any, demo_
     error = page.get_by_test_id("chat-error")
     expect(error).to_contain_text("can't be reached")
     expect(error.locator("p").first).not_to_contain_text("Failed to fetch")
+
+
+def test_d8_the_search_dialog_has_no_blurred_backdrop(make_app: Any, demo_server: Server) -> None:
+    """A blurred backdrop repaints under the growing result list on every keystroke."""
+    app = make_app(demo_server)
+    page = app.open(wait="[data-testid=briefing]")
+    page.keyboard.press("/")
+    dialog = page.locator("dialog[open]")
+    expect(dialog).to_be_visible()
+    filters = dialog.evaluate(
+        "d => [getComputedStyle(d, '::backdrop').backdropFilter,"
+        " getComputedStyle(document.querySelector('.app-header')).backdropFilter]"
+    )
+    assert filters == ["none", "none"], filters
