@@ -67,3 +67,19 @@ def test_d8_the_search_dialog_has_no_blurred_backdrop(make_app: Any, demo_server
         " getComputedStyle(document.querySelector('.app-header')).backdropFilter]"
     )
     assert filters == ["none", "none"], filters
+
+
+LANGS_SEEN = """new MutationObserver((changes) => {
+  for (const c of changes) if (c.target === document.documentElement)
+    window.__langs = [...(window.__langs || []), c.target.lang];
+}).observe(document, { attributes: true, subtree: true, attributeFilter: ['lang'] });"""
+
+
+def test_d10_a_chinese_browser_gets_the_chinese_demo_without_a_flash(make_app: Any, demo_server: Server) -> None:
+    app = make_app(demo_server, size="phone", locale="zh-CN")
+    app.page.add_init_script(LANGS_SEEN)
+    page = app.open(wait="[data-testid=briefing]")
+    expect(page.get_by_test_id("locale-toggle")).to_have_text("EN")
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("html")).to_have_attribute("lang", "zh")
+    assert "en" not in (page.evaluate("window.__langs || []")), "the page switched to English on the way"

@@ -89,7 +89,9 @@ export function usePreferences() {
       effort: explicit || stored.effort === undefined ? model.effort || model.reasoningEffort || c.effort : c.effort,
       model: explicit || stored.model === undefined ? (model.main && model.main !== "auto" ? model.main : c.model) : c.model,
     }));
-    if (config.locale && (explicit || (!urlLocale() && !prefs.loadLocale(store())))) {
+    // The demo's locale is its persona's, not the visitor's: there the browser's language stays.
+    const visitor = config.datasource === "demo" && !explicit;
+    if (config.locale && !visitor && (explicit || (!urlLocale() && !prefs.loadLocale(store())))) {
       if (explicit) prefs.saveLocale(store(), normalizeLocale(config.locale));
       setLocaleState(normalizeLocale(config.locale));
     }
