@@ -83,3 +83,22 @@ def test_d10_a_chinese_browser_gets_the_chinese_demo_without_a_flash(make_app: A
     page.wait_for_load_state("networkidle")
     expect(page.locator("html")).to_have_attribute("lang", "zh")
     assert "en" not in (page.evaluate("window.__langs || []")), "the page switched to English on the way"
+
+
+def test_d12_d13_the_model_how_to_opens_in_the_page_in_its_language(make_app: Any, empty_server: Server) -> None:
+    app = make_app(empty_server, size="phone")
+    page = app.open("/?lang=zh", wait="[data-testid=setup-notice]")
+    notice = page.get_by_test_id("setup-notice")
+    expect(notice.locator("summary .fold-sign")).to_be_visible()  # D13: a sign that it opens
+    notice.locator("summary").click()
+    page.get_by_test_id("setup-guide").click()
+    dialog = page.get_by_test_id("setup-dialog")
+    expect(dialog.locator("ol li")).to_have_count(3)
+    expect(dialog).to_contain_text("API 密钥")
+    expect(dialog.locator("code").first).to_be_visible()
+    dialog.get_by_test_id("setup-full").click()
+    # The full guide is rendered: its tables are tables, not pipes.
+    expect(dialog.locator(".setup-full table").first).to_be_visible()
+    expect(dialog.locator(".setup-full")).not_to_contain_text("|---|")
+    assert page.url.startswith(empty_server.url + "/")
+    assert len(app.context.pages) == 1
