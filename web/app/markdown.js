@@ -8,7 +8,8 @@ import { html } from "./html.js";
 const FOLD_LINES = 20;
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
-  if (node.tagName === "A" && node.getAttribute("href")) {
+  // A link into the page itself (a card's ref: "#/slice/…") stays in this tab.
+  if (node.tagName === "A" && node.getAttribute("href") && !node.getAttribute("href").startsWith("#")) {
     node.setAttribute("target", "_blank");
     node.setAttribute("rel", "noopener noreferrer");
   }
