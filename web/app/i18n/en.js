@@ -345,6 +345,7 @@ export default {
   "import.writing": "Importing…",
   "import.failed": "The import could not be done.",
   "import.doneText": "Imported: {n} slices written.",
+  "import.open": "See them on the timeline →",
   "import.preview": "What would be created",
   "import.range": "From {first} to {last}",
   "import.nothing": "Nothing to import in this file.",

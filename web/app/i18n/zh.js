@@ -330,6 +330,7 @@ export default {
   "import.writing": "正在导入…",
   "import.failed": "导入没有完成。",
   "import.doneText": "已导入：写入 {n} 个切片。",
+  "import.open": "在时间线上查看 →",
   "import.preview": "将会创建",
   "import.range": "从 {first} 到 {last}",
   "import.nothing": "这个文件里没有可导入的内容。",
