@@ -102,3 +102,17 @@ def test_d12_d13_the_model_how_to_opens_in_the_page_in_its_language(make_app: An
     expect(dialog.locator(".setup-full")).not_to_contain_text("|---|")
     assert page.url.startswith(empty_server.url + "/")
     assert len(app.context.pages) == 1
+
+
+def test_d17_opening_a_slice_travels_in_under_a_second_and_says_it_can_be_skipped(
+    make_app: Any, demo_server: Server
+) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open(wait="[data-testid=briefing]")
+    page.locator("[role=option][data-slice-id='2026-11-21-1040']").click()
+    overlay = page.get_by_test_id("time-travel")
+    expect(overlay).to_be_visible()
+    assert int(overlay.get_attribute("data-ms") or 9999) <= 1000
+    expect(overlay.locator(".travel-skip")).to_have_text("Tap or press any key to skip")
+    expect(page.locator("[data-testid=slice-view] [data-testid=turn]").first).to_be_visible()
+    expect(overlay).to_have_count(0)

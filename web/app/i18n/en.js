@@ -48,6 +48,7 @@ export default {
 
   "travel.eyebrow": "Previously on {name}",
   "travel.you": "you",
+  "travel.skip": "Tap or press any key to skip",
   "travel.now": "Back to now",
   "rel.moments": "a few moments ago",
   "rel.soon": "in a few moments",

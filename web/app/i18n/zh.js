@@ -48,6 +48,7 @@ export default {
 
   "travel.eyebrow": "{name} 的前情提要",
   "travel.you": "你",
+  "travel.skip": "点一下或按任意键跳过",
   "travel.now": "回到现在",
   "rel.moments": "刚刚",
   "rel.soon": "马上",
