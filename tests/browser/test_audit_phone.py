@@ -116,3 +116,13 @@ def test_d17_opening_a_slice_travels_in_under_a_second_and_says_it_can_be_skippe
     expect(overlay.locator(".travel-skip")).to_have_text("Tap or press any key to skip")
     expect(page.locator("[data-testid=slice-view] [data-testid=turn]").first).to_be_visible()
     expect(overlay).to_have_count(0)
+
+
+def test_d27_how_it_learns_shows_what_it_learned_about_the_default_persona(
+    make_app: Any, demo_server: Server
+) -> None:
+    app = make_app(demo_server, size="phone")
+    page = app.open("/#/evolution", wait="[data-testid=evo-trait]")
+    expect(page.get_by_test_id("evo-trait")).to_have_count(3)
+    expect(page.get_by_test_id("evo-hypothesis")).to_have_count(1)
+    expect(page.get_by_test_id("evo-hypothesis")).to_contain_text("one concrete next step")
