@@ -13,7 +13,7 @@ import { PaneContent, WheelColumn } from "./panes.js";
 import { buildEntries, useShortcuts, useTravel } from "./navigation.js";
 import { lastReply, useChat } from "./chat-state.js";
 import { dropSliceCache, useAppData, useMedia, useNow, useRoute, useSlice, useStickToBottom } from "./app-data.js";
-import { makeT } from "./lib/i18n.js";
+import { hasLocale, loadLocale, makeT } from "./lib/i18n.js";
 import { usePreferences } from "./preferences.js";
 import { useOnline, useReplyNotification } from "./pwa.js";
 import { PersonaUrlNotice } from "./persona-picker.js";
@@ -43,7 +43,11 @@ function useAnnouncement(messages) {
 /** The whole app. */
 export function App() {
   const prefs = usePreferences();
-  const t = useMemo(() => makeT(prefs.locale), [prefs.locale]);
+  const [dicts, setDicts] = useState(0); // bumped when a dictionary has loaded
+  useEffect(() => {
+    if (!hasLocale(prefs.locale)) loadLocale(prefs.locale).then(() => setDicts((n) => n + 1), () => {});
+  }, [prefs.locale]);
+  const t = useMemo(() => makeT(prefs.locale), [prefs.locale, dicts]);
   const phone = useMedia("(max-width: 767.98px)");
   const reduced = useMedia("(prefers-reduced-motion: reduce)");
   const route = useRoute();

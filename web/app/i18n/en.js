@@ -199,6 +199,11 @@ export default {
   "tool.state.interrupted": "interrupted",
 
   "md.copy": "Copy",
+  "md.alert.note": "Note",
+  "md.alert.tip": "Tip",
+  "md.alert.important": "Important",
+  "md.alert.warning": "Warning",
+  "md.alert.caution": "Caution",
   "md.copied": "Copied",
   "md.copyFailed": "Copy failed",
   "md.code": "code",

@@ -185,6 +185,11 @@ export default {
   "tool.state.interrupted": "已中断",
 
   "md.copy": "复制",
+  "md.alert.note": "注意",
+  "md.alert.tip": "提示",
+  "md.alert.important": "重要",
+  "md.alert.warning": "警告",
+  "md.alert.caution": "小心",
   "md.copied": "已复制",
   "md.copyFailed": "复制失败",
   "md.code": "代码",
