@@ -152,3 +152,25 @@ def test_a_picture_removed_while_another_is_read_stays_removed(make_app, own_ser
     page.evaluate(PICK_THEN_REMOVE, ["blue.png", base64.b64encode(png()).decode()])
     expect(thumbs).to_have_count(1)
     expect(thumbs).to_have_attribute("alt", "blue.png")
+
+
+def test_attach_says_why_a_model_that_cannot_see_images_takes_none(make_app, own_server: Server) -> None:
+    app = make_app(own_server, size="phone")
+
+    def blind(route) -> None:  # the same models, each marked as unable to see images
+        res = route.fetch()
+        body = res.json()
+        assert body["models"], "the fake provider lists models"
+        for m in body["models"]:
+            m["supports_vision"] = False
+        route.fulfill(response=res, json=body)
+
+    app.page.route("**/api/models", blind)
+    page = app.open()
+    attach = page.get_by_test_id("attach")
+    expect(attach).to_have_attribute("aria-disabled", "true")
+    attach.click(force=True)  # aria-disabled: it still answers a tap, with the reason
+    expect(page.get_by_test_id("attach-error")).to_contain_text("cannot see images")
+    _attach(page, "red.png", png((8, 8)), "image/png")  # a paste or drop is refused the same way
+    expect(page.get_by_test_id("attach-error")).to_contain_text("Pick a model that can")
+    expect(page.get_by_test_id("attached-image")).to_have_count(0)

@@ -219,6 +219,7 @@ export default {
   "attach.tooLarge": "{name} makes the images larger than {mb} MB together; attach a smaller one.",
   "attach.unreadable": "The browser could not read that image; try attaching it again.",
   "attach.remove": "Remove {name}",
+  "attach.blind": "{name} cannot see images, so pictures can't be attached. Pick a model that can (the model picker) to send one.",
   "attach.unseen": "The model you are using cannot see images: it was told an image was attached, but not what it shows.",
   "input.placeholder": "Write a message…",
   "input.send": "Send",

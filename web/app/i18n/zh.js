@@ -205,6 +205,7 @@ export default {
   "attach.tooLarge": "加上 {name} 后图片总大小超过 {mb} MB，请换一张小一些的。",
   "attach.unreadable": "浏览器读不出这张图片，请重新附加。",
   "attach.remove": "移除 {name}",
+  "attach.blind": "{name} 看不到图片，所以不能附加图片。要发送图片，请在模型选择器里换一个能看图的模型。",
   "attach.unseen": "当前模型看不到图片：它只知道附了图片，不知道图片内容。",
   "input.placeholder": "写点什么…",
   "input.send": "发送",
