@@ -101,9 +101,10 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
   useAutoGrow(area, text);
   const empty = !text.trim();
   const modelId = prefs.model || (models && models.main) || null;
-  // A model the server knows cannot see images gets no pictures: attach says why instead.
+  // A model the server knows cannot see images gets no pictures: attach says why instead. A model
+  // it does not know (not curated) is trusted to see them, as the server does (core/llm/registry.py).
   const active = ((models && models.models) || []).find((m) => m.id === modelId);
-  const blind = Boolean(active && active.supports_vision === false);
+  const blind = Boolean(active && active.supports_vision === false && active.curated !== false);
   const blindReason = blind ? t("attach.blind", { name: active.name }) : "";
 
   const submit = () => {
