@@ -162,7 +162,7 @@ def test_attach_says_why_a_model_that_cannot_see_images_takes_none(make_app, own
         body = res.json()
         assert body["models"], "the fake provider lists models"
         for m in body["models"]:
-            m["supports_vision"] = False
+            m["supports_vision"], m["curated"] = False, True
         route.fulfill(response=res, json=body)
 
     app.page.route("**/api/models", blind)
