@@ -57,6 +57,8 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
     page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
     expect(page.get_by_test_id("attached-image")).to_have_count(1)
+    remove = page.get_by_test_id("attached-image").get_by_role("button").bounding_box()
+    assert remove and remove["width"] >= 24 and remove["height"] >= 24, remove  # D30: a target, not a speck
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
     wait_for_replies(page, 1)
