@@ -1,4 +1,4 @@
-"""Defects of the December audit (docs/UI.md "The audit"), each checked at the size where it
+"""Defects of the December audit (docs/UI.md "The December audit"), each checked at the size where it
 showed. D1, D2 and D6 (widths and target sizes) are the rules of test_sizes.py."""
 
 from __future__ import annotations

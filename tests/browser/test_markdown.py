@@ -1,5 +1,5 @@
 """Replies in Markdown as a modern chat shows them: highlighted code and typeset math, loaded only
-when a reply needs them; GitHub's alerts; tables (docs/UI.md "The live conversation")."""
+when a reply needs them; GitHub's alerts; tables (docs/UI.md "The screens")."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import { html } from "./html.js";
 import { Rolling } from "./rolling.js";
 import { fields, fullStamp, relativeBetween } from "./lib/time.js";
 
-// Short enough not to tax someone who opens many slices a session (docs/UI.md "Time travel").
+// Short enough not to tax someone who opens many slices a session (docs/UI.md "The December audit", D17).
 export const SETTLE_MS = 550;
 export const HOLD_MS = 300;
 
