@@ -75,7 +75,9 @@ LANGS_SEEN = """new MutationObserver((changes) => {
 }).observe(document, { attributes: true, subtree: true, attributeFilter: ['lang'] });"""
 
 
-def test_d10_a_chinese_browser_gets_the_chinese_demo_without_a_flash(make_app: Any, demo_server: Server) -> None:
+def test_d10_a_chinese_browser_gets_the_chinese_demo_without_a_flash(
+    make_app: Any, demo_server: Server
+) -> None:
     app = make_app(demo_server, size="phone", locale="zh-CN")
     app.page.add_init_script(LANGS_SEEN)
     page = app.open(wait="[data-testid=briefing]")
@@ -85,7 +87,9 @@ def test_d10_a_chinese_browser_gets_the_chinese_demo_without_a_flash(make_app: A
     assert "en" not in (page.evaluate("window.__langs || []")), "the page switched to English on the way"
 
 
-def test_d12_d13_the_model_how_to_opens_in_the_page_in_its_language(make_app: Any, empty_server: Server) -> None:
+def test_d12_d13_the_model_how_to_opens_in_the_page_in_its_language(
+    make_app: Any, empty_server: Server
+) -> None:
     app = make_app(empty_server, size="phone")
     page = app.open("/?lang=zh", wait="[data-testid=setup-notice]")
     notice = page.get_by_test_id("setup-notice")

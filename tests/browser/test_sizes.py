@@ -26,11 +26,14 @@ MEASURE = """([phone, screen]) => {
   const out = [];
   const d = document.documentElement;
   if (d.scrollWidth > window.innerWidth) out.push(`${screen}: the page is ${d.scrollWidth} px wide`);
-  const name = (el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? '[' + el.dataset.testid + ']' : ''}` +
-    ` "${(el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 30)}"`;
-  for (const box of document.querySelectorAll('.app-header, .split, .pane, .pane-input, .column'))
-    if (box.getBoundingClientRect().right > window.innerWidth + 0.5)
-      out.push(`${screen}: .${box.className.split(' ')[0]} ends at ${Math.round(box.getBoundingClientRect().right)}`);
+  const tag = (el) => el.tagName.toLowerCase() + (el.dataset.testid ? '[' + el.dataset.testid + ']' : '');
+  const label = (el) => (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 30);
+  const name = (el) => `${tag(el)} "${label(el)}"`;
+  for (const box of document.querySelectorAll('.app-header, .split, .pane, .pane-input, .column')) {
+    const right = Math.round(box.getBoundingClientRect().right);
+    const what = box.className.split(' ')[0];
+    if (right > window.innerWidth + 0.5) out.push(`${screen}: .${what} ends at ${right}`);
+  }
   // Behind a modal dialog the page is inert: only the dialog counts.
   const scope = document.querySelector('dialog[open]') || document;
   for (const el of scope.querySelectorAll(CONTROLS)) {
