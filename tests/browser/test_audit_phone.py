@@ -132,7 +132,9 @@ def test_d27_how_it_learns_shows_what_it_learned_about_the_default_persona(
     expect(page.get_by_test_id("evo-hypothesis")).to_contain_text("one concrete next step")
 
 
-def test_d20_the_read_only_note_sits_under_the_buttons_in_whole_words(make_app: Any, demo_server: Server) -> None:
+def test_d20_the_read_only_note_sits_under_the_buttons_in_whole_words(
+    make_app: Any, demo_server: Server
+) -> None:
     app = make_app(demo_server, size="phone", reduced=True)
     page = app.open("/?lang=zh#/slice/2026-11-21-1040", wait="[data-testid=slice-actions]")
     note = page.locator("[data-testid=slice-actions] .read-only-hint")
