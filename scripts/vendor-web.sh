@@ -19,6 +19,9 @@ PACKAGES=(
   "@fontsource-variable/geist-mono@5.3.0"
   "lucide-static@1.62.0"
   "axe-core@4.11.4"
+  # Loaded only when a reply needs them (web/app/md-extras.js), so outside the first-load budget.
+  "@highlightjs/cdn-assets@11.12.0"
+  "katex@0.19.1"
 )
 # The lucide icons the UI uses (web/app/icons.js names them).
 ICONS=(
@@ -83,6 +86,15 @@ for spec in "${PACKAGES[@]}"; do
       mkdir -p "$VENDOR/lucide"
       cp "$p/LICENSE" "$VENDOR/lucide/LICENSE"
       ICON_DIR="$p/icons" node scripts/vendor-icons.mjs "${ICONS[@]}" > "$VENDOR/lucide/icons.js" ;;
+    @highlightjs/cdn-assets@*)
+      copy "$p/es/highlight.min.js" "$VENDOR/highlight/highlight.js"
+      cp "$p/LICENSE" "$VENDOR/highlight/LICENSE" ;;
+    katex@*)
+      copy "$p/dist/katex.mjs" "$VENDOR/katex/katex.js"
+      copy "$p/dist/katex.min.css" "$VENDOR/katex/katex.css"
+      mkdir -p "$VENDOR/katex/fonts"
+      cp "$p"/dist/fonts/*.woff2 "$VENDOR/katex/fonts/"
+      cp "$p/LICENSE" "$VENDOR/katex/LICENSE" ;;
     axe-core@*)
       cp "$p/axe.min.js" "$AXE_DIR/axe.min.js"
       cp "$p/LICENSE" "$AXE_DIR/LICENSE-axe-core" ;;

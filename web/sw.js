@@ -60,6 +60,7 @@ const SHELL = [
   "app/lib/web-answer.js",
   "app/main.js",
   "app/markdown.js",
+  "app/md-extras.js",
   "app/navigation.js",
   "app/panes.js",
   "app/persona-link.js",

@@ -16,7 +16,14 @@ from core.imports.instructions import queue_card_lines
 from core.imports.model import ATTACHMENTS_DIR
 from core.imports.plan import ImportPlan, PlannedSlice, Progress, file_sha, plan_import
 from core.imports.source import ExportFile
-from core.imports.timeslice import Part, appendix_entry, build_slice, split_conversation, turn_hash
+from core.imports.timeslice import (
+    Part,
+    appendix_entry,
+    build_slice,
+    mark_imported,
+    split_conversation,
+    turn_hash,
+)
 from core.imports.writer import ImportReport, append_once, queue_new_slice
 from core.media.attach import image_path
 from core.media.images import stored_text
@@ -25,7 +32,7 @@ from core.memory.catalog.weave import weave_timeline
 from core.memory.config import UserConfig, load_config
 from core.memory.slice.appendix import rewrite_core_md
 from core.memory.slice.model import Slice, parse_core_md
-from core.memory.slice.slicer import FALLBACK_MARK, apply_fallback_mark
+from core.memory.slice.slicer import FALLBACK_MARK
 from core.search import refresh_index
 from core.storage.base import Storage, UpdateFn, WriteBatch
 
@@ -130,7 +137,7 @@ def _queue_extension(
     grown.end, grown.closed_by = planned.end, planned.closed_by
     if grown.marked_by == FALLBACK_MARK:
         grown.focus = grown.summary = ""
-        grown = apply_fallback_mark(grown, config.locale)
+        grown = mark_imported(grown, part.conversation.title, config.locale)
     text, moved = rewrite_core_md(current, grown, now_iso)
     batch.update(path, lambda now_text: text if now_text == current else _changed(planned.slice_id))
     if moved:

@@ -24,7 +24,7 @@ from core.media.images import Attachment as Image
 from core.memory.config import UserConfig
 from core.memory.paths import MAX_FILE_BYTES
 from core.memory.slice.model import Slice, Turn
-from core.memory.slice.slicer import apply_fallback_mark, slice_age_exceeded
+from core.memory.slice.slicer import FALLBACK_MARK, apply_fallback_mark, slice_age_exceeded
 
 # Room left in core.md for the frontmatter and the turn headers.
 SLICE_BYTE_BUDGET = MAX_FILE_BYTES - 100_000
@@ -192,7 +192,16 @@ def build_slice(part: Part, slice_id: str, locale: str = "en") -> Slice:
         extra={"source": source},
         turns=list(part.turns),
     )
-    return apply_fallback_mark(s, locale)
+    return mark_imported(s, conv.title, locale)
+
+
+def mark_imported(s: Slice, title: str, locale: str = "en") -> Slice:
+    """The rule mark of an imported slice, with the export's conversation title (when it has one)
+    as the focus: the title says what the conversation was about; its first line rarely does."""
+    marked = apply_fallback_mark(s, locale)
+    if not s.focus and title.strip() and marked.marked_by == FALLBACK_MARK:
+        marked.focus = title.strip()
+    return marked
 
 
 def appendix_entry(part: Part) -> str:

@@ -20,6 +20,7 @@ from core.memory import paths
 from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.check import check_memory
 from core.memory.config import UserConfig, patch_config
+from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, PLAYBOOK_AGENTS, playbook_md
 from core.memory.paths import MemoryPath
 from core.memory.slice import agent_md
 from core.memory.slice.model import Slice, parse_core_md, render_core_md
@@ -100,6 +101,18 @@ def source_files(settings: Settings, timed: list[Timed]) -> dict[MemoryPath, str
     return files
 
 
+def learned_files(source: Path) -> dict[MemoryPath, str]:
+    """What the evolution layer has learned, copied as written (`source/learned/`: direction.md,
+    fitness.json, playbook-<agent>.md); `check_memory` holds them to the format."""
+    root = source / "learned"
+    wanted = {"direction.md": DIRECTION_MD, "fitness.json": FITNESS_JSON}
+    wanted |= {f"playbook-{agent}.md": playbook_md(agent) for agent in PLAYBOOK_AGENTS}
+    found = {p.name for p in root.glob("*")} if root.is_dir() else set()
+    if found - set(wanted):
+        raise SourceError(f"{root}: unknown files {sorted(found - set(wanted))}; expected {sorted(wanted)}")
+    return {wanted[name]: (root / name).read_text("utf-8") for name in sorted(found)}
+
+
 def with_indexes(files: dict[MemoryPath, str], settings: Settings) -> dict[MemoryPath, str]:
     """`files` plus the indexes a full weave builds from them, stamped `generated_at`."""
     storage = InMemoryStorage(dict(files))
@@ -118,7 +131,7 @@ def build(source: Path = SOURCE) -> dict[str, str]:
     """Every generated file, keyed by its path under `sample/`."""
     settings, slices = load_source(source)
     try:
-        files = with_indexes(source_files(settings, time_all(slices)), settings)
+        files = with_indexes(source_files(settings, time_all(slices)) | learned_files(source), settings)
     except PreviouslyError as exc:  # the product refused a value the source gave it
         raise SourceError(str(exc)) from exc
     return {path.value: text for path, text in sorted(files.items())}

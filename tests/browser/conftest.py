@@ -39,7 +39,10 @@ CHROMIUM_ARGS = [
 ]
 # The demo's "today": the sample memory's newest slice is four days earlier.
 DEMO_NOW = "2026-11-30T12:00:00Z"
+PHONE = {"device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 SIZES = {
+    # The most common Android width, where the tightest rows show first.
+    "phone360": {"viewport": {"width": 360, "height": 800}, **PHONE},
     "phone": {
         "viewport": {"width": 390, "height": 844},
         "device_scale_factor": 3,

@@ -195,6 +195,17 @@ def full_script(paused: bool = False) -> list[Any]:
     return events
 
 
+def reply_script(reply: str) -> list[Any]:
+    """A turn that only writes `reply` (in pieces, as a model streams it)."""
+    start = {"slice_id": SLICE_ID, "slice_opened": True, "slice_closed": None, "user_turn_id": "u1"}
+    events: list[Any] = [_event(1, "turn.started", "prepare", **start)]
+    for i in range(0, len(reply), 40):
+        events.append(_event(len(events) + 1, "text.delta", text=reply[i : i + 40]))
+    done = {"status": "done", "agent_turn_id": "a1", "usage": {"input": 10, "output": 20}}
+    events.append(_event(len(events) + 1, "turn.done", "finish", **done))
+    return events
+
+
 def error_script() -> list[Any]:
     """A turn the server gives up on."""
     return [

@@ -57,6 +57,8 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     _attach(page, "red.jpg", jpeg_with_location(), "image/jpeg")
     page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
     expect(page.get_by_test_id("attached-image")).to_have_count(1)
+    remove = page.get_by_test_id("attached-image").get_by_role("button").bounding_box()
+    assert remove and remove["width"] >= 24 and remove["height"] >= 24, remove  # D30: a target, not a speck
     page.locator("#message-box").fill("What colour is this?")
     page.locator("#message-box").press("Enter")
     wait_for_replies(page, 1)
@@ -68,6 +70,9 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     page.goto(f"{own_server.url}/#/slice/{slice_id}")
     image = page.locator("[data-testid=turn-image] img").last
     image.wait_for()
+    # The thumbnail stands for the picture's link: the bubble shows the words only (D5).
+    bubble = page.locator("[data-testid=turn] .bubble").last
+    expect(bubble).to_have_text("What colour is this?")
     served = page.request.get(own_server.url + str(image.get_attribute("src")))
     assert served.ok and served.body() == sent, "the slice folder holds exactly what the model received"
     _wait_loaded(page, image, 64)
@@ -149,3 +154,25 @@ def test_a_picture_removed_while_another_is_read_stays_removed(make_app, own_ser
     page.evaluate(PICK_THEN_REMOVE, ["blue.png", base64.b64encode(png()).decode()])
     expect(thumbs).to_have_count(1)
     expect(thumbs).to_have_attribute("alt", "blue.png")
+
+
+def test_attach_says_why_a_model_that_cannot_see_images_takes_none(make_app, own_server: Server) -> None:
+    app = make_app(own_server, size="phone")
+
+    def blind(route) -> None:  # the same models, each marked as unable to see images
+        res = route.fetch()
+        body = res.json()
+        assert body["models"], "the fake provider lists models"
+        for m in body["models"]:
+            m["supports_vision"], m["curated"] = False, True
+        route.fulfill(response=res, json=body)
+
+    app.page.route("**/api/models", blind)
+    page = app.open()
+    attach = page.get_by_test_id("attach")
+    expect(attach).to_have_attribute("aria-disabled", "true")
+    attach.click(force=True)  # aria-disabled: it still answers a tap, with the reason
+    expect(page.get_by_test_id("attach-error")).to_contain_text("cannot see images")
+    _attach(page, "red.png", png((8, 8)), "image/png")  # a paste or drop is refused the same way
+    expect(page.get_by_test_id("attach-error")).to_contain_text("Pick a model that can")
+    expect(page.get_by_test_id("attached-image")).to_have_count(0)

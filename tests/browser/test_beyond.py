@@ -76,7 +76,16 @@ def test_the_card_can_be_edited_deleted_and_restored(make_app, own_server: Serve
         e["text"] == "Flights booked for 9 January, £940 each" for e in own_server.get("/api/card")["entries"]
     )
     save_screenshot(page, f"card-{app.size}-light")
+    doomed = now_items.first.locator(".entry-text > span").first.inner_text()
     now_items.first.get_by_role("button", name="Delete").click()
+    # D7: a delete asks first, naming the entry; "Keep it" keeps it.
+    dialog = page.get_by_test_id("card-delete-dialog")
+    expect(dialog).to_contain_text(doomed)
+    dialog.get_by_role("button", name="Keep it").click()
+    expect(dialog).not_to_be_visible()
+    expect(now_items).to_have_count(count)
+    now_items.first.get_by_role("button", name="Delete").click()
+    page.get_by_test_id("card-delete-confirm").click()
     expect(now_items).to_have_count(count - 1)
     # Undo brings back the card as it was before the last change: the edited entry returns.
     page.get_by_test_id("card-undo").click()

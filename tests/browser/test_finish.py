@@ -219,6 +219,11 @@ def test_the_card_at_the_time_shows_the_card_not_its_bookkeeping(make_app, demo_
     text = dialog.inner_text()
     assert "Active slice" not in text and "Format:" not in text and "Updated:" not in text
     assert "Identity" in dialog.locator(".md h2").all_inner_texts()
+    # D14: refs are links to their slices, not "— refs: [2025/02/08/1617]".
+    assert "refs:" not in text
+    ref = dialog.locator(".md a[href='#/slice/2025-02-08-1617']")
+    expect(ref).to_have_text("2025/02/08")
+    expect(ref).not_to_have_attribute("target", "_blank")
 
 
 def test_without_a_session_the_page_goes_to_sign_in_without_a_single_401(

@@ -54,9 +54,14 @@ def test_preview_then_accept_puts_the_conversations_on_the_timeline(
     expect(page.get_by_test_id("import-status")).to_contain_text("4 slices")
     expect(accept).to_be_disabled()
     assert fresh_server.get("/api/timeline")["total"] == 4
+    # D15: the page concludes — the preview has gone and a link opens the newest imported slice.
+    expect(preview).to_have_count(0)
+    page.get_by_test_id("import-open").click()
+    expect(page.locator("[data-testid=slice-view] [data-testid=turn]").first).to_be_visible()
     page.goto(fresh_server.url + "/#/slice/2024-03-04-0901")
-    page.locator("[data-testid=slice-view] [data-testid=turn]").first.wait_for()
-    assert "Fushimi Inari" in page.get_by_test_id("slice-view").inner_text()
+    expect(page.get_by_test_id("slice-view")).to_contain_text("Fushimi Inari")
+    # …headed by the conversation's title, not "Opened with: …" its first line.
+    expect(page.get_by_test_id("slice-view").locator("h1")).to_have_text("Kyoto trip")
 
 
 def test_a_broken_export_is_refused_with_its_reason(make_app, fresh_server: Server, tmp_path: Path) -> None:

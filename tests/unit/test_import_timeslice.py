@@ -98,3 +98,14 @@ def test_a_message_id_used_twice_is_refused() -> None:
     conv.messages[1] = Message("m0", "agent", conv.messages[1].timestamp, "b")
     with pytest.raises(InvalidInput, match="message id 'm0' appears twice"):
         split_conversation(conv, UserConfig())
+
+
+def test_an_imported_slice_is_named_by_its_conversation_title_else_its_opening() -> None:
+    [part] = split_conversation(_conv("Message 0: thinking about thesis and jazz", "ok"), UserConfig())
+    titled = build_slice(part, "2024-03-04-0900")
+    assert titled.focus == "Title" and titled.marked_by == "fallback"
+    assert titled.summary  # the rule's summary still fills the rest
+    untitled_conv = _conv("Message 0: thinking about thesis and jazz", "ok")
+    untitled_conv.title = "  "
+    [bare] = split_conversation(untitled_conv, UserConfig())
+    assert build_slice(bare, "2024-03-04-0900").focus.startswith("Opened with: Message 0")

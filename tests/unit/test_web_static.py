@@ -81,3 +81,15 @@ def test_the_module_scanner_sees_static_imports_only(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert bench_web.module_imports(mod) == ["./a.js", "./b.js", "./c.js"]
+
+
+def test_every_stylesheet_closes_its_blocks() -> None:
+    """An unclosed rule turns every later one into a nested rule that no longer matches (the
+    slice actions and reply actions lost their layout that way)."""
+    for css in sorted((WEB / "styles").glob("*.css")):
+        text = re.sub(r"/\*.*?\*/", "", css.read_text(encoding="utf-8"), flags=re.S)
+        depth = 0
+        for ch in text:
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            assert depth >= 0, f"{css.name}: a '}}' closes nothing"
+        assert depth == 0, f"{css.name}: {depth} block(s) left open"

@@ -13,7 +13,7 @@ import { PaneContent, WheelColumn } from "./panes.js";
 import { buildEntries, useShortcuts, useTravel } from "./navigation.js";
 import { lastReply, useChat } from "./chat-state.js";
 import { dropSliceCache, useAppData, useMedia, useNow, useRoute, useSlice, useStickToBottom } from "./app-data.js";
-import { makeT } from "./lib/i18n.js";
+import { hasLocale, loadLocale, makeT } from "./lib/i18n.js";
 import { usePreferences } from "./preferences.js";
 import { useOnline, useReplyNotification } from "./pwa.js";
 import { PersonaUrlNotice } from "./persona-picker.js";
@@ -43,7 +43,11 @@ function useAnnouncement(messages) {
 /** The whole app. */
 export function App() {
   const prefs = usePreferences();
-  const t = useMemo(() => makeT(prefs.locale), [prefs.locale]);
+  const [dicts, setDicts] = useState(0); // bumped when a dictionary has loaded
+  useEffect(() => {
+    if (!hasLocale(prefs.locale)) loadLocale(prefs.locale).then(() => setDicts((n) => n + 1), () => {});
+  }, [prefs.locale]);
+  const t = useMemo(() => makeT(prefs.locale), [prefs.locale, dicts]);
   const phone = useMedia("(max-width: 767.98px)");
   const reduced = useMedia("(prefers-reduced-motion: reduce)");
   const route = useRoute();
@@ -76,6 +80,7 @@ export function App() {
   };
   // Sending always returns to the live conversation, without the travel.
   const send = (text, images = []) => {
+    if (!online) return false;
     if (route.view !== "live") {
       skipNextTravel();
       location.hash = "#/";
@@ -101,7 +106,7 @@ export function App() {
       <main class="pane" id="content">
         <div class="pane-scroll" ref=${refs.pane} tabindex="-1">
           <${PaneContent} shown=${shown} data=${data} chat=${chat} slice=${slice} prefs=${prefs} t=${t} nowMs=${nowMs}
-            nav=${{ go, step, send, setStrand, sliceIndex }} />
+            nav=${{ go, step, send, setStrand, sliceIndex, online }} />
         </div>
         ${travel &&
         html`<${TimeTravel} key=${travel.key} fromMs=${travel.fromMs} toMs=${travel.toMs} nowMs=${Date.now()}

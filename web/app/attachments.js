@@ -63,6 +63,11 @@ export function Thumbs({ images, onRemove = null, t, testid = "attached-image" }
 // core/media/attach.py links each stored picture from the user's turn as ![name](../images/<file>).
 const LINK_RE = /!\[([^\]\n]*)\]\(\.\.\/images\/([A-Za-z0-9_-]{1,64}-\d{1,2}\.(?:png|jpg|webp))\)/g;
 
+/** A stored turn's words without its picture links (the thumbnails stand for them). */
+export function withoutPictureLinks(content) {
+  return String(content || "").replace(LINK_RE, "").trimEnd();
+}
+
 /** The pictures a stored turn links, as thumbnails served by the API. */
 export function storedImages(content, sliceId) {
   return [...String(content || "").matchAll(LINK_RE)].map((m) => ({

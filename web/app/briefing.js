@@ -50,15 +50,38 @@ function CardDialog({ open, onClose, sliceId, excerpt, t, onOpenCard }) {
   </${Dialog}>`;
 }
 
+/** The short how-to in the page's language, and on request the full guide (docs/MODELS.md, as
+ * `GET /api/help/models` serves it) rendered, never shown as a raw text file. */
+function SetupGuide({ open, onClose, t }) {
+  const [full, setFull] = useState(null); // null | "loading" | "failed" | the guide's text
+  const steps = ["setup.step1", "setup.step2", "setup.step3"].map((k, i) => `${i + 1}. ${t(k)}`).join("\n");
+  const load = () => {
+    setFull("loading");
+    fetch("/api/help/models", { credentials: "same-origin" })
+      .then((res) => (res.ok ? res.text() : Promise.reject(new Error(String(res.status)))))
+      .then(setFull, () => setFull("failed"));
+  };
+  return html`<${Dialog} open=${open} onClose=${onClose} title=${t("setup.title")} icon="wrench" testid="setup-dialog"
+    closeLabel=${t("common.close")} wide=${true}>
+    <${Markdown} text=${steps} t=${t} />
+    ${full === null && html`<p><button type="button" class="ghost-btn" data-testid="setup-full" onClick=${load}>${t("setup.full")}</button></p>`}
+    ${full === "loading" && html`<p class="muted">${t("common.loading")}</p>`}
+    ${full === "failed" && html`<p class="muted" role="alert">${t("setup.fullFailed")}</p>`}
+    ${full && full !== "loading" && full !== "failed" && html`<${Markdown} text=${full} t=${t} class="setup-full" />`}
+  </${Dialog}>`;
+}
+
 /** What the server says is missing (no model): after the briefing's content, and folded to one
  * line on a phone so it does not push the content off the first screen. */
 function SetupNotice({ lines, t }) {
   const [open] = useState(() => !window.matchMedia("(max-width: 767.98px)").matches);
+  const [guide, setGuide] = useState(false);
   return html`<details class="notice setup-notice" data-testid="setup-notice" open=${open}>
-    <summary><${Icon} name="circle-alert" />${t("briefing.setupTitle")}</summary>
+    <summary><${Icon} name="circle-alert" /><span>${t("briefing.setupTitle")}</span><${Icon} name="chevron-down" class="fold-sign" /></summary>
     <div>${lines.map((line) => html`<p>${line}</p>`)}
-      <p><a href="/api/help/models" target="_blank" rel="noopener" data-testid="setup-guide">${t("briefing.setupLink")}</a></p></div>
-  </details>`;
+      <p><button type="button" class="link-btn" data-testid="setup-guide" onClick=${() => setGuide(true)}>${t("briefing.setupLink")}</button></p></div>
+  </details>
+  <${SetupGuide} open=${guide} onClose=${() => setGuide(false)} t=${t} />`;
 }
 
 /** The briefing shown in the live view while the conversation is empty. */

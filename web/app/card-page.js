@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { Markdown } from "./markdown.js";
+import { Dialog } from "./dialog.js";
 import { api } from "./api.js";
 import { localQuery } from "./app-data.js";
 import { useEditable } from "./editable.js";
@@ -65,10 +66,16 @@ function Entry({ entry, t, busy, onSave, onDelete, onOpenSlice }) {
 export function CardPage({ t, onOpenSlice, readOnly = false }) {
   const { data: card, error, busy, notice, run, reload } = useEditable(`/api/card?${localQuery(t.locale)}`, t);
   const [raw, setRaw] = useState(false);
+  const [doomed, setDoomed] = useState(null); // the entry a delete is waiting to be confirmed for
 
   const path = (e) => `/api/card/entries/${e.section}/${e.n}`;
   const onSave = (entry, text) => run(() => api.patch(path(entry), { text: text.trim() }), t("card.saved"));
   const onDelete = (entry) => run(() => api.del(path(entry)), t("card.deleted"));
+  const confirmDelete = () => {
+    const entry = doomed;
+    setDoomed(null);
+    return onDelete(entry);
+  };
   const onUndo = () => run(() => api.post("/api/card/undo"), t("card.undone"));
 
   if (error) return html`<div class="column card-page"><p class="empty-state" role="alert">${t("card.loadFailed")}</p></div>`;
@@ -101,9 +108,20 @@ export function CardPage({ t, onOpenSlice, readOnly = false }) {
                 <code class="section-key" title=${t("card.sectionKey")}>${section}</code>
               </h2>
               <ul class="card-entries">
-                ${entries.map((e) => html`<${Entry} key=${`${e.section}-${e.n}-${e.text}`} entry=${e} t=${t} busy=${busy} onSave=${onSave} onDelete=${onDelete} onOpenSlice=${onOpenSlice} />`)}
+                ${entries.map((e) => html`<${Entry} key=${`${e.section}-${e.n}-${e.text}`} entry=${e} t=${t} busy=${busy} onSave=${onSave} onDelete=${setDoomed} onOpenSlice=${onOpenSlice} />`)}
               </ul>
             </section>`,
           )}
+    <${Dialog} open=${Boolean(doomed)} onClose=${() => setDoomed(null)} title=${t("card.deleteTitle")} icon="trash-2"
+      testid="card-delete-dialog" closeLabel=${t("common.close")}>
+      <p>${doomed && doomed.text}</p>
+      <p class="muted small">${t("card.deleteNote")}</p>
+      <div class="form-actions">
+        <button type="button" class="primary-btn danger-btn" data-testid="card-delete-confirm" disabled=${busy} onClick=${confirmDelete}>
+          ${t("card.delete")}
+        </button>
+        <button type="button" class="ghost-btn" onClick=${() => setDoomed(null)}>${t("card.keep")}</button>
+      </div>
+    </${Dialog}>
   </div>`;
 }

@@ -27,7 +27,7 @@ function TransportError({ error, t }) {
   return html`<div class="banner error" role="alert" data-testid="chat-error">
     <${Icon} name="triangle-alert" />
     <div>
-      <p>${t("chat.sendFailed")} ${error.message || ""}</p>
+      <p>${t("chat.sendFailed")} ${error.code === "network" ? t("chat.unreachable") : error.message || ""}</p>
       <details>
         <summary>${t("error.details")}</summary>
         <pre>${JSON.stringify({ status: error.status ?? null, code: error.code ?? null, message: error.message || "" }, null, 2)}</pre>

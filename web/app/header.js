@@ -54,7 +54,7 @@ export function Header({ t, locale, onLocale, theme, onTheme, demo, onSearch, on
       <${NavButton} icon="file-text" label=${t("import.nav")} href="#/import" testid="nav-import" current=${route.view === "import"} />
       <${NavButton} icon="settings" label=${t("nav.settings")} href="#/settings" testid="nav-settings" current=${route.view === "settings"} />
       <span class="divider" aria-hidden="true"></span>
-      <button type="button" class="icon-btn" data-testid="theme-toggle" data-theme=${theme} aria-label=${themeLabel} title=${themeLabel} onClick=${onTheme}>
+      <button type="button" class="icon-btn theme-btn" data-testid="theme-toggle" data-theme=${theme} aria-label=${themeLabel} title=${themeLabel} onClick=${onTheme}>
         <${Icon} name=${THEME_ICON[theme]} />
       </button>
       <button

@@ -78,6 +78,7 @@ export function ImportPage({ flags, t, onImported }) {
   const [plan, setPlan] = useState(null);
   const [share, setShare] = useState(0);
   const [message, setMessage] = useState("");
+  const [newest, setNewest] = useState(null); // the newest slice written, to open after the import
   const readOnly = Boolean(flags && flags.read_only);
   const query = () => `format=${encodeURIComponent(format)}&name=${encodeURIComponent(file.name)}`;
 
@@ -113,6 +114,8 @@ export function ImportPage({ flags, t, onImported }) {
       const end = outcomeOf(ndjsonLines(res.text.endsWith("\n") ? res.text : `${res.text}\n`));
       if (!end || end.type === "error") return fail((end && end.message) || t("import.failed"));
       setMessage(t("import.doneText", { n: end.imported.length + end.extended.length }));
+      setNewest([...end.imported, ...end.extended].sort().pop() || null);
+      setPlan(null); // what would be created now is created: the preview has said its piece
       setPhase("done");
       onImported && onImported(end);
     } catch {
@@ -151,6 +154,8 @@ export function ImportPage({ flags, t, onImported }) {
         ${phase === "failed" || phase === "done" ? message : busy ? (phase === "previewing" ? t("import.reading") : t("import.writing")) : ""}
       </p>
     </section>
+    ${phase === "done" && newest &&
+    html`<p><a class="ghost-btn" href=${`#/slice/${newest}`} data-testid="import-open">${t("import.open")}</a></p>`}
     ${plan && html`<${Preview} plan=${plan} t=${t} />`}
   </div>`;
 }

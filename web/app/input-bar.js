@@ -101,6 +101,11 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
   useAutoGrow(area, text);
   const empty = !text.trim();
   const modelId = prefs.model || (models && models.main) || null;
+  // A model the server knows cannot see images gets no pictures: attach says why instead. A model
+  // it does not know (not curated) is trusted to see them, as the server does (core/llm/registry.py).
+  const active = ((models && models.models) || []).find((m) => m.id === modelId);
+  const blind = Boolean(active && active.supports_vision === false && active.curated !== false);
+  const blindReason = blind ? t("attach.blind", { name: active.name }) : "";
 
   const submit = () => {
     if (empty || disabledReason) return;
@@ -121,6 +126,7 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
   const imagesNow = useRef(images);
   imagesNow.current = images;
   const attach = (files) => {
+    if (blind) return (setProblem(blindReason), pending.current);
     const list = [...files];
     pending.current = pending.current
       .then(async () => {
@@ -211,7 +217,8 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
       </button>
       <input ref=${picker} type="file" accept="image/png,image/jpeg,image/webp,image/gif" multiple hidden
         data-testid="attach-input" onChange=${(e) => (attach(e.currentTarget.files), (e.currentTarget.value = ""))} />
-      <button type="button" class="tool-btn" data-testid="attach" title=${t("attach.hint")} onClick=${() => picker.current?.click()}>
+      <button type="button" class="tool-btn" data-testid="attach" title=${blind ? blindReason : t("attach.hint")}
+        aria-disabled=${blind ? "true" : undefined} onClick=${() => (blind ? setProblem(blindReason) : picker.current?.click())}>
         <span>${t("attach.button")}</span>
       </button>
       <a class="tool-btn icon-only" href="#/settings" aria-label=${t("nav.settings")} title=${t("nav.settings")}>

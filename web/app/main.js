@@ -3,6 +3,7 @@
 import { render } from "preact";
 import { html } from "./html.js";
 import { App } from "./app.js";
+import { loadLocale } from "./lib/i18n.js";
 import { signInUrl } from "./lib/urls.js";
 import { registerServiceWorker } from "./pwa.js";
 
@@ -22,5 +23,7 @@ if (await mustSignIn()) globalThis.location.replace(signInUrl(globalThis.locatio
 else {
   // A demo link's `?persona=ID`, adopted before anything reads the memory.
   if (/[?&]persona=/.test(globalThis.location.href)) await (await import("./persona-link.js")).adoptPersonaFromUrl();
+  // The language preboot.js chose, ready before the first paint (no flash of English).
+  await loadLocale(document.documentElement.lang).catch(() => {});
   render(html`<${App} />`, document.getElementById("app"));
 }

@@ -87,7 +87,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   if (data.state && !chat.resuming) {
     const last = (data.catalog || []).find((e) => e.id === data.state.last_slice_id);
     return html`<${Briefing} state=${data.state} lastStartMs=${last ? entryMs(last) : NaN} t=${t} nowMs=${nowMs}
-      onSend=${send} onOpenSlice=${go} onOpenCard=${() => (location.hash = "#/card")} canSend=${!chat.running} />`;
+      onSend=${send} onOpenSlice=${go} onOpenCard=${() => (location.hash = "#/card")} canSend=${!chat.running && nav.online !== false} />`;
   }
   if (data.stateError) {
     return html`<div class="column"><${Retry} message=${t("app.loadFailed")} onRetry=${data.refreshState} t=${t} /></div>`;

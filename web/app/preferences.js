@@ -89,7 +89,11 @@ export function usePreferences() {
       effort: explicit || stored.effort === undefined ? model.effort || model.reasoningEffort || c.effort : c.effort,
       model: explicit || stored.model === undefined ? (model.main && model.main !== "auto" ? model.main : c.model) : c.model,
     }));
-    if (config.locale && (explicit || (!urlLocale() && !prefs.loadLocale(store())))) {
+    // The default demo persona's locale is not the visitor's: there the browser's language stays.
+    // A persona the visitor picked (the picker's cookie) is shown in its own language.
+    const picked = /(?:^|;\s*)previously_persona=/.test(globalThis.document ? document.cookie : "");
+    const visitor = config.datasource === "demo" && !explicit && !picked;
+    if (config.locale && !visitor && (explicit || (!urlLocale() && !prefs.loadLocale(store())))) {
       if (explicit) prefs.saveLocale(store(), normalizeLocale(config.locale));
       setLocaleState(normalizeLocale(config.locale));
     }

@@ -1,8 +1,10 @@
 // The sign-in page: trade the access key for a session cookie, then go back where the user was.
-import { makeT, normalizeLocale } from "./lib/i18n.js";
+import { loadLocale, makeT, normalizeLocale } from "./lib/i18n.js";
 import { safeNext } from "./lib/urls.js";
 
-const t = makeT(normalizeLocale(document.documentElement.lang));
+const lang = normalizeLocale(document.documentElement.lang);
+await loadLocale(lang).catch(() => {}); // offline and not cached: English
+const t = makeT(lang);
 for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
 document.title = `${t("signin.title")} — Previously`;
 

@@ -150,7 +150,7 @@ export function SliceActions({ data, readOnly, t, onChanged, onForgotten }) {
     <button type="button" class="ghost-btn danger" data-testid="slice-forget" disabled=${readOnly} title=${why} onClick=${() => setDialog("forget")}>
       <${Icon} name="trash-2" size=${14} />${t("actions.forget")}
     </button>
-    ${readOnly && html`<span class="hint">${why}</span>`}
+    ${readOnly && html`<p class="hint read-only-hint">${why}</p>`}
     ${dialog === "edit" &&
     html`<${EditDialog} data=${data} open=${true} onClose=${() => setDialog(null)} t=${t}
       onSaved=${(saved) => (setDialog(null), onChanged(saved))} />`}

@@ -8,7 +8,7 @@ import { Markdown } from "./markdown.js";
 import { isoToMs, turnStamp, wheelDate, hhmm } from "./lib/time.js";
 import { cardBody } from "./lib/card-text.js";
 import { ForgetDialog, SliceActions, markLoopDone } from "./slice-actions.js";
-import { storedImages, Thumbs } from "./attachments.js";
+import { storedImages, Thumbs, withoutPictureLinks } from "./attachments.js";
 
 function PreviouslyBar({ data, t }) {
   const [open, setOpen] = useState(false);
@@ -56,7 +56,7 @@ function Turn({ turn, nowMs, dayMs, t, onThoughts, onForget, sliceId }) {
     </div>
     ${agent
       ? html`<${Markdown} text=${turn.content} t=${t} class="turn-body" />`
-      : html`<${Thumbs} images=${storedImages(turn.content, sliceId)} t=${t} testid="turn-image" /><div class="bubble">${turn.content}</div>`}
+      : html`<${Thumbs} images=${storedImages(turn.content, sliceId)} t=${t} testid="turn-image" /><div class="bubble">${withoutPictureLinks(turn.content)}</div>`}
   </article>`;
 }
 

@@ -6,8 +6,9 @@ import { html } from "./html.js";
 import { Rolling } from "./rolling.js";
 import { fields, fullStamp, relativeBetween } from "./lib/time.js";
 
-export const SETTLE_MS = 1000;
-export const HOLD_MS = 700;
+// Short enough not to tax someone who opens many slices a session (docs/UI.md "The December audit", D17).
+export const SETTLE_MS = 550;
+export const HOLD_MS = 300;
 
 function Clock({ fromMs, toMs }) {
   const a = fields(fromMs);
@@ -41,11 +42,12 @@ export function TimeTravel({ fromMs, toMs, nowMs, isNow, name, t, onDone }) {
   const spoken = isNow ? t("travel.now") : t(rel.key, { count: rel.n, n: rel.n });
   const who = (name || t("travel.you")).toLocaleUpperCase();
 
-  return html`<div class="travel" data-testid="time-travel" onClick=${onDone}>
+  return html`<div class="travel" data-testid="time-travel" data-ms=${SETTLE_MS + HOLD_MS} onClick=${onDone}>
     <div class="stage-glow" aria-hidden="true"></div>
     <p class="eyebrow">${t("travel.eyebrow", { name: who })}</p>
     <h2 class="travel-title" data-testid="relative-time">${title}</h2>
     <${Clock} fromMs=${fromMs} toMs=${toMs} />
     <p class="sr-only" role="status">${spoken}, ${fullStamp(toMs)}</p>
+    <p class="travel-skip muted small" aria-hidden="true">${t("travel.skip")}</p>
   </div>`;
 }

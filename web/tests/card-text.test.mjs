@@ -15,3 +15,12 @@ test("a card without them is unchanged, and a stamp-like line later on stays", (
   assert.equal(cardBody(""), "");
   assert.equal(cardBody(null), "");
 });
+
+test("an entry's refs become links to their slices, its words stay", () => {
+  const text = "## Past\n\n- Ran the Bristol Half — refs: [2025/09/07/1342], [2025-10-18-1005, odd]\n- Plain entry\n";
+  assert.equal(
+    cardBody(text),
+    "## Past\n\n- Ran the Bristol Half — [2025/09/07](#/slice/2025-09-07-1342), [2025/10/18](#/slice/2025-10-18-1005), odd\n- Plain entry\n",
+  );
+  assert.equal(cardBody("- Moved — refs: 2025/02/08/1617\n"), "- Moved — [2025/02/08](#/slice/2025-02-08-1617)\n");
+});

@@ -4,10 +4,11 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DICTS, makeT, normalizeLocale, parseTemplate } from "../app/lib/i18n.js";
+import { DICTS, loadLocale, makeT, normalizeLocale, parseTemplate } from "../app/lib/i18n.js";
 import { SHORTCUTS } from "../app/lib/keys.js";
 
 const APP = join(dirname(fileURLToPath(import.meta.url)), "..", "app");
+await loadLocale("zh"); // the other dictionaries load on demand in the page
 const base = (key) => key.replace(/\.(one|other)$/, "");
 
 function sourceFiles(dir) {

@@ -4,8 +4,9 @@ import "./london.mjs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { deniedReason, toolIcon, toolLabel } from "../app/lib/tool-labels.js";
-import { makeT } from "../app/lib/i18n.js";
+import { loadLocale, makeT } from "../app/lib/i18n.js";
 
+await loadLocale("zh");
 const en = makeT("en");
 const zh = makeT("zh");
 const item = (tool, input, state = "completed", extra = {}) => ({ tool, input, state, label: "", output: null, progress: [], recall: null, ...extra });

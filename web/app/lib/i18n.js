@@ -1,8 +1,10 @@
 // Dictionaries and message formatting: flat dotted keys, `{name}` placeholders, `.one`/`.other` plurals.
 import en from "../i18n/en.js";
-import zh from "../i18n/zh.js";
 
-export const DICTS = { en, zh };
+// English is always there (every other dictionary falls back to it); the others load when the
+// page first needs them (`loadLocale`), so a visitor downloads one language, not both.
+export const DICTS = { en };
+const LOADERS = { zh: () => import("../i18n/zh.js") };
 
 /** The pseudo-locale used by tests: every UI string wrapped so untranslated text stands out. */
 export const PSEUDO = "qps";
@@ -12,6 +14,19 @@ export function normalizeLocale(tag) {
   const s = String(tag || "").toLowerCase();
   if (s === PSEUDO) return PSEUDO;
   return s.startsWith("zh") ? "zh" : "en";
+}
+
+/** Whether `locale`'s dictionary is ready for makeT. */
+export function hasLocale(locale) {
+  const name = normalizeLocale(locale);
+  return name === PSEUDO || Boolean(DICTS[name]) || !LOADERS[name];
+}
+
+/** Load `locale`'s dictionary (a no-op when it is there); makeT uses it from then on. */
+export async function loadLocale(locale) {
+  const name = normalizeLocale(locale);
+  if (hasLocale(name)) return;
+  DICTS[name] = (await LOADERS[name]()).default;
 }
 
 function dictFor(locale) {
