@@ -26,7 +26,6 @@ from core.imports.timeslice import (
 )
 from core.imports.writer import ImportReport, append_once, queue_new_slice
 from core.media.attach import image_path
-from core.media.images import stored_text
 from core.memory import paths
 from core.memory.catalog.weave import weave_timeline
 from core.memory.config import UserConfig, load_config
@@ -109,7 +108,9 @@ def _queue(
     s = build_slice(part, planned.slice_id, config.locale)
     folder = paths.slice_dir(planned.slice_id)
     files = [(folder / ATTACHMENTS_DIR / a.file_name, a.text) for a in part.attachments]
-    files += [(image_path(planned.slice_id, name), stored_text(img)) for name, img in part.pictures]
+    for name, img in part.pictures:  # image files: bytes, not text
+        chunk.batch.put_bytes(image_path(planned.slice_id, name), img.raw)
+        chunk.size += len(img.raw)
     if planned.action == "new":
         chunk.size += queue_new_slice(chunk.batch, s, files, appendix_entry(part))
     else:

@@ -1,8 +1,10 @@
 """Where a turn's images go: files in the slice folder, links in the user's turn, image input.
 
-The pictures are saved in the same commit as the user's turn (the prepare step), at
-`<slice>/images/<turnId>-<n>.<ext>.b64`, and the turn's text ends with one Markdown image link
-per picture (`![name](../images/<turnId>-<n>.<ext>)`), plain text to any reader of core.md.
+The pictures are saved in the same commit as the user's turn (the prepare step) as image files,
+`<slice>/images/<turnId>-<n>.<ext>`, and the turn's text ends with one Markdown image link per
+picture (`![name](../images/<turnId>-<n>.<ext>)`): the link opens the file in any Markdown
+viewer. A picture saved before pictures were files is base64 text beside it (`….<ext>.b64`)
+until `maintain` turns it into the image file (core/media/migrate.py); readers take either.
 Each model call of the turn sends the pictures as image input when the model takes images;
 otherwise the message says that pictures were attached and that this model cannot see them.
 """
@@ -17,24 +19,30 @@ from dataclasses import dataclass
 from core.errors import InvalidInput, NotFound
 from core.llm.registry import BoundModel
 from core.llm.types import ImageInput, Message, UserMessage
-from core.media.images import Attachment, read_stored, stored_text
+from core.media.images import Attachment, read_stored
 from core.memory import paths
-from core.storage.base import Reader, WriteBatch
+from core.storage.base import BytesReader, WriteBatch
 
 IMAGES_DIR = "images"
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\Z")
 _LINK_RE = re.compile(rf"!\[(?P<name>[^\]\n]*)\]\(\.\./{IMAGES_DIR}/(?P<file>[^)\s]+)\)")
 MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
+LEGACY_SUFFIX = ".b64"
 
 
 def file_name(turn_id: str, n: int, attachment: Attachment) -> str:
-    """The picture's name as linked from core.md (the stored file adds `.b64`)."""
+    """The picture's name as linked from core.md, and its file's name."""
     return f"{turn_id}-{n}.{attachment.extension}"
 
 
 def image_path(slice_id: str, name: str) -> paths.MemoryPath:
-    """The stored file of a linked picture `name` of a slice."""
-    return paths.slice_dir(slice_id) / f"{IMAGES_DIR}/{name}.b64"
+    """The image file of a linked picture `name` of a slice: exactly where the link points."""
+    return paths.slice_dir(slice_id) / f"{IMAGES_DIR}/{name}"
+
+
+def legacy_image_path(slice_id: str, name: str) -> paths.MemoryPath:
+    """Where a picture saved as base64 text lies (until `maintain` migrates it)."""
+    return image_path(slice_id, name + LEGACY_SUFFIX)
 
 
 def turn_text(message: str, turn_id: str, attachments: Sequence[Attachment]) -> str:
@@ -76,7 +84,7 @@ def linked_pictures(content: str) -> set[str]:
     return {m["file"] for m in _LINK_RE.finditer(content) if NAME_RE.match(m["file"])}
 
 
-def reattach(reader: Reader, pictures: Sequence[StoredPicture]) -> tuple[Attachment, ...]:
+def reattach(reader: BytesReader, pictures: Sequence[StoredPicture]) -> tuple[Attachment, ...]:
     """Pictures stored with an earlier turn, ready to go with a new one (answer again, or an
     edit): the stored bytes as they are (they were checked and re-encoded when first sent)."""
     out = []
@@ -87,9 +95,9 @@ def reattach(reader: Reader, pictures: Sequence[StoredPicture]) -> tuple[Attachm
 
 
 def queue_images(batch: WriteBatch, slice_id: str, turn_id: str, attachments: Sequence[Attachment]) -> None:
-    """Queue the turn's picture files in the batch that saves the user's turn."""
+    """Queue the turn's picture files (the image bytes) in the batch that saves the user's turn."""
     for n, attachment in enumerate(attachments, 1):
-        batch.put(image_path(slice_id, file_name(turn_id, n, attachment)), stored_text(attachment))
+        batch.put_bytes(image_path(slice_id, file_name(turn_id, n, attachment)), attachment.raw)
 
 
 def unseen_note(count: int) -> str:
@@ -117,12 +125,16 @@ def with_images(history: list[Message], attachments: Sequence[Attachment], visio
     return [*history[:-1], UserMessage(f"{last.text}\n\n{unseen_note(len(attachments))}", last.images)]
 
 
-def read_image(reader: Reader, slice_id: str, name: str) -> tuple[bytes, str]:
-    """A slice's stored picture `name` (as core.md links it): its bytes and media type."""
+def read_image(reader: BytesReader, slice_id: str, name: str) -> tuple[bytes, str]:
+    """A slice's stored picture `name` (as core.md links it): its bytes and media type. The
+    image file, else the base64 text of a picture not migrated yet."""
     match = NAME_RE.match(name)
     if not match or not paths.is_slice_id(slice_id):
         raise InvalidInput(f'"{name}" is not the name of a stored picture (like <turn id>-1.png).')
-    text = reader.read(image_path(slice_id, name))
-    if text is None:
-        raise NotFound(f'Slice {slice_id} has no picture "{name}".')
-    return read_stored(text), MEDIA_TYPES[match.group(1)]
+    data = reader.read_bytes(image_path(slice_id, name))
+    if data is None:
+        text = reader.read(legacy_image_path(slice_id, name))
+        if text is None:
+            raise NotFound(f'Slice {slice_id} has no picture "{name}".')
+        data = read_stored(text)
+    return data, MEDIA_TYPES[match.group(1)]

@@ -1,9 +1,10 @@
-"""Image attachments: checked, re-encoded without metadata, stored as base64 text beside the slice.
+"""Image attachments: checked, re-encoded without metadata, stored as image files beside the slice.
 
 Every picture is decoded with Pillow and written again from its pixels alone (turned upright
 first), so EXIF, GPS positions, comments and colour-profile blobs never reach memory or a model.
 Large pictures are scaled to fit `MAX_SIDE`; one whose re-encoding is still over `MAX_STORED`
-is saved as JPEG. Storage holds text, so the file is the bytes in base64 (docs/FORMAT.md).
+is saved as JPEG. The stored file is those bytes (docs/FORMAT.md "Pictures"); pictures saved
+before storage carried bytes are base64 text, read by `read_stored` until `maintain` migrates them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from core.errors import InvalidInput, TooLarge
 MAX_UPLOAD = 3_000_000  # one picture, and all pictures of a turn together, as sent
 MAX_IMAGES = 4
 MAX_SIDE = 2048
-MAX_STORED = 700_000  # base64 of this stays under a memory file's 1 MB cap
+MAX_STORED = 700_000  # under a memory file's 1 MB cap (and so was its base64, when stored as text)
 MAX_PIXELS = 40_000_000  # refuse decompression bombs before decoding
 _FORMATS = {"PNG": ("image/png", "png"), "JPEG": ("image/jpeg", "jpg"), "WEBP": ("image/webp", "webp"),
             "GIF": ("image/png", "png")}  # fmt: skip
@@ -159,14 +160,25 @@ def _save(image: object, media_type: str, quality: int = 90) -> bytes:
 
 
 def stored_text(attachment: Attachment) -> str:
-    """The stored file: the bytes in base64, 76 characters a line, ending with a newline."""
+    """The legacy `.b64` file of a picture: the bytes in base64, 76 characters a line, ending
+    with a newline (what memories written before pictures were files hold)."""
     data = attachment.data
     return "\n".join(data[i : i + WRAP] for i in range(0, len(data), WRAP)) + "\n"
 
 
 def read_stored(text: str) -> bytes:
-    """The bytes of a stored image file (InvalidInput when the file is damaged)."""
+    """The bytes of a legacy `.b64` picture file (InvalidInput when the file is damaged)."""
     try:
         return base64.b64decode("".join(text.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
         raise InvalidInput("The stored image is damaged (not base64).") from exc
+
+
+_SIGNATURES = {"png": (b"\x89PNG\r\n\x1a\n",), "jpg": (b"\xff\xd8\xff",), "webp": (b"RIFF",)}
+
+
+def looks_like(data: bytes, extension: str) -> bool:
+    """Whether `data` starts as an image of the kind `extension` (png, jpg, webp) names."""
+    if extension == "webp" and data[8:12] != b"WEBP":
+        return False
+    return data.startswith(_SIGNATURES.get(extension, (b"\0\0",)))

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from core.clock import try_parse_iso
 from core.errors import DamagedFile, InvalidInput, SliceFormatError
-from core.media.images import read_stored
+from core.media.images import looks_like, read_stored
 from core.memory import paths
 from core.memory.card.model import is_card, parse_card
 from core.memory.catalog.index import parse_index, read_index, read_or_none
@@ -29,8 +29,8 @@ from core.memory.evolution.check import check_evolution_file
 from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
 from core.memory.slice.model import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
-from core.memory.slice.pictures import is_picture, orphan_pictures
-from core.storage.base import Reader
+from core.memory.slice.pictures import is_legacy, is_picture, orphan_pictures
+from core.storage.base import BytesReader, Reader
 
 Severity = Literal["error", "warning"]
 FileCheck = Callable[[str, str], list["Finding"]]
@@ -201,7 +201,7 @@ def check_card(path: str, text: str, now: datetime) -> list[Finding]:
 
 
 def check_memory(
-    reader: Reader,
+    reader: BytesReader,
     now: datetime,
     tick: Callable[[], None] | None = None,
     on_total: Callable[[int], None] | None = None,
@@ -246,7 +246,9 @@ _FIXED_CHECKS: dict[PathKind, FileCheck] = {
 }
 
 
-def _check_file(reader: Reader, path: paths.MemoryPath, kind: PathClass, now: datetime) -> list[Finding]:
+def _check_file(reader: BytesReader, path: paths.MemoryPath, kind: PathClass, now: datetime) -> list[Finding]:
+    if kind.slice_id and is_picture(kind.inner) and not is_legacy(path):
+        return _check_image_file(reader, path)
     text, problem = _read(reader, path)
     if problem or text is None:
         return [problem] if problem else []
@@ -281,11 +283,24 @@ def _check_slice_tree_file(value: str, kind: PathClass, text: str, now: datetime
 
 
 def _check_image(value: str, text: str) -> list[Finding]:
-    """A picture attached to a turn (docs/FORMAT.md, "Pictures"): base64 text."""
+    """A picture saved as base64 text (docs/FORMAT.md, "Pictures"): `maintain` migrates it."""
     try:
         read_stored(text)
     except InvalidInput:
         return [Finding(value, "error", "damaged picture: not base64 (the turn's link shows nothing)")]
+    note = "picture saved as base64 text: `previously maintain` turns it into the image file the turn links"
+    return [Finding(value, "warning", note)]
+
+
+def _check_image_file(reader: BytesReader, path: paths.MemoryPath) -> list[Finding]:
+    """A picture attached to a turn: an image file of the kind its name says."""
+    try:
+        data = reader.read_bytes(path)
+    except InvalidInput as exc:  # over the size cap, a link out of the folder
+        return [Finding(path.value, "error", str(exc))]
+    if data is not None and not looks_like(data, path.name.rsplit(".", 1)[-1]):
+        note = "damaged picture: not the image its name says (the turn's link shows nothing)"
+        return [Finding(path.value, "error", note)]
     return []
 
 

@@ -3,7 +3,7 @@
 The zip holds each file byte for byte at its repository path (`memory/…`), so unzipping it
 beside an empty folder gives a memory Previously reads as it is. The search index is derived
 (rebuilt by `previously maintain`) and left out unless asked for. A file that cannot be read
-(over the size cap, not UTF-8) is named in `EXPORT.txt` rather than silently missing. Entries
+(over the size cap, a link out of the folder) is named in `EXPORT.txt` rather than silently missing. Entries
 carry a fixed timestamp, so the same memory always makes the same bytes.
 """
 
@@ -16,7 +16,7 @@ from typing import IO
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.slice.view import SliceDetail
-from core.storage.base import Reader
+from core.storage.base import BytesReader
 
 NOTE_NAME = "EXPORT.txt"
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
@@ -47,7 +47,7 @@ def _entry(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def export_zip(reader: Reader, out: IO[bytes], include_search: bool = False) -> ExportReport:
+def export_zip(reader: BytesReader, out: IO[bytes], include_search: bool = False) -> ExportReport:
     """Write the memory as a zip to `out` (a file or a buffer)."""
     report = ExportReport(search_included=include_search)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -55,13 +55,12 @@ def export_zip(reader: Reader, out: IO[bytes], include_search: bool = False) -> 
             if not include_search and paths.classify(path).kind is paths.PathKind.SEARCH:
                 continue
             try:
-                text = reader.read(path)
-            except InvalidInput as exc:  # too large, not UTF-8, a link out of the folder
+                data = reader.read_bytes(path)  # byte for byte: pictures, and text as stored
+            except InvalidInput as exc:  # too large, a link out of the folder
                 report.skipped.append(f"{path}: {exc}")
                 continue
-            if text is None:
+            if data is None:
                 continue
-            data = text.encode("utf-8")
             zf.writestr(_entry(path.value), data)
             report.files += 1
             report.bytes += len(data)

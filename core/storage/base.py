@@ -2,10 +2,13 @@
 
 A step opens a `WriteBatch` over a `Snapshot` (one consistent read view: for GitHub one
 recursive tree listing), reads through it (pending writes first: read-your-writes), queues
-changes and commits them as one batch (one git commit). A change is either a `Put` (this exact
-text) or an `Update` (a function of the file's current text). On a conflict the backend
-re-reads the new head and re-evaluates every `Update` against it, so two writers appending
-turns to the same slice both survive; that is why turn-carrying files are written as Updates.
+changes and commits them as one batch (one git commit). A change is a `Put` (this exact
+text), a `PutBytes` (these exact bytes: a picture), an `Update` (a function of the file's current
+text) or a `Delete`. A file is bytes; `read` is its UTF-8 text (InvalidInput for a file that is
+not UTF-8, such as a picture) and `read_bytes` its bytes, whichever way it was written. On a
+conflict the backend re-reads the new head and re-evaluates every `Update` against it, so two
+writers appending turns to the same slice both survive; that is why turn-carrying files are
+written as Updates.
 An `Update` returning the text unchanged (or None) writes nothing, and a batch that changes
 nothing makes no commit — which is what makes re-running a step harmless.
 """
@@ -13,50 +16,46 @@ nothing makes no commit — which is what makes re-running a step harmless.
 from __future__ import annotations
 
 import builtins
-import hashlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from core.errors import InvalidInput, PathDenied
-from core.storage.paths import MemoryPath, check_size
+from core.storage.changes import (
+    Change,
+    Content,
+    Delete,
+    Put,
+    PutBytes,
+    Resolved,
+    Update,
+    UpdateFn,
+    blob_sha,
+    bytes_of,
+    encoded,
+    require_memory_path,
+    resolve_batch,
+    resolve_changes,
+    text_of,
+)
+from core.storage.paths import MemoryPath
 
-UpdateFn = Callable[[str | None], str | None]
-
-
-@dataclass(frozen=True)
-class Put:
-    """Write exactly this text."""
-
-    path: MemoryPath
-    text: str
-
-    def apply(self, base: str | None) -> str | None:
-        return self.text
-
-
-@dataclass(frozen=True)
-class Update:
-    """Write `fn(current text)`; `fn` returns None (or the same text) to leave the file alone."""
-
-    path: MemoryPath
-    fn: UpdateFn
-
-    def apply(self, base: str | None) -> str | None:
-        return self.fn(base)
-
-
-@dataclass(frozen=True)
-class Delete:
-    """Remove the file (nothing happens when it does not exist). Only forgetting deletes."""
-
-    path: MemoryPath
-
-    def apply(self, base: str | None) -> str | None:
-        return None
-
-
-Change = Put | Update | Delete
+__all__ = [
+    "Change",
+    "Content",
+    "Delete",
+    "Put",
+    "PutBytes",
+    "Resolved",
+    "Update",
+    "UpdateFn",
+    "blob_sha",
+    "bytes_of",
+    "encoded",
+    "require_memory_path",
+    "resolve_batch",
+    "resolve_changes",
+    "text_of",
+]
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,11 @@ class Snapshot(Protocol):
     def version(self) -> str | None: ...
 
     def read(self, path: MemoryPath) -> str | None:
-        """The file's text, or None when it does not exist."""
+        """The file's text, or None when it does not exist (InvalidInput when not UTF-8)."""
+        ...
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        """The file's bytes, or None when it does not exist (the same size cap as `read`)."""
         ...
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
@@ -154,6 +157,12 @@ class Reader(Protocol):
     def list(self, prefix: MemoryPath) -> builtins.list[MemoryPath]: ...
 
 
+class BytesReader(Reader, Protocol):
+    """A reader that also reads a file's bytes (a Snapshot, a WriteBatch): pictures, export."""
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None: ...
+
+
 class Storage(Protocol):
     """A memory repository: local folder, GitHub repository, or the demo persona."""
 
@@ -175,96 +184,9 @@ class Storage(Protocol):
         ...
 
 
-def blob_sha(text: str) -> str:
-    """Git's blob id of a UTF-8 text: the version every backend reports for a file."""
-    data = text.encode("utf-8")
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def resolve_changes(
-    changes: Sequence[Change],
-    read: Callable[[MemoryPath], str | None],
-    version: Callable[[MemoryPath], str | None] | None = None,
-) -> dict[MemoryPath, str]:
-    """Evaluate changes in order against `read`, returning only files whose text changes.
-
-    Several changes to one path compose (each sees the previous one's result). A file whose
-    first change is a Put is not read to compute it; with `version` (the stored blob sha, free
-    on GitHub) it is not read to compare either — a 5 MB index rewritten unchanged costs nothing.
-    Sizes are checked here, so no backend can write a file over the cap. A backend that can
-    delete calls `resolve_batch` instead; here a Delete is refused rather than silently skipped.
-    """
-    if any(isinstance(c, Delete) for c in changes):
-        raise InvalidInput("This storage backend cannot delete files.")
-    return resolve_batch(changes, read, version=version).written
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A batch evaluated against the current files: texts to write and files to remove."""
-
-    written: dict[MemoryPath, str]
-    deleted: tuple[MemoryPath, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.written or self.deleted)
-
-
-def resolve_batch(
-    changes: Sequence[Change],
-    read: Callable[[MemoryPath], str | None],
-    exists: Callable[[MemoryPath], bool] | None = None,
-    version: Callable[[MemoryPath], str | None] | None = None,
-) -> Resolved:
-    """`resolve_changes` with deletions: a path whose last change leaves no text is deleted
-    when it exists now (`exists`, else `read`; a Delete never reads the file it removes)."""
-    current: dict[MemoryPath, str | None] = {}
-    for change in changes:
-        require_memory_path(change.path)
-        if isinstance(change, Delete):
-            current[change.path] = None
-            continue
-        if change.path in current:
-            base = current[change.path]
-        else:
-            base = None if isinstance(change, Put) else read(change.path)
-        new = change.apply(base)
-        current[change.path] = base if new is None else new
-    written: dict[MemoryPath, str] = {}
-    deleted: list[MemoryPath] = []
-    for path, text in current.items():
-        if text is None:
-            if exists(path) if exists else read(path) is not None:
-                deleted.append(path)
-            continue
-        if _unchanged(path, text, read, version):
-            continue
-        check_size(path, text)
-        written[path] = text
-    return Resolved(written, tuple(sorted(deleted)))
-
-
-def _unchanged(
-    path: MemoryPath,
-    text: str,
-    read: Callable[[MemoryPath], str | None],
-    version: Callable[[MemoryPath], str | None] | None,
-) -> bool:
-    if version is not None:
-        return blob_sha(text) == version(path)
-    return text == read(path)
-
-
 def is_hidden(path: str) -> bool:
     """Whether any segment starts with a dot: never listed (editor state, our temp files)."""
     return any(seg.startswith(".") for seg in path.split("/"))
-
-
-def require_memory_path(path: object) -> MemoryPath:
-    """Refuse anything but a validated `MemoryPath` (a raw string never reaches a backend)."""
-    if not isinstance(path, MemoryPath):
-        raise PathDenied(f"Storage accepts only validated memory paths, not {path!r}.")
-    return path
 
 
 @dataclass
@@ -273,25 +195,25 @@ class _Pending:
     so far (`known` once the snapshot was read or a Put / Delete set it), the changes queued
     since, and whether any Delete was queued (a listing must ask whether the file is gone)."""
 
-    text: str | None = None
+    text: Content | None = None
     known: bool = False
     queued: list[Change] = field(default_factory=list)
     deleted: bool = False
 
     def add(self, change: Change) -> None:
-        if isinstance(change, Put | Delete):  # last write wins: earlier changes no longer matter
+        if isinstance(change, Put | PutBytes | Delete):  # last write wins: earlier ones no longer matter
             self.text, self.known, self.queued = change.apply(None), True, []
             self.deleted = self.deleted or isinstance(change, Delete)
         else:
             self.queued.append(change)
 
-    def resolve(self, snapshot: Snapshot, path: MemoryPath) -> str | None:
+    def resolve(self, snapshot: Snapshot, path: MemoryPath) -> Content | None:
         """Apply what was queued since the last read, each change once (a raising Update stays
         queued, so the next read raises again)."""
         if not self.known:
-            self.text, self.known = snapshot.read(path), True
+            self.text, self.known = snapshot.read(path), True  # only Updates are queued: text
         while self.queued:
-            new = self.queued[0].apply(self.text)
+            new = self.queued[0].apply(text_of(path, self.text))
             self.text = self.text if new is None else new
             self.queued.pop(0)
         return self.text
@@ -338,7 +260,15 @@ class WriteBatch:
     def read(self, path: MemoryPath) -> str | None:
         entry = self._pending().get(path)
         # A pending Delete hides the file: it is not read (it may be too large to read).
-        return self.snapshot.read(path) if entry is None else entry.resolve(self.snapshot, path)
+        if entry is None:
+            return self.snapshot.read(path)
+        return text_of(path, entry.resolve(self.snapshot, path))
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        entry = self._pending().get(path)
+        if entry is None:
+            return self.snapshot.read_bytes(path)
+        return bytes_of(entry.resolve(self.snapshot, path))
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         listed = self.snapshot.list(prefix)
@@ -348,8 +278,8 @@ class WriteBatch:
         # Only a pending change can add a file; reading every listed file would cost one read
         # per file (10,000 slices → 10,000 reads) just to list them.
         present = set(listed)
-        created = [p for p in touched if p not in present and self.read(p) is not None]
-        gone = {p for p in touched if p in present and self._overlay[p].deleted and self.read(p) is None}
+        created = [p for p in touched if p not in present and self._content(p) is not None]
+        gone = {p for p in touched if p in present and self._overlay[p].deleted and self._content(p) is None}
         if gone:
             listed = [p for p in listed if p not in gone]
         return sorted([*listed, *created]) if created else list(listed)
@@ -357,9 +287,13 @@ class WriteBatch:
     def version_of(self, path: MemoryPath) -> str | None:
         """The file's blob sha as this batch sees it (a pending change is hashed, not fetched)."""
         if path in self._pending():
-            text = self.read(path)
-            return None if text is None else blob_sha(text)
+            content = self._content(path)
+            return None if content is None else blob_sha(content)
         return self.snapshot.version_of(path)
+
+    def _content(self, path: MemoryPath) -> Content | None:
+        """A pending path's content as queued (text or bytes)."""
+        return self._overlay[path].resolve(self.snapshot, path)
 
     def prefetch(self, paths: Iterable[MemoryPath]) -> int:
         """Let a remote snapshot fetch these files at once (no-op for local backends)."""
@@ -368,6 +302,9 @@ class WriteBatch:
 
     def put(self, path: MemoryPath, text: str) -> None:
         self.changes.append(Put(path, text))
+
+    def put_bytes(self, path: MemoryPath, data: bytes) -> None:
+        self.changes.append(PutBytes(path, data))
 
     def update(self, path: MemoryPath, fn: UpdateFn) -> None:
         self.changes.append(Update(path, fn))

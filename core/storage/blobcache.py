@@ -1,4 +1,4 @@
-"""A bounded cache of file texts keyed by git blob sha.
+"""A bounded cache of file contents (texts, or bytes for a picture) keyed by git blob sha.
 
 Blobs are content-addressed, so an entry can never be stale: a warm process (a Lambda kept
 alive between turns) may keep it for as long as it lives. Least recently used entries go
@@ -10,18 +10,20 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+Content = str | bytes
+
 
 class BlobCache:
-    """sha → text, bounded by the total UTF-8 size of the texts it holds."""
+    """sha → content, bounded by the total stored size of what it holds."""
 
     def __init__(self, max_bytes: int = 32 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
-        self._items: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[Content, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, sha: str) -> str | None:
-        """The cached text, or None."""
+    def get(self, sha: str) -> Content | None:
+        """The cached content, or None."""
         with self._lock:
             item = self._items.get(sha)
             if item is None:
@@ -29,9 +31,10 @@ class BlobCache:
             self._items.move_to_end(sha)
             return item[0]
 
-    def put(self, sha: str, text: str, size: int | None = None) -> None:
-        """Remember a text (ignored when it alone is over the budget)."""
-        size = len(text.encode("utf-8")) if size is None else size
+    def put(self, sha: str, text: Content, size: int | None = None) -> None:
+        """Remember a content (ignored when it alone is over the budget)."""
+        if size is None:
+            size = len(text.encode("utf-8") if isinstance(text, str) else text)
         if size > self.max_bytes:
             return
         with self._lock:

@@ -20,26 +20,37 @@ from pathlib import Path
 from typing import Protocol
 
 from core.errors import ReadOnly, StorageError, TooLarge
-from core.storage.base import Change, CommitResult, Delete, Snapshot, blob_sha, is_hidden, resolve_changes
+from core.storage.base import (
+    Change,
+    CommitResult,
+    Content,
+    Delete,
+    Snapshot,
+    blob_sha,
+    bytes_of,
+    is_hidden,
+    resolve_changes,
+    text_of,
+)
 from core.storage.local import LocalSnapshot
 from core.storage.paths import MemoryPath, check_size
 
 
 class OverlayFiles(Protocol):
-    """The overlay at one version: the files it holds, their texts and blob shas."""
+    """The overlay at one version: the files it holds, their contents and blob shas."""
 
     @property
     def version(self) -> str: ...
 
     def paths(self) -> Iterable[MemoryPath]: ...
 
-    def read(self, path: MemoryPath) -> str | None: ...
+    def read(self, path: MemoryPath) -> Content | None: ...
 
     def sha(self, path: MemoryPath) -> str | None: ...
 
 
-# Given the overlay's current files, the texts a commit writes (only those that change).
-Resolve = Callable[[OverlayFiles], dict[MemoryPath, str]]
+# Given the overlay's current files, the contents a commit writes (only those that change).
+Resolve = Callable[[OverlayFiles], dict[MemoryPath, Content]]
 
 
 class Overlay(Protocol):
@@ -60,15 +71,15 @@ OverlayFactory = Callable[[str], Overlay]  # a persona id → its overlay
 
 @dataclass(frozen=True)
 class TextFiles:
-    """Overlay files held as texts."""
+    """Overlay files held as they were written (texts, or bytes for a picture)."""
 
     version: str
-    texts: Mapping[MemoryPath, str]
+    texts: Mapping[MemoryPath, Content]
 
     def paths(self) -> Iterable[MemoryPath]:
         return self.texts.keys()
 
-    def read(self, path: MemoryPath) -> str | None:
+    def read(self, path: MemoryPath) -> Content | None:
         return self.texts.get(path)
 
     def sha(self, path: MemoryPath) -> str | None:
@@ -80,7 +91,7 @@ class ProcessOverlay:
     """The overlay in this process's memory (the local demo): it lasts until the server stops."""
 
     def __init__(self) -> None:
-        self._texts: dict[MemoryPath, str] = {}
+        self._texts: dict[MemoryPath, Content] = {}
         self._commits = 0
         self._lock = threading.Lock()
 
@@ -116,11 +127,18 @@ class DemoSnapshot:
         self.version: str | None = files.version
 
     def read(self, path: MemoryPath) -> str | None:
-        text = self._files.read(path)
-        if text is not None:
-            check_size(path, text)
-            return text
-        return self._base.read(path)
+        return text_of(path, self.read_content(path))
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        return bytes_of(self.read_content(path))
+
+    def read_content(self, path: MemoryPath) -> Content | None:
+        """The overlay's content for `path`, else the persona's bytes."""
+        content = self._files.read(path)
+        if content is not None:
+            check_size(path, content)
+            return content
+        return self._base.read_bytes(path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         added = {
@@ -166,8 +184,8 @@ class DemoStorage:
         if any(isinstance(c, Delete) for c in changes):
             raise ReadOnly("The demo memory is read-only: nothing in it can be forgotten or deleted.")
 
-        def resolve(files: OverlayFiles) -> dict[MemoryPath, str]:
-            return resolve_changes(changes, DemoSnapshot(self._base, files).read)
+        def resolve(files: OverlayFiles) -> dict[MemoryPath, Content]:
+            return resolve_changes(changes, DemoSnapshot(self._base, files).read_content)
 
         version, written = self._overlay.apply(resolve)
         return CommitResult(version=version, written=written)

@@ -5,7 +5,8 @@ recursive tree listing; file texts are fetched on demand and cached by blob sha,
 ahead in bulk (`prefetch`: several blobs at a time, or the whole commit as one archive when
 many are wanted). Every answer's rate-limit headers are kept (`budget`); once the budget is
 spent we stop with `RateLimitSpent` before sending another request. A commit is
-three requests: a tree with inline contents on top of the snapshot's tree, a commit whose
+three requests (plus one `POST /git/blobs` per file of bytes, a picture, sent base64): a tree
+with inline texts on top of the snapshot's tree, a commit whose
 parent is the snapshot's head, and a non-forced ref update. When another writer moved the
 branch first, GitHub refuses the ref update; we then take a new snapshot, re-evaluate every
 change against it (an Update sees the other writer's text, so both writers' turns survive)
@@ -46,15 +47,19 @@ from core.storage.base import (
     Budget,
     Change,
     CommitResult,
+    Content,
     Snapshot,
+    bytes_of,
+    encoded,
     is_hidden,
     require_memory_path,
     resolve_batch,
+    text_of,
 )
 from core.storage.blobcache import BlobCache
 from core.storage.github_archive import download, matching_files
 from core.storage.github_errors import GitHubRetry, RefConflict, Target, call, spent_message
-from core.storage.local import decode_text, git_blob_sha
+from core.storage.local import git_blob_sha
 from core.storage.paths import MemoryPath, check_size, size_limit, too_large
 
 log = logging.getLogger(__name__)
@@ -97,15 +102,15 @@ class Listing:
         return entry.mode if entry else "100644"
 
     def with_files(
-        self, commit: str, tree: str, files: Mapping[MemoryPath, str], deleted: Sequence[MemoryPath] = ()
+        self, commit: str, tree: str, files: Mapping[MemoryPath, Content], deleted: Sequence[MemoryPath] = ()
     ) -> Listing:
         """The listing of a commit that wrote `files` (and removed `deleted`) on top of this one
         (computed, not fetched)."""
         entries = dict(self.entries)
         for path in deleted:
             entries.pop(path.value, None)
-        for path, text in files.items():
-            data = text.encode("utf-8")
+        for path, content in files.items():
+            data = encoded(content)
             entries[path.value] = Entry(git_blob_sha(data), len(data), self.mode_of(path.value))
         return Listing.of(commit, tree, entries)
 
@@ -126,12 +131,19 @@ class GitHubSnapshot:
         return self.listing.commit
 
     def read(self, path: MemoryPath) -> str | None:
+        return text_of(path, self.read_content(path))
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        return bytes_of(self.read_content(path))
+
+    def read_content(self, path: MemoryPath) -> Content | None:
+        """The file as the blob cache holds it: text when it is UTF-8, else bytes."""
         entry = self.listing.entries.get(require_memory_path(path).value)
         if entry is None:
             return None
         if entry.size > size_limit(path):
             raise too_large(path, entry.size)
-        return self.owner.blob_text(entry, path)
+        return self.owner.blob_content(entry, path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         start = prefix.value + "/"
@@ -209,6 +221,7 @@ class GitHubStorage:
         self._branch = branch or None
         self._ref: github.GitRef.GitRef | None = None
         self._listings: OrderedDict[str, Listing] = OrderedDict()
+        self._posted: set[str] = set()  # blobs this process created (a retried commit reuses them)
         self._lock = threading.RLock()
 
     @property
@@ -231,7 +244,7 @@ class GitHubStorage:
         snap = base if isinstance(base, GitHubSnapshot) and base.owner is self else self.snapshot()
         attempts = self.retry.conflicts.max_attempts
         for attempt in range(1, attempts + 1):
-            resolved = resolve_batch(changes, snap.read, snap.exists, snap.checked_version)
+            resolved = resolve_batch(changes, snap.read_content, snap.exists, snap.checked_version)
             if not resolved:
                 return CommitResult(version=snap.version, attempts=attempt)
             written = resolved.written
@@ -248,16 +261,16 @@ class GitHubStorage:
             "attempts and wrote nothing. Try again."
         )
 
-    def blob_text(self, entry: Entry, path: MemoryPath) -> str:
-        """The text of one blob: from the cache, else one request (then cached)."""
-        text = self.blobs.get(entry.sha)
-        if text is None:
+    def blob_content(self, entry: Entry, path: MemoryPath) -> Content:
+        """One blob: from the cache, else one request (then cached; text when it is UTF-8)."""
+        content = self.blobs.get(entry.sha)
+        if content is None:
             blob = self._call(lambda: self._repo.get_git_blob(entry.sha), f"read {path}")
             raw = blob.content or ""
             data = base64.b64decode(raw) if blob.encoding == "base64" else raw.encode("utf-8")
-            text = decode_text(path, data)
-            self.blobs.put(entry.sha, text, len(data))
-        return text
+            content = _as_stored(data)
+            self.blobs.put(entry.sha, content, len(data))
+        return content
 
     def prefetch(self, listing: Listing, paths: Iterable[MemoryPath]) -> int:
         """Fetch the uncached files among `paths`: one archive when there are many, else
@@ -276,7 +289,7 @@ class GitHubStorage:
             missing = {p: e for p, e in missing.items() if self.blobs.get(e.sha) is None}
         if missing:
             with ThreadPoolExecutor(PARALLEL_READS) as pool:
-                list(pool.map(lambda item: self.blob_text(item[1], item[0]), missing.items()))
+                list(pool.map(lambda item: self.blob_content(item[1], item[0]), missing.items()))
         return fetched + len(missing)
 
     def budget(self) -> Budget | None:
@@ -301,11 +314,7 @@ class GitHubStorage:
             raise ArchiveUnusable(str(exc)) from exc
         count = 0
         for path, raw in files:
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                continue  # read later through the blob API, which raises the clear error
-            self.blobs.put(shas[path], text, len(raw))
+            self.blobs.put(shas[path], _as_stored(raw), len(raw))
             count += 1
         return count
 
@@ -357,17 +366,14 @@ class GitHubStorage:
     def _try_commit(
         self,
         listing: Listing,
-        written: Mapping[MemoryPath, str],
+        written: Mapping[MemoryPath, Content],
         message: str,
         deleted: Sequence[MemoryPath] = (),
     ) -> str | None:
         """Create tree and commit on `listing` and move the branch; None when it moved first."""
-        for path, text in written.items():
-            check_size(path, text)
-        elements = [
-            InputGitTreeElement(p.value, listing.mode_of(p.value), "blob", content=text)
-            for p, text in sorted(written.items())
-        ]
+        for path, content in written.items():
+            check_size(path, content)
+        elements = [self._tree_element(listing, p, content) for p, content in sorted(written.items())]
         # A null sha removes the path from the base tree.
         elements += [
             InputGitTreeElement(p.value, listing.mode_of(p.value), "blob", sha=None) for p in deleted
@@ -393,10 +399,27 @@ class GitHubStorage:
         except RefConflict:
             return None
         self._remember(listing.with_files(new.sha, tree.sha, written, deleted))
-        for text in written.values():
-            data = text.encode("utf-8")
-            self.blobs.put(git_blob_sha(data), text, len(data))
+        for content in written.values():
+            data = encoded(content)
+            self.blobs.put(git_blob_sha(data), content, len(data))
         return new.sha
+
+    def _tree_element(self, listing: Listing, path: MemoryPath, content: Content) -> InputGitTreeElement:
+        """A text goes inline in the tree; bytes (a picture) first become a blob of their own
+        (`POST /git/blobs`, base64: one request, not repeated when a conflict retries)."""
+        mode = listing.mode_of(path.value)
+        if isinstance(content, str):
+            return InputGitTreeElement(path.value, mode, "blob", content=content)
+        sha = git_blob_sha(content)
+        if sha not in self._posted:
+            payload = base64.b64encode(content).decode("ascii")
+            blob = self._call(lambda: self._repo.create_git_blob(payload, "base64"), f"write {path}")
+            if blob.sha != sha:
+                message = f"GitHub stored {path} as blob {blob.sha}, not {sha}; nothing was committed."
+                raise StorageError(message)
+            with self._lock:
+                self._posted.add(sha)
+        return InputGitTreeElement(path.value, mode, "blob", sha=sha)
 
     def _remember(self, listing: Listing) -> None:
         with self._lock:
@@ -417,3 +440,11 @@ class GitHubStorage:
         if budget is not None and budget.remaining <= 0 and budget.reset_at > now:
             message = spent_message(what, budget.limit, budget.reset_at, self.retry.clock)
             raise RateLimitSpent(message, budget.reset_at - now, budget.reset_at)
+
+
+def _as_stored(data: bytes) -> Content:
+    """A fetched blob as the cache keeps it: its text when it is UTF-8 (read most), else bytes."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data

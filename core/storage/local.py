@@ -20,8 +20,17 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from core.errors import InvalidInput, PathDenied, StorageError
-from core.storage.base import Change, CommitResult, Snapshot, require_memory_path, resolve_batch
+from core.errors import PathDenied, StorageError
+from core.storage.base import (
+    Change,
+    CommitResult,
+    Content,
+    Snapshot,
+    encoded,
+    require_memory_path,
+    resolve_batch,
+    text_of,
+)
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
 from core.storage.paths import MemoryPath, size_limit, too_large
 
@@ -54,6 +63,9 @@ class LocalSnapshot:
     def read(self, path: MemoryPath) -> str | None:
         data = self._read_bytes(path)
         return None if data is None else decode_text(path, data)
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        return self._read_bytes(path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         base = self._file(prefix)
@@ -230,7 +242,7 @@ class LocalStorage:
         """Write the batch atomically under the lock; `version` is the git commit sha, if any."""
         with self._lock, self._interprocess_lock():
             view = LocalSnapshot(self.root)
-            resolved = resolve_batch(changes, view.read, lambda p: view.version_of(p) is not None)
+            resolved = resolve_batch(changes, view.read_bytes, lambda p: view.version_of(p) is not None)
             if not resolved:
                 return CommitResult(version=None)
             written = resolved.written
@@ -270,13 +282,13 @@ class LocalStorage:
             os.close(fd)  # closing the descriptor releases the flock
 
 
-def write_files(root: Path, files: dict[MemoryPath, str]) -> None:
+def write_files(root: Path, files: dict[MemoryPath, Content]) -> None:
     """Stage every file next to its target, then rename all into place (nothing half-written)."""
     staged: list[tuple[str, Path]] = []
     try:
-        for path, text in files.items():
+        for path, content in files.items():
             target = root.joinpath(*path.value.split("/"))
-            staged.append((_stage(target, text.encode("utf-8")), target))
+            staged.append((_stage(target, encoded(content)), target))
     except BaseException as exc:
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
@@ -344,10 +356,7 @@ def _fsync_dir(folder: Path) -> None:
 
 def decode_text(path: MemoryPath, data: bytes) -> str:
     """UTF-8 text of a memory file; InvalidInput (never a lossy decode) for anything else."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f'File "{path}" is not UTF-8 text; memory files must be UTF-8.') from exc
+    return str(text_of(path, data))
 
 
 def git_blob_sha(data: bytes) -> str:

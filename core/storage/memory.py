@@ -10,11 +10,14 @@ from core.errors import ReadOnly
 from core.storage.base import (
     Change,
     CommitResult,
+    Content,
     Snapshot,
     blob_sha,
+    bytes_of,
     is_hidden,
     require_memory_path,
     resolve_batch,
+    text_of,
 )
 from core.storage.paths import MemoryPath, check_size
 
@@ -23,14 +26,20 @@ from core.storage.paths import MemoryPath, check_size
 class MemorySnapshot:
     """A frozen copy of the files at one version."""
 
-    files: dict[MemoryPath, str]
+    files: dict[MemoryPath, Content]
     version: str | None
 
     def read(self, path: MemoryPath) -> str | None:
-        text = self.files.get(require_memory_path(path))
-        if text is not None:
-            check_size(path, text)
-        return text
+        return text_of(path, self._content(path))
+
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        return bytes_of(self._content(path))
+
+    def _content(self, path: MemoryPath) -> Content | None:
+        content = self.files.get(require_memory_path(path))
+        if content is not None:
+            check_size(path, content)
+        return content
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         return sorted(p for p in self.files if p.is_under(prefix) and p != prefix and not is_hidden(p.value))
@@ -42,9 +51,9 @@ class MemorySnapshot:
 
 @dataclass
 class InMemoryStorage:
-    """Files in a dict; each commit bumps a counter and is recorded in `commits`."""
+    """Files in a dict (text or bytes); each commit bumps a counter and is recorded in `commits`."""
 
-    files: dict[MemoryPath, str] = field(default_factory=dict)
+    files: dict[MemoryPath, Content] = field(default_factory=dict)
     read_only: bool = False
     name: str = "memory"
     demo: bool = False

@@ -142,9 +142,9 @@ def size_limit(path: MemoryPath) -> int:
     return MAX_INDEX_BYTES if path.value in _INDEX_FILES else MAX_FILE_BYTES
 
 
-def check_size(path: MemoryPath, text: str) -> None:
-    """Enforce the size cap (`size_limit`) on one file's UTF-8 payload."""
-    size = len(text.encode("utf-8"))
+def check_size(path: MemoryPath, content: str | bytes) -> None:
+    """Enforce the size cap (`size_limit`) on one file's payload (a text's UTF-8 bytes)."""
+    size = len(content.encode("utf-8") if isinstance(content, str) else content)
     if size > size_limit(path):
         raise too_large(path, size)
 

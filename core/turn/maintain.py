@@ -8,6 +8,7 @@
 2. When something closed: strand prune and the consolidation merge pass; always: the dry-slice
    backfill (the worker marks up to 3; without a model every dry slice gets the deterministic
    mark); a catalog reconcile and the search index refresh — one commit.
+   Pictures still saved as base64 text become image files (core/media/migrate.py), one commit.
 3. Flag stale card items (Now items a week old, Horizon items past their date) in the report;
    they are never removed here (the evolution pass decides).
 Running it twice in a row changes nothing the second time.
@@ -29,6 +30,8 @@ from core.agent.marker import mark_slice
 from core.clock import iso
 from core.errors import BudgetSpent, InvalidInput
 from core.llm.registry import Resolution
+from core.media.migrate import COMMIT_MESSAGE as PICTURES_MESSAGE
+from core.media.migrate import migrate_pictures
 from core.memory.card.model import aged_now_items, is_card, overdue_horizon, parse_card
 from core.memory.catalog.index import read_index
 from core.memory.catalog.weave import meta_loader, weave_catalog
@@ -82,6 +85,7 @@ class MaintenanceReport:
     skipped: list[str] = field(default_factory=list)  # work left for a later pass, and why
     stopped: str | None = None  # the request budget ran out: the limit and when it resets
     recovered: dict[str, list[str]] = field(default_factory=dict)  # core/turn/recovery.py
+    pictures: dict[str, list[str]] = field(default_factory=dict)  # core/media/migrate.py
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,6 +126,8 @@ def _run(
         report.skipped = [f"tidying, marks and the search refresh: {short}"]
         _commit(batch, report, "Maintenance — catalog")
         return
+    report.pictures = asdict(migrate_pictures(batch))
+    _commit(batch, report, PICTURES_MESSAGE)
     _tidy(batch, deps, report, config, models, say)
     say("Refreshing the search index")
     search = refresh_index(batch, deps.clock, full=rebuild_search)

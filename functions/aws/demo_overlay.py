@@ -2,7 +2,7 @@
 
 Layout (docs/FORMAT.md "The demo overlay on AWS"), under `demo/<persona>/overlay/`:
 
-- `blobs/<sha>`: one object per overlaid file text, named by its git blob sha (write-once:
+- `blobs/<sha>`: one object per overlaid file (its exact bytes), named by its git blob sha (write-once:
   the same text is the same object, so a retried write is harmless);
 - `manifest.json`: which path holds which blob, when this overlay began (`started`), how many
   commits it took and how many bytes visitors wrote into it. A commit writes its blobs first,
@@ -26,7 +26,7 @@ from typing import Any
 
 from core.clock import Clock, iso, parse_iso
 from core.errors import ConflictError, InvalidInput, PathDenied, StorageError
-from core.storage.base import blob_sha
+from core.storage.base import Content, blob_sha, encoded
 from core.storage.blobcache import BlobCache
 from core.storage.demo import PERSONA_ID_RE, Resolve, check_overlay_room
 from core.storage.paths import MemoryPath
@@ -107,7 +107,7 @@ class S3Files:
     def paths(self) -> list[MemoryPath]:
         return list(self.manifest.files)
 
-    def read(self, path: MemoryPath) -> str | None:
+    def read(self, path: MemoryPath) -> Content | None:
         sha = self.manifest.files.get(path)
         return None if sha is None else self.overlay.blob(sha)
 
@@ -149,9 +149,9 @@ class S3Overlay:
             written = resolve(S3Files(manifest, self))
             if not written:
                 return manifest.version, ()
-            adding = sum(len(text.encode("utf-8")) for text in written.values())
+            adding = sum(len(encoded(content)) for content in written.values())
             check_overlay_room(manifest.written_bytes, adding, self.max_bytes, WIPED)
-            shas = {path: self._put_blob(text) for path, text in written.items()}
+            shas = {path: self._put_blob(content) for path, content in written.items()}
             newer = Manifest(
                 manifest.started,
                 manifest.commits + 1,
@@ -173,8 +173,9 @@ class S3Overlay:
             return etag, Manifest(now)  # the next commit replaces the expired one
         return etag, manifest
 
-    def blob(self, sha: str) -> str:
-        """A file text by its blob sha (write-once, so a cached copy is never stale)."""
+    def blob(self, sha: str) -> Content:
+        """A file by its blob sha: its text, or bytes when not UTF-8 (write-once, so a cached
+        copy is never stale)."""
         cached = self._cache.get(sha)
         if cached is not None:
             return cached
@@ -184,23 +185,28 @@ class S3Overlay:
                 f"The demo overlay lost {self.prefix}blobs/{sha} before its manifest expired; "
                 f"delete {self.manifest_key} to start the persona's overlay afresh."
             )
-        text = body.decode("utf-8", "replace")
-        if blob_sha(text) != sha:  # never a visitor's text altered in transit or at rest
+        if blob_sha(body) != sha:  # never a visitor's text altered in transit or at rest
             raise StorageError(
                 f"The demo overlay's {self.prefix}blobs/{sha} does not hold the text it names; "
                 f"delete {self.manifest_key} to start the persona's overlay afresh."
             )
-        self._cache.put(sha, text)
-        return text
+        content: Content
+        try:
+            content = body.decode("utf-8")
+        except UnicodeDecodeError:
+            content = body  # a picture
+        self._cache.put(sha, content, len(body))
+        return content
 
-    def _put_blob(self, text: str) -> str:
-        sha = blob_sha(text)
+    def _put_blob(self, content: Content) -> str:
+        sha = blob_sha(content)
+        is_text = isinstance(content, str)
         # Written again even when it exists: that restarts its lifecycle clock.
         self.client.put_object(
             Bucket=self.bucket,
             Key=f"{self.prefix}blobs/{sha}",
-            Body=text.encode("utf-8"),
-            ContentType="text/plain; charset=utf-8",
+            Body=encoded(content),
+            ContentType="text/plain; charset=utf-8" if is_text else "application/octet-stream",
         )
-        self._cache.put(sha, text)
+        self._cache.put(sha, content)
         return sha

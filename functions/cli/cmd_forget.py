@@ -11,7 +11,7 @@ from core.clock import SystemClock
 from core.memory.export import export_zip
 from core.memory.forget import HISTORY_NOTE, forget
 from core.memory.forget_plan import preview_forget
-from core.storage.base import Reader
+from core.storage.base import BytesReader
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory import open_memory, run_or_fail
 
@@ -63,7 +63,7 @@ def export_command(
     if out.exists() and out.is_dir():
         raise fail(f"{out} is a folder; pass --out FILE.zip")
     tmp = out.with_name(f".{out.name}.part")
-    snapshot: Reader = storage.snapshot()
+    snapshot: BytesReader = storage.snapshot()
     try:
         with tmp.open("wb") as fh:
             report = run_or_fail(lambda: export_zip(snapshot, fh, include_search=search))

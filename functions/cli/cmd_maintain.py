@@ -74,6 +74,9 @@ def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
         lines.append(f"marked {_count(len(marked), 'dry slice')} ({fallback} deterministically)")
     if report.search_index:
         lines.append(_index_line(report.search_index))
+    if migrated := report.pictures.get("migrated"):
+        lines.append(f"pictures: {_count(len(migrated), 'base64 file')} turned into image files")
+    lines += [f"picture kept as base64: {kept}" for kept in report.pictures.get("kept", [])]
     for damaged in report.damaged:
         lines.append(f"damaged, skipped and left as it is: {damaged}")
     for what, items in (("Now items a week old", "aged_now"), ("overdue Horizon items", "overdue_horizon")):

@@ -65,8 +65,7 @@ def _memory_backend() -> Backend:
 
     def seed(files: dict[str, str | bytes]) -> None:
         for rel, content in files.items():
-            text = content if isinstance(content, str) else content.decode("utf-8", "surrogateescape")
-            storage.files[MemoryPath(rel)] = text
+            storage.files[MemoryPath(rel)] = content
 
     return Backend(
         "memory", storage, seed, lambda: storage, lambda: [m for m, _ in reversed(storage.commits)]

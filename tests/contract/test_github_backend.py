@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import socket
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from core.errors import GitHubRateLimited, StorageError, TransientError
 from core.memory.paths import MEMORY, MemoryPath
-from core.storage.base import Put, Update, WriteBatch
+from core.storage.base import Put, PutBytes, Update, WriteBatch
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import REQUEST_RETRY, GitHubRetry
 from tests.fakes.fake_github import FakeGitHub
@@ -234,3 +235,50 @@ def test_a_failed_ref_update_is_retried_without_duplicating_the_batch(fake_githu
     storage.commit([Update(A, lambda t: (t or "") + "turn\n")], "Turn t1")
     assert fake_github.read(A.value) == "turn\n"
     assert [c.message for c in fake_github.log()] == ["Turn t1", "Initial commit"]
+
+
+# ---------------------------------------------------------------- pictures: binary blobs
+
+PIC = MemoryPath("memory/episodic/slices/2026/08/11/1115/images/t1-1.jpg")
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 4 + b"\xff\xd9"
+
+
+def cat_file(fake: FakeGitHub, spec: str) -> bytes:
+    """The bytes git itself holds for `spec` in the fake's repository."""
+    cmd = ["git", "--git-dir", str(fake.git.path), "cat-file", "blob", spec]
+    return subprocess.run(cmd, capture_output=True, check=True).stdout
+
+
+def test_bytes_are_one_base64_blob_request_and_land_exactly_in_git(fake_github: FakeGitHub) -> None:
+    storage = fake_github.client(branch="main")
+    batch = WriteBatch.open(storage)
+    fake_github.reset_counts()
+    batch.put_bytes(PIC, JPEG)
+    batch.update(A, lambda t: (t or "") + "![photo.jpg](../images/t1-1.jpg)\n")
+    batch.commit("Turn t1 — user message")
+    assert dict(fake_github.counts) == {
+        "POST /git/blobs": 1,
+        "POST /git/trees": 1,
+        "POST /git/commits": 1,
+        "PATCH /git/refs/heads/{b}": 1,
+    }
+    assert cat_file(fake_github, f"main:{PIC.value}") == JPEG
+    fake_github.reset_counts()
+    assert storage.snapshot().read_bytes(PIC) == JPEG  # from the cache: one ref read
+    assert dict(fake_github.counts) == {"GET /git/refs/heads/{b}": 1}
+    fresh = fake_github.client(branch="main")
+    fake_github.reset_counts()
+    assert fresh.snapshot().read_bytes(PIC) == JPEG
+    assert fake_github.counts["GET /git/blobs/{sha}"] == 1
+
+
+def test_a_conflict_retry_does_not_send_the_bytes_again(fake_github: FakeGitHub) -> None:
+    storage, _ = recording(fake_github)
+    snap = storage.snapshot()
+    fake_github.race_next_patch(lambda fake: fake.commit_files({B.value: "other\n"}))
+    fake_github.reset_counts()
+    result = storage.commit([PutBytes(PIC, JPEG)], "Turn t1 — user message", base=snap)
+    assert result.attempts == 2
+    assert fake_github.counts["POST /git/blobs"] == 1 and fake_github.counts["POST /git/trees"] == 2
+    assert cat_file(fake_github, f"main:{PIC.value}") == JPEG
+    assert fake_github.read(B.value) == "other\n"

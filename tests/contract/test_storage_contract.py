@@ -3,13 +3,18 @@ GitHub through the fake server, and the demo overlay."""
 
 from __future__ import annotations
 
+import subprocess
 import threading
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from core.errors import PathDenied, TooLarge
+from core.errors import InvalidInput, PathDenied, TooLarge
 from core.memory.paths import MEMORY, MemoryPath
-from core.storage.base import Put, Update, WriteBatch, blob_sha
+from core.storage.base import Put, PutBytes, Update, WriteBatch, blob_sha
+from core.storage.local import git_blob_sha
 from tests.contract.conftest import Backend
 
 pytestmark = pytest.mark.contract
@@ -203,3 +208,76 @@ def test_a_batch_reports_versions_with_its_pending_writes_and_prefetch_changes_n
     assert batch.version_of(A) == blob_sha("one\ntwo\n") and batch.version_of(C) == blob_sha("{}")
     assert batch.version_of(B) == blob_sha("[]\n")
     assert batch.read(A) == "one\ntwo\n"
+
+
+# ---------------------------------------------------------------- bytes (pictures)
+
+PIC = MemoryPath("memory/episodic/slices/2026/08/11/1115/images/t1-1.png")
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))  # not UTF-8, NULs included
+
+
+def test_bytes_round_trip_exactly_and_a_text_read_of_them_fails_clearly(backend: Backend) -> None:
+    result = backend.storage.commit([PutBytes(PIC, PNG), Put(A, "turn\n")], "Turn t1 — a picture")
+    assert result.written == tuple(sorted([A, PIC]))
+    for reader in (backend.storage, backend.other_writer()):
+        snap = reader.snapshot()
+        assert snap.read_bytes(PIC) == PNG
+        assert snap.version_of(PIC) == git_blob_sha(PNG) == blob_sha(PNG)
+        assert snap.read_bytes(A) == b"turn\n"  # a text file read as bytes is its UTF-8
+        with pytest.raises(InvalidInput, match="not UTF-8 text"):
+            snap.read(PIC)
+    assert PIC in backend.storage.snapshot().list(MEMORY)
+    if backend.fake is not None:  # the exact bytes are the blob in the real git repository
+        assert backend.fake.read_bytes(PIC.value) == PNG
+    if backend.name == "local-git":
+        assert backend.root is not None
+        assert git_bytes(backend.root, f"HEAD:{PIC.value}") == PNG
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=2048))
+def test_any_bytes_round_trip(backend: Backend, data: bytes) -> None:
+    backend.storage.commit([PutBytes(PIC, data)], "bytes")
+    assert backend.other_writer().snapshot().read_bytes(PIC) == data
+    assert backend.storage.snapshot().version_of(PIC) == git_blob_sha(data)
+
+
+def test_bytes_over_the_cap_are_refused_on_write_and_on_read(backend: Backend) -> None:
+    with pytest.raises(TooLarge, match="too large"):
+        backend.storage.commit([Put(A, "small\n"), PutBytes(PIC, b"\xff" * 1_000_001)], "too big")
+    assert backend.stored() == {}
+    backend.storage.commit([PutBytes(PIC, b"\xff" * 1_000_000)], "1 MB of bytes")
+    assert backend.storage.snapshot().read_bytes(PIC) == b"\xff" * 1_000_000
+    backend.seed({CAPPED.value: b"\xfe" * 1_000_001})
+    with pytest.raises(TooLarge):
+        backend.storage.snapshot().read_bytes(CAPPED)
+
+
+def test_a_batch_reads_its_own_bytes_and_an_update_of_them_fails_clearly(backend: Backend) -> None:
+    batch = WriteBatch.open(backend.storage)
+    batch.put_bytes(PIC, PNG)
+    assert batch.read_bytes(PIC) == PNG and batch.version_of(PIC) == git_blob_sha(PNG)
+    assert batch.list(MEMORY) == [PIC]
+    with pytest.raises(InvalidInput, match="not UTF-8 text"):
+        batch.read(PIC)
+    batch.commit("a picture")
+    before = backend.history()
+    with pytest.raises(InvalidInput, match="not UTF-8 text"):
+        backend.storage.commit([Put(A, "x\n"), Update(PIC, lambda t: (t or "") + "more")], "a text edit")
+    assert backend.storage.snapshot().read_bytes(PIC) == PNG and backend.history() == before
+
+
+def test_bytes_written_unchanged_make_no_commit(backend: Backend) -> None:
+    backend.storage.commit([PutBytes(PIC, PNG)], "a picture")
+    before = backend.history()
+    assert not backend.storage.commit([PutBytes(PIC, PNG)], "again").changed
+    assert backend.history() == before
+    utf8 = MemoryPath("memory/notes/plain.txt")  # bytes that are UTF-8 equal the same text
+    backend.storage.commit([Put(utf8, "é\n")], "text")
+    assert not backend.storage.commit([PutBytes(utf8, "é\n".encode())], "same bytes").changed
+
+
+def git_bytes(root: Path, spec: str) -> bytes:
+    """`git cat-file blob <spec>` in `root`: the bytes git holds."""
+    cmd = ["git", "-C", str(root), "cat-file", "blob", spec]
+    return subprocess.run(cmd, capture_output=True, check=True).stdout

@@ -169,6 +169,16 @@ class BareRepo:
         tree = self.resolve_tree(ref or self.head() or "")
         return self._text(self.flat(tree), path) if tree else None
 
+    def read_bytes(self, path: str, ref: str | None = None) -> bytes | None:
+        """A file's exact bytes at `ref` (default: the branch head)."""
+        tree = self.resolve_tree(ref or self.head() or "")
+        files = self.flat(tree) if tree else {}
+        if path not in files:
+            return None
+        blob = self.get(files[path][0])
+        assert isinstance(blob, Blob)
+        return blob.as_raw_string()
+
     def files(self, ref: str | None = None) -> dict[str, str]:
         tree = self.resolve_tree(ref or self.head() or "")
         flat = self.flat(tree) if tree else {}

@@ -164,6 +164,10 @@ class FakeGitHub:
         """Commit on the branch directly, as another writer would."""
         return self.git.commit_files(changes, message)
 
+    def read_bytes(self, path: str, ref: str | None = None) -> bytes | None:
+        """A file's exact bytes on the branch (or at `ref`), as git holds them."""
+        return self.git.read_bytes(path, ref)
+
     def read(self, path: str, ref: str | None = None) -> str | None:
         return self.git.read(path, ref)
 

@@ -183,8 +183,14 @@ def get_tarball(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, s
 
 
 def post_blob(fake: FakeGitHub, p: Params, q: Query, data: Any, h: dict[str, str]) -> Response:
-    content = str(data.get("content", ""))
-    raw = base64.b64decode(content) if data.get("encoding") == "base64" else content.encode("utf-8")
+    """As GitHub: `content` is UTF-8 text or, with `encoding: base64`, the bytes in base64."""
+    content, encoding = data.get("content"), data.get("encoding", "utf-8")
+    if not isinstance(content, str) or encoding not in ("utf-8", "base64"):
+        raise GitDataError("content must be a string and encoding utf-8 or base64")
+    try:
+        raw = base64.b64decode(content, validate=True) if encoding == "base64" else content.encode("utf-8")
+    except ValueError as exc:
+        raise GitDataError("content is not valid Base64") from exc
     sha = fake.git.add_blob(raw)
     return Response(201, {"sha": sha, "url": f"{fake.repo_url}/git/blobs/{sha}"})
 

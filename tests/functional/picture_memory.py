@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.clock import FixedClock
-from core.media.attach import IMAGES_DIR, turn_text
+from core.media.attach import image_path, legacy_image_path, turn_text
 from core.media.images import Upload, prepare_images, stored_text
 from core.memory import paths
 from core.memory.slice.retract import retract_exchange
@@ -21,19 +21,25 @@ QUESTION = "What is in this?"
 
 
 def picture(slice_id: str, name: str) -> paths.MemoryPath:
-    """The stored file of picture `name` (`<turn id>-<n>.<ext>`)."""
-    return paths.slice_dir(slice_id) / f"{IMAGES_DIR}/{name}.b64"
+    """The image file of picture `name` (`<turn id>-<n>.<ext>`)."""
+    return image_path(slice_id, name)
 
 
-def seed(root: Path, turns: list[tuple[str, str]], pictures: list[str], notes: list[str]) -> LocalStorage:
+def seed(
+    root: Path, turns: list[tuple[str, str]], pictures: list[str], notes: list[str], legacy: bool = False
+) -> LocalStorage:
     """A memory folder at `root` with one active slice (turns t00000, t00001 …), these picture
-    files (one PNG each) and a cognition entry for each turn id in `notes`."""
+    files (one PNG each; with `legacy`, as the base64 text older memories hold) and a cognition
+    entry for each turn id in `notes`."""
     storage = LocalStorage(root)
     [image] = prepare_images([Upload("b.png", png())])
     batch = WriteBatch.open(storage)
     batch.put(paths.core_md(SLICE), slice_text(SLICE, turns, status="active"))
     for name in pictures:
-        batch.put(picture(SLICE, name), stored_text(image))
+        if legacy:
+            batch.put(legacy_image_path(SLICE, name), stored_text(image))
+        else:
+            batch.put_bytes(picture(SLICE, name), image.raw)
     if notes:
         note = "— 2026-08-11T11:15:30.000Z\n\n### Thinking\nLooked at it.\n"
         entries = [f"## Cognition {t} {note}" for t in notes]

@@ -72,7 +72,7 @@ def test_a_picture_left_behind_by_an_earlier_forget_is_a_warning_with_the_way_ou
 
 def test_a_taken_back_exchange_s_pictures_are_not_reported(tmp_path: Path) -> None:
     storage = taken_back(tmp_path)
-    assert storage.snapshot().read(picture(SLICE, "t00001-1.png")) is not None
+    assert storage.snapshot().read_bytes(picture(SLICE, "t00001-1.png")) is not None
     assert "t00001-1.png" in (storage.snapshot().read(paths.agent_md(SLICE)) or "")
     assert _picture_warnings(tmp_path) == []
 
@@ -128,8 +128,8 @@ def test_a_picture_a_taken_back_exchange_links_outlives_its_own_turn(tmp_path: P
     assert preview_forget(storage.snapshot(), SLICE, "t00000").pictures == []
     forget(storage, SLICE, CLOCK, turn_id="t00000")
     kept = picture(SLICE, "t00000-1.png")
-    assert storage.snapshot().read(kept) is not None and _picture_warnings(tmp_path) == []
+    assert storage.snapshot().read_bytes(kept) is not None and _picture_warnings(tmp_path) == []
     forget(storage, SLICE, CLOCK, turn_id="t00002")
-    assert storage.snapshot().read(kept) is not None
+    assert storage.snapshot().read_bytes(kept) is not None
     [warning] = _picture_warnings(tmp_path)
     assert warning["path"] == kept.value and "--turn t00000" in str(warning["message"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
-from core.media.images import read_stored
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.images import jpeg_with_location
@@ -31,10 +31,12 @@ def test_chat_attach_sends_and_keeps_the_picture(
     photo.write_bytes(jpeg_with_location())
     code, _, err = run("chat", "What is this?", "--memory", str(env), "--attach", str(photo))
     assert code == 0, err
-    [stored] = list(env.glob("memory/episodic/slices/*/*/*/*/images/*.jpg.b64"))
+    [stored] = list(env.glob("memory/episodic/slices/*/*/*/*/images/*"))
+    assert stored.suffix == ".jpg", "the picture is an image file"
     core = next(stored.parent.parent.glob("timeline/core.md")).read_text(encoding="utf-8")
-    assert f"What is this?\n\n![holiday.jpg](../images/{stored.name.removesuffix('.b64')})" in core
-    assert sent_images(brain.requests["main"][0]) == [read_stored(stored.read_text())]
+    assert f"What is this?\n\n![holiday.jpg](../images/{stored.name})" in core
+    assert sent_images(brain.requests["main"][0]) == [stored.read_bytes()]
+    assert Image.open(stored).format == "JPEG"
 
 
 def test_chat_attach_refuses_a_non_image_and_saves_nothing(env: Path, tmp_path: Path) -> None:

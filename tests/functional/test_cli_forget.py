@@ -124,13 +124,15 @@ def test_export_round_trips_byte_for_byte(memory: Path, tmp_path: Path) -> None:
 
 
 def test_export_names_files_it_cannot_read(memory: Path, tmp_path: Path) -> None:
-    (memory / "memory/notes.md").write_bytes(b"\xff\xfe not utf-8")
+    (memory / "memory/notes.md").write_bytes(b"x" * 1_000_001)  # over the cap
+    (memory / "memory/raw.bin").write_bytes(b"\xff\xfe not utf-8")  # bytes: exported as they are
     out_zip = tmp_path / "out.zip"
     code, out = _run("export", "--memory", str(memory), "--out", str(out_zip))
     assert code == 0
     assert "not exported" in out and "memory/notes.md" in out
     with zipfile.ZipFile(out_zip) as zf:
         assert "memory/notes.md" in zf.read("EXPORT.txt").decode()
+        assert zf.read("memory/raw.bin") == b"\xff\xfe not utf-8"
 
 
 def test_forgetting_the_active_slice_lets_the_next_message_open_a_new_one(

@@ -56,7 +56,7 @@ def test_a_chatgpt_image_is_counted_stored_and_not_written_again(tmp_path: Path)
     code, out = _run("import", "--format", "chatgpt", str(export), "--memory", str(memory))
     assert code == 0, out
     stored = [p for p in _tree(memory) if "/images/" in p]
-    assert len(stored) == 1 and stored[0].endswith("-1.png.b64")
+    assert len(stored) == 1 and stored[0].endswith("-1.png")
     before = _tree(memory)
     code, out = _run("import", "--format", "chatgpt", str(export), "--memory", str(memory), "--json")
     assert code == 0, out

@@ -66,7 +66,7 @@ def answered_again(fake: FakeModelServer) -> tuple[Harness, str, str]:
     assert h.turn(taken.message, attachments=again).status == "done"
     new = _user_id(h)
     assert new != old
-    assert pictures(h) == {f"{t}-{n}.{e}.b64" for t in (old, new) for n, e in ((1, "jpg"), (2, "png"))}
+    assert pictures(h) == {f"{t}-{n}.{e}" for t in (old, new) for n, e in ((1, "jpg"), (2, "png"))}
     return h, old, new
 
 
@@ -76,9 +76,9 @@ def test_forgetting_a_taken_back_exchange_deletes_its_pictures_and_keeps_the_res
     h, old, new = answered_again(fake_models)
     report = forget(h.deps.storage, SLICE, h.clock, turn_id=old)
     assert not report.whole_slice
-    kept = {f"{new}-1.jpg.b64", f"{new}-2.png.b64"}
+    kept = {f"{new}-1.jpg", f"{new}-2.png"}
     assert pictures(h) == kept
-    assert {f"{IMAGES}{old}-1.jpg.b64", f"{IMAGES}{old}-2.png.b64"} <= set(report.deleted)
+    assert {f"{IMAGES}{old}-1.jpg", f"{IMAGES}{old}-2.png"} <= set(report.deleted)
     assert exported(h) == kept
     # The surviving turn still shows its pictures.
     [_, user] = [t for t in h.slice(SLICE).turns if t.role == "user"]
@@ -91,7 +91,7 @@ def test_forgetting_the_resent_exchange_keeps_the_taken_back_ones_pictures(
 ) -> None:
     h, old, new = answered_again(fake_models)
     forget(h.deps.storage, SLICE, h.clock, turn_id=new)
-    assert pictures(h) == {f"{old}-1.jpg.b64", f"{old}-2.png.b64"}
+    assert pictures(h) == {f"{old}-1.jpg", f"{old}-2.png"}
     assert f"## Cognition {old}" in (h.read(SliceId.parse(SLICE).agent_md.value) or "")
     forget(h.deps.storage, SLICE, h.clock, turn_id=old)
     assert pictures(h) == set() and exported(h) == set()
@@ -116,7 +116,7 @@ def test_a_picture_a_surviving_turn_links_to_stays(fake_models: FakeModelServer)
     with TestClient(create_app(_deps(h))) as client:
         r = client.delete(f"/api/slices/{SLICE}/turns/{old}", headers=with_key())
     assert r.status_code == 200, r.text
-    assert pictures(h) == {f"{old}-1.jpg.b64", f"{new}-1.jpg.b64", f"{new}-2.png.b64"}
+    assert pictures(h) == {f"{old}-1.jpg", f"{new}-1.jpg", f"{new}-2.png"}
 
 
 def test_pictures_an_earlier_forget_left_behind_can_be_forgotten_by_their_turn_id(
@@ -128,9 +128,9 @@ def test_pictures_an_earlier_forget_left_behind_can_be_forgotten_by_their_turn_i
     batch = WriteBatch.open(h.deps.storage)
     queue_removal(batch, SLICE, old)  # what the earlier forget did: the notes only
     batch.commit(f"Forget turn {old} of slice {SLICE}")
-    assert {f"{old}-1.jpg.b64", f"{old}-2.png.b64"} <= pictures(h)
+    assert {f"{old}-1.jpg", f"{old}-2.png"} <= pictures(h)
     with TestClient(create_app(_deps(h))) as client:
         r = client.delete(f"/api/slices/{SLICE}/turns/{old}", headers=with_key())
         assert r.status_code == 200, r.text
-        assert pictures(h) == {f"{new}-1.jpg.b64", f"{new}-2.png.b64"}
+        assert pictures(h) == {f"{new}-1.jpg", f"{new}-2.png"}
         assert client.delete(f"/api/slices/{SLICE}/turns/{old}", headers=with_key()).status_code == 404

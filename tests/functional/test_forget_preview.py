@@ -31,7 +31,7 @@ NORMAL = (
 TAKEN_BACK = (
     f"Turn t00001 of slice {SLICE} — {LABEL}\n"
     f'  your message "{QUESTION}" and its reply (taken back by Answer again or Edit; its words are '
-    "kept in agent.md), its picture images/t00001-1.png.b64, and the agent's notes on it."
+    "kept in agent.md), its picture images/t00001-1.png, and the agent's notes on it."
 )
 
 
@@ -82,7 +82,7 @@ def test_a_taken_back_exchange_s_preview_names_its_words_and_pictures(tmp_path: 
         "turn_id": "t00001",
         "whole_slice": False,
         "text": TAKEN_BACK,
-        "pictures": ["images/t00001-1.png.b64"],
+        "pictures": ["images/t00001-1.png"],
         "taken_back": True,
     }
     assert files(tmp_path) == before
@@ -104,7 +104,7 @@ def test_pictures_alone_and_unknown_turns(tmp_path: Path) -> None:
     preview = preview_forget(storage.snapshot(), SLICE, "t00001")
     assert preview.text == (
         f"Turn t00001 of slice {SLICE} — {LABEL}\n"
-        "  its picture images/t00001-1.png.b64, left behind by an earlier forget (no words of it remain)."
+        "  its picture images/t00001-1.png, left behind by an earlier forget (no words of it remain)."
     )
     env = make_env(storage=storage)
     r = env.client.get(f"/api/slices/{SLICE}/turns/zzzzzz/forget-preview")
@@ -117,18 +117,18 @@ def test_pictures_alone_and_unknown_turns(tmp_path: Path) -> None:
 def test_a_normal_turn_with_pictures_and_the_last_exchange(tmp_path: Path) -> None:
     turns = [("user", f"{QUESTION}\n\n![b.png](../images/t00000-1.png)"), ("agent", "One square.")]
     storage = seed(tmp_path, turns, ["t00000-1.png", "t00000-2.png"], [])
-    assert storage.snapshot().read(picture(SLICE, "t00000-2.png")) is not None
+    assert storage.snapshot().read_bytes(picture(SLICE, "t00000-2.png")) is not None
     preview = preview_forget(storage.snapshot(), SLICE, "t00000")
     assert preview.whole_slice and preview.text == (
         f"Turn t00000 of slice {SLICE} — {LABEL}\n"
         f'  your message "{QUESTION}" and its reply (2 turns), its 2 pictures '
-        "(images/t00000-1.png.b64, images/t00000-2.png.b64), and the agent's notes on it.\n"
+        "(images/t00000-1.png, images/t00000-2.png), and the agent's notes on it.\n"
         "  It is the slice's last exchange, so the whole slice goes with it."
     )
     env = make_env(storage=storage)
     whole = env.client.get(f"/api/slices/{SLICE}/forget-preview").json()
     assert whole["whole_slice"] and whole["text"].startswith(f"Slice {SLICE} — {LABEL}\n  2 turns,")
-    assert whole["pictures"] == ["images/t00000-1.png.b64", "images/t00000-2.png.b64"]
+    assert whole["pictures"] == ["images/t00000-1.png", "images/t00000-2.png"]
     r = env.client.delete(f"/api/slices/{SLICE}/turns/t00000", headers=same_origin())
     assert r.status_code == 200 and r.json()["whole_slice"] is True
 

@@ -13,7 +13,7 @@ import pytest
 from core.imports.run import apply_plan, preview
 from core.imports.source import ExportFile
 from core.media.attach import read_image
-from core.media.images import Upload, prepare_image, stored_text
+from core.media.images import Upload, prepare_image
 from core.memory import paths
 from core.memory.card.model import render_card
 from core.memory.card.store import read_card, to_card, undo_card
@@ -53,8 +53,8 @@ def test_an_image_the_zip_carries_is_stored_and_linked(tmp_path: Path) -> None:
     assert plan.images == 1 and not any("photo.jpg" in s.what for s in plan.skipped)  # type: ignore[attr-defined]
     [(sid, tid, text)] = [u for u in _user_turns(storage) if "Read my notes" in u[2]]
     assert text.endswith(f"[file: photo.jpg]\n\n![photo.jpg](../images/{tid}-1.jpg)")
-    stored = storage.files[paths.slice_dir(sid) / f"images/{tid}-1.jpg.b64"]
-    assert stored == stored_text(prepare_image(Upload("photo.jpg", photo)))
+    stored = storage.files[paths.slice_dir(sid) / f"images/{tid}-1.jpg"]
+    assert stored == prepare_image(Upload("photo.jpg", photo)).raw
     data, media = read_image(storage.snapshot(), sid, f"{tid}-1.jpg")
     assert media == "image/jpeg" and b"Mara Quinn" not in data
     again, _ = _run(tmp_path, convs, {"files/photo.jpg": photo})

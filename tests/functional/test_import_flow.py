@@ -16,7 +16,7 @@ from core.imports import run, source
 from core.imports.run import apply_plan, preview
 from core.imports.source import ExportFile
 from core.media.attach import read_image
-from core.media.images import Upload, prepare_image, read_stored, stored_text
+from core.media.images import Upload, prepare_image
 from core.memory import paths
 from core.memory.formats import matter
 from core.memory.slice.model import parse_core_md
@@ -275,7 +275,7 @@ def _photo_slice(storage: InMemoryStorage) -> str:
     raise AssertionError("no slice holds the photo")
 
 
-def _images(storage: InMemoryStorage) -> dict[str, str]:
+def _images(storage: InMemoryStorage) -> dict[str, str | bytes]:
     return {str(p): t for p, t in storage.files.items() if "/images/" in str(p)}
 
 
@@ -294,17 +294,17 @@ def test_a_chatgpt_image_is_stored_without_exif_beside_its_slice_and_linked(tmp_
     assert (
         turn.content == f"What is in this picture?\n\n[image: {CAT_FILE}]\n\n![{CAT_FILE}](../images/{name})"
     )
-    stored = storage.files[paths.slice_dir(slice_id) / f"images/{name}.b64"]
-    assert stored == stored_text(prepare_image(Upload(CAT_FILE, cat_png())))  # as a chat attachment
+    stored = storage.files[paths.slice_dir(slice_id) / f"images/{name}"]
+    assert stored == prepare_image(Upload(CAT_FILE, cat_png())).raw  # as a chat attachment
     data, media_type = read_image(storage.snapshot(), slice_id, name)
-    assert read_stored(stored) == data and media_type == "image/png"
+    assert stored == data and media_type == "image/png"
     clean = Image.open(io.BytesIO(data))
     assert clean.format == "PNG" and clean.size == (24, 16)
     assert dict(clean.getexif()) == {} and "exif" not in clean.info and b"Mara Quinn" not in data
-    assert list(_images(storage)) == [str(paths.slice_dir(slice_id) / f"images/{name}.b64")]
+    assert list(_images(storage)) == [str(paths.slice_dir(slice_id) / f"images/{name}")]
     # the picture is saved in the commit that creates its slice
     [(_, first)] = storage.commits[commits:]
-    assert paths.core_md(slice_id) in first and paths.slice_dir(slice_id) / f"images/{name}.b64" in first
+    assert paths.core_md(slice_id) in first and paths.slice_dir(slice_id) / f"images/{name}" in first
     before, n = dict(storage.files), len(storage.commits)
     again = _import(
         storage, write_zip(tmp_path / "again.zip", chatgpt_corpus()[0], {CAT_FILE: cat_png()}), "chatgpt"
@@ -330,7 +330,7 @@ def test_user_and_assistant_images_of_one_turn_id_get_their_own_numbers(tmp_path
     assert s.turns[0].content.endswith(f"![{CAT_FILE}](../images/{tid}-1.png)")
     assert s.turns[1].content.endswith(f"![file-Zz9.png](../images/{tid}-2.png)")
     assert sorted(_images(storage)) == [
-        str(paths.slice_dir("2024-03-04-0900") / f"images/{tid}-{n}.png.b64") for n in (1, 2)
+        str(paths.slice_dir("2024-03-04-0900") / f"images/{tid}-{n}.png") for n in (1, 2)
     ]
 
 

@@ -4,16 +4,18 @@ linked from core.md, sent to the model as image input byte for byte; bad files r
 from __future__ import annotations
 
 import base64
+import io
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from PIL import Image
 
 from core.clock import FixedClock
 from core.llm.registry import ModelRegistry, ProviderConfig
-from core.media.attach import image_path
-from core.media.images import Upload, prepare_images, read_stored
+from core.media.attach import image_path, legacy_image_path
+from core.media.images import Upload, prepare_images, stored_text
 from core.memory.paths import core_md
 from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
@@ -39,9 +41,9 @@ def sent_images(request: RecordedRequest) -> list[bytes]:
 
 
 def stored(h: Harness, turn_id: str, n: int, ext: str) -> bytes:
-    text = h.read(str(image_path(SLICE, f"{turn_id}-{n}.{ext}")))
-    assert text is not None, "the picture is in the slice folder"
-    return read_stored(text)
+    data = h.read_bytes(str(image_path(SLICE, f"{turn_id}-{n}.{ext}")))
+    assert data is not None, "the picture is in the slice folder"
+    return data
 
 
 def test_a_picture_reaches_the_model_and_the_slice_folder_byte_for_byte(fake_models: FakeModelServer) -> None:
@@ -111,11 +113,12 @@ def test_the_api_takes_pictures_and_refuses_bad_ones(tmp_path: Path, fake_models
         assert view["status"] == "done", view
         user = next(t for t in h.slice(SLICE).turns if t.role == "user")
         assert user.content == f"Look\n\n![trip.jpg](../images/{user.turn_id}-1.jpg)"
-        on_disk = (tmp_path / str(image_path(SLICE, f"{user.turn_id}-1.jpg"))).read_text()
-        assert sent_images(h.brain.requests["main"][0]) == [read_stored(on_disk)]
+        on_disk = (tmp_path / str(image_path(SLICE, f"{user.turn_id}-1.jpg"))).read_bytes()
+        assert Image.open(io.BytesIO(on_disk)).format == "JPEG", "an image file at the linked path"
+        assert sent_images(h.brain.requests["main"][0]) == [on_disk]
         served = http.get(f"/api/slices/{SLICE}/images/{user.turn_id}-1.jpg")
         assert served.status_code == 200 and served.headers["content-type"] == "image/jpeg"
-        assert served.content == read_stored(on_disk)
+        assert served.content == on_disk
         assert http.get(f"/api/slices/{SLICE}/images/{user.turn_id}-9.jpg").status_code == 404
         assert http.get(f"/api/slices/{SLICE}/images/..%2Fcore.md").status_code in (400, 404, 422)
 
@@ -136,8 +139,8 @@ def test_forgetting_an_exchange_forgets_its_pictures_only(fake_models: FakeModel
     h.turn("second", attachments=tuple(prepare_images([Upload("b.png", png())])))
     first, second = [t.turn_id for t in h.slice(SLICE).turns if t.role == "user"]
     forget(memory, SLICE, h.clock, turn_id=first)
-    assert memory.snapshot().read(image_path(SLICE, f"{first}-1.png")) is None
-    assert memory.snapshot().read(image_path(SLICE, f"{second}-1.png")) is not None
+    assert memory.snapshot().read_bytes(image_path(SLICE, f"{first}-1.png")) is None
+    assert memory.snapshot().read_bytes(image_path(SLICE, f"{second}-1.png")) is not None
 
 
 def test_check_knows_pictures_and_names_a_damaged_one(fake_models: FakeModelServer) -> None:
@@ -151,8 +154,19 @@ def test_check_knows_pictures_and_names_a_damaged_one(fake_models: FakeModelServ
     picture = image_path(SLICE, f"{turn_id}-1.png")
     report = check_memory(memory.snapshot(), h.clock.now())
     assert not [f for f in report.findings if f.path == picture.value]
-    memory.files[picture] = "@@ not base64 @@\n"
+    memory.files[picture] = "@@ not a PNG @@\n"
     report = check_memory(memory.snapshot(), h.clock.now())
     assert [f.message for f in report.findings if f.path == picture.value] == [
+        "damaged picture: not the image its name says (the turn's link shows nothing)"
+    ]
+    del memory.files[picture]  # a picture not migrated yet: a warning that says what to run
+    legacy = legacy_image_path(SLICE, f"{turn_id}-1.png")
+    memory.files[legacy] = "@@ not base64 @@\n"
+    report = check_memory(memory.snapshot(), h.clock.now())
+    assert [f.message for f in report.findings if f.path == legacy.value] == [
         "damaged picture: not base64 (the turn's link shows nothing)"
     ]
+    memory.files[legacy] = stored_text(prepare_images([Upload("a.png", png())])[0])
+    report = check_memory(memory.snapshot(), h.clock.now())
+    [note] = [f for f in report.findings if f.path == legacy.value]
+    assert note.severity == "warning" and "`previously maintain` turns it into the image file" in note.message

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from core.clock import FixedClock
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.media.attach import image_path, split_turn_text, turn_text
-from core.media.images import Upload, prepare_images, read_stored
+from core.media.images import Upload, prepare_images
 from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest
@@ -96,9 +96,9 @@ def test_answer_again_over_http_sends_the_same_pictures(fake_models: FakeModelSe
     assert [t.turn_id for t in again] == [view["turn_id"]]
     assert split_turn_text(again[0].content, SLICE, view["turn_id"])[0] == "What is in these?"
     for n, ext in ((1, "jpg"), (2, "png")):
-        new = h.read(str(image_path(SLICE, f"{view['turn_id']}-{n}.{ext}")))
-        old = h.read(str(image_path(SLICE, f"{first_id}-{n}.{ext}")))
-        assert new is not None and old is not None and read_stored(new) == read_stored(old)
+        new = h.read_bytes(str(image_path(SLICE, f"{view['turn_id']}-{n}.{ext}")))
+        old = h.read_bytes(str(image_path(SLICE, f"{first_id}-{n}.{ext}")))
+        assert new is not None and old is not None and new == old
 
 
 @pytest.mark.parametrize("api", ["openai", "anthropic"])

@@ -129,7 +129,9 @@ class Harness:
 
     def files(self) -> dict[str, str]:
         snap = self.storage.snapshot()
-        return {p.value: snap.read(p) or "" for p in snap.list(MEMORY)}
+        # Pictures are bytes: decoded reversibly so a comparison still sees every byte.
+        listed = snap.list(MEMORY)
+        return {p.value: (snap.read_bytes(p) or b"").decode("utf-8", "surrogateescape") for p in listed}
 
     def slice(self, slice_id: str) -> Slice:
         text = self.storage.snapshot().read(core_md(slice_id))
@@ -138,6 +140,9 @@ class Harness:
 
     def read(self, path: str) -> str | None:
         return self.storage.snapshot().read(MemoryPath(path))
+
+    def read_bytes(self, path: str) -> bytes | None:
+        return self.storage.snapshot().read_bytes(MemoryPath(path))
 
 
 def make_harness(

@@ -1,6 +1,7 @@
 """A slice's picture files, and what still shows them (docs/FORMAT.md "Pictures").
 
-A picture `images/<turn id>-<n>.<ext>.b64` belongs to the turn its name carries. It is shown
+A picture `images/<turn id>-<n>.<ext>` (or, not migrated yet, `….<ext>.b64`) belongs to the turn
+its name carries. It is shown
 while some text of the slice links it: a turn in core.md, the words of a taken-back exchange in
 agent.md, text a rewrite moved to appendix.md. Forgetting an exchange takes its pictures except
 the ones such text still links (`turn_pictures`); `check` names the pictures that neither a link
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.errors import DamagedFile, SliceFormatError
-from core.media.attach import IMAGES_DIR, linked_pictures
+from core.media.attach import IMAGES_DIR, LEGACY_SUFFIX, linked_pictures
 from core.memory import paths
 from core.memory.damage import Listing, read_or_skip, read_text
 from core.memory.slice.agent_md import remove_cognition
@@ -22,13 +23,24 @@ from core.memory.slice.agent_parts import has_entry, read_parts
 from core.memory.slice.model import Slice, parse_core_md
 from core.storage.paths import MemoryPath
 
-_FILE_RE = re.compile(r"^(?P<turn>[A-Za-z0-9_-]{1,64})-\d{1,2}\.(?:png|jpg|webp)\.b64\Z")
+_FILE_RE = re.compile(r"^(?P<turn>[A-Za-z0-9_-]{1,64})-\d{1,2}\.(?:png|jpg|webp)(?P<legacy>\.b64)?\Z")
 
 
 def owner(path: MemoryPath) -> str | None:
     """The turn id a picture file is named after (None: not a picture file name)."""
     m = _FILE_RE.match(path.name)
     return m["turn"] if m else None
+
+
+def is_legacy(path: MemoryPath) -> bool:
+    """Whether a picture file is the base64 text of an image (not migrated yet)."""
+    m = _FILE_RE.match(path.name)
+    return bool(m and m["legacy"])
+
+
+def linked_name(path: MemoryPath) -> str:
+    """The name core.md links a picture file by (`<turn id>-<n>.<ext>`)."""
+    return path.name.removesuffix(LEGACY_SUFFIX)
 
 
 def is_picture(inner: str) -> bool:
@@ -51,7 +63,7 @@ def links(texts: Iterable[str | None]) -> set[str]:
 
 
 def _shown(path: MemoryPath, linked: set[str]) -> bool:
-    return path.name.removesuffix(".b64") in linked
+    return linked_name(path) in linked
 
 
 def turn_pictures(reader: Listing, slice_id: str, turn_id: str, left: Slice) -> list[MemoryPath]:

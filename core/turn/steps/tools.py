@@ -57,6 +57,10 @@ class SharedBatch(WriteBatch):
         with self._guard:
             return super().read(path)
 
+    def read_bytes(self, path: MemoryPath) -> bytes | None:
+        with self._guard:
+            return super().read_bytes(path)
+
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         with self._guard:
             return super().list(prefix)
@@ -64,6 +68,10 @@ class SharedBatch(WriteBatch):
     def put(self, path: MemoryPath, text: str) -> None:
         with self._guard:
             super().put(path, text)
+
+    def put_bytes(self, path: MemoryPath, data: bytes) -> None:
+        with self._guard:
+            super().put_bytes(path, data)
 
     def update(self, path: MemoryPath, fn: UpdateFn) -> None:
         with self._guard:
