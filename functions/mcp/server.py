@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 
 from core.agent import time_tools
 from core.agent.outside import MAX_K, OutsideAccess
+from core.agent.outside_read import OutsideRange
 from core.agent.recall import RecallReport
-from core.agent.slice_tools import SliceRange
 from core.errors import NotFound, PreviouslyError
 from core.memory.slice.staged_notes import MAX_NOTE_CHARS, Remembered
 
@@ -144,10 +144,12 @@ def _tools(access: OutsideAccess) -> list[Tool]:
         return recall_out(access.recall(query, k))
 
     @translated
-    def read_slice(slice_id: SliceIdArg, range: SliceRange | None = None) -> str:
-        """Read what was actually said in a slice: the whole conversation, or the part `range` picks
-        (turns by number, the last N, turns after a time, turns matching keywords, or a line range).
-        Turn headers carry UTC times. Read this before quoting or dating anything."""
+    def read_slice(slice_id: SliceIdArg, range: OutsideRange | None = None) -> str:
+        """Read what was actually said in a slice, every word exactly as written: the whole
+        conversation (up to 60,000 characters), or the part `range` picks (turns by number, the
+        last N, turns after a time, turns matching keywords, a line range, or exact characters by
+        offset). Turn headers carry UTC and local times. Read this before quoting or dating
+        anything. Cost: one file read, no model."""
         return access.read_slice(slice_id, range)
 
     @translated
