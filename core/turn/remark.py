@@ -13,11 +13,13 @@ from collections.abc import Callable
 
 from core.agent.analyzer import CloseMarking
 from core.agent.marker import mark_slice
+from core.errors import PreviouslyError
 from core.llm.registry import BoundModel
-from core.memory.damage import slice_files
+from core.memory.catalog.index import read_index
+from core.memory.paths import core_md
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.model import Slice, parse_core_frontmatter
-from core.memory.slice.slicer import FALLBACK_MARK, apply_close_marking
+from core.memory.slice.slicer import FALLBACK_MARK, apply_close_marking, fallback_opening
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
 
@@ -25,21 +27,34 @@ REMARK_LIMIT = 5
 
 
 def fallback_marked(batch: WriteBatch, limit: int) -> list[str]:
-    """The oldest closed slices whose marks are the deterministic fallback (at most `limit`)."""
+    """The oldest closed slices whose marks are the deterministic fallback (at most `limit`).
+
+    The catalog (one read) names the candidates — closed entries whose focus has the fallback's
+    shape — and only those core.md files are read, at most `2 × limit` of them, so a memory with
+    nothing left to re-mark costs no slice read at all.
+    """
+    index = read_index(batch)
+    candidates = sorted(
+        str(e.get("id"))
+        for e in (index or {}).get("slices") or []
+        if e.get("status") == "closed" and _fallback_shaped(str(e.get("focus") or ""))
+    )
     found: list[str] = []
-    for slice_id, path in sorted(slice_files(batch).items()):
-        if len(found) >= limit:
-            break
-        text = batch.read(path)
+    for slice_id in candidates[: 2 * limit]:
+        text = batch.read(core_md(slice_id))
         if text is None or FALLBACK_MARK not in text:
-            continue  # cheap test first: only a file that says so is parsed
+            continue
         try:
             meta = parse_core_frontmatter(text)
-        except Exception:  # a damaged file is named by the damage check, never edited here
+        except PreviouslyError:  # a damaged file is named by the damage check, never edited here
             continue
         if meta.marked_by == FALLBACK_MARK and meta.status == "closed":
             found.append(slice_id)
-    return found
+    return found[:limit]
+
+
+def _fallback_shaped(focus: str) -> bool:
+    return fallback_opening(focus) is not None or focus.startswith(("Conversation (", "会话（"))
 
 
 def remark(
