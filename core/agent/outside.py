@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.agent import outside_read, slice_tools, time_tools
+from core.agent.briefing import arrival
 from core.agent.recall import BUDGET_SECONDS, RecallReport, run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.tool_context import ToolContext
@@ -108,6 +109,12 @@ class OutsideAccess:
     def timeline_window(self, start: str | None, end: str | None, limit: int) -> str:
         """Pointer lines for the slices between two UTC dates, newest first."""
         return time_tools.timeline_window(self.context(), start, end, limit)
+
+    def briefing(self) -> str:
+        """The arrival briefing ("Previously on…") on the reader's clock, as plain lines."""
+        ctx = self.context()
+        now = self.clock.now()
+        return outside_read.briefing_text(arrival(ctx.view, now, self.timezone, ctx.locale or "en"))
 
     def read_card(self) -> str:
         """The live user card."""

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from core.agent.briefing import Arrival
 from core.agent.slice_tools import OUTPUT_CHARS, SliceRange
 from core.errors import SliceFormatError
 from core.memory.formats import matter
@@ -72,3 +73,24 @@ def chars(plain: str, rng: OutsideRange) -> str:
     """Exactly the characters a `chars` range picks ('' past the end)."""
     start = rng.offset or 0
     return plain[start : start + (rng.length or OUTPUT_CHARS)]
+
+
+def briefing_text(arrival: Arrival) -> str:
+    """The arrival briefing ("Previously on…") as plain lines for another agent."""
+    b = arrival.briefing
+    if arrival.empty:
+        return "Previously on… nothing yet: this memory holds no conversations."
+    lines = ["Previously on…"]
+    if b.name:
+        lines.append(f"The user: {b.name}")
+    if b.last_topic:
+        where = f" (slice {b.last_slice_id})" if b.last_slice_id else ""
+        lines.append(f"Last time: {b.last_topic}{where}")
+    lines += [f"Open: {loop}" for loop in b.open_loops]
+    if arrival.active is not None:
+        lines.append(f"Open conversation: slice {arrival.active.id}, {len(arrival.active_turns)} turns")
+    lines += [f"Recent: slice {s.id} — {s.focus or s.summary or '(no summary)'}" for s in arrival.recent]
+    lines += [f"Could ask about: {s.prompt}" for s in b.suggestions]
+    if b.card_excerpt:
+        lines.append(f"From the card: {b.card_excerpt}")
+    return "\n".join(lines)

@@ -159,6 +159,12 @@ def _tools(access: OutsideAccess) -> list[Tool]:
         return access.read_slice_summary(slice_id)
 
     @translated
+    def briefing() -> str:
+        """The arrival briefing ("Previously on…"): who the user is, where they left off, what is
+        open, the newest conversations. Start here when you arrive. Cost: a few file reads, no model."""
+        return access.briefing()
+
+    @translated
     def read_card() -> str:
         """The user card: what Previously has learned about the user (who they are, what matters)."""
         return access.read_card()
@@ -186,7 +192,7 @@ def _tools(access: OutsideAccess) -> list[Tool]:
 
     tools = [Tool.from_function(fn, annotations=READ) for fn in (recall, read_slice, read_slice_summary)]
     tools.append(_window_tool(access))
-    tools += [Tool.from_function(fn, annotations=READ) for fn in (read_card, search)]
+    tools += [Tool.from_function(fn, annotations=READ) for fn in (briefing, read_card, search)]
     tools.append(Tool.from_function(remember, annotations=WRITE))
     return tools
 
@@ -244,4 +250,14 @@ def build_server(access: OutsideAccess, version: str = "") -> MCPServer:
         log_level="WARNING",
     )
     _resources(server, access)
+
+    @server.prompt(name="previously_on", title="Previously on…")
+    def previously_on() -> str:
+        """Catch up on the user before you start: the arrival briefing from their memory."""
+        try:
+            text = access.briefing()
+        except PreviouslyError as exc:
+            text = mcp_names(str(exc))
+        return f"Here is what the user's memory says, to pick up where they left off:\n\n{text}"
+
     return server
