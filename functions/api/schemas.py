@@ -289,19 +289,14 @@ class ModelsView(BaseModel):
     setup: str | None = Field(default=None, description="What to configure when no provider is set")
 
 
-class FlushTurn(BaseModel):
-    # The original's schema strips keys it does not know (its client may send more): so do we.
-    model_config = ConfigDict(extra="ignore")
-
+class FlushTurn(Strict):
     role: Literal["user", "agent"]
     content: str = Field(max_length=100_000)
     timestamp: str = Field(max_length=64)
 
 
-class FlushRequest(BaseModel):
-    """`POST /api/episodic/flush` (docs/API.md "Memory"); unknown keys are ignored, as the original did."""
-
-    model_config = ConfigDict(extra="ignore")
+class FlushRequest(Strict):
+    """`POST /api/episodic/flush` (docs/API.md "Memory")."""
 
     sliceId: str = Field(pattern=SLICE_ID_PATTERN)  # the original's field name
     turns: list[FlushTurn] = Field(min_length=1, max_length=50)

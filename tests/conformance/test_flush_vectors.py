@@ -158,27 +158,3 @@ def test_a_timestamp_that_breaks_the_header_is_refused_and_nothing_changes(stamp
     r = _post(env, {"sliceId": ID, "turns": [{"role": "user", "content": "x", "timestamp": stamp}]})
     assert r.status_code == 400 and "timestamp" in r.json()["message"]
     assert storage.files[core_md(ID)] == existing and storage.commits == []
-
-
-def test_every_shape_the_client_sends_up_to_the_turn_cap_is_accepted() -> None:
-    """REFERENCE §17.5: the original's schema strips unknown keys; 50 turns (the cap) are all written."""
-    storage = InMemoryStorage.from_texts({})
-    env = make_env(storage=storage, key=None, clock=FixedClock.at(CLOCK))
-    turns = [
-        {
-            "role": ("user", "agent")[i % 2],
-            "content": f"turn {i}",
-            "timestamp": CLOCK,
-            "id": f"m{i}",
-            "parts": [],
-        }
-        for i in range(50)
-    ]
-    r = env.client.post(
-        "/api/episodic/flush",
-        json={"sliceId": ID, "turns": turns, "loadedSliceIds": []},
-        headers=same_origin(),
-    )
-    assert r.status_code == 200, r.text
-    text = storage.files[core_md(ID)]
-    assert all(f"\n\nturn {i}" in text for i in range(50)) and "## Turn 49 —" in text
