@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agent import slice_tools, time_tools
+from core.agent import outside_read, slice_tools, time_tools
+from core.agent.briefing import arrival
 from core.agent.recall import BUDGET_SECONDS, RecallReport, run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.tool_context import ToolContext
@@ -91,8 +92,15 @@ class OutsideAccess:
         return ctx
 
     def read_slice(self, slice_id: str, rng: SliceRange | None = None) -> str:
-        """A slice's words (or the part `rng` picks), turn headers with local times."""
-        return slice_tools.read_slice(self.slice_context(slice_id), slice_id, rng)
+        """A slice's words exactly as written (or the part `rng` picks), turn headers with local
+        times; a `chars` range is the plain text's characters alone (core/agent/outside_read.py)."""
+        ctx = self.slice_context(slice_id)
+        sid, text = slice_tools.slice_text(ctx, slice_id)
+        plain = outside_read.plain_text(text)
+        if isinstance(rng, outside_read.OutsideRange) and rng.type == "chars":
+            return outside_read.chars(plain, rng)
+        more = "read the rest exactly with range type chars, offset 60000 (then on) and length 60000"
+        return slice_tools.read_text(ctx, sid, plain, rng, more)
 
     def read_slice_summary(self, slice_id: str) -> str:
         """A slice's frontmatter as plain lines."""
@@ -101,6 +109,12 @@ class OutsideAccess:
     def timeline_window(self, start: str | None, end: str | None, limit: int) -> str:
         """Pointer lines for the slices between two UTC dates, newest first."""
         return time_tools.timeline_window(self.context(), start, end, limit)
+
+    def briefing(self) -> str:
+        """The arrival briefing ("Previously on…") on the reader's clock, as plain lines."""
+        ctx = self.context()
+        now = self.clock.now()
+        return outside_read.briefing_text(arrival(ctx.view, now, self.timezone, ctx.locale or "en"))
 
     def read_card(self) -> str:
         """The live user card."""

@@ -104,6 +104,15 @@ def recall_step_override(steps: int, max_steps: int, reported: bool, report_tool
     return report_tool
 
 
+def recall_step_choice(
+    steps: int, max_steps: int, reported: bool, report_tool: str
+) -> dict[str, dict[str, str]] | None:
+    """The prepared step as the reference shows it: the structured tool choice forcing the report
+    (`{"toolChoice": {"type": "tool", "toolName": …}}`), or None when the step runs free."""
+    name = recall_step_override(steps, max_steps, reported, report_tool)
+    return None if name is None else {"toolChoice": {"type": "tool", "toolName": name}}
+
+
 def first_forced_step(max_steps: int, report_tool: str) -> int:
     """The 1-based step from which the scan is forced to file its report."""
     return next(

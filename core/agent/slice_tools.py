@@ -72,10 +72,15 @@ def slice_text(ctx: ToolContext, slice_id: str) -> tuple[str, str]:
 def read_slice(ctx: ToolContext, slice_id: str, rng: SliceRange | None) -> str:
     """A slice (or the part `rng` picks) with local times added to its turn headers."""
     sid, text = slice_text(ctx, slice_id)
+    return read_text(ctx, sid, text, rng)
+
+
+def read_text(ctx: ToolContext, sid: str, text: str, rng: SliceRange | None, more: str = "") -> str:
+    """`read_slice` over a slice's text already read (`more`: another way to read the rest)."""
     spec = _check_range(text, sid, rng) if rng is not None else None
     body = read_slice_range(text, sid, spec)
     annotated = localized(annotate_slice(body, sid, ctx.timezone, ctx.clock.now(), ctx.locale), sid, ctx)
-    return cap(annotated, "use a range (last, search or lines) to read the rest")
+    return cap(annotated, more or "use a range (last, search or lines) to read the rest")
 
 
 def banner(ctx: ToolContext, slice_id: str) -> str:

@@ -47,6 +47,7 @@ from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
 from core.turn.recovery import recover_turns
+from core.turn.remark import remark
 from core.turn.service import TurnInput
 from core.turn.steps.common import resolve_models, user_config
 
@@ -75,6 +76,7 @@ class MaintenanceReport:
     pruned_strands: list[str] = field(default_factory=list)
     marked: list[str] = field(default_factory=list)
     marked_by_fallback: list[str] = field(default_factory=list)
+    remarked: list[str] = field(default_factory=list)  # fallback marks the worker replaced (remark.py)
     catalog: dict[str, Any] = field(default_factory=dict)
     search_index: dict[str, Any] = field(default_factory=dict)
     stale_card: dict[str, list[str]] = field(default_factory=dict)
@@ -190,7 +192,9 @@ def _tidy(
     limit = BACKFILL_LIMIT if worker is not None else FALLBACK_BACKFILL_LIMIT
     marks = backfill(batch, worker, now_iso=iso(now), locale=config.locale, limit=limit)
     report.marked, report.marked_by_fallback = marks.marked, marks.marked_by_fallback
-    if marks.changed:
+    if worker is not None:
+        report.remarked = remark(batch, worker, now_iso=iso(now), say=say)
+    if marks.changed or report.remarked:
         report.catalog = reconcile_catalog(batch, now, config.locale)
 
 

@@ -72,6 +72,8 @@ def summary_lines(report: MaintenanceReport, seconds: float) -> list[str]:
     if marked:
         fallback = len(report.marked_by_fallback)
         lines.append(f"marked {_count(len(marked), 'dry slice')} ({fallback} deterministically)")
+    if report.remarked:
+        lines.append(f"re-marked {_count(len(report.remarked), 'fallback-marked slice')} with the model")
     if report.search_index:
         lines.append(_index_line(report.search_index))
     if migrated := report.pictures.get("migrated"):

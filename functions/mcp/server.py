@@ -21,8 +21,8 @@ from pydantic import BaseModel, Field
 
 from core.agent import time_tools
 from core.agent.outside import MAX_K, OutsideAccess
+from core.agent.outside_read import OutsideRange
 from core.agent.recall import RecallReport
-from core.agent.slice_tools import SliceRange
 from core.errors import NotFound, PreviouslyError
 from core.memory.slice.staged_notes import MAX_NOTE_CHARS, Remembered
 
@@ -144,10 +144,12 @@ def _tools(access: OutsideAccess) -> list[Tool]:
         return recall_out(access.recall(query, k))
 
     @translated
-    def read_slice(slice_id: SliceIdArg, range: SliceRange | None = None) -> str:
-        """Read what was actually said in a slice: the whole conversation, or the part `range` picks
-        (turns by number, the last N, turns after a time, turns matching keywords, or a line range).
-        Turn headers carry UTC times. Read this before quoting or dating anything."""
+    def read_slice(slice_id: SliceIdArg, range: OutsideRange | None = None) -> str:
+        """Read what was actually said in a slice, every word exactly as written: the whole
+        conversation (up to 60,000 characters), or the part `range` picks (turns by number, the
+        last N, turns after a time, turns matching keywords, a line range, or exact characters by
+        offset). Turn headers carry UTC and local times. Read this before quoting or dating
+        anything. Cost: one file read, no model."""
         return access.read_slice(slice_id, range)
 
     @translated
@@ -155,6 +157,12 @@ def _tools(access: OutsideAccess) -> list[Tool]:
         """A slice's summary only: when it ran, turns, focus, summary, tags, tone, open loops,
         decisions. The cheapest check of whether a slice is worth opening."""
         return access.read_slice_summary(slice_id)
+
+    @translated
+    def briefing() -> str:
+        """The arrival briefing ("Previously on…"): who the user is, where they left off, what is
+        open, the newest conversations. Start here when you arrive. Cost: a few file reads, no model."""
+        return access.briefing()
 
     @translated
     def read_card() -> str:
@@ -184,7 +192,7 @@ def _tools(access: OutsideAccess) -> list[Tool]:
 
     tools = [Tool.from_function(fn, annotations=READ) for fn in (recall, read_slice, read_slice_summary)]
     tools.append(_window_tool(access))
-    tools += [Tool.from_function(fn, annotations=READ) for fn in (read_card, search)]
+    tools += [Tool.from_function(fn, annotations=READ) for fn in (briefing, read_card, search)]
     tools.append(Tool.from_function(remember, annotations=WRITE))
     return tools
 
@@ -242,4 +250,14 @@ def build_server(access: OutsideAccess, version: str = "") -> MCPServer:
         log_level="WARNING",
     )
     _resources(server, access)
+
+    @server.prompt(name="previously_on", title="Previously on…")
+    def previously_on() -> str:
+        """Catch up on the user before you start: the arrival briefing from their memory."""
+        try:
+            text = access.briefing()
+        except PreviouslyError as exc:
+            text = mcp_names(str(exc))
+        return f"Here is what the user's memory says, to pick up where they left off:\n\n{text}"
+
     return server

@@ -81,8 +81,19 @@ def test_paginate_markdown(want: Case) -> None:
     "case", V.cases("prepare_recall_step", shape("step", "steps maxSteps output", "reported"))
 )
 def test_prepare_recall_step(case: Case) -> None:
-    got = f.recall_step_override(case["steps"], case["maxSteps"], bool(case.get("reported")), REPORT)
-    assert got == case["output"]
+    got = f.recall_step_choice(case["steps"], case["maxSteps"], bool(case.get("reported")), REPORT)
+    want = case["output"]
+    if want is not None:  # the report tool is named by each implementation; the structure is pinned
+        choice = want["toolChoice"]
+        want = {"toolChoice": {**choice, "toolName": REPORT}}
+    assert got == want
+
+
+def test_the_forced_step_is_a_structured_tool_choice() -> None:
+    assert f.recall_step_choice(7, 8, False, REPORT) == {"toolChoice": {"type": "tool", "toolName": REPORT}}
+    assert (
+        f.recall_step_choice(7, 8, True, REPORT) is None and f.recall_step_choice(5, 8, False, REPORT) is None
+    )
 
 
 def test_the_last_step_is_forced_when_no_report_came() -> None:

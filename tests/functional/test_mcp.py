@@ -43,7 +43,16 @@ pytestmark = pytest.mark.functional
 _load_commands()
 LOCOMO = LOCOMO_DEV
 QUESTION = "When did Melanie run a charity race?"
-TOOLS = ["recall", "read_slice", "read_slice_summary", "timeline_window", "read_card", "search", "remember"]
+TOOLS = [
+    "recall",
+    "read_slice",
+    "read_slice_summary",
+    "timeline_window",
+    "briefing",
+    "read_card",
+    "search",
+    "remember",
+]
 KEY = "mcp test key, long and random enough"
 AGENT = Implementation(name="pytest-agent", version="1.0")
 NO_MODEL = {"OPENAI_BASE_URL": "", "OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "", "DEEPSEEK_API_KEY": ""}
