@@ -184,8 +184,10 @@ def _incremental(
     indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
     candidates = [sid for sid in sorted(listed) if sid not in owned]
     changed_ids = [sid for sid in candidates if not _unchanged(batch, indexed.get(sid), listed[sid])]
-    upserts, added = _upserts(batch, changed_ids, indexed, listed)
-    removals = set(indexed) - set(listed)
+    upserts, added, unreadable = _upserts(batch, changed_ids, indexed, listed)
+    # A slice damaged since it was indexed leaves the index (a damaged file is never indexed),
+    # so maintenance sees the gap and names it.
+    removals = (set(indexed) - set(listed)) | (unreadable & set(indexed))
     segments, changed = apply_changes(current, upserts, removals)
     report = RefreshReport(False, added, len(upserts) - added, len(removals))
     report.slices = sum(s.info.slices if isinstance(s, Unloaded) else len(s.docs) for s in segments)
@@ -200,21 +202,24 @@ def _incremental(
 
 def _upserts(
     batch: WriteBatch, changed_ids: list[str], indexed: dict[str, DocMeta], listed: dict[str, MemoryPath]
-) -> tuple[list[DocTerms], int]:
-    """The changed slices analysed (fetched together), and how many are new to the index."""
+) -> tuple[list[DocTerms], int, set[str]]:
+    """The changed slices analysed (fetched together), how many are new to the index, and the
+    ids of those that can no longer be read."""
     batch.prefetch(listed[sid] for sid in changed_ids)
     upserts: list[DocTerms] = []
     added = 0
+    unreadable: set[str] = set()
     for sid in changed_ids:
         text = read_or_skip(batch, listed[sid])
         if text is None:
+            unreadable.add(sid)
             continue
         meta = indexed.get(sid)
         if meta is not None and meta.fingerprint == fingerprint(text):
             continue
         added += int(meta is None)
         upserts.append(analyze(read_slice(sid, text), fingerprint(text)))
-    return upserts, added
+    return upserts, added, unreadable
 
 
 def _unchanged(batch: WriteBatch, meta: DocMeta | None, path: MemoryPath) -> bool:

@@ -252,7 +252,10 @@ def _unchanged(
 ) -> bool:
     if version is not None:
         return blob_sha(text) == version(path)
-    return text == read(path)
+    try:
+        return text == read(path)
+    except InvalidInput:  # a damaged file being replaced whole (a derived file rebuilt): a change
+        return False
 
 
 def is_hidden(path: str) -> bool:

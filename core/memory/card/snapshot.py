@@ -14,7 +14,8 @@ from core.clock import Clock, iso
 from core.memory.card.migrate import to_current_card
 from core.memory.card.model import is_card, new_card, render_card
 from core.memory.card.store import write_card
-from core.memory.paths import CARD, PathKind, card_snapshot, classify, day_dir
+from core.memory.owners.card import live_card
+from core.memory.paths import PathKind, card_snapshot, classify, day_dir
 from core.storage.base import WriteBatch
 
 SEED_DAYS = 30
@@ -44,8 +45,18 @@ def newest_snapshot(batch: WriteBatch, now: datetime, days: int = SEED_DAYS) -> 
 
 
 def _settled_live_card(batch: WriteBatch, slice_id: str, now: datetime) -> str:
-    """The live card's text after upgrading or seeding it (the write queued on `batch`)."""
-    live = batch.read(CARD)
+    """The live card's text after upgrading or seeding it (the write queued on `batch`).
+
+    A damaged live card is never written: the newest readable snapshot stands in for it.
+    """
+    found = live_card(batch)
+    if found.damage is not None:
+        return (
+            upgrade_card_text(found.text, slice_id, now)
+            if found.text
+            else render_card(new_card(slice_id, now))
+        )
+    live = found.text
     if live is not None and live.strip():
         if is_card(live):
             return live
@@ -63,8 +74,14 @@ def _settled_live_card(batch: WriteBatch, slice_id: str, now: datetime) -> str:
 
 
 def ensure_snapshot(batch: WriteBatch, slice_id: str, clock: Clock) -> str:
-    """Settle the live card and copy it into `slice_id`'s `previously.md`; returns the live text."""
+    """Settle the live card and copy it into `slice_id`'s `previously.md`; returns the live text.
+
+    While the live card is damaged no snapshot is taken: the card as it stands is unknown, and
+    an older snapshot copied here would claim otherwise.
+    """
     text = _settled_live_card(batch, slice_id, clock.now())
+    if live_card(batch).damage is not None:
+        return text
     path = card_snapshot(slice_id)
     if batch.read(path) != text:
         batch.put(path, text)

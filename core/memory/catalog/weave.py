@@ -8,7 +8,7 @@ re-read. In a turn the weave is throttled to once per 5 minutes unless forced.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -105,15 +105,27 @@ def reconcile(
     today: str,
     reread_all: bool = False,
     unchanged: Callable[[str], bool] = lambda sid: False,
+    problems: Mapping[str, str] | None = None,
 ) -> tuple[list[CatalogEntry], WeaveResult]:
     """Entries for the slices on disk, reusing projected ones where they cannot be stale
-    (`unchanged`: the slice's file is still the version its entry was made from)."""
+    (`unchanged`: the slice's file is still the version its entry was made from).
+
+    `problems` (slice id → what is wrong) marks the entries of slices found damaged since they
+    were catalogued; an entry so marked is read again by every weave until its file reads.
+    """
     entries: list[CatalogEntry] = []
     added = newly_dry = 0
     on_disk = set()
     for sid in slice_ids:
         on_disk.add(sid)
         prior = projected.get(sid)
+        if prior is not None and problems and sid in problems:
+            entries.append(replace(prior, problem=problems[sid]))
+            continue
+        if prior is not None and prior.problem:
+            meta = read_meta(sid)
+            entries.append(prior if meta is None else entry_from_meta(sid, meta))
+            continue
         if prior is None:
             meta = read_meta(sid)
             if meta is not None:
@@ -169,6 +181,7 @@ def weave_catalog(
     reread_all: bool = False,
     locale: str = "en",
     keep_time_if_unchanged: bool = False,
+    problems: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any] | None, WeaveResult]:
     """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
     the new catalog document (None when the throttle skipped the weave)."""
@@ -195,7 +208,7 @@ def weave_catalog(
     unchanged = versions.unchanged if projected else (lambda sid: False)
     stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
     prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
-    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged)
+    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged, problems)
     resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
     doc = build_index([e.to_json() for e in entries], now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
