@@ -30,6 +30,7 @@ from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger
 from core.memory.forget_plan import plan_turn, without_turn
+from core.memory.owners.registry import update_derived
 from core.memory.slice.agent_parts import queue_removal
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.view import missing_slice
@@ -115,8 +116,8 @@ def _queue_slice(batch: WriteBatch, slice_id: str, now: datetime, locale: str, c
         raise missing_slice(slice_id)
     for path in files:
         batch.delete(path)
-    batch.update(monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))
-    batch.update(paths.STRANDS_JSON, lambda text: _drop_strands(text, slice_id))
+    update_derived(batch, monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))
+    update_derived(batch, paths.STRANDS_JSON, lambda text: _drop_strands(text, slice_id))
     _queue_catalog_removal(batch, slice_id, now, locale)
     unindex_slice(batch, slice_id, clock)
 

@@ -39,7 +39,7 @@ from core.memory.owners.scan import damaged_authored
 from core.memory.paths import MemoryPath, classify, core_md, day_dir, legacy_flat_slice_id
 from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
-from core.search import refresh_index
+from core.search import RefreshReport, refresh_index
 from core.storage.base import WriteBatch, request_budget
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
@@ -128,12 +128,12 @@ def _run(
     say("Refreshing the search index")
     search = refresh_index(batch, deps.clock, full=rebuild_search)
     report.search_index = asdict(search)
-    report.damaged = _damaged(batch, search.slices, deps.clock.now(), config.locale)
+    report.damaged = _damaged(batch, search, deps.clock.now(), config.locale)
     report.stale_card = stale_card_items(card_text(batch), deps.clock.now())
     _commit(batch, report, "Maintenance — indexes")
 
 
-def _damaged(batch: WriteBatch, indexed: int, now: datetime, locale: str) -> list[str]:
+def _damaged(batch: WriteBatch, search: RefreshReport, now: datetime, locale: str) -> list[str]:
     """The damaged files, named: the card, config and notes (a few reads), and the slices —
     read only when the index is missing some slice, whose catalog entries then say so.
 
@@ -141,7 +141,7 @@ def _damaged(batch: WriteBatch, indexed: int, now: datetime, locale: str) -> lis
     none, and an unchanged memory costs no read here.
     """
     authored = [str(d) for d in damaged_authored(batch)]
-    if indexed >= len(slice_files(batch)):
+    if search.slices >= len(slice_files(batch)) and not search.damaged:
         return authored
     slices = damaged_slices(batch)
     problems = {sid.dash: d.problem for d in slices if (sid := classify(MemoryPath(d.path)).slice_id)}

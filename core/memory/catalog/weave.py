@@ -34,6 +34,7 @@ from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_month
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
 from core.memory.catalog.strands_file import load_strands, strands_file
+from core.memory.owners.registry import update_derived
 from core.memory.slice.model import Slice
 from core.storage.base import Reader, blob_sha, prefetch, version_of
 
@@ -223,7 +224,7 @@ def weave_catalog(
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
     active = [str(e["id"]) for e in doc["slices"] if e.get("status") == "active"]
     head = head_of(doc, blob_sha(index_text))
-    batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
+    update_derived(batch, paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
     result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
@@ -262,13 +263,13 @@ def index_slice(batch: Writer, s: Slice, now: datetime, locale: str = "en", crea
 
 def upsert_monthly_entry(batch: Writer, s: Slice) -> None:
     """Queue the slice's entry into its month's `_index.json` (an Update: merges on conflict)."""
-    batch.update(monthly_path(s.slice_id), lambda text: upsert_monthly(text, monthly_entry(s)))
+    update_derived(batch, monthly_path(s.slice_id), lambda text: upsert_monthly(text, monthly_entry(s)))
 
 
 def weave_slice_strands(batch: Writer, s: Slice) -> None:
     """Queue the slice's tags into strands.json (nothing when it has no tags)."""
     if s.tags:
-        batch.update(paths.STRANDS_JSON, lambda text: _weave_strands(text, s))
+        update_derived(batch, paths.STRANDS_JSON, lambda text: _weave_strands(text, s))
 
 
 def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "en") -> None:
@@ -299,7 +300,7 @@ def queue_catalog_entries(
             check(parse_pending(text))
         return upsert_pending(text, entries)
 
-    batch.update(paths.PENDING_JSON, update)
+    update_derived(batch, paths.PENDING_JSON, update)
 
 
 def _weave_strands(text: str | None, s: Slice) -> str:

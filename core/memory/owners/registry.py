@@ -156,3 +156,22 @@ def owner_of(path: MemoryPath | str) -> Owner | None:
 
 def by_name(name: str) -> Owner:
     return next(o for o in REGISTRY if o.name == name)
+
+
+class Writer(Reader, Protocol):
+    def put(self, path: MemoryPath, text: str) -> None: ...
+
+    def update(self, path: MemoryPath, fn: Callable[[str | None], str | None]) -> None: ...
+
+
+def update_derived(batch: Writer, path: MemoryPath, fn: Callable[[str | None], str | None]) -> None:
+    """Queue `fn` over a derived file's current text; one that cannot be read (not UTF-8, over
+    its cap) is rebuilt from nothing rather than stopping the commit."""
+    try:
+        batch.read(path)
+    except InvalidInput:
+        new = fn(None)
+        if new is not None:
+            batch.put(path, new)
+        return
+    batch.update(path, fn)
