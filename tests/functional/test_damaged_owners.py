@@ -114,3 +114,23 @@ def test_a_slice_damaged_after_it_was_indexed_is_named_and_shown_with_its_proble
         for e in make_env(storage=LocalStorage(sample)).client.get("/api/timeline").json()["slices"]
     }
     assert timeline[sid]["problem"] is None
+
+
+def test_forgetting_the_active_slice_takes_it_off_the_active_list_and_the_timeline(
+    fake_models: FakeModelServer,
+) -> None:
+    from core.memory.catalog.pending import parse_active, parse_pending
+    from core.memory.forget import forget
+    from core.storage.memory import InMemoryStorage
+
+    h = make_harness(InMemoryStorage(), FixedClock.at(CLOCK), fake_models)
+    assert h.brain is not None
+    h.brain.main("Hi.")
+    state = h.turn("Something I will regret saying.")
+    sid = state.slice_id
+    assert sid and sid in (parse_active(h.read(paths.PENDING_JSON.value)) or [])
+    forget(h.storage, sid, h.clock)
+    pending = h.read(paths.PENDING_JSON.value)
+    assert sid not in (parse_active(pending) or []) and all(e["id"] != sid for e in parse_pending(pending))
+    env = make_env(storage=h.storage.inner)
+    assert all(e["id"] != sid for e in env.client.get("/api/timeline").json()["slices"])

@@ -38,7 +38,9 @@ def _oversized(owner: Owner, data: bytes) -> bytes | None:
 def _broken(owner: Owner, data: bytes) -> bytes | None:
     if owner.check is None:
         return None
-    return b'{"unclosed": [' if owner.example and owner.example.value.endswith(".json") else b"---\nfocus: [\n"
+    return (
+        b'{"unclosed": [' if owner.example and owner.example.value.endswith(".json") else b"---\nfocus: [\n"
+    )
 
 
 def _truncated(owner: Owner, data: bytes) -> bytes | None:
