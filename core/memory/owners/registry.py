@@ -143,8 +143,8 @@ REGISTRY: tuple[Owner, ...] = (
           _SLICE.monthly_index, _BY_CHECK, _json_object),
     Owner("search index", PathKind.SEARCH, "memory/episodic/search/…", False,
           paths.SEARCH_DIR / "manifest.json", "maintain (rebuilt)", _json_object),
-    Owner("run records", None, 'outside the memory (docs/FORMAT.md "Runs (outside the memory)")', False,
-          None, "serve, maintain (a turn left running ends interrupted)"),
+    Owner("run records", None, 'outside the memory ("Runs (outside the memory)" below)', False,
+          None, "serve, maintain"),
 )  # fmt: skip
 
 
@@ -175,3 +175,25 @@ def update_derived(batch: Writer, path: MemoryPath, fn: Callable[[str | None], s
             batch.put(path, new)
         return
     batch.update(path, fn)
+
+
+_AUTHORED = "skipped, named, left byte for byte; nothing else waits for it"
+_DERIVED = "read as missing and rebuilt from the authored files"
+
+
+def registry_table() -> str:
+    """The registry as the Markdown table in docs/FORMAT.md "Who owns each file" (a test keeps
+    the two equal)."""
+    rows = [
+        "| file kind | path | authored / derived | cap | when damaged | named by |",
+        "|---|---|---|---|---|---|",
+    ]
+    for o in REGISTRY:
+        cap = "—" if o.kind is None else f"{o.cap // 1_000_000} MB"
+        kind = "authored" if o.authored else "derived"
+        damaged = _AUTHORED if o.authored else _DERIVED
+        where = f"`{o.where}`" if o.kind is not None else o.where
+        if o.kind is None:
+            damaged = "not memory: what a turn keeps while it runs; its words are in the memory files"
+        rows.append(f"| {o.name} | {where} | {kind} | {cap} | {damaged} | {o.named_by} |")
+    return "\n".join(rows) + "\n"
