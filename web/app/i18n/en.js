@@ -81,6 +81,7 @@ export default {
   "briefing.empty": "Nothing remembered yet. Say something below — your first slice starts with it.",
   "briefing.setupTitle": "No model is set up yet, so replies cannot be written",
   "briefing.setupLink": "How to set up a model →",
+  "briefing.damagedTitle": "A memory file could not be read; it was left as it is and everything else works",
   "briefing.lastTopic": "Last time",
   "briefing.openSlice": "open that slice",
   "briefing.loops": "Still open",

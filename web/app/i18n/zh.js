@@ -69,6 +69,7 @@ export default {
   "briefing.empty": "还没有任何记忆。在下面说点什么吧——第一个切片就从这里开始。",
   "briefing.setupTitle": "还没有配置模型，暂时无法回复",
   "briefing.setupLink": "如何配置模型 →",
+  "briefing.damagedTitle": "有一个记忆文件无法读取，已原样保留，其余功能照常",
   "briefing.lastTopic": "上回说到",
   "briefing.openSlice": "打开那个切片",
   "briefing.loops": "还没了结的事",
