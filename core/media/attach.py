@@ -10,20 +10,21 @@ otherwise the message says that pictures were attached and that this model canno
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from core.errors import InvalidInput, NotFound
 from core.llm.registry import BoundModel
 from core.llm.types import ImageInput, Message, UserMessage
 from core.media.images import Attachment, read_stored, stored_text
 from core.memory import paths
+from core.memory.slice.picture_links import (
+    IMAGES_DIR,
+    NAME_RE,
+    StoredPicture,
+    image_path,
+)
 from core.storage.base import Reader, WriteBatch
 
-IMAGES_DIR = "images"
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\Z")
-_LINK_RE = re.compile(rf"!\[(?P<name>[^\]\n]*)\]\(\.\./{IMAGES_DIR}/(?P<file>[^)\s]+)\)")
 MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
 
 
@@ -32,48 +33,12 @@ def file_name(turn_id: str, n: int, attachment: Attachment) -> str:
     return f"{turn_id}-{n}.{attachment.extension}"
 
 
-def image_path(slice_id: str, name: str) -> paths.MemoryPath:
-    """The stored file of a linked picture `name` of a slice."""
-    return paths.slice_dir(slice_id) / f"{IMAGES_DIR}/{name}.b64"
-
-
 def turn_text(message: str, turn_id: str, attachments: Sequence[Attachment]) -> str:
     """The user's turn as stored: the message word for word, then one image link per picture."""
     if not attachments:
         return message
     links = [f"![{a.name}](../{IMAGES_DIR}/{file_name(turn_id, n, a)})" for n, a in enumerate(attachments, 1)]
     return f"{message}\n\n" + "\n".join(links)
-
-
-@dataclass(frozen=True)
-class StoredPicture:
-    """A picture saved with an earlier turn: its slice, its file (as linked), its display name."""
-
-    slice_id: str
-    file: str
-    name: str
-
-
-def split_turn_text(content: str, slice_id: str, turn_id: str) -> tuple[str, list[StoredPicture]]:
-    """The inverse of `turn_text` for a stored turn: the words, and the pictures it links (only
-    the trailing link block `turn_text` writes, numbered 1, 2 … under this turn id)."""
-    head, sep, block = content.rpartition("\n\n")
-    lines = block.split("\n")
-    found = [_LINK_RE.fullmatch(line) for line in lines]
-    if not sep or not all(found):
-        return content, []
-    pictures = []
-    for n, m in enumerate(found, 1):
-        assert m is not None
-        if not NAME_RE.match(m["file"]) or not m["file"].startswith(f"{turn_id}-{n}."):
-            return content, []
-        pictures.append(StoredPicture(slice_id, m["file"], m["name"]))
-    return head, pictures
-
-
-def linked_pictures(content: str) -> set[str]:
-    """The stored pictures a turn's text links to (their names as linked, `<turn id>-<n>.<ext>`)."""
-    return {m["file"] for m in _LINK_RE.finditer(content) if NAME_RE.match(m["file"])}
 
 
 def reattach(reader: Reader, pictures: Sequence[StoredPicture]) -> tuple[Attachment, ...]:
