@@ -119,8 +119,8 @@ def test_a_slice_damaged_after_it_was_indexed_is_named_and_shown_with_its_proble
 def test_forgetting_the_active_slice_takes_it_off_the_active_list_and_the_timeline(
     fake_models: FakeModelServer,
 ) -> None:
+    from core.actions.forget import forget
     from core.memory.catalog.pending import parse_active, parse_pending
-    from core.memory.forget import forget
     from core.storage.memory import InMemoryStorage
 
     h = make_harness(InMemoryStorage(), FixedClock.at(CLOCK), fake_models)

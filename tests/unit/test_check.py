@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from core.actions.check import check_core_md, check_memory
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.check import check_core_md, check_memory
 from core.storage.memory import InMemoryStorage
 from tests.unit.test_weave import _core
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.actions.forget_plan import plan_turn, without_turn
 from core.clock import Clock, iso
 from core.errors import ReadOnly
 from core.memory import paths
@@ -30,7 +31,6 @@ from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger
-from core.memory.forget_plan import plan_turn, without_turn
 from core.memory.owners.registry import update_derived
 from core.memory.slice.agent_parts import queue_removal
 from core.memory.slice.merge import edit_slice
