@@ -254,6 +254,8 @@ def _unchanged(
         return blob_sha(text) == version(path)
     try:
         return text == read(path)
+    except PathDenied:  # a link out of the folder is refused, never written through
+        raise
     except InvalidInput:  # a damaged file being replaced whole (a derived file rebuilt): a change
         return False
 
