@@ -22,10 +22,10 @@ from typing import TypeVar
 import frontmatter
 
 from bench.memory_gen import generate
+from core.actions.check import check_memory
 from core.memory import paths
 from core.memory.catalog.rebuild import RebuildReport, rebuild_indexes
 from core.memory.catalog.weave import WeaveResult, weave_timeline
-from core.memory.check import check_memory
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 

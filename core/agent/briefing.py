@@ -13,9 +13,10 @@ from datetime import datetime
 from core.errors import NotFound
 from core.memory.card.identity import parse_identity
 from core.memory.card.model import Card, overdue_horizon, render_card
-from core.memory.card.store import read_card
+from core.memory.card.store import StoredCard
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.recent import Lister, recent_slices
+from core.memory.owners.card import live_card
 from core.memory.slice.model import Turn
 from core.memory.slice.slicer import fallback_opening, opening_line
 from core.memory.slice.view import read_slice_detail
@@ -246,7 +247,8 @@ class Arrival:
 def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "en") -> Arrival:
     """Read the newest slices and the card through `view` and build the arrival state."""
     slices = recent_slices(view, RECENT_SLICES)
-    stored = read_card(view)
+    live = live_card(view)  # a damaged card: the newest readable snapshot stands in
+    stored = StoredCard(live.text, None)
     card = stored.card(now) if stored.text else None
     active = slices[0] if slices and not slices[0].closed else None
     turns: list[Turn] = []

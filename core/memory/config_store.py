@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from core.errors import DamagedFile
 from core.memory.config import ConfigProblem, UserConfig, load_config, parse_config, patch_config
+from core.memory.damage import read_text
 from core.memory.paths import CONFIG_JSON, MemoryPath
 from core.storage.base import WriteBatch
 
@@ -22,8 +24,12 @@ class Reader(Protocol):
 
 
 def read_config(view: Reader) -> tuple[UserConfig, list[ConfigProblem]]:
-    """The merged preferences and what was wrong with the stored file (defaults stand in)."""
-    return parse_config(view.read(CONFIG_JSON))
+    """The merged preferences and what was wrong with the stored file (defaults stand in; a
+    file that cannot be read at all is left as it is and named)."""
+    try:
+        return parse_config(read_text(view, CONFIG_JSON))  # type: ignore[arg-type]  # only reads
+    except DamagedFile as exc:
+        return UserConfig(), [ConfigProblem("config.json", f"{exc}; using the defaults")]
 
 
 def queue_config_patch(batch: WriteBatch, partial: dict[str, Any]) -> UserConfig:

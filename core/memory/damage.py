@@ -53,6 +53,15 @@ def slice_damage(reader: Listing, path: paths.MemoryPath) -> Damage | None:
     return None
 
 
+def frontmatter_problem(text: str) -> str | None:
+    """What is wrong with a slice file's frontmatter, or None when it parses."""
+    try:
+        parse_frontmatter(text)
+    except SliceFormatError as exc:
+        return str(exc)
+    return None
+
+
 def slice_files(view: Listing) -> dict[str, paths.MemoryPath]:
     """Slice id → its core.md (or a legacy flat file when there is no folder), from one listing."""
     found: dict[str, paths.MemoryPath] = {}

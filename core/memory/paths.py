@@ -61,6 +61,7 @@ CATALOG_SHAS_JSON = MemoryPath("memory/episodic/timeline/shas.json")
 CARD = MemoryPath("memory/episodic/current-previously.md")
 CONFIG_JSON = MemoryPath("memory/user/config.json")
 SEARCH_DIR = MemoryPath("memory/episodic/search")
+NOTES_DIR = MemoryPath("memory/inbox/notes")
 
 
 # The same rule as a pattern, for the API's schema (tests/unit/test_slice_id.py keeps them equal).
@@ -259,6 +260,7 @@ class PathKind(StrEnum):
     PENDING = "pending"
     CATALOG_SHAS = "catalog_shas"
     SEARCH = "search"
+    NOTE = "note"  # a staged MCP note (docs/FORMAT.md "Staged notes")
     EVOLUTION = "evolution"
     MONTHLY_INDEX = "monthly_index"
     LEGACY_FLAT = "legacy_flat"
@@ -315,6 +317,8 @@ def classify(path: MemoryPath | str) -> PathClass:
         return PathClass(PathKind.SEARCH)
     if _under(value, EVOLUTION_DIR) or _under(value, PLAYBOOKS_DIR):
         return PathClass(PathKind.EVOLUTION)
+    if value.startswith(NOTES_DIR.value + "/"):
+        return PathClass(PathKind.NOTE)
     if not value.startswith(SLICES.value + "/"):
         return PathClass(PathKind.OTHER)
     return _classify_slice_tree(value[len(SLICES.value) + 1 :])

@@ -23,6 +23,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 
+from core.errors import InvalidInput
 from core.memory.paths import SEARCH_DIR, MemoryPath
 from core.search.segment import FINGERPRINT_LEN
 from core.search.store import MANIFEST, load_manifest, segment_path
@@ -119,7 +120,7 @@ def read_record(batch: WriteBatch) -> BuiltFrom | None:
     """The record in the manifest; None when there is none or it is unreadable."""
     try:
         raw = json.loads(batch.read(MANIFEST) or "")
-    except ValueError:  # not JSON, too large, not UTF-8: treated as missing
+    except (ValueError, InvalidInput):  # not JSON, too large, not UTF-8: treated as missing
         return None
     record = raw.get(RECORD_KEY) if isinstance(raw, dict) else None
     found = parse_built_from(json.dumps(record)) if isinstance(record, dict) else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.clock import Clock
+from core.memory.damage import frontmatter_problem as slice_damage_of
 from core.memory.damage import read_or_skip
 from core.memory.paths import MemoryPath
 from core.search import built_from
@@ -47,6 +48,9 @@ class RefreshReport:
     segments: int = 0
     bytes: int = 0
     reasons: list[str] = field(default_factory=list)
+    # Slices changed since they were indexed that are now damaged (unreadable ones leave the
+    # index; broken frontmatter stays searchable by its turns): maintenance names them.
+    damaged: list[str] = field(default_factory=list)
 
 
 def analyze_file(snapshot: Readable, slice_id: str, path: MemoryPath) -> DocTerms | None:
@@ -184,10 +188,14 @@ def _incremental(
     indexed = {m.slice_id: m for seg in stored.segments for m in seg.docs}
     candidates = [sid for sid in sorted(listed) if sid not in owned]
     changed_ids = [sid for sid in candidates if not _unchanged(batch, indexed.get(sid), listed[sid])]
-    upserts, added = _upserts(batch, changed_ids, indexed, listed)
-    removals = set(indexed) - set(listed)
+    upserts, added, unreadable, broken = _upserts(batch, changed_ids, indexed, listed)
+    # A slice damaged since it was indexed leaves the index (a damaged file is never indexed),
+    # so maintenance sees the gap and names it.
+    removals = (set(indexed) - set(listed)) | (unreadable & set(indexed))
     segments, changed = apply_changes(current, upserts, removals)
-    report = RefreshReport(False, added, len(upserts) - added, len(removals))
+    report = RefreshReport(
+        False, added, len(upserts) - added, len(removals), damaged=sorted(unreadable | broken)
+    )
     report.slices = sum(s.info.slices if isinstance(s, Unloaded) else len(s.docs) for s in segments)
     report.segments = len(segments)
     report.bytes = sum(s.bytes if isinstance(s, Unloaded) else len(s.encode()) for s in segments)
@@ -200,21 +208,27 @@ def _incremental(
 
 def _upserts(
     batch: WriteBatch, changed_ids: list[str], indexed: dict[str, DocMeta], listed: dict[str, MemoryPath]
-) -> tuple[list[DocTerms], int]:
-    """The changed slices analysed (fetched together), and how many are new to the index."""
+) -> tuple[list[DocTerms], int, set[str], set[str]]:
+    """The changed slices analysed (fetched together), how many are new to the index, and the
+    ids of those that can no longer be read and of those whose frontmatter is broken."""
     batch.prefetch(listed[sid] for sid in changed_ids)
     upserts: list[DocTerms] = []
     added = 0
+    unreadable: set[str] = set()
+    broken: set[str] = set()
     for sid in changed_ids:
         text = read_or_skip(batch, listed[sid])
         if text is None:
+            unreadable.add(sid)
             continue
         meta = indexed.get(sid)
         if meta is not None and meta.fingerprint == fingerprint(text):
             continue
         added += int(meta is None)
+        if slice_damage_of(text) is not None:
+            broken.add(sid)
         upserts.append(analyze(read_slice(sid, text), fingerprint(text)))
-    return upserts, added
+    return upserts, added, unreadable, broken
 
 
 def _unchanged(batch: WriteBatch, meta: DocMeta | None, path: MemoryPath) -> bool:

@@ -65,7 +65,10 @@ class StoredIndex:
 
 
 def _manifest(snapshot: Readable) -> tuple[dict[str, object] | None, str | None]:
-    text = snapshot.read(MANIFEST)
+    try:
+        text = snapshot.read(MANIFEST)
+    except InvalidInput as exc:  # not UTF-8, too large: rebuilt like any other damaged index
+        return None, f"the search manifest cannot be read ({exc})"
     if text is None:
         return None, None
     try:

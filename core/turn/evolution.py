@@ -26,7 +26,7 @@ from core.agent.evolution import (
 )
 from core.agent.evolution_triggers import summary_for_slice
 from core.llm.registry import Resolution
-from core.memory.paths import CARD
+from core.memory.owners.card import card_text, live_card
 from core.memory.slice.model import Slice
 from core.storage.base import WriteBatch
 from core.turn.deps import TurnDeps
@@ -41,6 +41,8 @@ def _run(
 ) -> EvolutionOutcome:
     if not decision.run or decision.request is None:
         return EvolutionOutcome(changed=False, reason=decision.reason)
+    if (damaged := live_card(batch).notice) is not None:  # never rewrite a damaged card
+        return EvolutionOutcome(changed=False, reason=damaged)
     if models is None:
         return EvolutionOutcome(changed=False, reason=NO_MODEL_REASON)
     outcome = evolve_card(
@@ -69,7 +71,7 @@ def at_boundary(
 ) -> str:
     """Evolve the card from the slice that just closed; the summary for the new slice ("" if none)."""
     decision = boundary_decision(
-        analysis, batch.read(CARD), closed, timezone=request.timezone or closed.timezone, demo=deps.demo
+        analysis, card_text(batch), closed, timezone=request.timezone or closed.timezone, demo=deps.demo
     )
     outcome = _run(batch, deps, decision, models)
     _emit(sink, outcome)
@@ -104,7 +106,7 @@ def mid_slice(
 
 def at_maintenance(batch: WriteBatch, deps: TurnDeps, closed: Slice, models: Resolution | None) -> str:
     """Evolve the card from a slice maintenance closed; a short note for the report."""
-    decision = at_maintenance_close(closed, batch.read(CARD), demo=deps.demo)
+    decision = at_maintenance_close(closed, card_text(batch), demo=deps.demo)
     outcome = _run(batch, deps, decision, models)
     if outcome.changed:
         return f"evolved: {outcome.summary}"

@@ -37,10 +37,12 @@ from core.memory.catalog.index import read_index
 from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.memory.config import UserConfig
 from core.memory.damage import damaged_slices, slice_files
-from core.memory.paths import CARD, core_md, day_dir, legacy_flat_slice_id
+from core.memory.owners.card import card_text
+from core.memory.owners.scan import damaged_authored
+from core.memory.paths import MemoryPath, classify, core_md, day_dir, legacy_flat_slice_id
 from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
-from core.search import refresh_index
+from core.search import RefreshReport, refresh_index
 from core.storage.base import WriteBatch, request_budget
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
@@ -134,20 +136,26 @@ def _run(
     say("Refreshing the search index")
     search = refresh_index(batch, deps.clock, full=rebuild_search)
     report.search_index = asdict(search)
-    report.damaged = _damaged(batch, search.slices)
-    report.stale_card = stale_card_items(batch.read(CARD), deps.clock.now())
+    report.damaged = _damaged(batch, search, deps.clock.now(), config.locale)
+    report.stale_card = stale_card_items(card_text(batch), deps.clock.now())
     _commit(batch, report, "Maintenance — indexes")
 
 
-def _damaged(batch: WriteBatch, indexed: int) -> list[str]:
-    """The damaged slice files, named; read only when the index is missing some slice.
+def _damaged(batch: WriteBatch, search: RefreshReport, now: datetime, locale: str) -> list[str]:
+    """The damaged files, named: the card, config and notes (a few reads), and the slices —
+    read only when the index is missing some slice, whose catalog entries then say so.
 
     A damaged file is never indexed, so an index holding every listed slice proves there is
     none, and an unchanged memory costs no read here.
     """
-    if indexed >= len(slice_files(batch)):
-        return []
-    return [str(d) for d in damaged_slices(batch)]
+    authored = [str(d) for d in damaged_authored(batch)]
+    if search.slices >= len(slice_files(batch)) and not search.damaged:
+        return authored
+    slices = damaged_slices(batch)
+    problems = {sid.dash: d.problem for d in slices if (sid := classify(MemoryPath(d.path)).slice_id)}
+    weave_catalog(batch, now, meta_loader(batch), force=True, locale=locale, keep_time_if_unchanged=True,
+                  problems=problems)  # fmt: skip
+    return [*authored, *(str(d) for d in slices)]
 
 
 def budget_note(deps: TurnDeps) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from core.agent.prompt import build_system_prompt
 from core.llm.types import Message, UserMessage
 from core.memory.config import UserConfig
-from core.memory.paths import CARD
+from core.memory.owners.card import live_card
 from core.memory.slice.model import Slice
 from core.storage.base import WriteBatch
 from core.turn.closing import read_slice
@@ -45,7 +45,7 @@ def frozen_prompt(
         text = build_system_prompt(
             batch,
             current,
-            card_text=batch.read(CARD),
+            card_text=live_card(batch).text,
             config=config,
             timezone=timezone,
             demo=deps.demo,

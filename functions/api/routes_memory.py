@@ -10,13 +10,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel
 
+from core.actions.edit import DONE_LOOPS
 from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.recent import catalog_slices, strand_slices, timeline
 from core.memory.config_store import read_config
-from core.memory.slice.edit import DONE_LOOPS
+from core.memory.owners.scan import notices
 from core.memory.slice.flush import queue_flush
 from core.memory.slice.model import Turn, as_text_list
 from core.memory.slice.view import read_slice_detail
@@ -125,6 +126,7 @@ def get_state(
         recent=[_summary(s) for s in state.recent],
         flags=_flags(deps),
         setup=_setup(deps, lang, config.data),
+        damaged=notices(snapshot),
     )
 
 

@@ -18,12 +18,12 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from core.actions.edit import SliceChanges, edit_slice_marks
+from core.actions.forget import forget
+from core.actions.forget_plan import preview_forget
+from core.actions.retract import RetractReason, retract_exchange
 from core.media.attach import read_image
 from core.memory.export import export_zip, slice_markdown
-from core.memory.forget import forget
-from core.memory.forget_plan import preview_forget
-from core.memory.slice.edit import SliceChanges, edit_slice_marks
-from core.memory.slice.retract import RetractReason, retract_exchange
 from core.memory.slice.view import read_slice_detail
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.routes_memory import SliceId, get_slice

@@ -156,6 +156,11 @@ class StateView(BaseModel):
     recent: list[SliceSummary] = []
     flags: Flags
     setup: list[str] = Field(default=[], description="Plain sentences saying what to configure, if anything")
+    damaged: list[str] = Field(
+        default=[],
+        description="Memory files that could not be read and were left as they are (the card, "
+        "config.json, staged notes), one sentence each; everything else still works",
+    )
 
 
 class TimelineEntry(BaseModel):

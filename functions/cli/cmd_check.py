@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from core.actions.check import CheckReport, check_memory
 from core.clock import SystemClock
-from core.memory.check import CheckReport, check_memory
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.memory import open_memory, progress_bar, run_or_fail
 

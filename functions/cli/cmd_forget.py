@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
+from core.actions.forget import HISTORY_NOTE, forget
+from core.actions.forget_plan import preview_forget
 from core.clock import SystemClock
 from core.memory.export import export_zip
-from core.memory.forget import HISTORY_NOTE, forget
-from core.memory.forget_plan import preview_forget
 from core.storage.base import BytesReader
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory import open_memory, run_or_fail

@@ -14,11 +14,11 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from core.actions.check import check_memory
 from core.clock import iso, parse_iso
 from core.errors import PreviouslyError
 from core.memory import paths
 from core.memory.catalog.rebuild import rebuild_indexes
-from core.memory.check import check_memory
 from core.memory.config import UserConfig, patch_config
 from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, PLAYBOOK_AGENTS, playbook_md
 from core.memory.paths import MemoryPath

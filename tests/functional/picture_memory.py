@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.actions.retract import retract_exchange
 from core.clock import FixedClock
 from core.media.attach import image_path, legacy_image_path, turn_text
 from core.media.images import Upload, prepare_images, stored_text
 from core.memory import paths
-from core.memory.slice.retract import retract_exchange
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 from tests.fakes.images import png

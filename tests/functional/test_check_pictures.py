@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from core.actions.forget import forget
+from core.actions.forget_plan import preview_forget
+from core.actions.retract import retract_exchange
 from core.memory import paths
-from core.memory.forget import forget
-from core.memory.forget_plan import preview_forget
 from core.memory.slice.agent_parts import queue_removal
-from core.memory.slice.retract import retract_exchange
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
 from functions.cli import _load_commands, app

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.actions.check import check_memory
+from core.actions.forget import forget
 from core.clock import FixedClock
 from core.errors import NotFound, ReadOnly
-from core.memory.check import check_memory
-from core.memory.forget import forget
 from core.memory.paths import slice_dir, slice_rel
 from core.memory.slice.model import parse_core_md
 from core.search.recall import open_index

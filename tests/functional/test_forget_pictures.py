@@ -10,14 +10,15 @@ import zipfile
 import pytest
 from starlette.testclient import TestClient
 
+from core.actions.forget import forget
+from core.actions.retract import retract_exchange
 from core.clock import FixedClock
-from core.media.attach import reattach, split_turn_text
+from core.media.attach import reattach
 from core.media.images import Upload, prepare_images
 from core.memory.export import export_zip
-from core.memory.forget import forget
 from core.memory.paths import SliceId
 from core.memory.slice.agent_parts import queue_removal
-from core.memory.slice.retract import retract_exchange
+from core.memory.slice.picture_links import split_turn_text
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app

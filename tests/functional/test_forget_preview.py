@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from core.actions.forget_plan import preview_forget
 from core.memory import paths
-from core.memory.forget_plan import preview_forget
 from core.memory.slice.agent_parts import queue_removal
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from core.actions.check import check_core_md
 from core.clock import FixedClock
-from core.memory.check import check_core_md
 from core.memory.paths import agent_md, core_md
 from core.memory.slice.agent_md import cognition_for
 from core.memory.slice.model import parse_core_md

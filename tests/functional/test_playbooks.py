@@ -118,8 +118,8 @@ def test_a_repeated_recall_is_recorded_as_a_signal(fake_models: FakeModelServer,
 
 
 def test_forgetting_scrubs_the_ledger_and_records_the_signal(clock: FixedClock) -> None:
+    from core.actions.forget import forget
     from core.memory.evolution.fitness import Fitness, Score, render_fitness
-    from core.memory.forget import forget
 
     gone = "2026-08-12-2000"
     ledger = Fitness(
@@ -135,9 +135,9 @@ def test_forgetting_scrubs_the_ledger_and_records_the_signal(clock: FixedClock) 
 
 
 def test_forgetting_takes_the_slice_out_of_the_direction(clock: FixedClock) -> None:
+    from core.actions.forget import forget
     from core.memory.evolution import direction as d
     from core.memory.evolution.paths import DIRECTION_MD
-    from core.memory.forget import forget
 
     gone, kept = "2026/08/12/2000", "2026/08/17/1400"
     direction = d.Direction(

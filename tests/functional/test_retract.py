@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.actions.retract import retract_exchange
 from core.clock import FixedClock
 from core.errors import InvalidInput, NotFound
 from core.memory.paths import agent_md, core_md
 from core.memory.slice.model import parse_core_md
-from core.memory.slice.retract import retract_exchange
 from core.storage.memory import InMemoryStorage
 from tests.fakes.slices import slice_text
 from tests.functional.api_env import make_env, same_origin
@@ -78,7 +78,7 @@ def test_the_route_answers_the_message_to_send_again() -> None:
 
 
 def test_an_exchange_answered_again_can_still_be_forgotten_from_agent_md() -> None:
-    from core.memory.forget import forget
+    from core.actions.forget import forget
 
     storage = _storage(reply="The secret rye ratio")
     retract_exchange(storage, SID, "t00001", FixedClock.at(CLOCK))

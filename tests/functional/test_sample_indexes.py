@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from core.actions.check import check_memory
 from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog.rebuild import rebuild_indexes
-from core.memory.check import check_memory
 from core.memory.config import load_config
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage

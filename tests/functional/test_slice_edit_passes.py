@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.actions.edit import SliceChanges, edit_slice_marks
 from core.clock import FixedClock
 from core.memory.paths import core_md
-from core.memory.slice.edit import SliceChanges, edit_slice_marks
 from core.storage.memory import InMemoryStorage
 from core.turn.maintain import run_maintenance
 from tests.fakes.brain import MARKER

@@ -130,7 +130,7 @@ def test_turn_input_round_trips_its_pictures() -> None:
 
 
 def test_forgetting_an_exchange_forgets_its_pictures_only(fake_models: FakeModelServer) -> None:
-    from core.memory.forget import forget
+    from core.actions.forget import forget
 
     h = make_harness(memory := InMemoryStorage(), FixedClock.at(CLOCK), fake_models)
     assert h.brain is not None
@@ -144,7 +144,7 @@ def test_forgetting_an_exchange_forgets_its_pictures_only(fake_models: FakeModel
 
 
 def test_check_knows_pictures_and_names_a_damaged_one(fake_models: FakeModelServer) -> None:
-    from core.memory.check import check_memory
+    from core.actions.check import check_memory
 
     h = make_harness(memory := InMemoryStorage(), FixedClock.at(CLOCK), fake_models)
     assert h.brain is not None

@@ -13,8 +13,9 @@ from starlette.testclient import TestClient
 
 from core.clock import FixedClock
 from core.llm.registry import ModelRegistry, ProviderConfig
-from core.media.attach import image_path, split_turn_text, turn_text
+from core.media.attach import image_path, turn_text
 from core.media.images import Upload, prepare_images
+from core.memory.slice.picture_links import split_turn_text
 from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from core.actions.check import check_core_md, check_memory
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.check import check_core_md, check_memory
 from core.storage.memory import InMemoryStorage
 from tests.unit.test_weave import _core
 
@@ -152,3 +152,37 @@ def test_a_folder_that_names_no_real_minute_is_a_warning(sid: str, real: bool) -
     report = _check({str(paths.core_md(sid)): _core(sid, "odd")})
     warned = [m for p, _, m in _only(report, "warnings") if p == paths.slice_dir(sid).value]
     assert warned == ([] if real else ["the folder name is not a real UTC date and time"])
+
+
+def _turns(*turns: tuple[str, str, str]) -> str:
+    head = "---\nslice_id: 2026-08-11-1115\nstatus: active\nstart: '2026-08-11T09:00:00.000Z'\n---\n"
+    return head + "".join(
+        f"## Turn {tid} — {when} ({role})\n\ntext of {tid} {role}\n\n" for tid, when, role in turns
+    )
+
+
+def test_check_does_not_call_interleaved_writers_or_imported_times_damage() -> None:
+    interleaved = _turns(
+        ("a1", "2026-08-11T11:15:00.000Z", "user"),
+        ("b2", "2026-08-11T11:15:05.000Z", "user"),
+        ("a1", "2026-08-11T11:15:03.000Z", "agent"),
+        ("b2", "2026-08-11T11:15:09.000Z", "agent"),
+    )
+    imported = _turns(
+        ("c3", "2026-08-11T10:00:00.000Z", "user"),
+        ("c3", "2026-08-11T10:01:00.000Z", "agent"),
+        ("d4", "2026-08-11T09:00:00.000Z", "user"),
+        ("d4", "2026-08-11T09:01:00.000Z", "agent"),
+    )
+    for text in (interleaved, imported):
+        assert check_core_md("core.md", text, "2026-08-11-1115") == []
+
+
+def test_check_never_advises_a_hand_edit() -> None:
+    text = _turns(
+        ("a1", "2026-08-11T11:15:00.000Z", "user"),
+        ("zz", "2026-01-01T00:00:00.000Z", "agent"),
+        ("a1", "2026-08-11T11:15:09.000Z", "agent"),
+    )
+    found = check_core_md("core.md", text, "2026-08-11-1115")
+    assert found and all("by hand" not in f.message and "nothing is lost" in f.message for f in found)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from core.actions.check import check_core_md
 from core.errors import DamagedFile, SliceFormatError
 from core.memory import paths
 from core.memory.catalog.recent import timeline
-from core.memory.check import check_core_md
 from core.memory.damage import damaged_slices, read_or_skip, read_text, slice_damage
 from core.memory.slice.model import parse_core_md, salvage_turns
 from core.memory.slice.view import read_slice_detail

@@ -122,7 +122,7 @@ def test_a_damaged_ledger_is_named_not_guessed(text: str, words: str) -> None:
 
 
 def test_check_validates_the_evolution_layer() -> None:
-    from core.memory.check import check_memory
+    from core.actions.check import check_memory
     from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md
     from core.storage.memory import InMemoryStorage
 

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.actions.edit import SliceChanges, apply_changes
 from core.clock import FixedClock
 from core.errors import InvalidInput
 from core.memory.card.forget import ref_matcher, scrub_card_text
 from core.memory.catalog.monthly import remove_monthly, render_monthly
 from core.memory.catalog.strands import drop_slice
 from core.memory.slice.agent_md import append_cognition, cognition_entry, cognition_for, remove_cognition
-from core.memory.slice.edit import SliceChanges, apply_changes
 from core.memory.slice.model import Slice, Turn
 from core.memory.slice.slicer import USER_MARK, apply_close_marking, apply_fallback_mark
 

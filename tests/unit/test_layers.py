@@ -91,3 +91,60 @@ def test_storage_knows_nothing_of_memory() -> None:
         for p in _py_files("core/storage")
     }
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+# The memory layer owns the files; search, media, the model layer and the operations over the
+# owners (core/actions) sit above it.
+ABOVE_MEMORY = (
+    "core.search",
+    "core.media",
+    "core.llm",
+    "core.actions",
+    "core.agent",
+    "core.turn",
+    "core.imports",
+)
+
+
+@pytest.mark.unit
+def test_memory_imports_nothing_above_it() -> None:
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(m for m in _modules(p) if m.startswith(ABOVE_MEMORY))
+        for p in _py_files("core/memory")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def _package_graph() -> dict[str, set[str]]:
+    """core.<package> → the core packages its modules import."""
+    graph: dict[str, set[str]] = {}
+    for p in _py_files("core"):
+        rel = p.relative_to(ROOT).with_suffix("")
+        source = _package(".".join(rel.parts))
+        targets = {_package(m) for m in _modules(p) if m.startswith("core.")} - {source}
+        graph.setdefault(source, set()).update(targets)
+    return graph
+
+
+@pytest.mark.unit
+def test_core_packages_import_each_other_without_a_cycle() -> None:
+    graph = _package_graph()
+    done: set[str] = set()
+
+    def visit(node: str, path: tuple[str, ...]) -> tuple[str, ...] | None:
+        if node in path:
+            return (*path[path.index(node) :], node)
+        if node in done:
+            return None
+        for nxt in sorted(graph.get(node, ())):
+            if found := visit(nxt, (*path, node)):
+                return found
+        done.add(node)
+        return None
+
+    cycles = [c for n in sorted(graph) if (c := visit(n, ()))]
+    assert cycles == []

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.actions.retract import is_replaced, parse_replaced_body, replaced_body
 from core.memory.slice.agent_parts import entries_for, queue_entry, read_parts
 from core.memory.slice.model import Turn
-from core.memory.slice.retract import is_replaced, parse_replaced_body, replaced_body
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 

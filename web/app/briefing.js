@@ -84,6 +84,15 @@ function SetupNotice({ lines, t }) {
   <${SetupGuide} open=${guide} onClose=${() => setGuide(false)} t=${t} />`;
 }
 
+/** Memory files the server could not read and left as they are (a damaged card, config.json):
+ * everything else works, and the user should know which file to repair. */
+function DamageNotice({ lines, t }) {
+  return html`<div class="notice setup-notice" role="status" data-testid="damage-notice">
+    <p><${Icon} name="circle-alert" />${t("briefing.damagedTitle")}</p>
+    ${lines.map((line) => html`<p>${line}</p>`)}
+  </div>`;
+}
+
 /** The briefing shown in the live view while the conversation is empty. */
 export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, onOpenCard, canSend }) {
   const [cardOpen, setCardOpen] = useState(false);
@@ -95,6 +104,7 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
   const when = Number.isFinite(lastStartMs) ? relativeBetween(lastStartMs, nowMs) : null;
   const hasMemory = Boolean(topic || loops.length || lastId);
   const setup = (state && state.setup) || [];
+  const damaged = (state && state.damaged) || [];
 
   return html`<div class="briefing" data-testid="briefing">
     <div class="stage-glow" aria-hidden="true"></div>
@@ -138,6 +148,7 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
       <${Icon} name="brain" size=${14} />${t("briefing.viewCard")}
     </button>`}
     ${setup.length > 0 && html`<${SetupNotice} lines=${setup} t=${t} />`}
+    ${damaged.length > 0 && html`<${DamageNotice} lines=${damaged} t=${t} />`}
     <${CardDialog}
       open=${cardOpen}
       onClose=${() => setCardOpen(false)}

@@ -11,10 +11,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from core.clock import Clock, iso
+from core.errors import DamagedFile
 from core.memory.card.migrate import to_current_card
 from core.memory.card.model import is_card, new_card, render_card
 from core.memory.card.store import write_card
-from core.memory.paths import CARD, PathKind, card_snapshot, classify, day_dir
+from core.memory.owners.card import SNAPSHOT, live_card
+from core.memory.paths import PathKind, card_snapshot, classify, day_dir
 from core.storage.base import WriteBatch
 
 SEED_DAYS = 30
@@ -37,15 +39,25 @@ def newest_snapshot(batch: WriteBatch, now: datetime, days: int = SEED_DAYS) -> 
         folder = day_dir(f"{day.year:04d}", f"{day.month:02d}", f"{day.day:02d}")
         found = [p for p in batch.list(folder) if classify(p).kind is PathKind.CARD_SNAPSHOT]
         for path in sorted(found, reverse=True):
-            text = batch.read(path)
+            text = SNAPSHOT.read_or_none(batch, path)  # a damaged snapshot is passed over
             if text and text.strip():
                 return text
     return None
 
 
 def _settled_live_card(batch: WriteBatch, slice_id: str, now: datetime) -> str:
-    """The live card's text after upgrading or seeding it (the write queued on `batch`)."""
-    live = batch.read(CARD)
+    """The live card's text after upgrading or seeding it (the write queued on `batch`).
+
+    A damaged live card is never written: the newest readable snapshot stands in for it.
+    """
+    found = live_card(batch)
+    if found.damage is not None:
+        return (
+            upgrade_card_text(found.text, slice_id, now)
+            if found.text
+            else render_card(new_card(slice_id, now))
+        )
+    live = found.text
     if live is not None and live.strip():
         if is_card(live):
             return live
@@ -63,9 +75,18 @@ def _settled_live_card(batch: WriteBatch, slice_id: str, now: datetime) -> str:
 
 
 def ensure_snapshot(batch: WriteBatch, slice_id: str, clock: Clock) -> str:
-    """Settle the live card and copy it into `slice_id`'s `previously.md`; returns the live text."""
+    """Settle the live card and copy it into `slice_id`'s `previously.md`; returns the live text.
+
+    While the live card is damaged no snapshot is taken: the card as it stands is unknown, and
+    an older snapshot copied here would claim otherwise.
+    """
     text = _settled_live_card(batch, slice_id, clock.now())
+    if live_card(batch).damage is not None:
+        return text
     path = card_snapshot(slice_id)
-    if batch.read(path) != text:
-        batch.put(path, text)
+    try:
+        if SNAPSHOT.read(batch, path) != text:
+            batch.put(path, text)
+    except DamagedFile:  # the user's own copy: left as it is (`check` names it)
+        pass
     return text

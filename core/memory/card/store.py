@@ -20,6 +20,7 @@ from core.memory.card import edit as card_edit
 from core.memory.card.edit import NumberedEntry
 from core.memory.card.migrate import to_current_card
 from core.memory.card.model import Card, parse_card, render_card
+from core.memory.owners.card import USER_CARD
 from core.memory.paths import CARD, EPISODIC, MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 
@@ -86,7 +87,7 @@ def write_card(batch: WriteBatch, new_text: str, reason: str) -> CardWrite:
 
     The commit fails with ConflictError when the card changes between this call and the commit.
     """
-    current = batch.read(CARD)
+    current = USER_CARD.read(batch, CARD)  # DamagedFile: a damaged card is never overwritten
     message = f"User card: {reason}"
     if new_text == current:
         return CardWrite(False, message)

@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.catalog.pending import parse_active, parse_pending, raw_head
 from core.storage.base import Reader
@@ -93,7 +94,7 @@ def _current(reader: Reader) -> tuple[Head, list[Entry], list[str] | None] | Non
         return None
     try:
         pending_text = reader.read(paths.PENDING_JSON)
-    except ValueError:  # too large, not UTF-8
+    except (ValueError, InvalidInput):  # too large, not UTF-8: the whole index answers
         return None
     head = parse_head(raw_head(pending_text))
     if head is None or head.index != version_of(paths.CATALOG_JSON):

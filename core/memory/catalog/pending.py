@@ -136,3 +136,15 @@ def overlay(index: dict[str, Any] | None, pending: Sequence[Entry]) -> dict[str,
     ordered = sorted(by_id.values(), key=lambda e: str(e["id"]))
     needs = sum(1 for e in ordered if e.get("needs_marking") is True)
     return {**index, "slice_count": len(ordered), "needs_marking": needs, "slices": ordered}
+
+
+def remove_pending(text: str | None, slice_id: str) -> str | None:
+    """The pending file without `slice_id` (its entry and its place in `active`); None when it
+    does not mention the slice (nothing to write)."""
+    entries = parse_pending(text)
+    active = parse_active(text)
+    if all(str(e["id"]) != slice_id for e in entries) and slice_id not in (active or []):
+        return None
+    kept = [e for e in entries if str(e["id"]) != slice_id]
+    stepped = None if active is None else [i for i in active if i != slice_id]
+    return render_pending(kept, stepped, raw_head(text))

@@ -8,7 +8,7 @@ re-read. In a turn the weave is throttled to once per 5 minutes unless forced.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -34,6 +34,7 @@ from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_month
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
 from core.memory.catalog.strands_file import load_strands, strands_file
+from core.memory.owners.registry import update_derived
 from core.memory.slice.model import Slice
 from core.storage.base import Reader, blob_sha, prefetch, version_of
 
@@ -105,15 +106,27 @@ def reconcile(
     today: str,
     reread_all: bool = False,
     unchanged: Callable[[str], bool] = lambda sid: False,
+    problems: Mapping[str, str] | None = None,
 ) -> tuple[list[CatalogEntry], WeaveResult]:
     """Entries for the slices on disk, reusing projected ones where they cannot be stale
-    (`unchanged`: the slice's file is still the version its entry was made from)."""
+    (`unchanged`: the slice's file is still the version its entry was made from).
+
+    `problems` (slice id → what is wrong) marks the entries of slices found damaged since they
+    were catalogued; an entry so marked is read again by every weave until its file reads.
+    """
     entries: list[CatalogEntry] = []
     added = newly_dry = 0
     on_disk = set()
     for sid in slice_ids:
         on_disk.add(sid)
         prior = projected.get(sid)
+        if prior is not None and problems and sid in problems:
+            entries.append(replace(prior, problem=problems[sid]))
+            continue
+        if prior is not None and prior.problem:
+            meta = read_meta(sid)
+            entries.append(prior if meta is None else entry_from_meta(sid, meta))
+            continue
         if prior is None:
             meta = read_meta(sid)
             if meta is not None:
@@ -169,6 +182,7 @@ def weave_catalog(
     reread_all: bool = False,
     locale: str = "en",
     keep_time_if_unchanged: bool = False,
+    problems: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any] | None, WeaveResult]:
     """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
     the new catalog document (None when the throttle skipped the weave)."""
@@ -195,7 +209,7 @@ def weave_catalog(
     unchanged = versions.unchanged if projected else (lambda sid: False)
     stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
     prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
-    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged)
+    entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged, problems)
     resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
     doc = build_index([e.to_json() for e in entries], now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
@@ -210,7 +224,7 @@ def weave_catalog(
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
     active = [str(e["id"]) for e in doc["slices"] if e.get("status") == "active"]
     head = head_of(doc, blob_sha(index_text))
-    batch.update(paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
+    update_derived(batch, paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
     result = WeaveResult(
         added=counts.added,
         removed=counts.removed,
@@ -249,13 +263,13 @@ def index_slice(batch: Writer, s: Slice, now: datetime, locale: str = "en", crea
 
 def upsert_monthly_entry(batch: Writer, s: Slice) -> None:
     """Queue the slice's entry into its month's `_index.json` (an Update: merges on conflict)."""
-    batch.update(monthly_path(s.slice_id), lambda text: upsert_monthly(text, monthly_entry(s)))
+    update_derived(batch, monthly_path(s.slice_id), lambda text: upsert_monthly(text, monthly_entry(s)))
 
 
 def weave_slice_strands(batch: Writer, s: Slice) -> None:
     """Queue the slice's tags into strands.json (nothing when it has no tags)."""
     if s.tags:
-        batch.update(paths.STRANDS_JSON, lambda text: _weave_strands(text, s))
+        update_derived(batch, paths.STRANDS_JSON, lambda text: _weave_strands(text, s))
 
 
 def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "en") -> None:
@@ -286,7 +300,7 @@ def queue_catalog_entries(
             check(parse_pending(text))
         return upsert_pending(text, entries)
 
-    batch.update(paths.PENDING_JSON, update)
+    update_derived(batch, paths.PENDING_JSON, update)
 
 
 def _weave_strands(text: str | None, s: Slice) -> str:

@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.errors import DamagedFile, SliceFormatError
-from core.media.attach import IMAGES_DIR, LEGACY_SUFFIX, linked_pictures
 from core.memory import paths
 from core.memory.damage import Listing, read_or_skip, read_text
 from core.memory.slice.agent_md import remove_cognition
 from core.memory.slice.agent_parts import has_entry, read_parts
 from core.memory.slice.model import Slice, parse_core_md
+from core.memory.slice.picture_links import IMAGES_DIR, LEGACY_SUFFIX, linked_pictures
 from core.storage.paths import MemoryPath
 
 _FILE_RE = re.compile(r"^(?P<turn>[A-Za-z0-9_-]{1,64})-\d{1,2}\.(?:png|jpg|webp)(?P<legacy>\.b64)?\Z")

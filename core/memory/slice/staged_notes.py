@@ -17,14 +17,13 @@ from typing import Literal
 from core.clock import IdSource, iso
 from core.errors import ConflictError, InvalidInput, NotFound, ReadOnly
 from core.memory.config import UserConfig
-from core.memory.paths import MemoryPath
+from core.memory.paths import NOTES_DIR, MemoryPath
 from core.memory.slice.merge import append_turn
 from core.memory.slice.model import Turn
 from core.memory.slice.slicer import ActiveSlice, find_active_slice, slice_age_exceeded
 from core.storage.base import Reader, WriteBatch
 from core.text import js_trim, utf16_len
 
-NOTES_DIR = MemoryPath("memory/inbox/notes")
 MAX_NOTE_CHARS = 20_000
 MAX_SOURCE_CHARS = 80
 Status = Literal["staged", "accepted", "declined"]

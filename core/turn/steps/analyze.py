@@ -17,6 +17,7 @@ from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none
 from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_monthly_entry, weave_slice_strands
+from core.memory.owners.card import live_card
 from core.memory.paths import STRANDS_JSON
 from core.memory.slice.merge import edit_slice
 from core.storage.base import WriteBatch
@@ -40,6 +41,8 @@ def analyze(state: StepState, deps: TurnDeps) -> StepState:
             ctx.sink.emit("turn.error", code="no_model", message=reason or SETUP_HINT)
         return state.then(END)
     if not state.closed_slice_id and not deps.run_store.get(state.turn_id, DONE_KEY):
+        if (damaged := live_card(ctx.batch).notice) is not None:  # a closing turn hears it from evolve
+            ctx.sink.emit("card.skipped", reason=damaged)
         _analyze(ctx)
         ctx.batch.commit(f"Turn {ctx.turn_id} — card")
         deps.run_store.put(state.turn_id, DONE_KEY, True)

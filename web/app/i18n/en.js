@@ -88,6 +88,7 @@ export default {
   "setup.step3": "Reload this page and pick the model in the input bar or in Settings. `previously models --check` says whether it answers.",
   "setup.full": "Show the full guide (English)",
   "setup.fullFailed": "The full guide couldn't be loaded. It is docs/MODELS.md in the repository.",
+  "briefing.damagedTitle": "A memory file could not be read; it was left as it is and everything else works",
   "briefing.lastTopic": "Last time",
   "briefing.openSlice": "open that slice",
   "briefing.loops": "Still open",

@@ -76,6 +76,7 @@ export default {
   "setup.step3": "重新加载本页，在输入栏或设置里选择模型。`previously models --check` 会告诉你它是否能应答。",
   "setup.full": "查看完整指南（英文）",
   "setup.fullFailed": "完整指南加载失败。它就是仓库里的 docs/MODELS.md。",
+  "briefing.damagedTitle": "有一个记忆文件无法读取，已原样保留，其余功能照常",
   "briefing.lastTopic": "上回说到",
   "briefing.openSlice": "打开那个切片",
   "briefing.loops": "还没了结的事",

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.actions.retract import is_replaced, parse_replaced_body
 from core.errors import InvalidInput, NotFound
-from core.media.attach import linked_pictures
 from core.memory import paths
 from core.memory.damage import Listing
 from core.memory.slice.agent_parts import entries_for, has_entry, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md
+from core.memory.slice.picture_links import linked_pictures
 from core.memory.slice.pictures import picture_files, turn_pictures
-from core.memory.slice.retract import is_replaced, parse_replaced_body
 from core.memory.slice.slicer import USER_MARK
 from core.memory.slice.view import read_slice_detail, readable_slice_file
 from core.storage.paths import MemoryPath

@@ -15,7 +15,6 @@ from typing import Literal
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound
-from core.media.attach import StoredPicture, split_turn_text
 from core.memory import paths
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.memory.config_store import read_config
@@ -25,6 +24,7 @@ from core.memory.slice.agent_parts import queue_entry
 from core.memory.slice.appendix import code_fence
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.model import Slice, Turn, parse_core_md
+from core.memory.slice.picture_links import StoredPicture, split_turn_text
 from core.memory.slice.view import readable_slice_file
 from core.storage.base import Storage, WriteBatch
 

@@ -28,7 +28,7 @@ from core.memory.damage import read_text
 from core.memory.evolution.check import check_evolution_file
 from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
-from core.memory.slice.model import CLOSED_BY_VALUES, as_text, parse_core_md, parse_frontmatter
+from core.memory.slice.model import CLOSED_BY_VALUES, as_text, escaped, parse_core_md, parse_frontmatter
 from core.memory.slice.pictures import is_legacy, is_picture, orphan_pictures
 from core.storage.base import BytesReader, Reader
 
@@ -139,22 +139,33 @@ def check_core_md(path: str, text: str, folder_id: str) -> list[Finding]:
 
 
 def _misread_headers(text: str) -> list[tuple[int | None, str]]:
-    """Turn headers that look written inside a message: a repeated id and role, or time going back.
+    """Turn headers that look written inside a message: a repeated id and role, or a lone turn
+    whose time goes back.
 
     An unescaped file (from the original, or edited by hand) cannot tell such a line from a
-    real turn; a file Previously writes escapes them (docs/FORMAT.md, "Escaped turn text").
+    real turn; a file Previously writes escapes them (docs/FORMAT.md, "Escaped turn text"), so
+    there every header is a real turn. Times going back are no sign of damage when the turn
+    is one half of a whole exchange (its id has both a user and an agent turn): two writers
+    saving at once interleave their exchanges, and an import keeps the source's own times.
     """
+    parsed = parse_core_md(text)
+    roles: dict[str | None, set[str]] = {}
+    for t in parsed.turns:
+        roles.setdefault(t.turn_id, set()).add(t.role)
     found: list[tuple[int | None, str]] = []
     seen: set[tuple[str | None, str]] = set()
     latest: datetime | None = None
     lines, at = text.split("\n"), 0
-    for t in parse_core_md(text).turns:
+    for t in parsed.turns:
         at = next((i for i in range(at, len(lines)) if lines[i].rstrip("\r") == t.header), at)
         when = try_parse_iso(t.timestamp)
         label = t.turn_id or t.legacy_label
+        whole = t.turn_id is not None and len(roles.get(t.turn_id, ())) > 1
         if t.turn_id is not None and (t.turn_id, t.role) in seen:
-            found.append((at + 1, f"a second {t.role} turn {label}: {_MISREAD}"))
-        elif when is not None and latest is not None and when < latest:
+            found.append(
+                (at + 1, f"a second {t.role} turn {label}: {_TWICE if escaped(parsed) else _MISREAD}")
+            )
+        elif when is not None and latest is not None and when < latest and not whole and not escaped(parsed):
             found.append((at + 1, f"turn {label} is older than the turn before it: {_MISREAD}"))
         seen.add((t.turn_id, t.role))
         latest = when if latest is None or (when is not None and when > latest) else latest
@@ -162,9 +173,10 @@ def _misread_headers(text: str) -> list[tuple[int | None, str]]:
 
 
 _MISREAD = (
-    "it may be a header-shaped line written inside a message, which splits that message in two; "
-    "join the two parts by hand if so"
+    "it may be a header-shaped line written inside a message, so that message shows in two "
+    "parts; both parts are kept as written and nothing is lost, so there is nothing to repair"
 )
+_TWICE = "the same message saved twice (both copies are kept as written; nothing is lost)"
 
 
 def _frontmatter_notes(raw: dict[str, Any], folder_id: str) -> list[str]:

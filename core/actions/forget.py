@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.actions.forget_plan import plan_turn, without_turn
 from core.clock import Clock, iso
 from core.errors import ReadOnly
 from core.memory import paths
@@ -24,12 +25,13 @@ from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, 
 from core.memory.card.store import CARD_PREV
 from core.memory.catalog.index import build_index, parse_index, read_or_none, render_files
 from core.memory.catalog.monthly import monthly_path, remove_monthly
+from core.memory.catalog.pending import remove_pending
 from core.memory.catalog.strands import drop_slice, render_strands
 from core.memory.catalog.strands_file import load_strands
 from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger
-from core.memory.forget_plan import plan_turn, without_turn
+from core.memory.owners.registry import update_derived
 from core.memory.slice.agent_parts import queue_removal
 from core.memory.slice.merge import edit_slice
 from core.memory.slice.view import missing_slice
@@ -115,9 +117,11 @@ def _queue_slice(batch: WriteBatch, slice_id: str, now: datetime, locale: str, c
         raise missing_slice(slice_id)
     for path in files:
         batch.delete(path)
-    batch.update(monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))
-    batch.update(paths.STRANDS_JSON, lambda text: _drop_strands(text, slice_id))
+    update_derived(batch, monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))
+    update_derived(batch, paths.STRANDS_JSON, lambda text: _drop_strands(text, slice_id))
     _queue_catalog_removal(batch, slice_id, now, locale)
+    # The active list and the pending entries: a forgotten open slice must not come back from them.
+    update_derived(batch, paths.PENDING_JSON, lambda text: remove_pending(text, slice_id))
     unindex_slice(batch, slice_id, clock)
 
 

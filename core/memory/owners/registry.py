@@ -1,0 +1,199 @@
+"""One owner per file kind: where it lives, how it is read and written, its cap, and what a damaged
+copy costs (docs/FORMAT.md "Who owns each file").
+
+The path rule is `core.memory.paths.classify` (the one classifier); an owner names the
+`PathKind` it answers for, narrowed by a prefix inside the slice folder where one kind holds
+several (pictures and other files in a slice folder are both `SLICE_FILE`). Reading goes
+through `read`: the storage's text, then the size cap, then the kind's own check (frontmatter,
+JSON), each failure a `DamagedFile` naming the file. Writing goes through `write`: the text as
+given, so what `read` returns after a `write` is the same text, byte for byte.
+
+An **authored** file holds the user's words or choices: when damaged it is skipped, named and
+left byte for byte, and nothing else waits for it. A **derived** file is rebuilt from the
+authored ones: when damaged it is read as absent and written afresh by the next weave,
+maintenance pass or search refresh.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.errors import DamagedFile, InvalidInput, SliceFormatError
+from core.memory import paths
+from core.memory.damage import LEFT_AS_IS, read_text
+from core.memory.paths import MemoryPath, PathKind, SliceId
+from core.memory.slice.model import parse_frontmatter
+from core.storage.base import WriteBatch
+
+REBUILT = "Previously reads it as missing and rebuilds it from the slices on the next maintain or weave."
+_EXAMPLE_SLICE = SliceId("2026", "08", "11", "1115")
+
+
+class Reader(Protocol):
+    def read(self, path: MemoryPath) -> str | None: ...
+
+
+def _json_object(text: str) -> None:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise InvalidInput(f"not valid JSON ({exc})") from exc
+    if not isinstance(value, dict):
+        raise InvalidInput("not a JSON object")
+
+
+def _frontmatter(text: str) -> None:
+    try:
+        parse_frontmatter(text)
+    except SliceFormatError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+@dataclass(frozen=True)
+class Owner:
+    """One file kind and everything the product does with it."""
+
+    name: str
+    kind: PathKind | None  # None: kept outside the memory repository
+    where: str  # the path rule in words (the table in docs/FORMAT.md)
+    authored: bool
+    example: MemoryPath | None  # one path of this kind (tests damage it; the docs show it)
+    named_by: str  # where a damaged one is named
+    check: Callable[[str], None] | None = None  # the kind's own parse; InvalidInput when broken
+    inner_prefix: str = ""  # narrows a slice-folder kind (`images/` for pictures)
+
+    @property
+    def cap(self) -> int:
+        """The size cap in bytes (`core.storage.paths.size_limit`, the one rule)."""
+        return paths.size_limit(self.example) if self.example else paths.MAX_FILE_BYTES
+
+    @property
+    def when_damaged(self) -> str:
+        return LEFT_AS_IS if self.authored else REBUILT
+
+    def owns(self, path: MemoryPath | str) -> bool:
+        found = paths.classify(path)
+        return found.kind is self.kind and found.inner.startswith(self.inner_prefix)
+
+    def read(self, view: Reader, path: MemoryPath) -> str | None:
+        """The file's text (None when absent); DamagedFile naming it when it cannot be used."""
+        text = read_text(view, path)  # type: ignore[arg-type]  # read_text only reads
+        if text is not None and self.check is not None:
+            try:
+                self.check(text)
+            except InvalidInput as exc:
+                raise DamagedFile(f"{exc}. {self.when_damaged}", path.value) from exc
+        return text
+
+    def read_or_none(self, view: Reader, path: MemoryPath) -> str | None:
+        """For derived files: damaged reads as absent (its writer rebuilds it)."""
+        try:
+            return self.read(view, path)
+        except DamagedFile:
+            return None
+
+    def write(self, batch: WriteBatch, path: MemoryPath, text: str) -> None:
+        """Queue `text` exactly as given (the cap is enforced at the commit)."""
+        paths.check_size(path, text)
+        batch.put(path, text)
+
+
+_SLICE = _EXAMPLE_SLICE
+_BY_CHECK = "check"
+_BY_MAINTAIN = "maintain, check, the page"
+_BY_SLICE_VIEW = "maintain, check, the timeline, the slice view"
+
+REGISTRY: tuple[Owner, ...] = (
+    Owner("slice core.md", PathKind.CORE_MD, "slices/YYYY/MM/DD/HHMM/timeline/core.md", True,
+          _SLICE.core_md, _BY_SLICE_VIEW, _frontmatter),
+    Owner("agent.md and its parts", PathKind.AGENT_MD, "slices/…/timeline/agent.md, agent-N.md", True,
+          _SLICE.agent_md, _BY_CHECK),
+    Owner("appendix", PathKind.APPENDIX_MD, "slices/…/timeline/appendix.md", True,
+          _SLICE.appendix_md, _BY_CHECK),
+    Owner("card snapshot", PathKind.CARD_SNAPSHOT, "slices/…/previously.md", True,
+          _SLICE.card_snapshot, _BY_CHECK),
+    Owner("pictures", PathKind.SLICE_FILE, "slices/…/images/<turn>-<n>.<ext>.b64", True,
+          _SLICE.dir / "images/t1-1.jpg.b64", _BY_CHECK, inner_prefix="images/"),
+    Owner("attachments and other slice files", PathKind.SLICE_FILE, "slices/…/<anything else>", True,
+          _SLICE.dir / "notes.txt", _BY_CHECK),
+    Owner("legacy flat slice", PathKind.LEGACY_FLAT, "slices/YYYY/MM/DD/HHMM.md", True,
+          _SLICE.legacy_flat_md, "maintain, check", _frontmatter),
+    Owner("user card", PathKind.CARD, "memory/episodic/current-previously.md", True,
+          paths.CARD, _BY_MAINTAIN),
+    Owner("config", PathKind.CONFIG, "memory/user/config.json", True,
+          paths.CONFIG_JSON, _BY_MAINTAIN, _json_object),
+    Owner("notes", PathKind.NOTE, "memory/inbox/notes/<id>.json", True,
+          paths.NOTES_DIR / "20261130-100211-Qx3v_A.json", _BY_MAINTAIN, _json_object),
+    Owner("evolution files", PathKind.EVOLUTION, "memory/evolution/…, memory/agent-playbooks/…", True,
+          paths.EVOLUTION_DIR / "direction.md", _BY_CHECK),
+    Owner("strands", PathKind.STRANDS, "memory/episodic/strands.json", False,
+          paths.STRANDS_JSON, _BY_CHECK, _json_object),
+    Owner("catalog index", PathKind.CATALOG, "memory/episodic/timeline/index.json", False,
+          paths.CATALOG_JSON, _BY_CHECK, _json_object),
+    Owner("catalog pending and head", PathKind.PENDING, "memory/episodic/timeline/pending.json", False,
+          paths.PENDING_JSON, _BY_CHECK, _json_object),
+    Owner("catalog shas", PathKind.CATALOG_SHAS, "memory/episodic/timeline/shas.json", False,
+          paths.CATALOG_SHAS_JSON, _BY_CHECK, _json_object),
+    Owner("timeline.md", PathKind.TIMELINE_MD, "memory/episodic/timeline.md", False,
+          paths.TIMELINE_MD, _BY_CHECK),
+    Owner("monthly index", PathKind.MONTHLY_INDEX, "slices/YYYY/MM/_index.json", False,
+          _SLICE.monthly_index, _BY_CHECK, _json_object),
+    Owner("search index", PathKind.SEARCH, "memory/episodic/search/…", False,
+          paths.SEARCH_DIR / "manifest.json", "maintain (rebuilt)", _json_object),
+    Owner("run records", None, 'outside the memory ("Runs (outside the memory)" below)', False,
+          None, "serve, maintain"),
+)  # fmt: skip
+
+
+def owner_of(path: MemoryPath | str) -> Owner | None:
+    """The owner of the file at `path` (the most specific one), or None for a file no kind claims."""
+    found = [o for o in REGISTRY if o.kind is not None and o.owns(path)]
+    return max(found, key=lambda o: len(o.inner_prefix)) if found else None
+
+
+def by_name(name: str) -> Owner:
+    return next(o for o in REGISTRY if o.name == name)
+
+
+class Writer(Reader, Protocol):
+    def put(self, path: MemoryPath, text: str) -> None: ...
+
+    def update(self, path: MemoryPath, fn: Callable[[str | None], str | None]) -> None: ...
+
+
+def update_derived(batch: Writer, path: MemoryPath, fn: Callable[[str | None], str | None]) -> None:
+    """Queue `fn` over a derived file's current text; one that cannot be read (not UTF-8, over
+    its cap) is rebuilt from nothing rather than stopping the commit."""
+    try:
+        batch.read(path)
+    except InvalidInput:
+        new = fn(None)
+        if new is not None:
+            batch.put(path, new)
+        return
+    batch.update(path, fn)
+
+
+_AUTHORED = "skipped, named, left byte for byte; nothing else waits for it"
+_DERIVED = "read as missing and rebuilt from the authored files"
+
+
+def registry_table() -> str:
+    """The registry as the Markdown table in docs/FORMAT.md "Who owns each file" (a test keeps
+    the two equal)."""
+    rows = [
+        "| file kind | path | authored / derived | cap | when damaged | named by |",
+        "|---|---|---|---|---|---|",
+    ]
+    for o in REGISTRY:
+        cap = "—" if o.kind is None else f"{o.cap // 1_000_000} MB"
+        kind = "authored" if o.authored else "derived"
+        damaged = _AUTHORED if o.authored else _DERIVED
+        where = f"`{o.where}`" if o.kind is not None else o.where
+        if o.kind is None:
+            damaged = "not memory: what a turn keeps while it runs; its words are in the memory files"
+        rows.append(f"| {o.name} | {where} | {kind} | {cap} | {damaged} | {o.named_by} |")
+    return "\n".join(rows) + "\n"

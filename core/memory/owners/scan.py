@@ -1,0 +1,41 @@
+"""The damaged authored files outside the slice folders, named for `maintain`, `check` and the page.
+
+A handful of reads (the card, config.json, the staged notes, the evolution files): cheap
+enough for every maintenance pass and every `/api/state`. Slice files are named by
+`core.memory.damage.damaged_slices`, which maintenance reads only when the search index
+shows a gap.
+"""
+
+from __future__ import annotations
+
+from core.errors import Damage, DamagedFile
+from core.memory import paths
+from core.memory.owners.card import Listing
+from core.memory.owners.registry import Owner, owner_of
+
+_SINGLE = (paths.CARD, paths.CONFIG_JSON)
+_FOLDERS = (paths.NOTES_DIR,)
+
+
+def damage_of(view: Listing, owner: Owner, path: paths.MemoryPath) -> Damage | None:
+    try:
+        owner.read(view, path)
+    except DamagedFile as exc:
+        return exc.damage
+    return None
+
+
+def damaged_authored(view: Listing) -> list[Damage]:
+    """Every damaged authored file outside the slice folders (card, config, notes), by path."""
+    found: list[Damage] = []
+    listed = [p for folder in _FOLDERS for p in view.list(folder)]
+    for path in sorted({*_SINGLE, *listed}):
+        owner = owner_of(path)
+        if owner is not None and owner.authored and (d := damage_of(view, owner, path)):
+            found.append(d)
+    return found
+
+
+def notices(view: Listing) -> list[str]:
+    """One line per damaged authored file outside the slices, for the page's briefing."""
+    return [f"{d.path} could not be read and was left as it is: {d.problem}" for d in damaged_authored(view)]
