@@ -103,7 +103,7 @@ def _load_pictures(conv: Conversation, archive: zipfile.ZipFile) -> None:
         try:
             size = archive.getinfo(pic.member).file_size
             if size > MAX_UPLOAD:
-                raise TooLarge(f"it is {size:,} bytes; the limit is {MAX_UPLOAD:,}")
+                raise TooLarge(f"it is too large: {size:,} bytes; the limit is {MAX_UPLOAD:,}")
             with archive.open(pic.member) as f:
                 data = f.read(MAX_UPLOAD + 1)
             image = prepare_image(Upload(pic.member, data))
