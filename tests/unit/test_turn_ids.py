@@ -52,7 +52,8 @@ def test_a_conversation_whose_id_would_be_all_digits_imports_whole() -> None:
     msgs = [Message(mid, "user", T0, "q"), Message("r", "agent", T0 + timedelta(seconds=5), "a")]
     [part] = split_conversation(Conversation("jsonl", "c1", "", msgs), UserConfig())
     check_round_trip(part)  # refused before: the all-digit id read back as a numbered turn
-    assert part.turns[0].turn_id == part.turns[1].turn_id and not is_numeric_label(part.turns[0].turn_id or "")
+    first = part.turns[0].turn_id or ""
+    assert first == part.turns[1].turn_id and not is_numeric_label(first)
 
 
 @given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=30, unique=True))
