@@ -23,6 +23,7 @@ from core.memory.slice.turns import is_numeric_label
 
 ROLES = ("user", "agent")
 ATTACHMENTS_DIR = "attachments"
+_LABEL_CHARS = 120  # of a title or id in messages: an export's own text may be any length
 _UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -110,7 +111,9 @@ class Conversation:
     @property
     def label(self) -> str:
         """How errors and previews name it: the title and the id."""
-        return f"{self.title!r} ({self.conversation_id})" if self.title else self.conversation_id
+        title = self.title if len(self.title) <= _LABEL_CHARS else self.title[:_LABEL_CHARS] + "…"
+        shown_id = self.conversation_id[:_LABEL_CHARS]
+        return f"{title!r} ({shown_id})" if title else shown_id
 
     def skip(self, what: str, why: str) -> None:
         self.skipped.append(Skipped(self.label, what, why))

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from core.errors import InvalidInput
+from core.imports.bounds import check_depth, decode_guarded
 from core.imports.model import Conversation, Message, time_field
 from core.text import js_trim
 
@@ -36,7 +37,7 @@ def read_jsonl(lines: Iterable[str], name: str) -> Iterator[Conversation]:
             continue
         where = f"{name} line {n}"
         try:
-            row = json.loads(line)
+            row = check_depth(decode_guarded(where, json.loads, line), where)
         except ValueError as exc:
             raise InvalidInput(f"{where} is not valid JSON ({exc}).") from exc
         if not isinstance(row, dict):
