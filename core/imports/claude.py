@@ -66,7 +66,8 @@ def _read_message(conv: Conversation, msg: Any, i: int, assets: Sequence[str]) -
             conv.asides.append(Aside(conv.messages[-1].message_id if conv.messages else None, title, (row,)))
     text = "\n\n".join(t for t in texts if t.strip()) if texts else str(msg.get("text") or "")
     links = _attachments(conv, msg, mid, where, assets)
-    body = "\n\n".join(p for p in (js_trim(text), *links) if p)
+    # The text as written (blank ends are the author's); one of only blank space is none.
+    body = "\n\n".join(p for p in (text if js_trim(text) else "", *links) if p)
     if not body:
         conv.skip(f"message {mid}", "empty")
         return

@@ -70,7 +70,7 @@ def _add(conv: Conversation, role: Any, time: Any, text: Any, mid: Any, where: s
     if not js_trim(text):
         conv.skip(f"message {message_id}", "empty")
         return
-    conv.messages.append(Message(message_id, shown, when, js_trim(text)))
+    conv.messages.append(Message(message_id, shown, when, text))  # as written, ends included
 
 
 def read_markdown(lines: Iterable[str], name: str, default_id: str) -> Iterator[Conversation]:
