@@ -158,3 +158,13 @@ def test_markdown_that_is_not_utf8_is_a_400(tmp_path: Path) -> None:
     url = "/api/import/preview?format=markdown&name=chat.md"
     answer = env.client.post(url, content=body, headers=HEADERS)
     assert answer.status_code == 400 and "not UTF-8" in answer.json()["message"]
+
+
+def test_reading_past_the_time_budget_is_refused(tmp_path: Path) -> None:
+    c = ChatGPTConversation("c1", "Trip")
+    c.say("user", "hello", T0)
+    path = write_zip(tmp_path / "e.zip", [c.export()])
+    ticks = iter([0.0, 1_000.0])
+    late = bounds.Deadline(600, now=lambda: next(ticks))
+    with pytest.raises(TooLarge, match="takes longer than 600 s"):
+        preview(ExportFile(path, "chatgpt"), InMemoryStorage(), None, late)
