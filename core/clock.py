@@ -51,10 +51,19 @@ class IdSource(Protocol):
 
 
 class RandomIds:
-    """Turn ids as the original makes them: 4 random bytes, base64url, no padding (6 chars)."""
+    """Turn ids as the original makes them: 4 random bytes, base64url, no padding (6 chars).
+
+    Such an id is never all digits, so it never reads as a legacy numbered turn (`## Turn 3`):
+    its sixth character carries only the last 2 bits of the 4 bytes, one of `A`, `Q`, `g`, `w`.
+    """
 
     def turn_id(self) -> str:
-        return base64.urlsafe_b64encode(secrets.token_bytes(4)).decode().rstrip("=")
+        return id_of_bytes(secrets.token_bytes(4))
+
+
+def id_of_bytes(raw: bytes) -> str:
+    """The turn id of 4 random bytes."""
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 @dataclass

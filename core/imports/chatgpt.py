@@ -132,7 +132,7 @@ def _message(
     content = msg.get("content")
     ctype = str(content.get("content_type") or "") if isinstance(content, dict) else ""
     images: list[str] = []
-    text = js_trim(render_content(content, assets, images))
+    text = render_content(content, assets, images)  # as written: blank ends are the author's
     when = _epoch(msg.get("create_time"), conv, f"message {mid} create_time", last)
     if when is None:
         raise InvalidInput(
@@ -140,7 +140,7 @@ def _message(
             "(nor has the conversation)."
         )
     aside = _aside_reason(msg, role, ctype)
-    if not text:
+    if not js_trim(text):
         if not quiet and role in _ROLES and aside is None:
             conv.skip(f"message {mid}", "empty")
         return None

@@ -54,7 +54,7 @@ def _read_message(conv: Conversation, msg: Any, i: int, assets: Sequence[str]) -
         raise InvalidInput(f"{where}: field `sender` is {msg.get('sender')!r}; expected human or assistant.")
     when = time_field(msg.get("created_at"), "created_at", where)
     texts: list[str] = []
-    for block in msg.get("content") or []:
+    for block in list_field(msg, "content", where):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
@@ -66,7 +66,8 @@ def _read_message(conv: Conversation, msg: Any, i: int, assets: Sequence[str]) -
             conv.asides.append(Aside(conv.messages[-1].message_id if conv.messages else None, title, (row,)))
     text = "\n\n".join(t for t in texts if t.strip()) if texts else str(msg.get("text") or "")
     links = _attachments(conv, msg, mid, where, assets)
-    body = "\n\n".join(p for p in (js_trim(text), *links) if p)
+    # The text as written (blank ends are the author's); one of only blank space is none.
+    body = "\n\n".join(p for p in (text if js_trim(text) else "", *links) if p)
     if not body:
         conv.skip(f"message {mid}", "empty")
         return
@@ -77,7 +78,7 @@ def _attachments(
     conv: Conversation, msg: dict[str, Any], mid: str, where: str, assets: Sequence[str]
 ) -> list[str]:
     links: list[str] = []
-    for j, att in enumerate(msg.get("attachments") or []):
+    for j, att in enumerate(list_field(msg, "attachments", where)):
         if not isinstance(att, dict):
             raise InvalidInput(f"{where}: attachments[{j}] is not an object.")
         name = str(att.get("file_name") or f"attachment-{j}")
@@ -89,7 +90,7 @@ def _attachments(
         else:
             links.append(f"[attachment: {name} (no text in the export)]")
             conv.skip(f"attachment {name}", "the export holds no text for it")
-    for j, f in enumerate(msg.get("files") or []):
+    for j, f in enumerate(list_field(msg, "files", where)):
         name = str(f.get("file_name") if isinstance(f, dict) else f) or f"file-{j}"
         links.append(f"[file: {name}]")
         member = _member(f, name, assets)
@@ -98,6 +99,16 @@ def _attachments(
         else:
             conv.skip(f"file {name}", "the export holds only its name, not the file")
     return links
+
+
+def list_field(msg: dict[str, Any], key: str, where: str) -> list[Any]:
+    """A message's list field (absent or null: empty); anything else is refused by name."""
+    value = msg.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidInput(f"{where}: field `{key}` is {type(value).__name__}, not a list.")
+    return value
 
 
 def _member(file: Any, name: str, assets: Sequence[str]) -> str | None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from core.errors import InvalidInput
+from core.imports.bounds import check_depth, decode_guarded
 from core.memory.card.model import render_card
 from core.memory.card.store import read_card, write_card
 from core.storage.base import Reader, WriteBatch
@@ -97,7 +99,11 @@ def _json_member(archive: zipfile.ZipFile, name: str, problems: list[str]) -> An
             problems.append(f"{members[0]} is larger than {MAX_JSON_BYTES:,} bytes")
             return None
         with archive.open(members[0]) as f:
-            return json.loads(f.read().decode("utf-8"))
-    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, ValueError) as exc:
+            text = f.read(MAX_JSON_BYTES + 1).decode("utf-8")
+        return check_depth(decode_guarded(members[0], json.loads, text), members[0])
+    except InvalidInput as exc:
+        problems.append(str(exc))
+        return None
+    except (OSError, zipfile.BadZipFile, UnicodeDecodeError, ValueError, RuntimeError) as exc:
         problems.append(f"{members[0]} is not readable JSON ({exc})")
         return None

@@ -17,7 +17,7 @@ from typing import Any
 
 from core.clock import iso
 from core.errors import InvalidInput
-from core.imports.model import stable_id
+from core.imports.model import free_turn_id, stable_id
 from core.memory.slice.model import Slice, Turn
 from core.memory.slice.slicer import minute_id
 
@@ -163,10 +163,7 @@ def session_slice(conv: Conversation, n: int) -> Slice:
 
 
 def _unique_id(sample_id: str, session: int, round_index: int, taken: set[str]) -> str:
-    salt = 0
-    while (candidate := turn_id(sample_id, session, round_index, salt)) in taken:
-        salt += 1
-    return candidate
+    return free_turn_id(taken, "locomo", sample_id, session, round_index)
 
 
 def _turn_text(raw: dict[str, Any]) -> str:

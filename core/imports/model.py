@@ -19,9 +19,11 @@ from typing import Any
 from core.clock import parse_iso
 from core.errors import InvalidInput
 from core.media.images import Attachment as Image
+from core.memory.slice.turns import is_numeric_label
 
 ROLES = ("user", "agent")
 ATTACHMENTS_DIR = "attachments"
+_LABEL_CHARS = 120  # of a title or id in messages: an export's own text may be any length
 _UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -109,7 +111,9 @@ class Conversation:
     @property
     def label(self) -> str:
         """How errors and previews name it: the title and the id."""
-        return f"{self.title!r} ({self.conversation_id})" if self.title else self.conversation_id
+        title = self.title if len(self.title) <= _LABEL_CHARS else self.title[:_LABEL_CHARS] + "…"
+        shown_id = self.conversation_id[:_LABEL_CHARS]
+        return f"{title!r} ({shown_id})" if title else shown_id
 
     def skip(self, what: str, why: str) -> None:
         self.skipped.append(Skipped(self.label, what, why))
@@ -119,6 +123,17 @@ def stable_id(*parts: object) -> str:
     """A deterministic 6-character base64url id of `parts` (the shape of a live turn id)."""
     digest = hashlib.sha256("|".join(str(p) for p in parts).encode()).digest()
     return base64.urlsafe_b64encode(digest).decode("ascii")[:6]
+
+
+def free_turn_id(taken: set[str], *parts: object) -> str:
+    """`stable_id(*parts, salt)` for the first salt (0, 1, …) whose id is not in `taken` and not all
+    digits — an all-digit label reads as a legacy numbered turn (`## Turn 3`), which has no id.
+    The id is added to `taken`."""
+    salt = 0
+    while (candidate := stable_id(*parts, salt)) in taken or is_numeric_label(candidate):
+        salt += 1
+    taken.add(candidate)
+    return candidate
 
 
 def time_field(value: Any, name: str, where: str) -> datetime:

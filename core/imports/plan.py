@@ -20,6 +20,7 @@ from typing import Any
 
 from core.clock import iso
 from core.errors import InvalidInput, SliceFormatError
+from core.imports.bounds import Deadline
 from core.imports.instructions import new_card_lines
 from core.imports.model import Skipped
 from core.imports.source import ExportFile
@@ -147,12 +148,18 @@ def file_sha(path: Path) -> str:
 
 
 def plan_import(
-    export: ExportFile, reader: Reader, config: UserConfig, progress: Progress | None = None
+    export: ExportFile,
+    reader: Reader,
+    config: UserConfig,
+    progress: Progress | None = None,
+    deadline: Deadline | None = None,
 ) -> ImportPlan:
     """Stream the export and plan every slice; InvalidInput (naming the conversation) on bad input."""
     plan = ImportPlan(export.fmt, export.name, file_sha(export.path))
     found: list[_Found] = []
     for conv in export.conversations():
+        if deadline is not None:
+            deadline.check(export.name)
         plan.conversations += 1
         plan.messages += len(conv.messages)
         plan.attachments += len(conv.attachments)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from core.clock import Clock, iso
 from core.errors import ConflictError
+from core.imports.bounds import Deadline
 from core.imports.instructions import queue_card_lines
 from core.imports.model import ATTACHMENTS_DIR
 from core.imports.plan import ImportPlan, PlannedSlice, Progress, file_sha, plan_import
@@ -46,10 +47,12 @@ class _Chunk:
     size: int = 0
 
 
-def preview(export: ExportFile, storage: Storage, progress: Progress | None = None) -> ImportPlan:
+def preview(
+    export: ExportFile, storage: Storage, progress: Progress | None = None, deadline: Deadline | None = None
+) -> ImportPlan:
     """The plan for importing `export` into `storage` (nothing is written)."""
     batch = WriteBatch.open(storage)
-    return plan_import(export, batch, load_config(batch.read(paths.CONFIG_JSON)), progress)
+    return plan_import(export, batch, load_config(batch.read(paths.CONFIG_JSON)), progress, deadline)
 
 
 def accept(

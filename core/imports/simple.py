@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from core.errors import InvalidInput
+from core.imports.bounds import check_depth, decode_guarded
 from core.imports.model import Conversation, Message, time_field
 from core.text import js_trim
 
@@ -36,7 +37,7 @@ def read_jsonl(lines: Iterable[str], name: str) -> Iterator[Conversation]:
             continue
         where = f"{name} line {n}"
         try:
-            row = json.loads(line)
+            row = check_depth(decode_guarded(where, json.loads, line), where)
         except ValueError as exc:
             raise InvalidInput(f"{where} is not valid JSON ({exc}).") from exc
         if not isinstance(row, dict):
@@ -69,7 +70,7 @@ def _add(conv: Conversation, role: Any, time: Any, text: Any, mid: Any, where: s
     if not js_trim(text):
         conv.skip(f"message {message_id}", "empty")
         return
-    conv.messages.append(Message(message_id, shown, when, js_trim(text)))
+    conv.messages.append(Message(message_id, shown, when, text))  # as written, ends included
 
 
 def read_markdown(lines: Iterable[str], name: str, default_id: str) -> Iterator[Conversation]:

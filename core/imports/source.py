@@ -17,6 +17,7 @@ from typing import TextIO
 
 from core.errors import InvalidInput, TooLarge
 from core.imports import chatgpt, claude, simple
+from core.imports.bounds import open_archive, open_member
 from core.imports.instructions import Instruction, claude_instructions
 from core.imports.model import Conversation, Picture
 from core.imports.stream import iter_json_array
@@ -60,40 +61,48 @@ class ExportFile:
                         _load_pictures(conv, archive)
                     yield conv
             elif self.fmt == "jsonl":
-                yield from simple.read_jsonl(stream, self.name)
+                yield from simple.read_jsonl(_text_lines(stream, self.name), self.name)
             else:
-                yield from simple.read_markdown(stream, self.name, Path(self.name).stem)
+                lines = _text_lines(stream, self.name)
+                yield from simple.read_markdown(lines, self.name, Path(self.name).stem)
 
     def instructions(self) -> tuple[list[Instruction], list[str]]:
         """The export's custom instructions and profile text (a Claude zip's), and what could not
         be read; nothing for the other formats or a bare conversations.json."""
         if self.fmt != "claude" or not zipfile.is_zipfile(self.path):
             return [], []
-        try:
-            with zipfile.ZipFile(self.path) as archive:
-                return claude_instructions(archive)
-        except zipfile.BadZipFile as exc:
-            raise InvalidInput(f"{self.name} is not a readable zip ({exc}).") from exc
+        with open_archive(self.path, self.name) as archive:
+            return claude_instructions(archive)
 
     @contextmanager
     def _open(self) -> Iterator[tuple[TextIO, tuple[str, ...], zipfile.ZipFile | None]]:
         if not zipfile.is_zipfile(self.path):
-            with self.path.open(encoding="utf-8", newline="") as stream:
+            # utf-8-sig: a byte order mark opening the file marks its encoding; it is no one's text.
+            with self.path.open(encoding="utf-8-sig", newline="") as stream:
                 yield stream, (), None
             return
         if self.fmt not in ("chatgpt", "claude"):
             raise InvalidInput(f"{self.name} is a zip; a {self.fmt} import reads the file itself.")
-        try:
-            archive = zipfile.ZipFile(self.path)
-        except zipfile.BadZipFile as exc:
-            raise InvalidInput(f"{self.name} is not a readable zip ({exc}).") from exc
-        with archive:
+        with open_archive(self.path, self.name) as archive:
             names = archive.namelist()
             found = sorted((n for n in names if n.rsplit("/", 1)[-1] == _JSON_NAME), key=len)
             if not found:
                 raise InvalidInput(f"{self.name} holds no {_JSON_NAME}; is it the export as downloaded?")
-            with archive.open(found[0]) as raw:
+            with open_member(archive, found[0], self.name) as raw:
                 yield io.TextIOWrapper(raw, encoding="utf-8", newline=""), tuple(names), archive
+
+
+def _text_lines(stream: TextIO, name: str) -> Iterator[str]:
+    """The file's lines; InvalidInput (naming the line) at the first that is not UTF-8."""
+    n = 0
+    try:
+        for n, line in enumerate(stream, 1):  # noqa: B007 (n names the line that failed)
+            yield line
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{name} is not UTF-8 text (somewhere after line {n}: {exc.reason}); "
+            "save it as UTF-8 and import again."
+        ) from exc
 
 
 def _load_pictures(conv: Conversation, archive: zipfile.ZipFile) -> None:
@@ -101,11 +110,8 @@ def _load_pictures(conv: Conversation, archive: zipfile.ZipFile) -> None:
     kept: list[Picture] = []
     for pic in conv.pictures:
         try:
-            size = archive.getinfo(pic.member).file_size
-            if size > MAX_UPLOAD:
-                raise TooLarge(f"it is {size:,} bytes; the limit is {MAX_UPLOAD:,}")
-            with archive.open(pic.member) as f:
-                data = f.read(MAX_UPLOAD + 1)
+            with open_member(archive, pic.member, "the export", MAX_UPLOAD) as f:
+                data = f.read()
             image = prepare_image(Upload(pic.member, data))
         except (InvalidInput, TooLarge) as exc:
             conv.skip(f"image {pic.member}", f"not stored ({exc}); the turn names it")

@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 from core.errors import InvalidInput, TooLarge
+from core.imports.bounds import check_depth, decode_guarded
 
 CHUNK_CHARS = 1 << 18
-# One conversation larger than this is far beyond any real export; stop instead of buffering.
-MAX_ENTRY_CHARS = 256 << 20
+# One conversation larger than this is far beyond any real export; stop instead of buffering
+# (the window holds it as text while the decoder builds its values: a few times this in memory).
+MAX_ENTRY_CHARS = 64 << 20
 _SPACE = " \t\r\n"
 _DECODER = json.JSONDecoder()
 
@@ -85,21 +87,29 @@ def iter_json_array(stream: TextIO, name: str) -> Iterator[Any]:
 
 def _element(win: _Window, index: int) -> Any:
     want = CHUNK_CHARS
+    where = f"{win.name}: entry {index}"
     while True:
         win.peek()
         try:
-            value, end = _DECODER.raw_decode(win.buf, win.pos)
+            value, end = decode_guarded(where, _DECODER.raw_decode, win.buf, win.pos)
         except json.JSONDecodeError as exc:
-            if len(win.buf) - win.pos > MAX_ENTRY_CHARS:
-                raise TooLarge(f"{win.name}: entry {index} is over {MAX_ENTRY_CHARS} characters.") from exc
-            if not win.more(want):
-                raise InvalidInput(f"{win.name}: entry {index} is not valid JSON ({exc.msg}).") from exc
+            held = len(win.buf) - win.pos
+            if held > MAX_ENTRY_CHARS:
+                raise TooLarge(_too_large(where)) from exc
+            if not win.more(min(want, MAX_ENTRY_CHARS + 1 - held)):
+                raise InvalidInput(f"{where} is not valid JSON ({exc.msg}).") from exc
             want *= 2
             continue
+        if end - win.pos > MAX_ENTRY_CHARS:
+            raise TooLarge(_too_large(where))
         if end == len(win.buf) and win.more(want):
             continue  # a number or literal may go on in the next chunk
         win.pos = end
-        return value
+        return check_depth(value, where)
+
+
+def _too_large(where: str) -> str:
+    return f"{where} is too large: over {MAX_ENTRY_CHARS:,} characters for one conversation."
 
 
 def _expect_end(win: _Window) -> None:

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from core.clock import iso, parse_iso
 from core.errors import InvalidInput, TooLarge
-from core.imports.model import Aside, Attachment, Conversation, Message, stable_id
+from core.imports.model import Aside, Attachment, Conversation, Message, free_turn_id
 from core.media.attach import IMAGES_DIR, file_name
 from core.media.images import Attachment as Image
 from core.memory.config import UserConfig
@@ -142,10 +142,7 @@ def _round_ids(conv: Conversation) -> dict[str, str]:
     current, prev_role = "", None
     for msg in conv.messages:
         if msg.role == "user" or prev_role != "user" or not current:
-            salt = 0
-            while (current := stable_id(conv.tool, conv.conversation_id, msg.message_id, salt)) in taken:
-                salt += 1
-            taken.add(current)
+            current = free_turn_id(taken, conv.tool, conv.conversation_id, msg.message_id)
         ids[msg.message_id] = current
         prev_role = msg.role
     return ids

@@ -83,7 +83,8 @@ def prepare_images(uploads: Sequence[Upload]) -> list[Attachment]:
     total = sum(len(u.data) for u in uploads)
     if total > MAX_UPLOAD:
         raise TooLarge(
-            f"The images are {total:,} bytes together; the limit is {MAX_UPLOAD:,}. Send smaller ones."
+            f"The images are too large: {total:,} bytes together; the limit is {MAX_UPLOAD:,}. "
+            "Send smaller ones."
         )
     return [_prepare(u) for u in uploads]
 
@@ -99,7 +100,8 @@ def _prepare(upload: Upload) -> Attachment:
     name = clean_name(upload.name)
     if len(upload.data) > MAX_UPLOAD:
         raise TooLarge(
-            f'"{name}" is {len(upload.data):,} bytes; the limit is {MAX_UPLOAD:,}. Send a smaller image.'
+            f'"{name}" is too large: {len(upload.data):,} bytes; the limit is {MAX_UPLOAD:,}. '
+            "Send a smaller image."
         )
     try:
         with Image.open(io.BytesIO(upload.data)) as probe:
@@ -110,15 +112,21 @@ def _prepare(upload: Upload) -> Attachment:
                 )
 
             if probe.width * probe.height > MAX_PIXELS:
-                raise TooLarge(f'"{name}" is {probe.width}×{probe.height} pixels: too many to attach.')
+                raise TooLarge(_too_many_pixels(name, probe.width, probe.height))
             probe.seek(0)
             image = ImageOps.exif_transpose(probe)
             image.load()
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+    except Image.DecompressionBombError as exc:  # PIL's own pixel ceiling, past ours
+        raise TooLarge(f'"{name}" is too large: too many pixels to attach ({exc}).') from exc
+    except (UnidentifiedImageError, OSError) as exc:
         raise InvalidInput(f'"{name}" is not an image that can be read (PNG, JPEG, WebP or GIF).') from exc
     media_type, _ = _FORMATS[kind]
     data, media_type = _encode(image, media_type)
     return Attachment(name, media_type, base64.b64encode(data).decode("ascii"))
+
+
+def _too_many_pixels(name: str, width: int, height: int) -> str:
+    return f'"{name}" is too large: {width}×{height} pixels; the limit is {MAX_PIXELS:,} pixels.'
 
 
 def _encode(image: object, media_type: str) -> tuple[bytes, str]:

@@ -25,6 +25,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from core.errors import InvalidInput, PreviouslyError
+from core.imports.bounds import Deadline
 from core.imports.run import accept, preview
 from core.imports.source import ExportFile
 from functions.api.common import MUTATION, DepsDep
@@ -90,7 +91,7 @@ async def preview_import(
     """Read the uploaded export (the body: a .zip or its conversations.json) and plan; writes nothing."""
     export = await _spool(request, format, name)
     try:
-        plan = await run_in_threadpool(preview, export, deps.storage)
+        plan = await run_in_threadpool(preview, export, deps.storage, None, Deadline())
     finally:
         export.path.unlink(missing_ok=True)
     return ImportPreview.model_validate(plan.as_dict())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import io
+import struct
+import zlib
 
 import pytest
 from hypothesis import given
@@ -111,3 +113,27 @@ def test_images_ride_on_the_last_user_message_or_a_note_says_they_were_not_seen(
     blind = with_images(history, [image], vision=False)
     assert blind[-1] == UserMessage(f"look\n\n{unseen_note(1)}") and "cannot see images" in unseen_note(1)
     assert with_images(history, [], vision=True) == history
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that only declares its size (enough for the checks, which read the header first)."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    body = struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    end = struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    return b"\x89PNG\r\n\x1a\n" + body + end
+
+
+@pytest.mark.parametrize(
+    "uploads",
+    [
+        [Upload("big.png", b"x" * (MAX_UPLOAD + 1))],
+        [Upload("a.png", b"x" * (MAX_UPLOAD // 2 + 1)), Upload("b.png", b"x" * (MAX_UPLOAD // 2 + 1))],
+        [Upload("wide.png", _png_header(10_000, 5_000))],  # past our pixel limit
+        [Upload("bomb.png", _png_header(30_000, 30_000))],  # past PIL's own ceiling too
+    ],
+    ids=["bytes", "together", "pixels", "bomb"],
+)
+def test_a_picture_refused_for_its_size_says_too_large(uploads: list[Upload]) -> None:
+    with pytest.raises(TooLarge, match="too large"):
+        prepare_images(uploads)
