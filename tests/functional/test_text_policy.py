@@ -18,13 +18,13 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from core.actions.retract import is_replaced, parse_replaced_body
 from core.clock import FixedClock, SequentialIds
 from core.errors import InvalidInput
 from core.memory.config import UserConfig, merge_config
 from core.memory.paths import CARD, core_md
 from core.memory.slice.agent_parts import entries_for, read_parts
 from core.memory.slice.model import Slice, Turn, parse_core_md, render_core_md
-from core.memory.slice.retract import is_replaced, parse_replaced_body
 from core.memory.slice.staged_notes import (
     MAX_NOTE_CHARS,
     Remembered,
