@@ -33,6 +33,7 @@ from core.storage.base import (
 )
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
 from core.storage.paths import MemoryPath, size_limit, too_large
+from core.storage.staging import STAGING_JOURNAL, sweep_staged, write_journal
 
 _NEW_FILE_MODE = 0o644
 _RACY_NS = 2_000_000_000
@@ -246,7 +247,8 @@ class LocalStorage:
             if not resolved:
                 return CommitResult(version=None)
             written = resolved.written
-            write_files(self.root, written)
+            sweep_staged(self.root)  # what a killed earlier commit staged and never renamed
+            write_files(self.root, written, journal=self.root / STAGING_JOURNAL)
             delete_files(self.root, resolved.deleted)
             version = None
             if is_git_repository(self.root):
@@ -282,9 +284,17 @@ class LocalStorage:
             os.close(fd)  # closing the descriptor releases the flock
 
 
-def write_files(root: Path, files: dict[MemoryPath, Content]) -> None:
-    """Stage every file next to its target, then rename all into place (nothing half-written)."""
+def write_files(root: Path, files: dict[MemoryPath, Content], journal: Path | None = None) -> None:
+    """Stage every file next to its target, then rename all into place (nothing half-written).
+
+    With `journal`, the folders staged into are written there first and the journal removed
+    once every file is in place: a process killed in between leaves the journal, and the next
+    writer removes exactly those folders' temporary files (`sweep_staged`) without a walk.
+    """
     staged: list[tuple[str, Path]] = []
+    if journal is not None:
+        folders = sorted({str(root.joinpath(*path.value.split("/")).parent) for path in files})
+        write_journal(journal, folders)
     try:
         for path, content in files.items():
             target = root.joinpath(*path.value.split("/"))
@@ -293,6 +303,9 @@ def write_files(root: Path, files: dict[MemoryPath, Content]) -> None:
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if journal is not None:  # nothing staged is left to sweep
+            with contextlib.suppress(OSError):
+                journal.unlink()
         if isinstance(exc, OSError):
             raise StorageError(f"Could not write to the memory folder {root}: {exc}") from exc
         raise
@@ -300,6 +313,9 @@ def write_files(root: Path, files: dict[MemoryPath, Content]) -> None:
         os.replace(tmp, target)
     for folder in {target.parent for _, target in staged}:
         _fsync_dir(folder)
+    if journal is not None:
+        with contextlib.suppress(FileNotFoundError):
+            journal.unlink()
 
 
 def delete_files(root: Path, paths: Sequence[MemoryPath]) -> None:
