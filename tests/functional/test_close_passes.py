@@ -1,6 +1,6 @@
 """The close-time passes as states of their own: retried alone, caught alone, idempotent.
 
-A turn that closes a slice runs close (the marking) → strands → catalog → index → evolve, each
+A turn that closes a slice answers first, then runs close (the marking) → strands → catalog → index → evolve, each
 its own state of the step table with its own retries, run here by the in-process runner (the
 state machine runs the same table: tests/infra/test_turn_moto.py).
 """
@@ -42,7 +42,9 @@ def test_each_close_pass_is_its_own_step(clock: FixedClock, fake_models: FakeMod
     h, closed = _closing_turn(clock, fake_models)
     state = h.turn("Back after lunch.")
     assert state.status == "done" and state.reply == "Second answer."
-    assert [s for s, _ in _steps(state.events)][1:6] == list(PASSES)
+    names = [s for s, _ in _steps(state.events)]
+    assert [s for s in names if s in PASSES] == list(PASSES)
+    assert names[-len(PASSES) - 1 : -1] == list(PASSES), "the passes run after finalize, before after"
     assert h.slice(closed).status == "closed"
     assert all(STEP_TABLE[name].best_effort for name in PASSES), "no close pass can fail the turn"
 
@@ -115,3 +117,17 @@ def test_a_pass_retried_after_its_commit_writes_the_same_bytes(
         "the rerun changed nothing, so it committed nothing"
     )
     assert files_after_commit and h.runs.get(state.turn_id, close_passes.done_key(name)) is True
+
+
+def test_the_closing_turn_answers_before_its_close_passes(
+    clock: FixedClock, fake_models: FakeModelServer
+) -> None:
+    """`turn.done` comes before the first close pass starts: the reply never waits for the passes."""
+    h, closed = _closing_turn(clock, fake_models)
+    state = h.turn("Back after lunch.")
+    kinds = [(e["type"], e.get("step")) for e in state.events]
+    done = kinds.index(("turn.done", "finalize"))
+    first_pass = kinds.index(("step.started", "close"))
+    assert done < first_pass
+    assert sum(1 for k in kinds if k[0] == "turn.done") == 1
+    assert h.slice(closed).status == "closed"
