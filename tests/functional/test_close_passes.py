@@ -1,8 +1,8 @@
 """The close-time passes as states of their own: retried alone, caught alone, idempotent.
 
 A turn that closes a slice answers first, then runs close (the marking) → strands → catalog →
-index → evolve, each its own state of the step table with its own retries, run here by the in-process runner (the
-state machine runs the same table: tests/infra/test_turn_moto.py).
+index → evolve, each its own state of the step table with its own retries, run here by the
+in-process runner (the state machine runs the same table: tests/infra/test_turn_moto.py).
 """
 
 from __future__ import annotations

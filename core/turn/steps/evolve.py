@@ -5,7 +5,8 @@ close's analyzer and index passes again. The analysis close kept says whether th
 evolving; the pass's summary becomes the new slice's `evolution_summary`. It runs after the
 closing turn's reply, so the new slice's prompt — frozen on its first turn — holds the card as it
 was before this pass (the change reaches the model from the next slice on). One commit when
-the card changed; then `card.evolved` or `card.skipped`, in the closing turn's own events. A retry after the commit runs no model again.
+the card changed; then `card.evolved` or `card.skipped`, in the closing turn's own
+events. A retry after the commit runs no model again.
 """
 
 from __future__ import annotations
