@@ -39,6 +39,7 @@ from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
 from core.search import refresh_index
 from core.storage.base import WriteBatch, request_budget
+from core.turn.close_runs import finish_close_passes
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
@@ -156,7 +157,10 @@ def budget_note(deps: TurnDeps) -> str | None:
 
 def _recover(deps: TurnDeps) -> dict[str, list[str]]:
     try:
-        return asdict(recover_turns(deps))
+        recovered = asdict(recover_turns(deps))
+        # Close passes a dead run left undone (core/turn/close_runs.py).
+        recovered["close_passes"] = finish_close_passes(deps)
+        return recovered
     except Exception as exc:  # an unreachable run store must not stop the memory's own maintenance
         deps.log.error("maintenance: recovery failed", exc_info=exc)
         return {"error": [f"{type(exc).__name__}: {exc}"]}
