@@ -159,7 +159,9 @@ def _recover(deps: TurnDeps) -> dict[str, list[str]]:
     try:
         recovered = asdict(recover_turns(deps))
         # Close passes a dead run left undone (core/turn/close_runs.py).
-        recovered["close_passes"] = finish_close_passes(deps)
+        finished = finish_close_passes(deps)
+        if finished:
+            recovered["close_passes"] = finished
         return recovered
     except Exception as exc:  # an unreachable run store must not stop the memory's own maintenance
         deps.log.error("maintenance: recovery failed", exc_info=exc)

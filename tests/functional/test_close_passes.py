@@ -172,4 +172,4 @@ def test_maintain_finishes_the_passes_a_dead_run_left(
     ]
     assert [s for s in steps_run if s in PASSES] == list(PASSES)
     assert sum(1 for e in h.deps.run_store.events(state.turn_id) if e["type"] == "turn.done") == 1
-    assert run_maintenance(h.deps).recovered["close_passes"] == [], "a second pass has nothing left"
+    assert "close_passes" not in run_maintenance(h.deps).recovered, "a second pass has nothing left"
