@@ -44,6 +44,7 @@ from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
 from core.search import RefreshReport, refresh_index
 from core.storage.base import WriteBatch, request_budget
+from core.turn.close_runs import finish_close_passes
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
 from core.turn.evolution import at_maintenance
@@ -172,7 +173,12 @@ def budget_note(deps: TurnDeps) -> str | None:
 
 def _recover(deps: TurnDeps) -> dict[str, list[str]]:
     try:
-        return asdict(recover_turns(deps))
+        recovered = asdict(recover_turns(deps))
+        # Close passes a dead run left undone (core/turn/close_runs.py).
+        finished = finish_close_passes(deps)
+        if finished:
+            recovered["close_passes"] = finished
+        return recovered
     except Exception as exc:  # an unreachable run store must not stop the memory's own maintenance
         deps.log.error("maintenance: recovery failed", exc_info=exc)
         return {"error": [f"{type(exc).__name__}: {exc}"]}

@@ -131,9 +131,11 @@ def run_fan_out(
     return out
 
 
-def run_turn(turn_id: str, deps: TurnDeps, flow: Flow, *, sleep: Sleep = time.sleep) -> StepOutput:
-    """Run a turn from the flow's first step until a step says `end`; returns the final state."""
-    state: StepOutput = {"turn_id": turn_id, "round": 0, "next": flow.first}
+def run_turn(
+    turn_id: str, deps: TurnDeps, flow: Flow, *, sleep: Sleep = time.sleep, start: StepOutput | None = None
+) -> StepOutput:
+    """Run a turn from the flow's first step (or from the state `start`) until a step says `end`."""
+    state: StepOutput = start or {"turn_id": turn_id, "round": 0, "next": flow.first}
     table = flow.table
     while state.get("next") in table:
         name = str(state["next"])

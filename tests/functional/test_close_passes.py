@@ -1,8 +1,8 @@
 """The close-time passes as states of their own: retried alone, caught alone, idempotent.
 
-A turn that closes a slice runs close (the marking) → strands → catalog → index → evolve, each
-its own state of the step table with its own retries, run here by the in-process runner (the
-state machine runs the same table: tests/infra/test_turn_moto.py).
+A turn that closes a slice answers first, then runs close (the marking) → strands → catalog →
+index → evolve, each its own state of the step table with its own retries, run here by the
+in-process runner (the state machine runs the same table: tests/infra/test_turn_moto.py).
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ def test_each_close_pass_is_its_own_step(clock: FixedClock, fake_models: FakeMod
     h, closed = _closing_turn(clock, fake_models)
     state = h.turn("Back after lunch.")
     assert state.status == "done" and state.reply == "Second answer."
-    assert [s for s, _ in _steps(state.events)][1:6] == list(PASSES)
+    names = [s for s, _ in _steps(state.events)]
+    assert [s for s in names if s in PASSES] == list(PASSES)
+    assert names[-len(PASSES) - 1 : -1] == list(PASSES), "the passes run after finalize, before after"
     assert h.slice(closed).status == "closed"
     assert all(STEP_TABLE[name].best_effort for name in PASSES), "no close pass can fail the turn"
 
@@ -115,3 +117,59 @@ def test_a_pass_retried_after_its_commit_writes_the_same_bytes(
         "the rerun changed nothing, so it committed nothing"
     )
     assert files_after_commit and h.runs.get(state.turn_id, close_passes.done_key(name)) is True
+
+
+def test_the_closing_turn_answers_before_its_close_passes(
+    clock: FixedClock, fake_models: FakeModelServer
+) -> None:
+    """`turn.done` comes before the first close pass starts: the reply never waits for the passes."""
+    h, closed = _closing_turn(clock, fake_models)
+    state = h.turn("Back after lunch.")
+    kinds = [(e["type"], e.get("step")) for e in state.events]
+    done = kinds.index(("turn.done", "finalize"))
+    first_pass = kinds.index(("step.started", "close"))
+    assert done < first_pass
+    assert sum(1 for k in kinds if k[0] == "turn.done") == 1
+    assert h.slice(closed).status == "closed"
+
+
+def test_maintain_finishes_the_passes_a_dead_run_left(
+    clock: FixedClock, fake_models: FakeModelServer
+) -> None:
+    """A run killed after its reply, before the close passes: maintain runs them from `close`."""
+    import subprocess
+    import sys
+
+    from core.turn import close_runs
+    from core.turn.maintain import run_maintenance
+    from core.turn.recovery import OWNER_KEY, this_process
+
+    h, closed = _closing_turn(clock, fake_models)
+    flow_end = h.service.threads.flow  # run the turn, but stop it at finalize's end (as a kill would)
+    stop = {**flow_end.transitions, "finalize": ("after", "close", "end")}
+    spec = flow_end.spec("finalize")
+
+    def finalize_then_die(state: dict[str, object], deps: object) -> dict[str, object]:
+        return {**spec.run(state, deps), "next": "end"}
+
+    from dataclasses import replace
+
+    steps = tuple(replace(s, run=finalize_then_die) if s.name == "finalize" else s for s in flow_end.steps)
+    h.service.threads.flow = replace(flow_end, steps=steps, transitions=stop)
+    state = h.turn("Back after lunch.")
+    assert state.status == "done" and state.reply == "Second answer."
+    assert not any(e.get("step") == "close" for e in state.events), "no pass ran"
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    h.deps.run_store.put(state.turn_id, OWNER_KEY, {**this_process(), "pid": int(dead.stdout)})
+
+    report = run_maintenance(h.deps)
+    assert report.recovered["close_passes"] == [closed]
+    assert h.deps.run_store.get(state.turn_id, close_runs.CLOSE_RUN_DONE) is True
+    steps_run = [
+        str(e["step"]) for e in h.deps.run_store.events(state.turn_id) if e["type"] == "step.started"
+    ]
+    assert [s for s in steps_run if s in PASSES] == list(PASSES)
+    assert sum(1 for e in h.deps.run_store.events(state.turn_id) if e["type"] == "turn.done") == 1
+    assert "close_passes" not in run_maintenance(h.deps).recovered, "a second pass has nothing left"

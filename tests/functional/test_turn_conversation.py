@@ -129,12 +129,13 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     assert len(skipped) == 1 and skipped[0]["step"] == "evolve"
     assert harness.storage.commits[4:] == [
         "Turn t00003 — user message",
+        # The reply first: the close-time passes run after it.
+        "Turn t00003 — agent response",
         f"Turn t00003 — close slice {FIRST}",
         # The close-time passes are states of their own, each its own commit.
         f"Turn t00003 — strands for slice {FIRST}",
         f"Turn t00003 — catalog for slice {FIRST}",
         f"Turn t00003 — index for slice {FIRST}",
-        "Turn t00003 — agent response",
         "Turn t00003 — after",
     ]
 

@@ -1,5 +1,9 @@
-"""The turn's steps: save → [close → strands → catalog → index → evolve] → analyze →
-respond ⇄ (recall, tools) → finalize → after (the bracket only when save closed a slice).
+"""The turn's steps: save → analyze → respond ⇄ (recall, tools) → finalize → [close → strands →
+catalog → index → evolve] → after (the bracket only when save closed a slice).
+
+The close-time passes run after finalize announced `turn.done`: the reply never waits for them,
+the run (thread or execution) goes on with them, and `previously maintain` finishes the passes
+of a run that died (core/turn/close_runs.py).
 
 Each step is a function `(StepState, TurnDeps) -> StepState` of small typed state (ids and
 counters) and the injected dependencies; bulk data lives in the run store under the turn id.
@@ -30,19 +34,20 @@ TOOL_CONCURRENCY = 4
 FIRST_STEP = "save"
 
 FLOW: dict[str, tuple[str, ...]] = {
-    "save": ("analyze", "close"),
-    # The close-time passes, one state each (core/turn/steps/close.py, close_passes.py).
-    "close": ("strands",),
-    "strands": ("catalog",),
-    "catalog": ("index",),
-    "index": ("evolve",),
-    "evolve": ("analyze",),
-    "analyze": ("respond", END),
+    "save": ("analyze",),
+    # Without a model the turn ends here — after the close passes when save closed a slice.
+    "analyze": ("respond", END, "close"),
     "respond": ("finalize", "tools", "recall"),
     # A failing recall is caught and goes on to tools, which answers it from the full-text floor.
     "recall": ("tools", "respond"),
     "tools": ("respond",),
-    "finalize": ("after",),
+    "finalize": ("after", "close"),
+    # The close-time passes, one state each, after the reply (core/turn/steps/close.py, close_passes.py).
+    "close": ("strands",),
+    "strands": ("catalog",),
+    "catalog": ("index",),
+    "index": ("evolve",),
+    "evolve": ("after",),
     "after": (END,),
 }
 

@@ -8,6 +8,7 @@ logged by the runner and never fails the turn; demo mode and a memory without a 
 
 from __future__ import annotations
 
+from core.turn.close_runs import CLOSE_RUN_DONE
 from core.turn.deps import TurnDeps
 from core.turn.passes import run_passes
 from core.turn.state import StepState
@@ -17,6 +18,8 @@ from core.turn.steps.common import END, load_context
 def after(state: StepState, deps: TurnDeps) -> StepState:
     """Run the passes for the slice closed this turn, if any."""
     closed = state.closed_slice_id
+    if closed:  # the close passes before this step ran (or were caught): maintain has nothing left
+        deps.run_store.put(state.turn_id, CLOSE_RUN_DONE, True)
     if not closed or deps.demo:
         return state.then(END)
     ctx = load_context(state, deps, "after")

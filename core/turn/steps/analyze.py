@@ -3,7 +3,7 @@
 Its tags are kept in the run store and written with the reply by finalize (so an ordinary
 turn is two commits); an explicit "remember this" evolves the card mid-slice (its own commit),
 and respond tells the model what changed (`card_note`). On a turn that closed a
-slice, close already ran the analyzer with the closing slice, so nothing is asked twice.
+slice, close runs the analyzer with the closing slice after the reply, so nothing is asked twice.
 Without a model the turn ends here with `turn.error` `no_model` — the message is safe in memory.
 """
 
@@ -39,7 +39,7 @@ def analyze(state: StepState, deps: TurnDeps) -> StepState:
         if not any(e["type"] in TERMINAL_TYPES for e in deps.run_store.events(state.turn_id)):
             reason = no_model_reason(deps, ctx.config)  # a configured server that fails: say why
             ctx.sink.emit("turn.error", code="no_model", message=reason or SETUP_HINT)
-        return state.then(END)
+        return state.then("close" if state.closed_slice_id else END)
     if not state.closed_slice_id and not deps.run_store.get(state.turn_id, DONE_KEY):
         if (damaged := live_card(ctx.batch).notice) is not None:  # a closing turn hears it from evolve
             ctx.sink.emit("card.skipped", reason=damaged)

@@ -2,9 +2,11 @@
 
 Its own state, so a slow or failing card pass is retried (or caught) without running the
 close's analyzer and index passes again. The analysis close kept says whether the card is worth
-evolving; the pass's summary becomes the new slice's `evolution_summary`, before respond
-freezes the new slice's prompt. One commit when the card changed; then `card.evolved` or
-`card.skipped`, as before. A retry after the commit runs no model again.
+evolving; the pass's summary becomes the new slice's `evolution_summary`. It runs after the
+closing turn's reply, so the new slice's prompt — frozen on its first turn — holds the card as it
+was before this pass (the change reaches the model from the next slice on). One commit when
+the card changed; then `card.evolved` or `card.skipped`, in the closing turn's own
+events. A retry after the commit runs no model again.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ DONE_KEY = "evolve-done"
 
 
 def evolve(state: StepState, deps: TurnDeps) -> StepState:
-    """Evolve the card from the closed slice; then analyze."""
+    """Evolve the card from the closed slice; then the after passes."""
     closed_id = state.closed_slice_id
     if closed_id and not deps.run_store.get(state.turn_id, DONE_KEY):
         ctx = load_context(state, deps, "evolve")
@@ -35,4 +37,4 @@ def evolve(state: StepState, deps: TurnDeps) -> StepState:
             ensure_snapshot(ctx.batch, ctx.slice_id, deps.clock)
         ctx.batch.commit(f"Turn {ctx.turn_id} — card")
         deps.run_store.put(state.turn_id, DONE_KEY, True)
-    return state.then("analyze")
+    return state.then("after")

@@ -125,7 +125,8 @@ def finalize(state: StepState, deps: TurnDeps) -> StepState:
     content = cognition.agent_turn_content(content_reason(rounds), text) if rounds.count else None
     _save(deps, turn_id, prepared, content, rounds)
     _announce(state, deps, rounds, text, content is not None)
-    return state.then("after")
+    # The close-time passes of a slice this turn closed run after the announced end.
+    return state.then("close" if state.closed_slice_id else "after")
 
 
 def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None, rounds: Rounds) -> None:

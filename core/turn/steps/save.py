@@ -71,7 +71,7 @@ def save(state: StepState, deps: TurnDeps) -> StepState:
     prepared = saved_record(deps, state.turn_id) or commit_user_message(deps, state.turn_id)
     announce(deps, sink_of(deps, state, "save"), prepared)
     common = {"slice_id": prepared.slice_id, "closed_slice_id": prepared.slice_closed, "round": 0}
-    return state.then("close" if prepared.slice_closed else "analyze", **common)
+    return state.then("analyze", **common)
 
 
 def saved_record(deps: TurnDeps, turn_id: str) -> Prepared | None:
