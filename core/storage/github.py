@@ -69,6 +69,9 @@ _FILE_MODES = ("100644", "100755")
 _LISTINGS_KEPT = 4
 # Past this many unread files one archive download (two requests) beats fetching blob by blob.
 ARCHIVE_OVER = 64
+# When the archive cannot be had, at most this many files are read blob by blob; more would turn
+# one pass into a request per file (10,000 slices: the hourly budget), so the pass stops instead.
+BLOB_FALLBACK_MAX = 200
 PARALLEL_READS = 8
 T = TypeVar("T")
 
@@ -117,6 +120,11 @@ class Listing:
 
 class ArchiveUnusable(Exception):
     """The repository archive could not be fetched or read (internal: prefetch falls back)."""
+
+
+class BulkReadStopped(BudgetSpent):
+    """The archive failed and the files it should have brought are too many to read one by one
+    within a pass's request budget: the pass stops in words (a later run can succeed)."""
 
 
 class GitHubSnapshot:
@@ -282,11 +290,20 @@ class GitHubStorage:
                 missing[path] = entry
         fetched = 0
         if len(missing) > ARCHIVE_OVER:
+            problem = "its files differ from the stored blobs"
             try:
                 fetched = self._from_archive(listing, missing)
-            except ArchiveUnusable as exc:  # the files are read blob by blob instead
-                log.warning("repository archive unusable (%s); reading %d files as blobs", exc, len(missing))
+            except ArchiveUnusable as exc:  # a few files are read blob by blob instead
+                problem = str(exc)
             missing = {p: e for p, e in missing.items() if self.blobs.get(e.sha) is None}
+            if len(missing) > BLOB_FALLBACK_MAX:
+                raise BulkReadStopped(
+                    f"Could not download the memory archive of {self.repo_name} ({problem}); reading "
+                    f"its {len(missing)} files one by one would spend {len(missing)} requests, so "
+                    "nothing more was read and nothing was written. Try again later."
+                )
+            if missing:
+                log.warning("reading %d files as blobs: not in the archive (%s)", len(missing), problem)
         if missing:
             with ThreadPoolExecutor(PARALLEL_READS) as pool:
                 list(pool.map(lambda item: self.blob_content(item[1], item[0]), missing.items()))

@@ -13,6 +13,7 @@ from core.clock import FixedClock
 from core.errors import RateLimitSpent
 from core.memory.paths import MemoryPath, core_md
 from core.storage.base import WriteBatch, request_budget
+from core.storage.github import BLOB_FALLBACK_MAX, BulkReadStopped
 from core.storage.github_errors import GitHubRetry
 from tests.fakes.fake_github import FakeGitHub
 from tests.fakes.fake_github_archive import tarball
@@ -138,3 +139,20 @@ def test_an_unusable_archive_falls_back_to_blobs(fake_github: FakeGitHub, broken
     assert batch.prefetch(wanted) == 70
     assert fake_github.counts["GET /git/blobs/{sha}"] == 70
     assert all(batch.read(p) == fake_github.read(p.value) for p in wanted)
+
+
+def test_a_failed_archive_never_turns_into_a_request_per_file(fake_github: FakeGitHub) -> None:
+    wanted = seed(fake_github, BLOB_FALLBACK_MAX + 50)
+    batch = WriteBatch.open(fake_github.client(branch="main"))
+    fake_github.fail_next(3, "500", route="GET /tarball/{ref}")
+    fake_github.reset_counts()
+    with pytest.raises(BulkReadStopped) as stopped:
+        batch.prefetch(wanted)
+    assert "GET /git/blobs/{sha}" not in fake_github.counts  # stopped in words, not 250 requests
+    assert sum(fake_github.counts.values()) <= 6, dict(fake_github.counts)
+    message = str(stopped.value)
+    assert f"{len(wanted)} files" in message and "Try again later" in message
+    assert fake_github.token not in message
+    fake_github.reset_counts()
+    assert batch.prefetch(wanted) == len(wanted)  # the next try, with the archive back, reads them
+    assert fake_github.counts["GET /tarball/{ref}"] == 1 and "GET /git/blobs/{sha}" not in fake_github.counts

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.storage.github import BLOB_FALLBACK_MAX
 from functions.cli.errors import EX_TEMPFAIL
 from tests.fakes.fake_github import FakeGitHub
 from tests.functional.cli_env import clean_env, run
@@ -93,3 +94,18 @@ def test_an_unhindered_scheduled_pass_records_no_metric(capsys: pytest.CaptureFi
     capsys.readouterr()
     assert handler({"source": "aws.events"}, None)["stopped"] is None
     assert '"_aws"' not in capsys.readouterr().out
+
+
+def test_maintain_whose_archive_download_fails_stops_in_words_and_exits_75(
+    fake_github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold search build at 240 slices with GitHub's archive failing: no request per file."""
+    seed(fake_github, n=240)
+    github_env(monkeypatch, fake_github)
+    fake_github.fail_next(30, "500", route="GET /tarball/{ref}")
+    fake_github.reset_counts()
+    code, out, err = run("maintain", "--no-model")
+    assert code == 75, (out, err)
+    assert "archive" in err and "Try again later" in err and "Traceback" not in out + err
+    assert fake_github.counts.get("GET /git/blobs/{sha}", 0) <= BLOB_FALLBACK_MAX
+    assert sum(fake_github.counts.values()) < 240, dict(fake_github.counts)
