@@ -15,7 +15,7 @@ from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.recent import catalog_slices, strand_slices, timeline
+from core.memory.catalog.recent import catalog_slices, strand_counts, strand_slices, timeline
 from core.memory.catalog.window import DEFAULT_LIMIT, MAX_LIMIT, window
 from core.memory.config_store import read_config
 from core.memory.owners.scan import notices
@@ -209,9 +209,15 @@ def search(
 
 
 @router.get("/api/strands", response_model=StrandsView)
-def get_strands(deps: DepsDep) -> StrandsView:
-    """The keyword index: strand → slice ids."""
-    return StrandsView(strands=strand_slices(deps.storage.snapshot()))
+def get_strands(
+    deps: DepsDep,
+    counts: Annotated[bool, Query(description="Only how many slices each strand names")] = False,
+) -> StrandsView:
+    """The keyword index: strand → slice ids (or, with `counts`, strand → how many)."""
+    snapshot = deps.storage.snapshot()
+    if counts:
+        return StrandsView(strands={}, counts=strand_counts(snapshot))
+    return StrandsView(strands=strand_slices(snapshot))
 
 
 @router.post(

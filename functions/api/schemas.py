@@ -269,7 +269,8 @@ class CardEntryPatch(Strict):
 
 
 class StrandsView(BaseModel):
-    strands: dict[str, list[str]] = Field(description="strand → slice ids, newest last")
+    strands: dict[str, list[str]] = Field(description="strand → slice ids, newest last ({} with `counts`)")
+    counts: dict[str, int] | None = Field(default=None, description="strand → slice count (with `counts`)")
 
 
 class ModelInfo(BaseModel):

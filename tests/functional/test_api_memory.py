@@ -178,3 +178,9 @@ def test_the_open_slice_counts_the_turns_on_disk_not_the_catalogs_first_count() 
     batch.commit("four exchanges")
     data = make_env(storage=storage).client.get("/api/timeline").json()
     assert [(s["id"], s["turn_count"]) for s in data["slices"]] == [(sid, 8)]
+
+
+def test_strands_can_answer_counts_only(sample_env) -> None:  # type: ignore[no-untyped-def]
+    whole = sample_env.client.get("/api/strands").json()["strands"]
+    counted = sample_env.client.get("/api/strands?counts=true").json()
+    assert counted["strands"] == {} and counted["counts"] == {k: len(v) for k, v in whole.items()}
