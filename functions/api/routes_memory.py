@@ -15,7 +15,8 @@ from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.recent import catalog_slices, strand_slices, timeline
+from core.memory.catalog.recent import catalog_slices, strand_counts, strand_slices, timeline
+from core.memory.catalog.window import DEFAULT_LIMIT, MAX_LIMIT, window
 from core.memory.config_store import read_config
 from core.memory.owners.scan import notices
 from core.memory.slice.flush import queue_flush
@@ -28,6 +29,7 @@ from functions.api.schemas import (
     ErrorBody,
     Flags,
     FlushRequest,
+    MonthCount,
     SearchHit,
     SearchView,
     SliceSummary,
@@ -130,11 +132,26 @@ def get_state(
     )
 
 
-@router.get("/api/timeline", response_model=TimelineView)
-def get_timeline(deps: DepsDep) -> TimelineView:
-    """Every slice's catalog entry, oldest → newest."""
-    entries = [TimelineEntry.model_validate(e) for e in timeline(deps.storage.snapshot())]
-    return TimelineView(slices=entries, total=len(entries))
+WindowId = Annotated[str | None, Query(pattern=SLICE_ID_PATTERN, description="A slice id")]
+
+
+@router.get("/api/timeline", response_model=TimelineView, responses={400: {"model": ErrorBody}})
+def get_timeline(
+    deps: DepsDep,
+    around: WindowId = None,
+    before: WindowId = None,
+    after: WindowId = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Slices in the window")] = DEFAULT_LIMIT,
+) -> TimelineView:
+    """A window of the catalog, oldest → newest: the newest `limit` slices, or those before,
+    after or around one slice; `total`, `offset` and `months` place it in the whole span."""
+    w = window(timeline(deps.storage.snapshot()), around=around, before=before, after=after, limit=limit)
+    return TimelineView(
+        slices=[TimelineEntry.model_validate(e) for e in w.slices],
+        total=w.total,
+        offset=w.offset,
+        months=[MonthCount(month=m, count=n) for m, n in w.months],
+    )
 
 
 @router.get("/api/slices/{slice_id}", response_model=SliceView, responses={404: {"model": ErrorBody}})
@@ -192,9 +209,15 @@ def search(
 
 
 @router.get("/api/strands", response_model=StrandsView)
-def get_strands(deps: DepsDep) -> StrandsView:
-    """The keyword index: strand → slice ids."""
-    return StrandsView(strands=strand_slices(deps.storage.snapshot()))
+def get_strands(
+    deps: DepsDep,
+    counts: Annotated[bool, Query(description="Only how many slices each strand names")] = False,
+) -> StrandsView:
+    """The keyword index: strand → slice ids (or, with `counts`, strand → how many)."""
+    snapshot = deps.storage.snapshot()
+    if counts:
+        return StrandsView(strands={}, counts=strand_counts(snapshot))
+    return StrandsView(strands=strand_slices(snapshot))
 
 
 @router.post(

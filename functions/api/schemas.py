@@ -184,9 +184,18 @@ class TimelineEntry(BaseModel):
     problem: str | None = Field(default=None, description="Why the slice file cannot be read; null when fine")
 
 
+class MonthCount(BaseModel):
+    month: str = Field(description="YYYY-MM (UTC start)")
+    count: int
+
+
 class TimelineView(BaseModel):
+    """`GET /api/timeline`: a window of the catalog, oldest → newest, and the whole span by month."""
+
     slices: list[TimelineEntry]
-    total: int
+    total: int = Field(description="Slices in the whole timeline")
+    offset: int = Field(default=0, description="Position of `slices[0]` in the whole timeline (0 = oldest)")
+    months: list[MonthCount] = Field(default=[], description="Every slice by start month, oldest first")
 
 
 class SliceView(BaseModel):
@@ -260,7 +269,8 @@ class CardEntryPatch(Strict):
 
 
 class StrandsView(BaseModel):
-    strands: dict[str, list[str]] = Field(description="strand → slice ids, newest last")
+    strands: dict[str, list[str]] = Field(description="strand → slice ids, newest last ({} with `counts`)")
+    counts: dict[str, int] | None = Field(default=None, description="strand → slice count (with `counts`)")
 
 
 class ModelInfo(BaseModel):

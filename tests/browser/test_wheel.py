@@ -137,3 +137,60 @@ def test_phone_gear_is_a_narrow_clock_spine(make_app, demo_server: Server) -> No
     assert wheel and pane
     assert wheel["width"] <= 72
     assert pane["width"] >= 300
+
+
+def _many_slices(n: int) -> list[dict[str, object]]:
+    """n closed slices, one a day from 2024-01-01 at noon."""
+    from datetime import timedelta
+
+    first = datetime(2024, 1, 1, 12, 0, tzinfo=ZoneInfo("UTC"))
+    out: list[dict[str, object]] = []
+    for i in range(n):
+        at = first + timedelta(days=i)
+        out.append(
+            {
+                "id": at.strftime("%Y-%m-%d-%H%M"),
+                "date": at.strftime("%Y-%m-%d"),
+                "start": at.strftime("%Y-%m-%dT%H:%M:00.000Z"),
+                "status": "closed",
+                "focus": f"Day {i}",
+                "turn_count": 2,
+            }
+        )
+    return out
+
+
+def test_travelling_past_the_first_window_loads_older_slices(make_app, demo_server: Server) -> None:
+    import json
+    from urllib.parse import parse_qs, urlparse
+
+    from core.memory.catalog.window import window
+
+    entries = _many_slices(700)
+    asked: list[str] = []
+
+    def timeline(route) -> None:  # type: ignore[no-untyped-def]
+        query = {k: v[0] for k, v in parse_qs(urlparse(route.request.url).query).items()}
+        asked.append(query.get("before", ""))
+        w = window(entries, before=query.get("before"))
+        body = {"slices": w.slices, "total": w.total, "offset": w.offset, "months": []}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    app = make_app(demo_server)
+    app.page.route("**/api/timeline*", timeline)
+    page = app.open()
+    now = page.locator("[role=option][data-slice-id=now]")
+    expect(now).to_have_attribute("aria-setsize", "301")  # the newest window only
+    page.get_by_test_id("wheel").focus()
+    first_window = str(entries[400]["id"])
+    assert press_and_read_cursor(page, "Home", "now") == first_window
+    # Near the start, the next 300 older slices arrive above, and the cursor stays where it was.
+    row = page.locator(f"[role=option][data-slice-id='{first_window}']")
+    expect(row).to_have_attribute("aria-setsize", "601")
+    expect(row).to_have_attribute("aria-posinset", "301")
+    assert asked[:2] == ["", first_window]
+    page.wait_for_function(f"() => ({CURSOR})() === '{first_window}'")
+    assert press_and_read_cursor(page, "Home", first_window) == entries[100]["id"]
+    expect(page.locator("[role=option]").first).to_have_attribute("aria-setsize", "701")
+    assert press_and_read_cursor(page, "Home", str(entries[100]["id"])) == entries[0]["id"]
+    assert len(asked) == 3  # the start of the timeline asks for nothing more

@@ -56,6 +56,36 @@ def test_timeline_is_oldest_first(sample_env) -> None:  # type: ignore[no-untype
     assert ids == sorted(ids)
 
 
+def test_timeline_answers_a_window_and_the_whole_span_by_month(sample_env) -> None:  # type: ignore[no-untyped-def]
+    whole = [s["id"] for s in sample_env.client.get("/api/timeline").json()["slices"]]
+    newest = sample_env.client.get("/api/timeline?limit=10").json()
+    assert [s["id"] for s in newest["slices"]] == whole[-10:]
+    assert newest["total"] == 50 and newest["offset"] == 40
+    assert sum(m["count"] for m in newest["months"]) == 50
+    assert [m["month"] for m in newest["months"]] == sorted({i[:7] for i in whole})
+    older = sample_env.client.get(f"/api/timeline?before={whole[40]}&limit=15").json()
+    assert [s["id"] for s in older["slices"]] == whole[25:40] and older["offset"] == 25
+    newer = sample_env.client.get(f"/api/timeline?after={whole[45]}").json()
+    assert [s["id"] for s in newer["slices"]] == whole[46:] and newer["offset"] == 46
+    around = sample_env.client.get(f"/api/timeline?around={whole[20]}&limit=5").json()
+    assert [s["id"] for s in around["slices"]] == whole[18:23]
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "words"),
+    [
+        ("limit=0", 400, "limit"),
+        ("limit=100000", 400, "limit"),
+        ("before=yesterday", 400, "before"),
+        ("before=2026-01-01-0000&after=2026-01-01-0000", 400, "at most one"),
+        ("around=2030-01-01-0000", 404, "no slice 2030-01-01-0000"),
+    ],
+)
+def test_timeline_refuses_a_bad_window(sample_env, query, status, words) -> None:  # type: ignore[no-untyped-def]
+    r = sample_env.client.get(f"/api/timeline?{query}")
+    assert r.status_code == status and words in r.json()["message"]
+
+
 def test_slice_has_turns_cognition_and_snapshot(sample_env) -> None:  # type: ignore[no-untyped-def]
     data = sample_env.client.get("/api/slices/2026-11-21-1040").json()
     assert data["status"] == "closed" and len(data["turns"]) == 8
@@ -148,3 +178,9 @@ def test_the_open_slice_counts_the_turns_on_disk_not_the_catalogs_first_count() 
     batch.commit("four exchanges")
     data = make_env(storage=storage).client.get("/api/timeline").json()
     assert [(s["id"], s["turn_count"]) for s in data["slices"]] == [(sid, 8)]
+
+
+def test_strands_can_answer_counts_only(sample_env) -> None:  # type: ignore[no-untyped-def]
+    whole = sample_env.client.get("/api/strands").json()["strands"]
+    counted = sample_env.client.get("/api/strands?counts=true").json()
+    assert counted["strands"] == {} and counted["counts"] == {k: len(v) for k, v in whole.items()}

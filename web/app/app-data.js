@@ -82,14 +82,18 @@ export function useAppData(locale) {
   const [models, setModels] = useState(null);
   const [strands, setStrands] = useState({});
 
+  // A window of the catalog: older slices and the merge on refresh are in older.js.
+  const win = useRef({});
+  const keep = (rows, start) => (Object.assign(win.current, { rows, start }), setCatalog(rows));
   const refreshCatalog = () =>
     api
       .get("/api/timeline")
       .then((res) => {
-        setCatalog(Array.isArray(res) ? res : (res && res.slices) || []);
+        (win.current.merge || keep)(res.slices || [], res.offset);
         setCatalogError(null);
       })
       .catch(setCatalogError);
+  const loadOlder = () => win.current.start > 0 && import("./older.js").then((m) => m.loadOlder(win.current, keep));
   const refreshState = () =>
     api
       .get(`/api/state?${localQuery(locale)}`)
@@ -119,7 +123,7 @@ export function useAppData(locale) {
     refreshModels();
   }, []);
 
-  return { catalog, catalogError, state, stateError, config, setConfig, models, strands, refreshCatalog, refreshState, refreshStrands, refreshModels };
+  return { catalog, catalogError, loadOlder, state, stateError, config, setConfig, models, strands, refreshCatalog, refreshState, refreshStrands, refreshModels };
 }
 
 const sliceCache = new Map();

@@ -47,6 +47,7 @@ export function WheelColumn({ data, entries, litId, go, phone, reduced, strand, 
     reducedMotion=${reduced}
     label=${t("wheel.label")}
     listRef=${wheelRef}
+    onNearStart=${data.loadOlder}
     toolbar=${toolbar}
   />`;
 }

@@ -8,6 +8,7 @@ import * as g from "./lib/geometry.js";
 import { fields, hhmm, wheelDate, wheelMonthDay } from "./lib/time.js";
 
 const DRAG_THRESHOLD = 3;
+const NEAR = 40; // rows from the start at which older slices are asked for
 
 function optionId(entry) {
   return `wheel-opt-${entry.id}`;
@@ -135,7 +136,7 @@ function Readout({ entry, t }) {
  * The scroll state of the wheel: the scroller, its height, the scroll position, and the effects that
  * keep the right row centred. `scrollToIndex(i, smooth)` centres row i.
  */
-function useWheelScroll({ entries, litId, rowH, reducedMotion }) {
+function useWheelScroll({ entries, litId, rowH, reducedMotion, onNearStart }) {
   const scroller = useRef(null);
   const viewport = useViewport(scroller);
   const [scrollTop, setScrollTop] = useState(0);
@@ -148,6 +149,7 @@ function useWheelScroll({ entries, litId, rowH, reducedMotion }) {
   const cursorRef = useRef(cursor);
   cursorRef.current = cursor;
   const shape = useMemo(() => entries.map((e) => e.id).join(","), [entries]);
+  const first = useRef();
 
   const scrollToIndex = (i, smooth) => {
     const el = scroller.current;
@@ -162,6 +164,11 @@ function useWheelScroll({ entries, litId, rowH, reducedMotion }) {
   // Centre the lit row (else NOW) when the list appears or changes shape, without animation…
   useLayoutEffect(() => {
     if (!viewport || !n) return;
+    // …but rows added above keep the view where it was.
+    const el = scroller.current;
+    const moved = placed.current ? entries.findIndex((e) => !e.isNow && e.id === first.current) : -1;
+    first.current = entries[0].id;
+    if (moved > 0) return setScrollTop((el.scrollTop += moved * rowH));
     scrollToIndex(litIndex >= 0 ? litIndex : n - 1, false);
     placed.current = true;
   }, [shape, rowH, viewport > 0]);
@@ -180,7 +187,9 @@ function useWheelScroll({ entries, litId, rowH, reducedMotion }) {
     if (frame.current) return;
     frame.current = requestAnimationFrame(() => {
       frame.current = 0;
-      if (scroller.current) setScrollTop(scroller.current.scrollTop);
+      if (!scroller.current) return;
+      setScrollTop(scroller.current.scrollTop);
+      if (onNearStart && scroller.current.scrollTop < NEAR * rowH) onNearStart();
     });
   };
   return { scroller, viewport, scrollTop, cursor, litIndex, scrollToIndex, onScroll };
@@ -204,9 +213,9 @@ function wheelKeyHandler({ entries, cursor, viewport, rowH, scrollToIndex, onSel
 }
 
 /** The wheel. `entries` end with the NOW entry; `litId` is the loaded (or just clicked) row. */
-export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label, toolbar, listRef }) {
+export function Wheel({ entries, litId, onSelect, phone, t, reducedMotion, label, toolbar, listRef, onNearStart }) {
   const rowH = phone ? g.ROW_PHONE : g.ROW_DESKTOP;
-  const w = useWheelScroll({ entries, litId, rowH, reducedMotion });
+  const w = useWheelScroll({ entries, litId, rowH, reducedMotion, onNearStart });
   const drag = useDrag(w.scroller);
   const n = entries.length;
   const pick = (i) => {

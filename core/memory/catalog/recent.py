@@ -11,12 +11,10 @@ from typing import Any, Protocol
 
 from core.errors import DamagedFile, SliceFormatError
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.index import read_index, read_or_none
-from core.memory.catalog.strands_file import load_strands
+from core.memory.catalog.kept import kept_index, kept_strands
 from core.memory.damage import read_text
 from core.memory.paths import (
     SLICES,
-    STRANDS_JSON,
     MemoryPath,
     PathKind,
     SliceId,
@@ -36,8 +34,8 @@ class Lister(Protocol):
 
 def catalog_entries(view: Lister) -> list[dict[str, Any]] | None:
     """The catalog's entries as stored (valid ids only); None when there is no readable catalog."""
-    index = read_index(view)
-    return None if index is None else list(index["slices"])
+    index = kept_index(view)
+    return None if index is None else [dict(e) for e in index["slices"]]
 
 
 def catalog_slices(view: Lister) -> list[CatalogEntry] | None:
@@ -151,8 +149,9 @@ def _count_open_turns(view: Lister, entries: list[dict[str, Any]]) -> None:
 
 def strand_slices(view: Lister) -> dict[str, list[str]]:
     """strands.json as strand → slice ids (dash form, file order); {} when absent or unreadable."""
-    strands = load_strands(read_or_none(view, STRANDS_JSON))
-    out: dict[str, list[str]] = {}
-    for key, rels in strands.items():
-        out[key] = [sid.dash for rel in rels if (sid := SliceId.from_either(rel))]
-    return out
+    return {key: list(ids) for key, ids in kept_strands(view).items()}
+
+
+def strand_counts(view: Lister) -> dict[str, int]:
+    """strand → how many slices it names (what the wheel's toolbar shows before a filter)."""
+    return {key: len(ids) for key, ids in kept_strands(view).items()}

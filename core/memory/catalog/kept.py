@@ -1,0 +1,78 @@
+"""The catalog and strands kept in the process, by the blob sha of the file they came from.
+
+Every arrival reads the timeline, the briefing and the strands; at 10,000 slices index.json is
+megabytes of JSON. A snapshot knows each file's git blob sha (from the tree listing on GitHub,
+from a stat-checked hash locally), so the parse of a version is made once and kept: a file whose
+sha has not moved is neither parsed again nor, where the sha comes without reading, read.
+Keyed by content, an entry can never be stale; the memo is small and bounded. A reader that
+cannot tell a sha (a write batch with the file queued) is parsed fresh each time.
+
+Kept values are shared between requests: callers copy before they change anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from core.memory import paths
+from core.memory.catalog.index import parse_index, read_or_none
+from core.memory.catalog.pending import overlay, parse_pending
+from core.memory.catalog.strands_file import load_strands
+from core.memory.formats.memo import TextMemo
+from core.storage.base import Reader, version_of
+
+T = TypeVar("T")
+_SIZE = 4  # a few versions per file: a long-running server's memory stays flat
+
+
+@dataclass(frozen=True)
+class _Box(Generic[T]):
+    value: T  # boxed so that a kept None (no file) is a hit, not a miss
+
+
+class Kept(Generic[T]):
+    """One derived file's parse, kept by `path@sha`."""
+
+    def __init__(self, path: paths.MemoryPath, parse: Callable[[str | None], T]) -> None:
+        self.path = path
+        self._parse = parse
+        self._memo: TextMemo[_Box[T]] = TextMemo(_SIZE)
+        self.parses = 0  # how many times the file was parsed (tests and benches read it)
+
+    def get(self, reader: Reader) -> T:
+        sha = version_of(reader, self.path)
+        if sha is None:
+            return self._fresh(reader)
+        key = f"{self.path.value}@{sha}"
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo.put(key, _Box(self._fresh(reader)))
+        return found.value
+
+    def _fresh(self, reader: Reader) -> T:
+        self.parses += 1
+        return self._parse(read_or_none(reader, self.path))
+
+
+def _strand_ids(text: str | None) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for key, rels in load_strands(text).items():
+        out[key] = tuple(sid.dash for rel in rels if (sid := paths.SliceId.from_either(rel)))
+    return out
+
+
+INDEX: Kept[dict[str, Any] | None] = Kept(paths.CATALOG_JSON, lambda text: parse_index(text)[0])
+STRANDS: Kept[dict[str, tuple[str, ...]]] = Kept(paths.STRANDS_JSON, _strand_ids)
+
+
+def kept_index(reader: Reader) -> dict[str, Any] | None:
+    """The current catalog as `read_index` gives it (index.json kept, the small pending file
+    overlaid on each read); shared: do not change it in place."""
+    return overlay(INDEX.get(reader), parse_pending(read_or_none(reader, paths.PENDING_JSON)))
+
+
+def kept_strands(reader: Reader) -> dict[str, tuple[str, ...]]:
+    """strands.json as strand → slice ids (dash form, file order), kept; shared."""
+    return STRANDS.get(reader)
