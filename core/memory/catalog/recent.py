@@ -135,6 +135,8 @@ def _count_open_turns(view: Lister, entries: list[dict[str, Any]]) -> None:
     """Refresh `turn_count` of slices still open: the catalog counts a slice when it is written
     whole, while turns keep arriving in its core.md (only the open ones, so one or two reads)."""
     for i, stored in enumerate(entries):
+        if isinstance(stored, dict) and (stored.get("status") == "closed" or stored.get("problem")):
+            continue  # settled (the test `from_json` would make, without building 10,000 entries)
         entry = CatalogEntry.from_json(stored)
         if entry is None or entry.closed or entry.problem:
             continue
