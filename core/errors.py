@@ -142,6 +142,11 @@ class BudgetSpent(TransientError):
         self.reset_at = reset_at
 
 
+class BulkReadStopped(BudgetSpent):
+    """The memory's archive could not be downloaded and the files it should have brought are too
+    many to read one by one within a pass's request budget: the pass stops in words."""
+
+
 # GitHub asks clients hit by a secondary limit without a retry-after to wait at least a minute.
 SECONDARY_LIMIT_WAIT = 60.0
 

@@ -62,6 +62,7 @@ const SHELL = [
   "app/markdown.js",
   "app/md-extras.js",
   "app/navigation.js",
+  "app/older.js",
   "app/panes.js",
   "app/persona-link.js",
   "app/persona-picker.js",

@@ -36,6 +36,7 @@ from github import Auth, Github, InputGitTreeElement
 
 from core.errors import (
     BudgetSpent,
+    BulkReadStopped,
     ConflictError,
     InvalidInput,
     PathDenied,
@@ -120,11 +121,6 @@ class Listing:
 
 class ArchiveUnusable(Exception):
     """The repository archive could not be fetched or read (internal: prefetch falls back)."""
-
-
-class BulkReadStopped(BudgetSpent):
-    """The archive failed and the files it should have brought are too many to read one by one
-    within a pass's request budget: the pass stops in words (a later run can succeed)."""
 
 
 class GitHubSnapshot:

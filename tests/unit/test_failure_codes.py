@@ -12,6 +12,7 @@ pytestmark = pytest.mark.unit
 
 TURN_CODES = {
     "BudgetSpent": "storage_unavailable",
+    "BulkReadStopped": "storage_unavailable",
     "ConflictError": "conflict",
     "DamagedFile": "invalid_input",
     "FileTooLarge": "too_large",
