@@ -8,6 +8,9 @@
 const SHELL_CACHE = "previously-shell-v1";
 const DATA_CACHE = "previously-data-v2"; // v1 kept replies by URL alone, whoever's they were
 const PERSONA_HEADER = "X-Previously-Persona";
+// On a copy served because the network failed: the page then shows it read-only (app/api.js), as
+// a browser's navigator.onLine can still say "online" when the server cannot be reached.
+const OFFLINE_HEADER = "X-Previously-Offline";
 const BASE = new URL("./", self.location).pathname;
 // The reads the page needs to show the timeline, a slice and the card (never turns, search, export).
 const DATA = /^api\/(timeline|state|strands|config|models|card|slices\/[0-9-]+)$/;
@@ -126,6 +129,13 @@ function dataKey(request) {
   return url.href;
 }
 
+/** `hit` as served from the cache, marked so the page knows it is not the network's answer. */
+function servedOffline(hit) {
+  const headers = new Headers(hit.headers);
+  headers.set(OFFLINE_HEADER, "1");
+  return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers });
+}
+
 /** The network's answer, kept as the offline copy (the worker stays alive until it is written);
  * offline, the copy. */
 async function networkFirst(event, request, cacheName, fallback, key = request) {
@@ -136,7 +146,7 @@ async function networkFirst(event, request, cacheName, fallback, key = request) 
     return response;
   } catch (err) {
     const hit = (await cache.match(key)) || (fallback && (await cache.match(fallback)));
-    if (hit) return hit;
+    if (hit) return servedOffline(hit);
     throw err;
   }
 }

@@ -10,6 +10,14 @@ function withPersona(headers) {
   return m ? { ...headers, [PERSONA_HEADER]: m[1] } : headers; // an odd value: no header, no failed call
 }
 
+// sw.js marks a reply it served from its offline copy; the page then reads only (pwa.js useOnline).
+const OFFLINE_HEADER = "X-Previously-Offline";
+function reached(online) {
+  globalThis.dispatchEvent && globalThis.dispatchEvent(new CustomEvent(REACH_EVENT, { detail: online }));
+}
+/** The event that says whether the last API call reached the server (detail: true or false). */
+export const REACH_EVENT = "previously-reach";
+
 export class ApiError extends Error {
   constructor(status, code, message) {
     super(message || code || `HTTP ${status}`);
@@ -32,8 +40,10 @@ export async function apiFetch(method, path, body = undefined) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {
+    reached(false);
     throw new ApiError(0, "network", err && err.message);
   }
+  reached(res.headers.get(OFFLINE_HEADER) !== "1");
   if (res.status === 401 && !path.startsWith("/api/auth/")) {
     globalThis.location.assign(signInUrl(globalThis.location));
     throw new ApiError(401, "unauthorized", "Sign-in required");

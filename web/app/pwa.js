@@ -3,6 +3,9 @@
 // finishes while the tab is hidden.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { html } from "./html.js";
+import { REACH_EVENT, api } from "./api.js";
+
+const PROBE_MS = 3000;
 
 const NOTIFY_KEY = "previously:notify";
 export const LONG_ANSWER_MS = 15_000;
@@ -18,16 +21,25 @@ export function forgetOfflineCopy() {
   return globalThis.caches ? caches.delete("previously-data-v2").catch(() => false) : Promise.resolve(false);
 }
 
-/** Whether the browser thinks it is online; offline, the page shows what it last saw, read-only. */
+/** Whether the server can be reached: the browser's online/offline events, and whether the last
+ * API call reached it (a copy sw.js served offline does not); offline, the page reads only. */
 export function useOnline() {
   const [online, setOnline] = useState(navigator.onLine !== false);
   useEffect(() => {
     const on = () => setOnline(true);
     const off = () => setOnline(false);
+    const reach = (e) => setOnline(Boolean(e.detail));
     addEventListener("online", on);
     addEventListener("offline", off);
-    return () => (removeEventListener("online", on), removeEventListener("offline", off));
+    addEventListener(REACH_EVENT, reach);
+    return () => (removeEventListener("online", on), removeEventListener("offline", off), removeEventListener(REACH_EVENT, reach));
   }, []);
+  // Cut off, ask the server now and then (its health answer never comes from the offline copy).
+  useEffect(() => {
+    if (online) return;
+    const probe = setInterval(() => api.get("/api/health").catch(() => {}), PROBE_MS);
+    return () => clearInterval(probe);
+  }, [online]);
   return online;
 }
 

@@ -164,11 +164,13 @@ function useWheelScroll({ entries, litId, rowH, reducedMotion, onNearStart }) {
   // Centre the lit row (else NOW) when the list appears or changes shape, without animation…
   useLayoutEffect(() => {
     if (!viewport || !n) return;
-    // …but rows added above keep the view where it was.
+    // …but rows added above (the old list is the new one's tail) keep the view where it was; a
+    // list that changed otherwise (a strand filter picked or dropped) centres again.
     const el = scroller.current;
-    const moved = placed.current ? entries.findIndex((e) => !e.isNow && e.id === first.current) : -1;
-    first.current = entries[0].id;
-    if (moved > 0) return setScrollTop((el.scrollTop += moved * rowH));
+    const before = first.current;
+    const moved = placed.current && before ? entries.findIndex((e) => !e.isNow && e.id === before.id) : -1;
+    first.current = { id: entries[0].id, n };
+    if (moved > 0 && n - moved === before.n) return setScrollTop((el.scrollTop += moved * rowH));
     scrollToIndex(litIndex >= 0 ? litIndex : n - 1, false);
     placed.current = true;
   }, [shape, rowH, viewport > 0]);
