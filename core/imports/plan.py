@@ -136,6 +136,7 @@ class _Found:
     start: datetime
     label: str
     hashes: tuple[str, ...]
+    first_role: str = "user"
 
 
 def file_sha(path: Path) -> str:
@@ -175,7 +176,7 @@ def plan_import(
             plan.skipped.append(Skipped(conv.label, "the conversation", why))
         for part in parts:
             check_round_trip(part)
-            found.append(_Found(part.key, part.start, conv.label, part.turn_hashes))
+            found.append(_Found(part.key, part.start, conv.label, part.turn_hashes, part.turns[0].role))
         if progress:
             progress("read", plan.conversations, None)
     _check_unique(found)
@@ -255,7 +256,12 @@ def _ours(reader: Reader, slice_id: str, f: _Found) -> Slice | None:
     if not isinstance(source, dict) or not s.turns:
         return None
     key = f"{source.get('tool')}|{source.get('conversation')}|{s.turns[0].turn_id}"
-    return s if key == f.key else None
+    base, cut, _ = f.key.partition("#")
+    if key != base or s.turns[0].role != f.first_role:
+        return None
+    # A piece of a message cut across slices shares its turn id with the other pieces: its own
+    # first words tell which one this slice holds.
+    return s if not cut or turn_hash(s.turns[0]) == f.hashes[0] else None
 
 
 def _action(existing: Slice | None, f: _Found) -> tuple[str, int]:

@@ -3,7 +3,10 @@
 A slice starts at its first message. Before a user message joins, the slice closes when it is
 older than the time cap or holds the turn capacity (`config.json` slicing), exactly the checks a
 live turn makes; an agent reply always stays with its prompt. A slice also closes before its
-file would outgrow the size cap. A conversation never shares a slice with another one. A message's
+file would outgrow the size cap; a single message larger than a slice holds is cut, as live chat
+cuts an oversized reply (`split_text`), into pieces under its one turn id, each piece opening the
+next slice, so reading the pieces in order gives the message byte for byte. A conversation never
+shares a slice with another one. A message's
 stored images are linked at the end of its turn as a chat turn links its pictures
 (`![name](../images/<turn id>-<n>.<ext>)`), numbered across the turn id its user message and
 reply share.
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from core.clock import iso, parse_iso
@@ -24,7 +27,7 @@ from core.media.images import Attachment as Image
 from core.memory.config import UserConfig
 from core.memory.paths import MAX_FILE_BYTES
 from core.memory.slice.model import Slice, Turn
-from core.memory.slice.slicer import FALLBACK_MARK, apply_fallback_mark, slice_age_exceeded
+from core.memory.slice.slicer import FALLBACK_MARK, apply_fallback_mark, slice_age_exceeded, split_text
 
 # Room left in core.md for the frontmatter and the turn headers.
 SLICE_BYTE_BUDGET = MAX_FILE_BYTES - 100_000
@@ -43,6 +46,7 @@ class Part:
     attachments: tuple[Attachment, ...]
     closed_by: str
     pictures: tuple[tuple[str, Image], ...] = ()  # (linked file name, picture)
+    piece: int | None = None  # which piece of a cut message the first turn is (None: not cut)
 
     @property
     def start(self) -> datetime:
@@ -52,7 +56,8 @@ class Part:
     def key(self) -> str:
         """Names this part across exports: tool, conversation, and its first turn's id."""
         c = self.conversation
-        return f"{c.tool}|{c.conversation_id}|{self.turns[0].turn_id}"
+        key = f"{c.tool}|{c.conversation_id}|{self.turns[0].turn_id}"
+        return key if self.piece is None else f"{key}#{self.turns[0].role}{self.piece}"
 
     @property
     def turn_hashes(self) -> tuple[str, ...]:
@@ -68,28 +73,44 @@ def turn_hash(t: Turn) -> str:
 def split_conversation(conv: Conversation, config: UserConfig) -> list[Part]:
     """The conversation's messages cut into parts (none when it has no visible message)."""
     _check_ids(conv)
-    groups: list[list[Message]] = []
+    groups: list[list[_Piece]] = []
     closers: list[str] = []
     size = 0
-    for msg in conv.messages:
-        cost = len(msg.content.encode()) + _HEADER_BYTES
-        if cost > SLICE_BYTE_BUDGET:
-            raise TooLarge(
-                f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: message {msg.message_id} is "
-                f"{cost} bytes; one slice holds at most {SLICE_BYTE_BUDGET}. Split that message."
-            )
-        reason = _close_reason(groups[-1], msg, size + cost, config) if groups else None
+    for piece in _pieces(conv):
+        cost = len(piece.message.content.encode()) + _HEADER_BYTES
+        reason = _close_reason(groups[-1], piece.message, size + cost, config) if groups else None
         if not groups or reason:
             if groups:
                 closers.append(reason or "capacity")
             groups.append([])
             size = 0
-        groups[-1].append(msg)
+        groups[-1].append(piece)
         size += cost
     closers.append("time_cap")
     ids = _round_ids(conv)
     links = _picture_names(conv, ids)
     return [_part(conv, i, g, closers[i], ids, links) for i, g in enumerate(groups)]
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A message, or one piece of a message too large for one slice (`index` None: whole)."""
+
+    message: Message
+    index: int | None = None
+    last: bool = True
+
+
+def _pieces(conv: Conversation) -> list[_Piece]:
+    out: list[_Piece] = []
+    for msg in conv.messages:
+        if len(msg.content.encode()) + _HEADER_BYTES <= SLICE_BYTE_BUDGET:
+            out.append(_Piece(msg))
+            continue
+        texts = split_text(msg.content, SLICE_BYTE_BUDGET - _HEADER_BYTES)
+        for n, text in enumerate(texts):
+            out.append(_Piece(replace(msg, content=text), n, n == len(texts) - 1))
+    return out
 
 
 def _picture_names(conv: Conversation, ids: dict[str, str]) -> dict[str, list[tuple[str, Image]]]:
@@ -123,12 +144,12 @@ def _check_ids(conv: Conversation) -> None:
         seen.add(msg.message_id)
 
 
-def _close_reason(group: list[Message], msg: Message, size: int, config: UserConfig) -> str | None:
+def _close_reason(group: list[_Piece], msg: Message, size: int, config: UserConfig) -> str | None:
     if size > SLICE_BYTE_BUDGET:
         return "capacity"
     if msg.role != "user":
         return None
-    if slice_age_exceeded(iso(group[0].timestamp), msg.timestamp, config.max_slice_minutes * 60_000):
+    if slice_age_exceeded(iso(group[0].message.timestamp), msg.timestamp, config.max_slice_minutes * 60_000):
         return "time_cap"
     if len(group) >= config.max_turns_per_slice:
         return "capacity"
@@ -151,17 +172,22 @@ def _round_ids(conv: Conversation) -> dict[str, str]:
 def _part(
     conv: Conversation,
     index: int,
-    group: list[Message],
+    group: list[_Piece],
     closed_by: str,
     ids: dict[str, str],
     links: dict[str, list[tuple[str, Image]]],
 ) -> Part:
-    mine = {m.message_id for m in group}
+    mine = {p.message.message_id for p in group if p.last}  # a cut message's files go with its end
     turns = tuple(
-        Turn(ids[m.message_id], iso(m.timestamp), m.role, _with_links(m.content, links.get(m.message_id, [])))
-        for m in group
+        Turn(
+            ids[p.message.message_id],
+            iso(p.message.timestamp),
+            p.message.role,
+            _with_links(p.message.content, links.get(p.message.message_id, []) if p.last else []),
+        )
+        for p in group
     )
-    pictures = tuple(p for m in group for p in links.get(m.message_id, []))
+    pictures = tuple(pic for p in group if p.last for pic in links.get(p.message.message_id, []))
     asides = tuple(a for a in conv.asides if a.after in mine or (index == 0 and a.after not in ids))
     files = tuple(a for a in conv.attachments if a.message_id in mine)
     for f in files:
@@ -170,7 +196,7 @@ def _part(
                 f"{_TOOL_NAMES[conv.tool]} conversation {conv.label}: attachment {f.name!r} of message "
                 f"{f.message_id} is over {MAX_FILE_BYTES} bytes, more than a memory file holds."
             )
-    return Part(conv, index, turns, asides, files, closed_by, pictures)
+    return Part(conv, index, turns, asides, files, closed_by, pictures, group[0].index)
 
 
 def build_slice(part: Part, slice_id: str, locale: str = "en") -> Slice:

@@ -16,7 +16,7 @@ from core.clock import iso
 from core.memory.paths import MAX_FILE_BYTES
 from core.memory.slice.merge import create_slice, edit_slice
 from core.memory.slice.model import Slice, Turn, new_slice
-from core.memory.slice.slicer import CLOSE_HEADROOM_BYTES, close_slice, new_slice_id
+from core.memory.slice.slicer import CLOSE_HEADROOM_BYTES, close_slice, new_slice_id, split_text
 from core.memory.slice.slicer import slice_taken as taken
 from core.storage.base import WriteBatch
 from core.turn.closing import close_edit, read_slice, upsert_catalog
@@ -27,37 +27,12 @@ SPILL_KEY = "spill"
 PART_BYTES = MAX_FILE_BYTES - 4 * CLOSE_HEADROOM_BYTES
 
 
-def split_text(text: str, limit: int = PART_BYTES) -> list[str]:
-    """`text` cut into parts of at most `limit` UTF-8 bytes, each cut between two characters that
-    are not whitespace (a turn's edges are trimmed when read back), never inside a character."""
-    parts: list[str] = []
-    start = 0
-    while len(text[start:].encode("utf-8")) > limit:
-        end = _cut(text, start, limit)
-        parts.append(text[start:end])
-        start = end
-    parts.append(text[start:])
-    return parts
-
-
-def _cut(text: str, start: int, limit: int) -> int:
-    """The last good cut after `start` within `limit` bytes (a hard cut when there is none)."""
-    size, end = 0, start
-    while end < len(text) and size + len(text[end].encode("utf-8")) <= limit:
-        size += len(text[end].encode("utf-8"))
-        end += 1
-    for i in range(end, start + 1, -1):
-        if not text[i - 1].isspace() and not text[i].isspace():
-            return i
-    return end
-
-
 def spill_reply(
     batch: WriteBatch, deps: TurnDeps, slice_id: str, turn: Turn, *, timezone: str, locale: str
 ) -> list[str]:
     """Queue the close of `slice_id` and the reply in new slices; their ids."""
     now = deps.clock.now()
-    parts = split_text(turn.content)
+    parts = split_text(turn.content, PART_BYTES)
     ids = _slice_ids(batch, deps, turn.turn_id or "", len(parts), now)
     edit_slice(close_edit("capacity", now, locale, None), iso(now)).queue(batch, slice_id)
     written: list[Slice] = [read_slice(batch, slice_id)]

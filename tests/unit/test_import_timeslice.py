@@ -38,10 +38,24 @@ def test_a_user_turn_and_its_reply_share_an_id_and_a_second_reply_gets_its_own()
     assert ids[0] == ids[1] != ids[2] and len(set(ids)) == 2
 
 
-def test_a_message_over_the_slice_budget_is_refused_by_name() -> None:
-    conv = _conv("x" * (SLICE_BYTE_BUDGET + 1))
-    with pytest.raises(TooLarge, match=r"'Title' \(c1\): message m0"):
-        split_conversation(conv, UserConfig())
+def test_a_message_over_the_slice_budget_is_cut_across_slices_byte_for_byte() -> None:
+    big = ("word " * (SLICE_BYTE_BUDGET // 2)) + " 京都😀 end\n"
+    parts = split_conversation(_conv(big, "reply"), UserConfig())
+    assert len(parts) == 3
+    texts = [t.content for p in parts for t in p.turns]
+    assert "".join(texts[:-1]) == big and texts[-1] == "reply"
+    assert {t.turn_id for p in parts for t in p.turns} == {parts[0].turns[0].turn_id}
+    assert [p.closed_by for p in parts] == ["capacity", "capacity", "time_cap"]
+    assert len({p.key for p in parts}) == 3
+    for p in parts:
+        check_round_trip(p)
+        assert len(paths_size(p)) <= paths.MAX_FILE_BYTES
+
+
+def paths_size(part: object) -> bytes:
+    from core.memory.slice.model import render_core_md
+
+    return render_core_md(build_slice(part, "2024-01-01-0000")).encode()  # type: ignore[arg-type]
 
 
 def test_slices_close_before_their_file_would_outgrow_the_cap() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.turn.overflow import split_text
+from core.memory.slice.slicer import split_text
 from core.turn.state import Prepared, StepState
 from core.turn.table import END, Flow, StepSpec, ToolLoop
 

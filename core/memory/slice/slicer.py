@@ -308,3 +308,31 @@ def overflows(current_text: str | None, turn: Turn) -> bool:
     added = len(render_turn(turn).encode("utf-8")) + 2  # the blank line before the turn
     size = len(current_text.encode("utf-8")) + added + CLOSE_HEADROOM_BYTES
     return size > paths.MAX_FILE_BYTES
+
+
+def split_text(text: str, limit: int) -> list[str]:
+    """`text` cut into parts of at most `limit` UTF-8 bytes, each cut between two characters that
+    are not whitespace (a turn's edges are trimmed when read back), never inside a character.
+
+    The one way a message too large for one slice is spread over several: a live reply
+    (core/turn/overflow.py) and an imported message (core/imports/timeslice.py)."""
+    parts: list[str] = []
+    start = 0
+    while len(text[start:].encode("utf-8")) > limit:
+        end = _cut(text, start, limit)
+        parts.append(text[start:end])
+        start = end
+    parts.append(text[start:])
+    return parts
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """The last good cut after `start` within `limit` bytes (a hard cut when there is none)."""
+    size, end = 0, start
+    while end < len(text) and size + len(text[end].encode("utf-8")) <= limit:
+        size += len(text[end].encode("utf-8"))
+        end += 1
+    for i in range(end, start + 1, -1):
+        if not text[i - 1].isspace() and not text[i].isspace():
+            return i
+    return end
