@@ -92,7 +92,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
    * pictures already stored with an earlier turn (`stored`: sent again by reference). */
   function send(text, images = []) {
     const message = String(text || "").trim();
-    if (!message || running()) return false;
+    if ((!message && !images.length) || running()) return false; // a picture may go on its own
     const user = { id: newId(), role: "user", text: message, images, at: Date.now() };
     const assistant = { id: newId(), role: "assistant", turn: initialTurn(), error: null, lastEventAt: Date.now(), live: true };
     const body = { message, client: clientState(messagesRef.current), ...options() };
