@@ -40,8 +40,10 @@ def turn_text(message: str, turn_id: str, attachments: Sequence[Attachment]) -> 
     """The user's turn as stored: the message word for word, then one image link per picture."""
     if not attachments:
         return message
-    links = [f"![{a.name}](../{IMAGES_DIR}/{file_name(turn_id, n, a)})" for n, a in enumerate(attachments, 1)]
-    return f"{message}\n\n" + "\n".join(links)
+    links = "\n".join(
+        f"![{a.name}](../{IMAGES_DIR}/{file_name(turn_id, n, a)})" for n, a in enumerate(attachments, 1)
+    )
+    return f"{message}\n\n{links}" if message else links
 
 
 def reattach(reader: BytesReader, pictures: Sequence[StoredPicture]) -> tuple[Attachment, ...]:

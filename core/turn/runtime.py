@@ -45,8 +45,8 @@ class Launcher(Protocol):
 
 def check_request(request: TurnInput) -> None:
     """Refuse a request no turn can be made of, saying what to fix."""
-    if not request.message.strip():
-        raise InvalidInput("The message is empty: say something.")
+    if not request.message.strip() and not request.attachments:
+        raise InvalidInput("The message is empty: say something or attach a picture.")
     if zone(request.timezone or "UTC") is None:
         raise InvalidInput(
             f"Unknown time zone {request.timezone!r}: use an IANA name such as Europe/Berlin or UTC."

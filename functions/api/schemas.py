@@ -52,7 +52,11 @@ class StoredImage(Strict):
 class TurnRequest(Strict):
     """`POST /api/turns` and the WebSocket `turn.start` action."""
 
-    message: str = Field(min_length=1, max_length=100_000)
+    message: str = Field(
+        default="",
+        max_length=100_000,
+        description="may be empty only when the message carries a picture (`attachments` or `reattach`)",
+    )
     timezone: str = Field(
         default="UTC",
         max_length=64,

@@ -206,6 +206,29 @@ def reply_script(reply: str) -> list[Any]:
     return events
 
 
+def closing_script() -> list[Any]:
+    """A turn whose save closed the previous slice: the reply and `turn.done` first, then (held
+    until `release()`) the close passes, the card pass's `card.evolved` among them."""
+    closed = "2026-11-29-0900"
+    start = {"slice_id": SLICE_ID, "slice_opened": True, "slice_closed": closed, "user_turn_id": "u1"}
+    rows: list[tuple[str, str, dict[str, Any]]] = [
+        ("turn.started", "save", start),
+        ("text.delta", "respond", {"text": "Noted: the flights are booked."}),
+        ("turn.done", "finalize", {"status": "done", "agent_turn_id": "a1"}),
+        ("step.done", "finalize", {}),
+        ("step.started", "close", {"label": "Closing the last slice"}),
+        ("step.done", "close", {}),
+        ("step.started", "evolve", {"label": "Updating your card"}),
+        ("card.evolved", "evolve", {"summary": "Flights moved to Now.", "diff": "+- Flights booked\n"}),
+        ("step.done", "evolve", {}),
+        ("step.started", "after", {}),
+        ("step.done", "after", {}),
+    ]
+    events: list[Any] = [_event(n, type_, step, **fields) for n, (type_, step, fields) in enumerate(rows, 1)]
+    events.insert(4, PAUSE)
+    return events
+
+
 def error_script() -> list[Any]:
     """A turn the server gives up on."""
     return [

@@ -83,6 +83,25 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     )
 
 
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_picture_is_sent_on_its_own(
+    make_app, own_server: Server, fake_model: FakeModelServer, size: str
+) -> None:
+    app = make_app(own_server, size=size, now=None)
+    page = app.open()
+    send = page.get_by_test_id("send")
+    expect(send).to_be_disabled()
+    _attach(page, "sea.png", png(), "image/png")
+    page.wait_for_selector("[data-testid=chat-input] [data-testid=attached-image] img")
+    expect(send).to_be_enabled()
+    send.click()
+    wait_for_replies(page, 1)
+    expect(page.locator("[data-testid=msg-user] [data-testid=msg-image] img")).to_have_count(1)
+    [sent] = _images_sent(fake_model)
+    assert sent.startswith(b"\x89PNG")
+    expect(send).to_be_disabled()
+
+
 def test_answer_again_sends_the_same_picture(
     make_app, own_server: Server, fake_model: FakeModelServer
 ) -> None:

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import App, Server, eventually, save_screenshot
-from tests.browser.scripted_turns import ScriptedTurns, error_script, full_script
+from tests.browser.scripted_turns import ScriptedTurns, closing_script, error_script, full_script
 
 pytestmark = pytest.mark.browser
 
@@ -226,6 +226,22 @@ def test_without_a_websocket_the_turn_is_polled_over_http(make_app, demo_server:
     page.wait_for_selector(DONE)
     assert turns.starts()[0]["action"] == "POST"
     expect(page.locator(f"{DONE} .reply h2")).to_have_text("The plan")
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_a_closing_turns_card_change_shows_when_it_comes_after_the_reply(
+    make_app, demo_server: Server, size: str
+) -> None:
+    app, turns = _chat(make_app, demo_server, closing_script(), size=size)
+    page = app.page
+    _send(page, "I booked the flights.")
+    page.wait_for_selector(DONE)
+    expect(page.get_by_test_id("evolution")).to_have_count(0)
+    turns.release()  # the close passes finish after turn.done; the page reads the turn's log on
+    expect(page.locator(DONE).get_by_test_id("evolution")).to_have_text(
+        re.compile(r"^Card updated: Flights moved to Now"), timeout=10_000
+    )
+    expect(page.get_by_test_id("evolution")).to_have_count(1)
 
 
 def test_a_reload_mid_turn_resumes_it_without_duplicates(make_app, demo_server: Server) -> None:

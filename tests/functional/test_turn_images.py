@@ -17,6 +17,7 @@ from core.llm.registry import ModelRegistry, ProviderConfig
 from core.media.attach import image_path, legacy_image_path
 from core.media.images import Upload, prepare_images, stored_text
 from core.memory.paths import core_md
+from core.memory.slice.picture_links import split_turn_text
 from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
 from core.turn.service import TurnInput
@@ -121,6 +122,32 @@ def test_the_api_takes_pictures_and_refuses_bad_ones(tmp_path: Path, fake_models
         assert served.content == on_disk
         assert http.get(f"/api/slices/{SLICE}/images/{user.turn_id}-9.jpg").status_code == 404
         assert http.get(f"/api/slices/{SLICE}/images/..%2Fcore.md").status_code in (400, 404, 422)
+
+
+def test_a_picture_is_sent_on_its_own_and_an_empty_message_is_refused(
+    tmp_path: Path, fake_models: FakeModelServer
+) -> None:
+    h = make_harness(LocalStorage(tmp_path), FixedClock.at(CLOCK), fake_models)
+    assert h.brain is not None
+    h.brain.main("A photo of a lighthouse.")
+    with (
+        live_server(create_app(harness_deps(h))) as url,
+        httpx.Client(base_url=url, headers=with_key(), timeout=60) as http,
+    ):
+        for empty in ({"message": ""}, {"message": "  \n"}, {}):
+            answer = http.post("/api/turns", json=empty)
+            assert answer.status_code == 400, answer.text
+            assert "attach a picture" in answer.json()["message"]
+        assert h.storage.commits == [], "a refused message writes nothing"
+        body = {"message": "", "attachments": [{"name": "sea.png", "data": _b64(png())}]}
+        view = http.post("/api/turns?wait=20", json=body).json()
+        assert view["status"] == "done", view
+        user = next(t for t in h.slice(SLICE).turns if t.role == "user")
+        assert user.content == f"![sea.png](../images/{user.turn_id}-1.png)"
+        on_disk = (tmp_path / str(image_path(SLICE, f"{user.turn_id}-1.png"))).read_bytes()
+        assert sent_images(h.brain.requests["main"][0]) == [on_disk]
+        words, pictures = split_turn_text(user.content, SLICE, user.turn_id)
+        assert (words, [p.file for p in pictures]) == ("", [f"{user.turn_id}-1.png"])
 
 
 def test_turn_input_round_trips_its_pictures() -> None:

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { apiFetch } from "./api.js";
 import { applyEvent, applyEvents, initialTurn, isFinished, replyText, stopTurn } from "./lib/stream.js";
-import { clearResume, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
+import { clearResume, followLate, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
 import { storedPictures, uploads } from "./attachments.js";
 
 const SAVE_EVERY_MS = 250;
@@ -49,6 +49,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
   const [retracting, setRetracting] = useState(false);
   const retractingRef = useRef(false);
   const ctl = useRef(null);
+  const late = useRef([]); // the closing turns whose card change is still to come (followLate)
   const lastSave = useRef(0);
   const messagesRef = useRef(messages);
   messagesRef.current = messages;
@@ -57,6 +58,8 @@ export function useChat({ options, onSliceOpened, onFinished }) {
 
   function follow(assistantId, text, opts) {
     const store = storage();
+    let seen = opts.after || 0;
+    let closing = false; // this turn closed a slice: its card pass reports after `turn.done`
     ctl.current = followTurn({
       ...opts,
       // A message with pictures goes over HTTP: a WebSocket frame (API Gateway's) is too small for it.
@@ -67,6 +70,8 @@ export function useChat({ options, onSliceOpened, onFinished }) {
         update(assistantId, (m) => ({ ...m, turn: { ...m.turn, turnId } }));
       },
       onEvent: (event) => {
+        seen = Math.max(seen, Number(event.seq) || 0);
+        if (event.type === "turn.started" && event.slice_closed) closing = true;
         update(assistantId, (m) => ({ ...m, turn: applyEvent(m.turn, event), lastEventAt: Date.now() }));
         if (event.type === "turn.started" && onSliceOpened) onSliceOpened(event);
         const now = Date.now();
@@ -75,10 +80,15 @@ export function useChat({ options, onSliceOpened, onFinished }) {
           saveResume(store, { turn_id: event.turn_id, after: event.seq, message: text });
         }
       },
-      onEnd: () => {
+      onEnd: (status) => {
         if (store) clearResume(store);
+        const turnId = ctl.current && ctl.current.turnId;
         ctl.current = null;
         if (onFinished) onFinished();
+        if (closing && status === "done" && turnId) {
+          late.current.push(followLate({ turnId, after: seen, fetchJson: apiFetch,
+            onEvent: (event) => update(assistantId, (m) => ({ ...m, turn: applyEvent(m.turn, event) })) }));
+        }
       },
       onError: (error) => {
         if (store) clearResume(store);
@@ -92,7 +102,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
    * pictures already stored with an earlier turn (`stored`: sent again by reference). */
   function send(text, images = []) {
     const message = String(text || "").trim();
-    if (!message || running()) return false;
+    if ((!message && !images.length) || running()) return false; // a picture may go on its own
     const user = { id: newId(), role: "user", text: message, images, at: Date.now() };
     const assistant = { id: newId(), role: "assistant", turn: initialTurn(), error: null, lastEventAt: Date.now(), live: true };
     const body = { message, client: clientState(messagesRef.current), ...options() };
@@ -149,6 +159,8 @@ export function useChat({ options, onSliceOpened, onFinished }) {
   }
 
   // A reload mid-turn: pick the same turn up again (a finished one lives in its slice instead).
+  useEffect(() => () => late.current.forEach((l) => l.stop()), []);
+
   useEffect(() => {
     const store = storage();
     const rec = store && loadResume(store);

@@ -99,7 +99,7 @@ export function InputBar({ t, running, onSend, onStop, models, prefs, onPrefs, d
   const picker = useRef(null);
   const area = useRef(null);
   useAutoGrow(area, text);
-  const empty = !text.trim();
+  const empty = !text.trim() && images.length === 0; // a picture may be sent on its own
   const modelId = prefs.model || (models && models.main) || null;
   // A model the server knows cannot see images gets no pictures: attach says why instead. A model
   // it does not know (not curated) is trusted to see them, as the server does (core/llm/registry.py).

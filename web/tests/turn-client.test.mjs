@@ -1,7 +1,7 @@
 // Following a turn: WebSocket first, HTTP polling as the fallback, resume records.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clearResume, followTurn, loadResume, saveResume, wsUrlFor } from "../app/lib/turn-client.js";
+import { clearResume, followLate, followTurn, loadResume, saveResume, wsUrlFor } from "../app/lib/turn-client.js";
 
 /** A scripted WebSocket: `sockets` collects instances; tests drive open/message/close. */
 function fakeSocketClass(behaviour = {}) {
@@ -170,4 +170,35 @@ test("resume records and the socket URL", () => {
   assert.equal(loadResume(store), null);
   assert.equal(wsUrlFor({ protocol: "https:", host: "me.example" }), "wss://me.example/api/ws");
   assert.equal(wsUrlFor({ protocol: "http:", host: "127.0.0.1:8000" }), "ws://127.0.0.1:8000/api/ws");
+});
+
+test("followLate reads a closed turn's log on until its card change, and passes only that", async () => {
+  const timers = manualTimers();
+  const asked = [];
+  const pages = [
+    { status: "done", events: [] },
+    { status: "done", events: [{ seq: 5, type: "step.started", step: "close" }, { seq: 6, type: "step.done", step: "close" }] },
+    { status: "done", events: [{ seq: 7, type: "card.evolved", step: "evolve", summary: "s", diff: "" }, { seq: 8, type: "step.done", step: "evolve" }] },
+  ];
+  const got = [];
+  followLate({ turnId: "t1", after: 4, timers, fetchJson: async (method, path) => (asked.push(path), pages.shift()), onEvent: (e) => got.push(e) });
+  await timers.flush();
+  assert.deepEqual(asked, ["/api/turns/t1?after=4", "/api/turns/t1?after=4", "/api/turns/t1?after=6"]);
+  assert.deepEqual(got.map((e) => e.type), ["card.evolved"]);
+});
+
+test("followLate stops at the run's after step when there is no card change, and after maxMs", async () => {
+  const timers = manualTimers();
+  let calls = 0;
+  const got = [];
+  followLate({ turnId: "t1", timers, onEvent: (e) => got.push(e),
+    fetchJson: async () => (calls++, { events: [{ seq: 3, type: "step.done", step: "after" }] }) });
+  await timers.flush();
+  assert.equal(calls, 1);
+  let clock = 0;
+  let polls = 0;
+  followLate({ turnId: "t2", timers, maxMs: 1000, now: () => clock, fetchJson: async () => (polls++, (clock += 600), { events: [] }) });
+  await timers.flush();
+  assert.equal(polls, 2);
+  assert.deepEqual(got, []);
 });

@@ -41,10 +41,10 @@ class StoredPicture:
 def split_turn_text(content: str, slice_id: str, turn_id: str) -> tuple[str, list[StoredPicture]]:
     """The inverse of `turn_text` for a stored turn: the words, and the pictures it links (only
     the trailing link block `turn_text` writes, numbered 1, 2 … under this turn id)."""
-    head, sep, block = content.rpartition("\n\n")
+    head, _, block = content.rpartition("\n\n")  # no blank line: a picture sent with no words
     lines = block.split("\n")
     found = [_LINK_RE.fullmatch(line) for line in lines]
-    if not sep or not all(found):
+    if not all(found):
         return content, []
     pictures = []
     for n, m in enumerate(found, 1):

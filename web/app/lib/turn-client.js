@@ -196,3 +196,46 @@ export function followTurn(opts) {
     },
   };
 }
+
+/** Events a closing turn records after `turn.done` that the chat shows: the card pass's outcome. */
+const LATE = new Set(["card.evolved", "card.skipped"]);
+
+/**
+ * After a turn that closed a slice has ended for the user, read its own event log on
+ * (`GET /api/turns/{id}?after=SEQ`): the close passes run after the reply, and their `card.evolved`
+ * or `card.skipped` goes to onEvent when it arrives. Stops at that event, at the run's `after`
+ * step, on an error or after `maxMs`. Returns {stop}.
+ */
+export function followLate(opts) {
+  const { turnId, fetchJson, pollMs = 1500, maxMs = 300_000, timers = globalThis, now = () => Date.now(), onEvent = () => {} } = opts;
+  let after = opts.after || 0;
+  let timer = null;
+  let stopped = false;
+  const until = now() + maxMs;
+  async function poll() {
+    timer = null;
+    if (stopped) return;
+    try {
+      const view = await fetchJson("GET", `/api/turns/${encodeURIComponent(turnId)}?after=${after}`);
+      for (const event of view.events || []) {
+        if (stopped) return;
+        after = Math.max(after, Number(event.seq) || 0);
+        if (LATE.has(event.type)) {
+          stopped = true;
+          return onEvent(event);
+        }
+        if (event.type === "step.done" && event.step === "after") stopped = true;
+      }
+    } catch {
+      stopped = true; // a card change is also on the timeline and the card page: nothing is lost
+    }
+    if (!stopped && now() < until) timer = timers.setTimeout(poll, pollMs);
+  }
+  timer = timers.setTimeout(poll, 0);
+  return {
+    stop() {
+      stopped = true;
+      if (timer) timers.clearTimeout(timer);
+    },
+  };
+}
