@@ -13,9 +13,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.agent import memory_files, slice_tools, time_tools
-from core.agent.recall import run_recall
-from core.agent.recall_filters import triage
-from core.agent.recall_once import REPEAT_NOTE
+from core.agent.recall.filters import triage
+from core.agent.recall.once import REPEAT_NOTE
+from core.agent.recall.scan import run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.think_deep import think_deep
 from core.agent.tool_context import ToolContext

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.agent import outside_read, slice_tools, time_tools
 from core.agent.briefing import arrival
-from core.agent.recall import BUDGET_SECONDS, RecallReport, run_recall
+from core.agent.recall.scan import BUDGET_SECONDS, RecallReport, run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.tool_context import ToolContext
 from core.clock import Clock, IdSource

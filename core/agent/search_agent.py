@@ -17,8 +17,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from core.agent import recall_filters as rf
 from core.agent.playbooks import playbook_note
+from core.agent.recall import filters as rf
 from core.agent.runner import ReportSpec, run_subagent
 from core.agent.tool_context import ToolContext
 from core.llm.tools import Tool

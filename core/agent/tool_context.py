@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agent.recall_once import RecallMemo
+from core.agent.recall.once import RecallMemo
 from core.clock import Clock
 from core.llm.registry import Resolution
 from core.memory.config import UserConfig

@@ -41,7 +41,7 @@ class Asker:
     def ask(self, question: str, k: int, now: datetime, tz: str | None) -> dict[str, Any]:
         if self.models is None:
             return self.index.search(question, k, now, tz).to_dict()
-        from core.agent.recall import EMPTY_NOTE, run_recall
+        from core.agent.recall.scan import EMPTY_NOTE, run_recall
         from core.agent.tool_context import ToolContext
 
         ctx = ToolContext(

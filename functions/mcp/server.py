@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from core.agent import time_tools
 from core.agent.outside import MAX_K, OutsideAccess
 from core.agent.outside_read import OutsideRange
-from core.agent.recall import RecallReport
+from core.agent.recall.scan import RecallReport
 from core.errors import NotFound, PreviouslyError
 from core.memory.slice.staged_notes import MAX_NOTE_CHARS, Remembered
 

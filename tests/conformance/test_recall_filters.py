@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from github import GithubException
 
-from core.agent import recall_filters as f
+from core.agent.recall import filters as f
 from core.agent.timeline_brief import paginate_entries, paginate_markdown
 from core.memory.catalog.entry import CatalogEntry
 from core.storage.github_errors import is_conflict

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.agent.recall import REPORT_TOOL
+from core.agent.recall.scan import REPORT_TOOL
 from tests.fakes.fake_model_server import FakeModelServer, Reply, ToolCall
 from tests.fakes.slices import SAMPLE
 from tests.functional.cli_env import fake_model_env, run, write_slices

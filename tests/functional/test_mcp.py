@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 from typer.testing import CliRunner
 
-from core.agent.recall import REPORT_TOOL
+from core.agent.recall.scan import REPORT_TOOL
 from core.clock import iso
 from core.memory.paths import CONFIG_JSON, core_md
 from core.memory.slice.model import parse_core_md

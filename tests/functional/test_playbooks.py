@@ -7,8 +7,8 @@ import json
 import pytest
 
 from core.agent.main_tools import main_tools
-from core.agent.recall import REPORT_TOOL, run_recall
-from core.agent.recall_prompt import SYSTEM_PROMPT as RECALL_SYSTEM
+from core.agent.recall.prompt import SYSTEM_PROMPT as RECALL_SYSTEM
+from core.agent.recall.scan import REPORT_TOOL, run_recall
 from core.agent.tool_context import ToolContext
 from core.clock import FixedClock, parse_iso
 from core.llm.registry import ModelRegistry, ProviderConfig

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.agent.recall import EMPTY_NOTE, MAX_STEPS, REPORT_TOOL, RecallReport, run_recall
+from core.agent.recall.scan import EMPTY_NOTE, MAX_STEPS, REPORT_TOOL, RecallReport, run_recall
 from core.agent.tool_context import ToolContext
 from core.clock import FixedClock, parse_iso
 from core.llm.registry import ModelRegistry, ProviderConfig, Resolution

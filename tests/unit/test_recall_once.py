@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.agent.recall_once import LIMIT_NOTE, MAX_SCANS, REPEAT_NOTE, RecallMemo, question_key
+from core.agent.recall.once import LIMIT_NOTE, MAX_SCANS, REPEAT_NOTE, RecallMemo, question_key
 from core.llm.types import AssistantMessage, ToolCall, ToolResult
 
 pytestmark = pytest.mark.unit

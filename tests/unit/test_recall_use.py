@@ -1,4 +1,4 @@
-"""The recall_verified / recall_reworked rule over a turn's tool calls (core/agent/recall_use.py)."""
+"""The recall_verified / recall_reworked rule over a turn's tool calls (core/agent/recall/use.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.agent.recall_once import LIMIT_NOTE, REPEAT_NOTE, UNAVAILABLE
-from core.agent.recall_use import RecallUse, recall_uses
+from core.agent.recall.once import LIMIT_NOTE, REPEAT_NOTE, UNAVAILABLE
+from core.agent.recall.use import RecallUse, recall_uses
 from core.llm.types import ToolCall, ToolResult
 
 pytestmark = pytest.mark.unit

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agent.recall_use import recall_uses
+from core.agent.recall.use import recall_uses
 from core.clock import iso
 from core.errors import InvalidInput
 from core.llm.types import AssistantMessage, ToolResult, Usage
@@ -153,7 +153,7 @@ def _save(deps: TurnDeps, turn_id: str, prepared: Prepared, content: str | None,
 
 
 def _record_recall_use(batch: WriteBatch, rounds: Rounds, slice_id: str, turn_id: str, now_iso: str) -> None:
-    """Whether this turn's recalls were used or redone (core/agent/recall_use.py), as ledger signals."""
+    """Whether this turn's recalls were used or redone (core/agent/recall/use.py), as ledger signals."""
     reply = cognition.join_assistant_texts(m.text for m in rounds.assistant)
     calls = [m.tool_calls for m in rounds.assistant]
     for use in recall_uses(calls, rounds.results, reply, slice_id):

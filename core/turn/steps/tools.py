@@ -21,7 +21,7 @@ from typing import Any
 
 from core.agent.labels import tool_label
 from core.agent.main_tools import ToolContext, main_tools
-from core.agent.recall_once import RecallMemo
+from core.agent.recall.once import RecallMemo
 from core.llm.tools import Tool
 from core.llm.types import ToolCall, ToolResult
 from core.memory.paths import MemoryPath

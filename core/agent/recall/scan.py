@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from core.agent import recall_filters as rf
-from core.agent.recall_prompt import SYSTEM_PROMPT, user_prompt
-from core.agent.recall_tools import RecallScope
+from core.agent.recall import filters as rf
+from core.agent.recall.prompt import SYSTEM_PROMPT, user_prompt
+from core.agent.recall.tools import RecallScope
 from core.agent.runner import ReportSpec, run_subagent
 from core.agent.tool_context import ToolContext
 from core.llm.types import StreamEvent, ToolCall

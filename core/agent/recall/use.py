@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.agent.recall_once import RECALL, REPEAT_NOTE, UNAVAILABLE, question_key
+from core.agent.recall.once import RECALL, REPEAT_NOTE, UNAVAILABLE, question_key
 from core.llm.types import ToolCall, ToolResult
 
 READ_TOOLS = ("readSlice", "readSliceSummary", "readAgentTimeline", "readPreviously")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.agent.playbooks import playbook_note
-from core.agent.recall_tools import RecallScope
+from core.agent.recall.tools import RecallScope
 from core.reltime import date_anchors, format_local_time
 
 STRAND_NAMES = 60
