@@ -3,7 +3,7 @@
 docs/RECALL.md "The worker scan" describes it.
 
 `run_recall(ctx, query, call_id)` runs a bounded sub-agent on the WORKER model with the
-read-only tools of `recall_tools`, then filters its report: the current slice and ids that are
+read-only tools of `recall.tools`, then filters its report: the current slice and ids that are
 not in memory are dropped, at most five recommended reads survive. With no model the
 full-text floor answers alone; when the worker fails or runs out of time, the floor's hits come
 back with a note. An empty answer is definitive, and the tool result says so.
