@@ -128,7 +128,7 @@ REGISTRY: tuple[Owner, ...] = (
     Owner("notes", PathKind.NOTE, "memory/inbox/notes/<id>.json", True,
           paths.NOTES_DIR / "20261130-100211-Qx3v_A.json", _BY_MAINTAIN, _json_object),
     Owner("evolution files", PathKind.EVOLUTION, "memory/evolution/…, memory/agent-playbooks/…", True,
-          paths.EVOLUTION_DIR / "direction.md", _BY_CHECK),
+          paths.EVOLUTION_DIR / "direction.md", _BY_MAINTAIN),
     Owner("strands", PathKind.STRANDS, "memory/episodic/strands.json", False,
           paths.STRANDS_JSON, _BY_CHECK, _json_object),
     Owner("catalog index", PathKind.CATALOG, "memory/episodic/timeline/index.json", False,

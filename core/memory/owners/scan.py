@@ -1,6 +1,6 @@
 """The damaged authored files outside the slice folders, named for `maintain`, `check` and the page.
 
-A handful of reads (the card, config.json, the staged notes, the evolution files): cheap
+A handful of reads (the card, config.json, the staged notes, the evolution files and playbooks): cheap
 enough for every maintenance pass and every `/api/state`. Slice files are named by
 `core.memory.damage.damaged_slices`, which maintenance reads only when the search index
 shows a gap.
@@ -14,7 +14,7 @@ from core.memory.owners.card import Listing
 from core.memory.owners.registry import Owner, owner_of
 
 _SINGLE = (paths.CARD, paths.CONFIG_JSON)
-_FOLDERS = (paths.NOTES_DIR,)
+_FOLDERS = (paths.NOTES_DIR, paths.EVOLUTION_DIR, paths.PLAYBOOKS_DIR)
 
 
 def damage_of(view: Listing, owner: Owner, path: paths.MemoryPath) -> Damage | None:
@@ -26,7 +26,7 @@ def damage_of(view: Listing, owner: Owner, path: paths.MemoryPath) -> Damage | N
 
 
 def damaged_authored(view: Listing) -> list[Damage]:
-    """Every damaged authored file outside the slice folders (card, config, notes), by path."""
+    """Every damaged authored file outside the slice folders (card, config, notes, evolution), by path."""
     found: list[Damage] = []
     listed = [p for folder in _FOLDERS for p in view.list(folder)]
     for path in sorted({*_SINGLE, *listed}):
