@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
 
 from core.memory.paths import SLICE_ID_PATTERN
 
@@ -74,6 +74,13 @@ class TurnRequest(Strict):
         max_length=8,
         description="pictures stored with an earlier turn, sent again (small enough for a WebSocket frame)",
     )
+
+    @model_validator(mode="after")
+    def _says_something(self) -> TurnRequest:
+        # Refused here, before any turn service sees it (core.turn.runtime.check_request says the same).
+        if not self.message.strip() and not self.attachments and not self.reattach:
+            raise ValueError("The message is empty: say something or attach a picture.")
+        return self
 
 
 class TurnAccepted(BaseModel):
