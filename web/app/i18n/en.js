@@ -128,7 +128,7 @@ export default {
   "stage.working": "Working…",
   "stage.composing": "Writing…",
   "stage.still": "Still on it…",
-  "steps.replying": "Ready — writing the reply",
+  "steps.replying": "Ready — answering",
   "steps.stopped": "Stopped at: {label}",
   "steps.ready": "All steps done",
   "reasoning.running": "Thinking…",

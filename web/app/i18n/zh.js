@@ -116,7 +116,7 @@ export default {
   "stage.working": "处理中…",
   "stage.composing": "撰写中…",
   "stage.still": "还在进行…",
-  "steps.replying": "准备好了，正在写回复",
+  "steps.replying": "准备好了，正在回答",
   "steps.stopped": "停在了：{label}",
   "steps.ready": "全部步骤完成",
   "reasoning.running": "思考中…",
