@@ -6,6 +6,7 @@ those hold — never a placeholder. An empty memory gives an empty briefing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -110,12 +111,34 @@ def _quoted(opening: str) -> str:
     return f"“{opening}”" if opening else ""
 
 
-def _topic(s: CatalogEntry, openings: Mapping[str, str]) -> str:
-    """What the slice was about: its own topic, else the user's opening words, quoted."""
+def _topic(s: CatalogEntry, openings: Mapping[str, str], quote: bool = True) -> str:
+    """What the slice was about: its own topic, else the user's opening words — quoted, except in
+    a chip's label, whose 30 characters are better spent on the words than on a quote left open
+    where the label is cut."""
     own = _own_topic(s)
     if own:
         return own
-    return _quoted(fallback_opening(js_trim(s.focus)) or openings.get(s.id, ""))
+    opening = fallback_opening(js_trim(s.focus)) or openings.get(s.id, "")
+    return _quoted(opening) if quote else js_trim(opening)
+
+
+# A topic that already says "talking about …" would read "Talk about talking about …" in a chip.
+_TALK_LEAD = {
+    "en": re.compile(
+        r"^(?:(?:a |the )?(?:chat|talk|conversation|discussion)s? (?:about|on|of) |"
+        r"(?:talk(?:ing|ed)?|chat(?:ting|ted)?|discuss(?:ing|ed)?|thinking|thought)"
+        r" (?:about |over |through )?)",
+        re.IGNORECASE,
+    ),
+    "zh": re.compile(r"^(?:聊聊|聊一聊|谈谈|谈一谈|讨论了?|关于)[：:，, ]?"),
+}
+
+
+def _without_talk(topic: str, locale: str) -> str:
+    """`topic` without a lead that repeats the chip's own verb; the topic whole when that is all
+    it says."""
+    rest = js_trim(_TALK_LEAD[locale].sub("", topic, count=1))
+    return rest or topic
 
 
 def _last_topic(slices: Sequence[CatalogEntry], openings: Mapping[str, str]) -> CatalogEntry | None:
@@ -173,11 +196,10 @@ def suggestions(
     known = openings or {}
     out: list[Suggestion] = []
     if last is not None:
-        focus = _topic(last, known)
         out.append(
             Suggestion(
-                shorten(words["continue_label"].format(focus=focus)),
-                words["continue_prompt"].format(focus=focus),
+                shorten(words["continue_label"].format(focus=_topic(last, known, quote=False))),
+                words["continue_prompt"].format(focus=_topic(last, known)),
             )
         )
     if has_loops:
@@ -188,10 +210,11 @@ def suggestions(
     )
     if other is not None:
         focus = _own_topic(other)
+        subject = _without_talk(focus, lang)
         out.append(
             Suggestion(
-                shorten(words["talk_label"].format(focus=_mid_sentence(focus, lang))),
-                words["talk_prompt"].format(focus=focus),
+                shorten(words["talk_label"].format(focus=_mid_sentence(subject, lang))),
+                words["talk_prompt"].format(focus=subject),
             )
         )
     return out
