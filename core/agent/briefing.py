@@ -22,6 +22,7 @@ from core.memory.slice.model import Turn
 from core.memory.slice.slicer import fallback_opening, opening_line
 from core.memory.slice.view import read_slice_detail
 from core.reltime import local_date_key, normalize_locale
+from core.search.tokenize import tokenize
 from core.text import js_trim, utf16_len, utf16_slice
 
 MAX_LOOPS = 4
@@ -158,25 +159,43 @@ def _mid_sentence(topic: str, locale: str) -> str:
     return topic
 
 
-def _dedupe_add(out: list[str], seen: set[str], item: str) -> None:
-    key = " ".join(item.lower().split())
-    if key and key not in seen and len(out) < MAX_LOOPS:
-        seen.add(key)
-        out.append(js_trim(item))
+def _same_loop(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two loops are one when every term of the shorter (two at least) is in the longer: "Book the
+    flights to Chengdu" and "Book the Chengdu flights with Leo on Saturday" (stems, stopwords
+    dropped, CJK as character pairs — the search index's terms)."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 2 and short <= long_
+
+
+def _dedupe_add(
+    out: list[str], seen: list[tuple[str, frozenset[str]]], item: str, shown: str | None = None
+) -> None:
+    """Add `shown` (else `item`) unless a loop already added says the same as `item`, word for
+    word or in fewer words; the first, newer one is kept."""
+    text = " ".join(item.lower().split())
+    if not text or len(out) >= MAX_LOOPS:
+        return
+    terms = frozenset(tokenize(text))
+    if any(text == other or _same_loop(terms, other_terms) for other, other_terms in seen):
+        return
+    seen.append((text, terms))
+    out.append(js_trim(shown if shown is not None else item))
 
 
 def open_loops(
     slices: Sequence[CatalogEntry], card: Card | None, today: str, locale: str = "en"
 ) -> list[str]:
-    """Up to four loops: the newest slice's, overdue Horizon items, then older slices' (deduplicated)."""
+    """Up to four loops: the newest slice's, overdue Horizon items, then older slices', each said
+    once (a loop that repeats an earlier one in the same or fewer words is left out)."""
     words = _WORDS[normalize_locale(locale)]
     recent = list(slices[:LOOP_SLICES])
     out: list[str] = []
-    seen: set[str] = set()
+    seen: list[tuple[str, frozenset[str]]] = []
     for loop in recent[0].open_loops if recent else []:
         _dedupe_add(out, seen, loop)
     for item in overdue_horizon(card.horizon, today) if card else []:
-        _dedupe_add(out, seen, words["overdue"].format(text=js_trim(item.text), by=item.by))
+        # Compared by its words, not by the date added to them.
+        _dedupe_add(out, seen, item.text, words["overdue"].format(text=js_trim(item.text), by=item.by))
     for s in recent[1:]:
         for loop in s.open_loops:
             _dedupe_add(out, seen, loop)

@@ -56,6 +56,34 @@ def test_loops_newest_first_deduplicated_capped_with_overdue_horizon() -> None:
     ]
 
 
+def test_d28_a_loop_that_repeats_an_earlier_one_in_fewer_words_is_said_once() -> None:
+    card = parse_card(CARD_TEXT.replace("Renew the passport", "Book the flights to Chengdu"), NOW)
+    slices = [
+        _s("2026-08-10-0900", "Trip", ("Book the Chengdu flights with Leo on Saturday morning",)),
+        _s("2026-08-09-0900", "Trip", ("book flight to Chengdu", "Pack", "Pack the bags", "Call Leo")),
+    ]
+    b = build_briefing(slices, None, card, NOW, "Europe/London")
+    assert b.open_loops == [
+        "Book the Chengdu flights with Leo on Saturday morning",
+        "Pack",
+        "Pack the bags",
+        "Call Leo",
+    ]
+    # Different loops that share a word stay apart.
+    slices = [_s("2026-08-10-0900", "Trip", ("Book the flights", "Book the hotel", "订机票", "订酒店"))]
+    assert build_briefing(slices, None, None, NOW).open_loops == [
+        "Book the flights",
+        "Book the hotel",
+        "订机票",
+        "订酒店",
+    ]
+    slices = [
+        _s("2026-08-10-0900", "Trip", ("记得订成都机票",)),
+        _s("2026-08-09-0900", "Trip", ("订成都机票",)),
+    ]
+    assert build_briefing(slices, None, None, NOW).open_loops == ["记得订成都机票"]
+
+
 def test_suggestions_are_short_labels_with_full_prompts() -> None:
     long_focus = "Planning the big move to a new flat across town in September"
     slices = [_s("2026-08-10-0900", long_focus, ("x",)), _s("2026-08-09-0900", "Training for the 5K")]
