@@ -17,12 +17,11 @@ function StagePill({ turn, t, lastEventAt }) {
   }, []);
   const s = stage(turn);
   if (!s) return null;
-  // One place says each thing: while the steps card names the step in progress, or the reasoning
-  // card says "Thinking…" with its timer, the pill would only repeat it, so it steps aside.
+  // Said by a card already (docs/UI.md, D21): the pill would repeat it.
   const told = s === "reasoning" || (s === "preparing" && turn.items.some((it) => it.kind === "steps"));
   const still = now - lastEventAt > STILL_WORKING_MS;
   if (told && !still) return null;
-  return html`<div class="stage-row" data-testid="stage-row">
+  return html`<div class="stage-row">
     ${!told && html`<span class="stage-pill" data-testid="stage-pill"><span class="pulse" aria-hidden="true"></span>${t(`stage.${s}`)}</span>`}
     ${still && html`<span class="muted">${t("stage.still")}</span>`}
   </div>`;
@@ -106,9 +105,8 @@ function UserMessage({ message, editable, t, onResend }) {
 function Assistant({ message, t, locale, onOpenSlice, last, onResend }) {
   const { turn } = message;
   const running = !isFinished(turn);
-  // The answer has begun once the model thinks, calls a tool or writes: the steps card then stops
-  // naming its own "Thinking" step, which the reasoning card and the tool cards already show.
-  const replying = turn.items.some((it) => it.kind === "text" || it.kind === "reasoning" || it.kind === "tool");
+  // The answer has begun: the steps card stops naming its "Thinking" step.
+  const replying = turn.items.some((it) => /^(text|reasoning|tool)$/.test(it.kind));
   return html`<div class="msg assistant" data-testid="msg-assistant" data-status=${message.error ? "error" : turn.status}>
     ${running && !message.error && html`<${StagePill} turn=${turn} t=${t} lastEventAt=${message.lastEventAt} />`}
     ${turn.items.map(
