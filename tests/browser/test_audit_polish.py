@@ -55,3 +55,39 @@ def test_d21_each_stage_is_said_once_and_the_first_seconds_name_the_step(
     expect(msg.get_by_test_id("housekeeping").locator(".card-label")).to_have_text("Ready — answering")
     turns.release()
     expect(page.locator("[data-testid=msg-assistant][data-status=done]")).to_have_count(1)
+
+
+PANEL_HEADINGS = """() => [...document.querySelectorAll('.settings .panel')].map((p) => {
+  const box = p.getBoundingClientRect();
+  const head = p.querySelector(':scope > legend, :scope > .panel-heading');
+  if (!head) return null;
+  const h = head.getBoundingClientRect();
+  return [head.innerText, h.top - box.top];  // a legend's box starts where the fieldset's does
+})"""
+
+
+def test_d26_panels_fields_and_figures_share_one_look(make_app: Any, own_server: Server) -> None:
+    app = make_app(own_server, size="phone")
+    page = app.open("/#/settings", wait="[data-testid=settings-form]")
+    # Every settings panel names itself on its border, as a fieldset's legend does.
+    for heading in page.evaluate(PANEL_HEADINGS):
+        assert heading is not None and abs(heading[1]) < 2, heading
+    # Counts and dates in body text use lining figures, not Raleway's old-style ones.
+    assert "lining-nums" in page.evaluate("getComputedStyle(document.body).fontVariantNumeric")
+    # A playbook's textarea is padded like the inputs (checked on the edit, which is then cancelled).
+    page = app.open("/#/evolution", wait="[data-testid=evo-playbook]")
+    book = page.get_by_test_id("evo-playbook").first
+    book.get_by_role("button", name="Edit").click()
+    pad = book.locator("textarea").evaluate("e => parseFloat(getComputedStyle(e).paddingLeft)")
+    assert pad >= 8, pad
+    book.get_by_role("button", name="Cancel").click()
+    # The native file button in dark mode wears the page's colours and type.
+    dark = make_app(own_server, size="phone", scheme="dark")
+    page = dark.open("/#/import", wait="input[type=file]")
+    button, body = page.evaluate("""() => {
+      const b = getComputedStyle(document.querySelector('input[type=file]'), '::file-selector-button');
+      const s = getComputedStyle(document.body);
+      return [[b.backgroundColor, b.color, b.fontFamily], [s.color, s.fontFamily]];
+    }""")
+    assert button[1] == body[0] and button[2] == body[1], (button, body)
+    assert button[0] not in ("rgb(239, 239, 239)", "rgba(0, 0, 0, 0)"), button
