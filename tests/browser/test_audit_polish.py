@@ -145,3 +145,31 @@ def test_d16_forgetting_is_red_links_its_purge_guide_and_back_does_not_404(
     page.wait_for_timeout(500)
     assert sid not in page.url
     assert requests == ["DELETE"], requests
+
+
+def test_d24_each_thing_is_asked_for_once_and_a_bad_address_says_what_it_is(
+    make_app: Any, demo_server: Server
+) -> None:
+    app = make_app(demo_server, size="phone")
+    asked: list[str] = []
+    app.page.on("request", lambda r: "/api/" in r.url and asked.append(r.url.split("/api/", 1)[1]))
+    page = app.open(wait="[data-testid=briefing]")
+    expect(page.get_by_test_id("demo-badge")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert [a for a in asked if a.startswith("demo/personas")] == ["demo/personas"], asked
+    # A slice that does not exist: asked for once (one 404), and said so.
+    missing = "2020-01-01-0000"
+    app.problems.allow(f"/api/slices/{missing}")
+    page.evaluate(f"location.hash = '#/slice/{missing}'")
+    expect(page.get_by_role("alert")).to_contain_text("This slice doesn't exist")
+    page.wait_for_load_state("networkidle")
+    assert asked.count(f"slices/{missing}") == 1, asked
+    # An address that is no view of the page opens now, not a missing slice.
+    page.evaluate("location.hash = '#/nonsense'")
+    expect(page.get_by_test_id("briefing")).to_be_visible()
+    expect(page.get_by_text("This slice doesn't exist")).to_have_count(0)
+    # A persona link naming no persona: the notice, and no 400 in the console (the fixture fails
+    # the test on any HTTP error it was not told to expect).
+    other = make_app(demo_server, size="phone")
+    page = other.open("/?persona=nobody", wait="[data-testid=persona-notice]")
+    expect(page.get_by_test_id("persona-notice")).to_contain_text("no demo persona called “nobody”")
