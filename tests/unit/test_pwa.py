@@ -74,6 +74,13 @@ def test_d29_the_manifest_has_what_an_installed_app_is_expected_to_have() -> Non
         view = url.split("#/", 1)[1]
         assert f'head === "{view}"' in app_data, view
         assert all((WEB / icon["src"]).is_file() for icon in shortcut.get("icons", []))
+    # Screenshots for the richer install sheet: one narrow, one wide, at the sizes they say.
+    assert {s["form_factor"] for s in manifest["screenshots"]} == {"narrow", "wide"}
+    for shot in manifest["screenshots"]:
+        with Image.open(WEB / shot["src"]) as img:
+            assert f"{img.width}x{img.height}" == shot["sizes"], shot
+            assert shot["type"] == Image.MIME[img.format]
+        assert shot["label"]
     # The browser's bar follows the colour scheme (the manifest has one theme colour only): the
     # dark one first, as the first <meta> that matches wins.
     index = (WEB / "index.html").read_text(encoding="utf-8")
