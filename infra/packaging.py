@@ -20,8 +20,9 @@ APP_PACKAGES = ("core", "functions", "identity")
 # A demo stage's personas (read-only at run time); their `source/` folders only build them.
 SAMPLE_DIR = "sample"
 _SAMPLE_SKIP = shutil.ignore_patterns("source", "README.md", "__pycache__", ".gitkeep", ".DS_Store")
-# Documents the API serves (`GET /api/help/models`, the page's model set-up link).
-APP_DOCS = ("docs/MODELS.md",)
+# Documents the API serves (`GET /api/help/models` and `/api/help/forget`: the page's model set-up
+# link and the forget dialog's guide to purging history).
+APP_DOCS = ("docs/MODELS.md", "docs/FORGET.md")
 _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".gitkeep", ".DS_Store")
 
 

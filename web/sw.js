@@ -78,6 +78,7 @@ const SHELL = [
   "app/settings.js",
   "app/shortcuts.js",
   "app/slice-actions.js",
+  "app/slice-dialogs.js",
   "app/slice-view.js",
   "app/travel.js",
   "app/wheel-toolbar.js",

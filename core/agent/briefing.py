@@ -6,6 +6,7 @@ those hold — never a placeholder. An empty memory gives an empty briefing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -21,6 +22,7 @@ from core.memory.slice.model import Turn
 from core.memory.slice.slicer import fallback_opening, opening_line
 from core.memory.slice.view import read_slice_detail
 from core.reltime import local_date_key, normalize_locale
+from core.search.tokenize import tokenize
 from core.text import js_trim, utf16_len, utf16_slice
 
 MAX_LOOPS = 4
@@ -110,12 +112,34 @@ def _quoted(opening: str) -> str:
     return f"“{opening}”" if opening else ""
 
 
-def _topic(s: CatalogEntry, openings: Mapping[str, str]) -> str:
-    """What the slice was about: its own topic, else the user's opening words, quoted."""
+def _topic(s: CatalogEntry, openings: Mapping[str, str], quote: bool = True) -> str:
+    """What the slice was about: its own topic, else the user's opening words — quoted, except in
+    a chip's label, whose 30 characters are better spent on the words than on a quote left open
+    where the label is cut."""
     own = _own_topic(s)
     if own:
         return own
-    return _quoted(fallback_opening(js_trim(s.focus)) or openings.get(s.id, ""))
+    opening = fallback_opening(js_trim(s.focus)) or openings.get(s.id, "")
+    return _quoted(opening) if quote else js_trim(opening)
+
+
+# A topic that already says "talking about …" would read "Talk about talking about …" in a chip.
+_TALK_LEAD = {
+    "en": re.compile(
+        r"^(?:(?:a |the )?(?:chat|talk|conversation|discussion)s? (?:about|on|of) |"
+        r"(?:talk(?:ing|ed)?|chat(?:ting|ted)?|discuss(?:ing|ed)?|thinking|thought)"
+        r" (?:about |over |through )?)",
+        re.IGNORECASE,
+    ),
+    "zh": re.compile(r"^(?:聊聊|聊一聊|谈谈|谈一谈|讨论了?|关于)[：:，, ]?"),
+}
+
+
+def _without_talk(topic: str, locale: str) -> str:
+    """`topic` without a lead that repeats the chip's own verb; the topic whole when that is all
+    it says."""
+    rest = js_trim(_TALK_LEAD[locale].sub("", topic, count=1))
+    return rest or topic
 
 
 def _last_topic(slices: Sequence[CatalogEntry], openings: Mapping[str, str]) -> CatalogEntry | None:
@@ -135,25 +159,43 @@ def _mid_sentence(topic: str, locale: str) -> str:
     return topic
 
 
-def _dedupe_add(out: list[str], seen: set[str], item: str) -> None:
-    key = " ".join(item.lower().split())
-    if key and key not in seen and len(out) < MAX_LOOPS:
-        seen.add(key)
-        out.append(js_trim(item))
+def _same_loop(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two loops are one when every term of the shorter (two at least) is in the longer: "Book the
+    flights to Chengdu" and "Book the Chengdu flights with Leo on Saturday" (stems, stopwords
+    dropped, CJK as character pairs — the search index's terms)."""
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    return len(short) >= 2 and short <= long_
+
+
+def _dedupe_add(
+    out: list[str], seen: list[tuple[str, frozenset[str]]], item: str, shown: str | None = None
+) -> None:
+    """Add `shown` (else `item`) unless a loop already added says the same as `item`, word for
+    word or in fewer words; the first, newer one is kept."""
+    text = " ".join(item.lower().split())
+    if not text or len(out) >= MAX_LOOPS:
+        return
+    terms = frozenset(tokenize(text))
+    if any(text == other or _same_loop(terms, other_terms) for other, other_terms in seen):
+        return
+    seen.append((text, terms))
+    out.append(js_trim(shown if shown is not None else item))
 
 
 def open_loops(
     slices: Sequence[CatalogEntry], card: Card | None, today: str, locale: str = "en"
 ) -> list[str]:
-    """Up to four loops: the newest slice's, overdue Horizon items, then older slices' (deduplicated)."""
+    """Up to four loops: the newest slice's, overdue Horizon items, then older slices', each said
+    once (a loop that repeats an earlier one in the same or fewer words is left out)."""
     words = _WORDS[normalize_locale(locale)]
     recent = list(slices[:LOOP_SLICES])
     out: list[str] = []
-    seen: set[str] = set()
+    seen: list[tuple[str, frozenset[str]]] = []
     for loop in recent[0].open_loops if recent else []:
         _dedupe_add(out, seen, loop)
     for item in overdue_horizon(card.horizon, today) if card else []:
-        _dedupe_add(out, seen, words["overdue"].format(text=js_trim(item.text), by=item.by))
+        # Compared by its words, not by the date added to them.
+        _dedupe_add(out, seen, item.text, words["overdue"].format(text=js_trim(item.text), by=item.by))
     for s in recent[1:]:
         for loop in s.open_loops:
             _dedupe_add(out, seen, loop)
@@ -173,11 +215,10 @@ def suggestions(
     known = openings or {}
     out: list[Suggestion] = []
     if last is not None:
-        focus = _topic(last, known)
         out.append(
             Suggestion(
-                shorten(words["continue_label"].format(focus=focus)),
-                words["continue_prompt"].format(focus=focus),
+                shorten(words["continue_label"].format(focus=_topic(last, known, quote=False))),
+                words["continue_prompt"].format(focus=_topic(last, known)),
             )
         )
     if has_loops:
@@ -188,10 +229,11 @@ def suggestions(
     )
     if other is not None:
         focus = _own_topic(other)
+        subject = _without_talk(focus, lang)
         out.append(
             Suggestion(
-                shorten(words["talk_label"].format(focus=_mid_sentence(focus, lang))),
-                words["talk_prompt"].format(focus=focus),
+                shorten(words["talk_label"].format(focus=_mid_sentence(subject, lang))),
+                words["talk_prompt"].format(focus=subject),
             )
         )
     return out

@@ -1,5 +1,5 @@
 """Settings and models: `GET/PATCH /api/config` (memory/user/config.json), `GET /api/models`, and
-`GET /api/help/models` (the model set-up guide the page's notice links to)."""
+`GET /api/help/{models,forget}` (the model set-up and purge guides the page shows)."""
 
 from __future__ import annotations
 
@@ -18,16 +18,21 @@ from functions.deps import REPO_ROOT, Deps
 from functions.models_json import models_json
 
 router = APIRouter(tags=["settings"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
-MODELS_GUIDE = REPO_ROOT / "docs" / "MODELS.md"
+# The guides the page shows in a dialog, by name: `GET /api/help/{name}`.
+GUIDES = {"models": REPO_ROOT / "docs" / "MODELS.md", "forget": REPO_ROOT / "docs" / "FORGET.md"}
 
 
-@router.get("/api/help/models", response_class=PlainTextResponse)
-def get_models_guide() -> PlainTextResponse:
-    """How to configure a model provider (docs/MODELS.md), as plain text."""
+@router.get("/api/help/{name}", response_class=PlainTextResponse)
+def get_guide(name: str) -> PlainTextResponse:
+    """A guide as plain text: `models` (docs/MODELS.md, how to configure a model provider) or
+    `forget` (docs/FORGET.md, how to purge what git history still holds)."""
+    path = GUIDES.get(name)
+    if path is None:
+        raise NotFound(f"There is no guide called {name!r}; there are: {', '.join(GUIDES)}.")
     try:
-        text = MODELS_GUIDE.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise NotFound("The model guide is not bundled here; see docs/MODELS.md in the repository.") from exc
+        raise NotFound(f"The guide is not bundled here; see docs/{path.name} in the repository.") from exc
     return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
 
 

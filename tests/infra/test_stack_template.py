@@ -304,7 +304,7 @@ def test_evolve_now_invokes_the_maintenance_alias_once(resources: dict[str, Any]
 def test_the_function_asset_holds_only_runtime_packages(synth: Synth) -> None:
     staged = synth.outdir / "build" / "app"
     assert sorted(p.name for p in staged.iterdir()) == ["core", "docs", "functions", "identity"]
-    assert sorted(p.name for p in (staged / "docs").iterdir()) == ["MODELS.md"]  # /api/help/models
+    assert sorted(p.name for p in (staged / "docs").iterdir()) == ["FORGET.md", "MODELS.md"]  # /api/help/
     assert not list(staged.rglob("__pycache__"))
     cdk_import = re.compile(r"^\s*(import|from)\s+(aws_cdk|constructs|infra)\b", re.MULTILINE)
     assert not [p for p in staged.rglob("*.py") if cdk_import.search(p.read_text(encoding="utf-8"))]

@@ -56,6 +56,34 @@ def test_loops_newest_first_deduplicated_capped_with_overdue_horizon() -> None:
     ]
 
 
+def test_d28_a_loop_that_repeats_an_earlier_one_in_fewer_words_is_said_once() -> None:
+    card = parse_card(CARD_TEXT.replace("Renew the passport", "Book the flights to Chengdu"), NOW)
+    slices = [
+        _s("2026-08-10-0900", "Trip", ("Book the Chengdu flights with Leo on Saturday morning",)),
+        _s("2026-08-09-0900", "Trip", ("book flight to Chengdu", "Pack", "Pack the bags", "Call Leo")),
+    ]
+    b = build_briefing(slices, None, card, NOW, "Europe/London")
+    assert b.open_loops == [
+        "Book the Chengdu flights with Leo on Saturday morning",
+        "Pack",
+        "Pack the bags",
+        "Call Leo",
+    ]
+    # Different loops that share a word stay apart.
+    slices = [_s("2026-08-10-0900", "Trip", ("Book the flights", "Book the hotel", "订机票", "订酒店"))]
+    assert build_briefing(slices, None, None, NOW).open_loops == [
+        "Book the flights",
+        "Book the hotel",
+        "订机票",
+        "订酒店",
+    ]
+    slices = [
+        _s("2026-08-10-0900", "Trip", ("记得订成都机票",)),
+        _s("2026-08-09-0900", "Trip", ("订成都机票",)),
+    ]
+    assert build_briefing(slices, None, None, NOW).open_loops == ["记得订成都机票"]
+
+
 def test_suggestions_are_short_labels_with_full_prompts() -> None:
     long_focus = "Planning the big move to a new flat across town in September"
     slices = [_s("2026-08-10-0900", long_focus, ("x",)), _s("2026-08-09-0900", "Training for the 5K")]
@@ -78,7 +106,9 @@ def test_a_fallback_focus_is_never_shown_as_a_topic_the_openings_are_quoted() ->
     ]
     b = build_briefing(slices, None, None, NOW, openings={"2026-08-11-1100": "Where did we get to?"})
     assert b.last_topic == "“Where did we get to?”" and b.last_slice_id == "2026-08-11-1100"
-    assert [s.label for s in b.suggestions] == ["Continue: “Where did we get t…"]
+    # The label spends its 30 characters on the words, not on a quote the cut leaves open.
+    assert [s.label for s in b.suggestions] == ["Continue: Where did we get to?"]
+    assert b.suggestions[0].prompt.endswith("“Where did we get to?”")
     b = build_briefing(slices[1:], None, None, NOW)
     assert b.last_topic == "“Hello, my name is Sam”"
     assert "Opened with" not in b.suggestions[0].label
@@ -101,6 +131,24 @@ def test_talk_about_reads_mid_sentence_but_keeps_names() -> None:
     assert build_briefing(slices, None, None, NOW).suggestions[-1].label == "Talk about Alex's visit"
     slices = [_s("2026-08-10-0900", "Move"), _s("2026-08-09-0900", "NASA trip")]
     assert build_briefing(slices, None, None, NOW).suggestions[-1].label == "Talk about NASA trip"
+
+
+def test_d23_a_topic_that_already_talks_is_not_talked_about_twice() -> None:
+    for focus, label in [
+        ("Talking about deploy scripts", "Talk about deploy scripts"),
+        ("talked through the budget", "Talk about the budget"),
+        ("A chat about Leo's birthday", "Talk about Leo's birthday"),
+        ("Discussing", "Talk about discussing"),
+        ("Thinking about the thesis", "Talk about the thesis"),
+    ]:
+        slices = [_s("2026-08-10-0900", "Move"), _s("2026-08-09-0900", focus)]
+        chip = build_briefing(slices, None, None, NOW).suggestions[-1]
+        assert chip.label == label, focus
+        assert "about talk" not in chip.prompt.lower()
+    slices = [_s("2026-08-10-0900", "搬家"), _s("2026-08-09-0900", "聊聊部署脚本")]
+    assert build_briefing(slices, None, None, NOW, locale="zh").suggestions[-1].label == "聊聊：部署脚本"
+    slices = [_s("2026-08-10-0900", "搬家"), _s("2026-08-09-0900", "聊天记录")]
+    assert build_briefing(slices, None, None, NOW, locale="zh").suggestions[-1].label == "聊聊：聊天记录"
 
 
 def test_arrival_after_chatting_elsewhere_is_not_empty_and_counts_the_turns() -> None:

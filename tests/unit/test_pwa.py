@@ -56,6 +56,38 @@ def test_the_manifest_icons_exist_at_their_sizes_and_index_links_it() -> None:
     assert 'rel="manifest" href="manifest.json"' in index
 
 
+def test_d29_the_manifest_has_what_an_installed_app_is_expected_to_have() -> None:
+    from urllib.parse import urljoin
+
+    manifest = json.loads((WEB / "manifest.json").read_text(encoding="utf-8"))
+    for key in ("id", "name", "short_name", "description", "lang", "scope", "categories"):
+        assert manifest.get(key), key
+    base = "https://example.test/app/manifest.json"  # as deployed under a path
+    scope = urljoin(base, manifest["scope"])
+    assert urljoin(base, manifest["start_url"]).startswith(scope)
+    # Each shortcut opens a route of the page (web/app/app-data.js parseRoute), inside the scope.
+    app_data = (WEB / "app" / "app-data.js").read_text(encoding="utf-8")
+    assert manifest["shortcuts"]
+    for shortcut in manifest["shortcuts"]:
+        url = urljoin(base, shortcut["url"])
+        assert url.startswith(scope) and shortcut["name"], shortcut
+        view = url.split("#/", 1)[1]
+        assert f'head === "{view}"' in app_data, view
+        assert all((WEB / icon["src"]).is_file() for icon in shortcut.get("icons", []))
+    # Screenshots for the richer install sheet: one narrow, one wide, at the sizes they say.
+    assert {s["form_factor"] for s in manifest["screenshots"]} == {"narrow", "wide"}
+    for shot in manifest["screenshots"]:
+        with Image.open(WEB / shot["src"]) as img:
+            assert f"{img.width}x{img.height}" == shot["sizes"], shot
+            assert shot["type"] == Image.MIME[img.format]
+        assert shot["label"]
+    # The browser's bar follows the colour scheme (the manifest has one theme colour only): the
+    # dark one first, as the first <meta> that matches wins.
+    index = (WEB / "index.html").read_text(encoding="utf-8")
+    dark = index.find('name="theme-color" content="#0a0a0a" media="(prefers-color-scheme: dark)"')
+    assert -1 < dark < index.find('name="theme-color" content="#3d4ee6"')
+
+
 def test_the_data_cache_name_is_the_one_sign_out_forgets() -> None:
     sw = (WEB / "sw.js").read_text(encoding="utf-8")
     name = re.search(r'const DATA_CACHE = "([^"]+)"', sw)

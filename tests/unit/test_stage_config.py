@@ -64,6 +64,7 @@ def test_the_function_asset_holds_the_runtime_packages_only(tmp_path: Path) -> N
         "tests/t.py",
         "infra/i.py",
         "docs/MODELS.md",
+        "docs/FORGET.md",
         "docs/DEPLOY.md",
     ):
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -71,9 +72,10 @@ def test_the_function_asset_holds_the_runtime_packages_only(tmp_path: Path) -> N
     out = stage_app_code(tmp_path / "out", repo)
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
         "core/a.py",
+        "docs/FORGET.md",
         "docs/MODELS.md",
         "functions/b.py",
-    ], "the model guide ships for GET /api/help/models"
+    ], "the guides ship for GET /api/help/{models,forget}"
 
 
 def test_a_layer_counts_as_built_only_with_its_manifest(tmp_path: Path) -> None:

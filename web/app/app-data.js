@@ -128,13 +128,14 @@ export function useAppData(locale) {
 
 const sliceCache = new Map();
 
-/** Fetch a slice's content, reusing a copy younger than five minutes. */
+/** Fetch a slice's content, reusing a copy younger than five minutes; a slice that does not
+ * exist is asked for once too (the travel's prefetch and the view share the 404). */
 export function fetchSlice(id) {
   const hit = sliceCache.get(id);
   if (hit && Date.now() - hit.at < SLICE_TTL_MS) return hit.promise;
   const promise = api.get(`/api/slices/${id}`);
   sliceCache.set(id, { at: Date.now(), promise });
-  promise.catch(() => sliceCache.delete(id));
+  promise.catch((err) => err.status !== 404 && sliceCache.delete(id));
   return promise;
 }
 

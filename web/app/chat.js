@@ -17,9 +17,13 @@ function StagePill({ turn, t, lastEventAt }) {
   }, []);
   const s = stage(turn);
   if (!s) return null;
+  // Said by a card already (docs/UI.md, D21): the pill would repeat it.
+  const told = s === "reasoning" || (s === "preparing" && turn.items.some((it) => it.kind === "steps"));
+  const still = now - lastEventAt > STILL_WORKING_MS;
+  if (told && !still) return null;
   return html`<div class="stage-row">
-    <span class="stage-pill"><span class="pulse" aria-hidden="true"></span>${t(`stage.${s}`)}</span>
-    ${now - lastEventAt > STILL_WORKING_MS && html`<span class="muted">${t("stage.still")}</span>`}
+    ${!told && html`<span class="stage-pill" data-testid="stage-pill"><span class="pulse" aria-hidden="true"></span>${t(`stage.${s}`)}</span>`}
+    ${still && html`<span class="muted">${t("stage.still")}</span>`}
   </div>`;
 }
 
@@ -101,7 +105,8 @@ function UserMessage({ message, editable, t, onResend }) {
 function Assistant({ message, t, locale, onOpenSlice, last, onResend }) {
   const { turn } = message;
   const running = !isFinished(turn);
-  const replying = turn.items.some((it) => it.kind === "text");
+  // The answer has begun: the steps card stops naming its "Thinking" step.
+  const replying = turn.items.some((it) => /^(text|reasoning|tool)$/.test(it.kind));
   return html`<div class="msg assistant" data-testid="msg-assistant" data-status=${message.error ? "error" : turn.status}>
     ${running && !message.error && html`<${StagePill} turn=${turn} t=${t} lastEventAt=${message.lastEventAt} />`}
     ${turn.items.map(

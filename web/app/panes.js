@@ -72,7 +72,8 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
     const forgotten = (result) => {
       dropSliceCache(shown.id);
       refresh();
-      if (result.whole_slice) go("now");
+      // Replaced, not pushed: Back must not lead to the slice that is gone (a 404).
+      if (result.whole_slice) location.replace("#/");
       else fetchSlice(shown.id).then(slice.replace, () => go("now"));
     };
     return html`<${SliceView} id=${shown.id} data=${slice.data} error=${slice.error} loading=${slice.loading} t=${t}

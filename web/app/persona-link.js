@@ -30,11 +30,13 @@ export async function adoptPersonaFromUrl(loc = globalThis.location) {
   if (!found) return;
   const id = found.id;
   try {
-    const cast = await api.get(`/api/demo/personas?persona=${encodeURIComponent(id)}`);
-    if (cast && cast.personas.length > 1) rememberPersona(cast.cookie, id);
-    else setUrlNotice({ key: "persona.none", id });
-  } catch (err) {
-    setUrlNotice({ key: err && err.status === 400 ? "persona.unknown" : "persona.unchecked", id });
+    // The list, not `?persona=ID`: an unknown id is then no 400 in the console.
+    const cast = await api.get("/api/demo/personas");
+    if (!cast || cast.personas.length < 2) setUrlNotice({ key: "persona.none", id });
+    else if (cast.personas.some((p) => p.id === id)) rememberPersona(cast.cookie, id);
+    else setUrlNotice({ key: "persona.unknown", id });
+  } catch {
+    setUrlNotice({ key: "persona.unchecked", id });
   }
   globalThis.history.replaceState(globalThis.history.state, "", found.rest);
 }

@@ -59,15 +59,15 @@ function PersonaCard({ p, current, t, onPick }) {
   </li>`;
 }
 
+let personas = null; // one request for the header and the briefing (a switch reloads the page)
+
 /** The demo's personas (`GET /api/demo/personas`), or null outside a demo or with only one. */
 export function usePersonas(demo) {
   const [cast, setCast] = useState(null);
   useEffect(() => {
     if (!demo) return;
-    api
-      .get("/api/demo/personas")
-      .then((c) => setCast(c && c.personas.length > 1 ? c : null))
-      .catch(() => setCast(null));
+    personas ??= api.get("/api/demo/personas");
+    personas.then((c) => setCast(c && c.personas.length > 1 ? c : null)).catch(() => ((personas = null), setCast(null)));
   }, [demo]);
   return cast;
 }

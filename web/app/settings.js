@@ -175,13 +175,13 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
     <h1 class="page-title">${t("settings.title")}</h1>
     <p class="muted">${t("settings.subtitle")}</p>
     <${Notices} readOnly=${readOnly} demo=${Boolean(flags && flags.demo)} problems=${(config && config.problems) || []} t=${t} />
-    <section class="panel">
-      <h2 class="panel-heading">${t("settings.appearance")}</h2>
+    <fieldset class="panel">
+      <legend>${t("settings.appearance")}</legend>
       <p class="muted small">${t("settings.appearanceHint")}</p>
       <${Select} id="set-theme" label=${t("settings.theme")} value=${theme}
         options=${["light", "dark", "system"].map((v) => [v, t(`theme.${v}`)])} onChange=${onTheme} />
       <${NotifySetting} t=${t} />
-    </section>
+    </fieldset>
     <form class="settings-form" data-testid="settings-form" onSubmit=${save} novalidate>
       <fieldset class="panel">
         <legend>${t("settings.slicing")}</legend>
@@ -201,17 +201,17 @@ export function Settings({ config, models, flags, t, theme, onTheme, onConfigSav
         <span class=${`save-status ${saver.status}`} role="status">${saver.status === "failed" ? `${t("settings.failed")} ${saver.message}` : ""}</span>
       </div>
     </form>
-    <section class="panel" data-testid="export-panel">
-      <h2 class="panel-heading">${t("settings.export")}</h2>
+    <fieldset class="panel" data-testid="export-panel">
+      <legend>${t("settings.export")}</legend>
       <p class="muted small">${t("settings.exportHint")}</p>
       <a class="ghost-btn" data-testid="export-download" href="/api/export" download>
         <${Icon} name="folder" size=${14} />${t("settings.exportButton")}
       </a>
-    </section>
+    </fieldset>
     ${flags && flags.auth_required &&
-    html`<section class="panel">
-      <h2 class="panel-heading">${t("settings.session")}</h2>
+    html`<fieldset class="panel">
+      <legend>${t("settings.session")}</legend>
       <button type="button" class="ghost-btn" onClick=${onSignOut}><${Icon} name="log-out" size=${14} />${t("settings.signOut")}</button>
-    </section>`}
+    </fieldset>`}
   </div>`;
 }
