@@ -12,21 +12,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agent import outside_read, slice_tools, time_tools
+from core.agent import outside_context, outside_read, slice_tools, time_tools
 from core.agent.briefing import arrival
 from core.agent.recall.scan import BUDGET_SECONDS, RecallReport, run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.tool_context import ToolContext
 from core.clock import Clock, IdSource
-from core.errors import InvalidInput, PreviouslyError, ReadOnly
+from core.errors import InvalidInput, NotFound, PreviouslyError, ReadOnly
 from core.llm.registry import Resolution
+from core.memory.catalog.kept import kept_strands
+from core.memory.catalog.strands import find_matching
 from core.memory.config import UserConfig, load_config
 from core.memory.paths import CONFIG_JSON
 from core.memory.slice import staged_notes
 from core.memory.slice.model import parse_core_frontmatter
 from core.search import Hit
 from core.search.warm import WarmIndex
-from core.storage.base import Storage, WriteBatch
+from core.storage.base import Reader, Storage, WriteBatch
 
 MAX_K = 50
 MAX_QUERY_CHARS = 1000
@@ -120,11 +122,78 @@ class OutsideAccess:
         """The live user card."""
         return slice_tools.read_previously(self.context(), None)
 
-    def search(self, q: str, k: int = 10) -> list[Hit]:
-        """The full-text floor alone: the `k` best slices for the words of `q`."""
-        text = _query(q)
+    def search(
+        self,
+        q: str,
+        k: int = 10,
+        start: str | None = None,
+        end: str | None = None,
+        strand: str | None = None,
+    ) -> list[Hit]:
+        """The full-text floor alone: the `k` best slices for the words of `q`, only among the
+        slices whose UTC id date lies in [start, end] and that `strand` runs through (when given)."""
+        text, most = _query(q), _k(k)
+        a, b = time_tools.check_day(start, "from"), time_tools.check_day(end, "to")
+        if a and b and a > b:
+            raise InvalidInput(f"`from` ({a}) is after `to` ({b}). Swap them.")
         view = self.storage.snapshot()
-        return self.index.open(view).search(text, _k(k), self.clock.now(), self.timezone).hits
+        members = self._strand_members(view, strand) if strand and strand.strip() else None
+        if a is None and b is None and members is None:
+            return self.index.open(view).search(text, most, self.clock.now(), self.timezone).hits
+
+        def within(slice_id: str) -> bool:
+            day = slice_id[:10]
+            in_dates = (a is None or day >= a) and (b is None or day <= b)
+            return in_dates and (members is None or slice_id in members)
+
+        return self.index.open(view).search(text, most, self.clock.now(), self.timezone, within).hits
+
+    @staticmethod
+    def _strand_members(view: Reader, strand: str) -> set[str]:
+        """The slice ids a strand runs through (its name matched as the weave matches tags)."""
+        kept = kept_strands(view)
+        key = strand if strand in kept else find_matching({k: [] for k in kept}, strand)
+        if key is None:
+            names = ", ".join(list(kept)[:30]) or "(none yet)"
+            raise NotFound(f'No strand named "{strand}". Known strands: {names}')
+        return set(kept[key])
+
+    def about(self, query: str, k: int = 5, budget_tokens: int = outside_context.DEFAULT_BUDGET) -> str:
+        """Everything about `query` in one answer: recall's best slices with their summaries and
+        matching turns, inside `budget_tokens` (core/agent/outside_context.py)."""
+        outside_context.check_budget(budget_tokens)
+        report = self.recall(query, k)
+        ctx = self.context()
+
+        def material(hit: outside_context.Pointer) -> outside_context.SliceMaterial | None:
+            try:
+                _, text = slice_tools.slice_text(ctx, hit.slice_id)
+                summary = slice_tools.read_slice_summary(ctx, hit.slice_id)
+            except PreviouslyError:
+                return None
+            return outside_context.SliceMaterial(hit, summary, text)
+
+        found = f"{len(report.hits)} slice{'s' if len(report.hits) != 1 else ''}"
+        how = "a model scanned the timeline" if report.source == "worker" else "full-text search"
+        head = f'Context for "{query}": {found}, best first ({how}; confidence {report.confidence:.2f}).'
+        if report.note:
+            head += f" {report.note}"
+        if not report.hits:
+            return head + " Nothing in the memory matches; that answer is final."
+        return outside_context.gather(query, head, report.hits, material, budget_tokens)
+
+    def months(self) -> list[tuple[str, int]]:
+        """The timeline's months (`YYYY-MM`, UTC) with their slice counts, newest first."""
+        return time_tools.months(self.context())
+
+    def month(self, month: str) -> str:
+        """A month's slices as pointer lines, newest first."""
+        return time_tools.month_text(self.context(), month)
+
+    def slice_pointers(self) -> list[tuple[str, str]]:
+        """Every slice in the catalog as (id, one-line focus or summary), newest first."""
+        entries = time_tools.catalog_entries(self.context())
+        return [(e.id, e.focus or e.summary or "") for e in sorted(entries, key=lambda e: e.id, reverse=True)]
 
     def remember(self, text: str, client: str = "") -> staged_notes.Remembered:
         """Stage a note, or append it as a turn, as config.json allows; committed before returning.

@@ -6,10 +6,12 @@ import re
 from datetime import date, timedelta
 
 from core.agent.catalog_view import read_catalog, settle_before
-from core.agent.timeline_brief import brief_line, in_window
+from core.agent.slice_tools import FIND_HINT
+from core.agent.timeline_brief import brief_line, in_window, newest_first
 from core.agent.tool_context import ToolContext
 from core.clock import iso, try_parse_iso
-from core.errors import InvalidInput
+from core.errors import InvalidInput, NotFound
+from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.timeline_md import entries_of
 from core.memory.paths import SliceId
 from core.reltime import date_anchors, format_local_time, normalize_locale
@@ -19,6 +21,7 @@ from core.text import js_round
 WINDOW_DEFAULT = 20
 WINDOW_MAX = 50
 _DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
+_MONTH_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])\Z")
 
 
 def current_time(ctx: ToolContext) -> str:
@@ -71,9 +74,7 @@ def timeline_window(ctx: ToolContext, start: str | None, end: str | None, limit:
     a, b = check_day(start, "from"), check_day(end, "to")
     if a and b and a > b:
         raise InvalidInput(f"`from` ({a}) is after `to` ({b}). Swap them.")
-    now = ctx.clock.now()
-    index = settle_before(ctx.reader, read_catalog(ctx.reader, now), ctx.slice_id or "9999")
-    entries = entries_of(index or {})
+    entries = catalog_entries(ctx)
     span = f"{a or 'the beginning'} → {b or 'now'}"
     if not entries:
         return "The memory has no slices yet."
@@ -89,3 +90,31 @@ def timeline_window(ctx: ToolContext, start: str | None, end: str | None, limit:
     head = f"Timeline {span} (UTC dates of slice ids): {count}, newest first."
     lines = [brief_line(e, timezone=ctx.timezone, locale=ctx.locale, labels=labels) for e in shown]
     return "\n".join([head, "", *lines])
+
+
+def catalog_entries(ctx: ToolContext) -> list[CatalogEntry]:
+    """The timeline catalog's entries, lagging "active" ones settled from their files."""
+    index = settle_before(ctx.reader, read_catalog(ctx.reader, ctx.clock.now()), ctx.slice_id or "9999")
+    return entries_of(index or {})
+
+
+def months(ctx: ToolContext) -> list[tuple[str, int]]:
+    """Each `YYYY-MM` (UTC, from the slice ids) with how many slices it holds, newest first."""
+    counts: dict[str, int] = {}
+    for e in catalog_entries(ctx):
+        month = e.id[:7]
+        counts[month] = counts.get(month, 0) + 1
+    return sorted(counts.items(), reverse=True)
+
+
+def month_text(ctx: ToolContext, month: str) -> str:
+    """One pointer line per slice of `month` (`YYYY-MM`, UTC dates of the ids), newest first, all of them."""
+    if not _MONTH_RE.match(month or ""):
+        raise InvalidInput(f'A month looks like 2026-08 (YYYY-MM), not "{month}".')
+    picked = [e for e in newest_first(catalog_entries(ctx)) if e.id.startswith(month + "-")]
+    if not picked:
+        raise NotFound(f"There are no slices in {month}. {FIND_HINT}")
+    labels = normalize_locale(ctx.locale)
+    count = f"{len(picked)} slice{'s' if len(picked) != 1 else ''}"
+    lines = [brief_line(e, timezone=ctx.timezone, locale=ctx.locale, labels=labels) for e in picked]
+    return "\n".join([f"Timeline {month} (UTC dates of slice ids): {count}, newest first.", "", *lines])

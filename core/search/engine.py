@@ -100,18 +100,37 @@ class Engine:
         self._norm_cache: tuple[Sequence[float], Sequence[float]] | None = None
 
     def search(
-        self, question: str, k: int, now: datetime, tz: ZoneInfo, keep: Callable[[int], bool] = _always
+        self,
+        question: str,
+        k: int,
+        now: datetime,
+        tz: ZoneInfo,
+        keep: Callable[[int], bool] = _always,
+        within: Callable[[str], bool] | None = None,
     ) -> list[Hit]:
-        """The `k` best slices for `question` that `keep` accepts, best first."""
+        """The `k` best slices for `question` that `keep` accepts, best first.
+
+        `within` (a slice id test) narrows the search itself, not only its top `k`: a filter that
+        keeps few slices still gets its best ones, however low they rank over the whole memory.
+        """
         tq = parse_time(question, now, tz)
         windows = list(tq.windows) + self._anchor_windows(tq.anchors, tz)
         today = now.astimezone(tz).date()
         docs = self.corpus.live_docs()
+        allowed: set[int] | None = None
+        if within is not None:
+            ids = self.corpus.ids
+            docs = [d for d in docs if within(ids[d])]
+            allowed = kept = set(docs)
+            outer = keep
+            keep = lambda d: d in kept and outer(d)  # noqa: E731
         fits = self._fits(docs, windows, tz, today)
         # No slice lies near the dates named: the date words may be a duration told in the
         # text ("friends for 4 years"), so they count as words instead.
         terms, surface = _question_terms(question if windows and not fits else tq.rest)
         slice_scores = self._slice_scores(terms)
+        if allowed is not None:
+            slice_scores = [score if d in allowed else 0.0 for d, score in enumerate(slice_scores)]
         pool = _top(slice_scores, CANDIDATES)
         pool = list(dict.fromkeys(pool + [d for d, fit in fits.items() if fit > 0]))
         if not terms and not windows:

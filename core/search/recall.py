@@ -74,10 +74,18 @@ class OpenIndex:
     notes: list[str]
     keep: Callable[[int], bool] = lambda doc: True
 
-    def search(self, question: str, k: int, now: datetime, tz: str | None = None) -> RecallResult:
-        """Recall the `k` slices that best answer `question`, dates read against `now`."""
+    def search(
+        self,
+        question: str,
+        k: int,
+        now: datetime,
+        tz: str | None = None,
+        within: Callable[[str], bool] | None = None,
+    ) -> RecallResult:
+        """Recall the `k` slices that best answer `question`, dates read against `now`
+        (only among the slice ids `within` accepts, when given)."""
         zone_info = zone_or_utc(tz) if tz else self.default_tz
-        hits = self.engine.search(question, max(0, k), now, zone_info, self.keep)
+        hits = self.engine.search(question, max(0, k), now, zone_info, self.keep, within)
         return RecallResult(hits, list(self.notes))
 
 

@@ -13,13 +13,23 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
+import anyio
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    ToolAnnotations,
+)
+from mcp_types import Resource as MCPResource
 from pydantic import BaseModel, Field
 
-from core.agent import time_tools
+from core.agent import outside_context, time_tools
 from core.agent.outside import MAX_K, OutsideAccess
 from core.agent.outside_read import OutsideRange
 from core.agent.recall.scan import RecallReport
@@ -31,7 +41,8 @@ INSTRUCTIONS = (
     "Previously is the user's episodic memory: their past conversations, kept as slices (one "
     "conversation each, id YYYY-MM-DD-HHMM, the UTC minute it began), and a user card. Start with "
     "`recall` (or `search` for exact words), check a hit with `read_slice_summary`, then quote from "
-    "`read_slice`. `timeline_window` orients by date; `read_card` says who the user is."
+    "`read_slice`; `context` does all three in one call within a token budget. `briefing` catches "
+    "you up on arrival, `timeline_window` orients by date, `read_card` says who the user is."
 )
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
@@ -170,13 +181,23 @@ def _tools(access: OutsideAccess) -> list[Tool]:
         return access.read_card()
 
     @translated
-    def search(q: Query, k: K = 10) -> SearchOut:
-        """Full-text search over every slice's words (and the dates a question names), best first.
-        Deterministic and fast; use recall for questions that need judgement."""
-        hits = access.search(q, k)
-        return SearchOut(
-            hits=[HitOut(slice_id=h.slice_id, relevance=h.relevance, reason=h.reason) for h in hits]
-        )
+    def context(
+        query: Query,
+        k: Annotated[int, Field(ge=1, le=20, description="how many slices at most (1–20)")] = 5,
+        budget_tokens: Annotated[
+            int,
+            Field(
+                ge=outside_context.MIN_BUDGET,
+                le=outside_context.MAX_BUDGET,
+                description="the most the answer may cost you, in tokens (about 4 characters each)",
+            ),
+        ] = outside_context.DEFAULT_BUDGET,
+    ) -> str:
+        """Everything the memory holds about something, in one answer: recall's best slices, each
+        with its summary and the turns that match the question word for word, best first, cut to
+        `budget_tokens`. Slices that did not fit are named. Cost: recall (one worker model call
+        when a model is configured, else a search) plus one file read per slice shown."""
+        return access.about(query, k, budget_tokens)
 
     @translated
     def remember(
@@ -192,7 +213,9 @@ def _tools(access: OutsideAccess) -> list[Tool]:
 
     tools = [Tool.from_function(fn, annotations=READ) for fn in (recall, read_slice, read_slice_summary)]
     tools.append(_window_tool(access))
-    tools += [Tool.from_function(fn, annotations=READ) for fn in (briefing, read_card, search)]
+    tools += [Tool.from_function(fn, annotations=READ) for fn in (briefing, read_card)]
+    tools.append(_search_tool(access))
+    tools.append(Tool.from_function(context, annotations=READ))
     tools.append(Tool.from_function(remember, annotations=WRITE))
     return tools
 
@@ -219,6 +242,37 @@ def _window_tool(access: OutsideAccess) -> Tool:
     return tool.model_copy(update={"fn": call})
 
 
+def _search_tool(access: OutsideAccess) -> Tool:
+    """`search(q, k?, from?, to?, strand?)`; `from` is a Python keyword, so its wire name is an alias."""
+
+    def search(
+        q: Query,
+        k: K = 10,
+        start: Annotated[Day, Field(alias="from", description="only slices from this UTC date on")] = None,
+        to: Annotated[Day, Field(description="only slices up to this UTC date (inclusive)")] = None,
+        strand: Annotated[
+            str | None,
+            Field(max_length=200, description="only slices this strand (a topic tag) runs through"),
+        ] = None,
+    ) -> SearchOut:
+        """Full-text search over every slice's words (and the dates a question names), best first,
+        optionally only between two UTC dates (`from`, `to`) or along one strand. Deterministic and
+        fast, no model; use recall for questions that need judgement."""
+        hits = access.search(q, k, start, to, strand)
+        return SearchOut(
+            hits=[HitOut(slice_id=h.slice_id, relevance=h.relevance, reason=h.reason) for h in hits]
+        )
+
+    tool = Tool.from_function(search, annotations=READ)
+
+    @translated
+    def call(**kwargs: Any) -> SearchOut:
+        got = kwargs.get
+        return search(kwargs["q"], got("k", 10), got("from"), got("to"), got("strand"))
+
+    return tool.model_copy(update={"fn": call})
+
+
 def _resources(server: MCPServer, access: OutsideAccess) -> None:
     def resource_errors(fn: Callable[[], str]) -> str:
         try:
@@ -238,11 +292,92 @@ def _resources(server: MCPServer, access: OutsideAccess) -> None:
         """One slice's conversation (Markdown), turn headers with their times."""
         return resource_errors(lambda: access.read_slice(slice_id))
 
+    @server.resource("previously://timeline", name="timeline", mime_type="text/plain")
+    def timeline() -> str:
+        """The timeline's months, newest first, with how many slices each holds."""
+        return resource_errors(lambda: months_text(access.months()))
+
+    @server.resource("previously://timeline/{month}", name="timeline-month", mime_type="text/plain")
+    def timeline_month(month: str) -> str:
+        """One month (YYYY-MM, the UTC dates of slice ids): a pointer line per slice, newest first."""
+        return resource_errors(lambda: access.month(month))
+
+
+def months_text(months: list[tuple[str, int]]) -> str:
+    """The month index as lines a reader can follow (each month is a resource of its own)."""
+    if not months:
+        return "The memory has no slices yet."
+    lines = [f"{m}: {n} slice{'s' if n != 1 else ''} — previously://timeline/{m}" for m, n in months]
+    return "\n".join(["Months of the timeline (UTC dates of slice ids), newest first:", "", *lines])
+
+
+class PreviouslyServer(MCPServer):
+    """The SDK's server, with every slice and month listed as a resource (in pages).
+
+    The SDK lists only resources registered one by one; a memory's slices change with every
+    conversation, so the list is made from the catalog when a client asks, `PAGE` at a time
+    (the request's cursor is the offset), newest first.
+    """
+
+    PAGE = 200
+
+    def __init__(self, access: OutsideAccess, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.access = access
+
+    async def _handle_list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        start = _cursor(params.cursor if params else None)
+        fixed = await self.list_resources() if start == 0 else []
+        try:
+            listed = await anyio.to_thread.run_sync(self._memory_resources)
+        except PreviouslyError as exc:
+            raise MCPError(code=INTERNAL_ERROR, message=mcp_names(str(exc))) from exc
+        page = listed[start : start + self.PAGE]
+        after = start + self.PAGE
+        cursor = str(after) if after < len(listed) else None
+        return ListResourcesResult(resources=fixed + page, next_cursor=cursor)
+
+    def _memory_resources(self) -> list[MCPResource]:
+        months = [
+            MCPResource(
+                uri=f"previously://timeline/{m}",
+                name=f"timeline-{m}",
+                title=f"Timeline {m}",
+                description=f"{n} slice{'s' if n != 1 else ''}",
+                mime_type="text/plain",
+            )
+            for m, n in self.access.months()
+        ]
+        slices = [
+            MCPResource(
+                uri=f"previously://slice/{sid}",
+                name=f"slice-{sid}",
+                title=f"Slice {sid}",
+                description=line[:200] or None,
+                mime_type="text/markdown",
+            )
+            for sid, line in self.access.slice_pointers()
+        ]
+        return months + slices
+
+
+def _cursor(cursor: str | None) -> int:
+    """The offset a list cursor stands for; a cursor this server did not hand out is an error."""
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or len(cursor) > 9:
+        message = f"Unknown cursor {cursor[:40]!r}: list again from the start."
+        raise MCPError(code=INVALID_PARAMS, message=message)
+    return int(cursor)
+
 
 def build_server(access: OutsideAccess, version: str = "") -> MCPServer:
     """The MCP server over `access` (tools and resources; transport chosen by the caller)."""
-    server: MCPServer = MCPServer(
-        NAME,
+    server = PreviouslyServer(
+        access,
+        name=NAME,
         title="Previously",
         instructions=INSTRUCTIONS,
         version=version,

@@ -51,6 +51,7 @@ TOOLS = [
     "briefing",
     "read_card",
     "search",
+    "context",
     "remember",
 ]
 KEY = "mcp test key, long and random enough"
