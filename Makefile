@@ -17,6 +17,7 @@ setup-runtime: uv  ## runtime dependencies only (what `make run` needs)
 setup: uv  ## everything: runtime, dev, infra groups, the test browser
 	$(UV) sync --frozen --all-groups
 	./scripts/install-system-deps
+	cd tests/contract/mcp_js && npm ci --no-audit --no-fund --loglevel=error  # the MCP TypeScript client check
 
 run: setup-runtime  ## the main job: the local server on ./memory-data (http://127.0.0.1:8000)
 	$(VENV)/bin/previously serve --port $(PORT)
