@@ -151,7 +151,8 @@ def _tools(access: OutsideAccess) -> list[Tool]:
     def recall(query: Query, k: K = 10) -> RecallOut:
         """Search the user's whole past for conversations about something. Returns pointers (slice
         id, relevance 0–1, reason) best first and the slices to read first. An empty result is
-        final. Then open the slices that matter with read_slice_summary or read_slice."""
+        final. Then open the slices that matter with read_slice_summary or read_slice. Cost: one
+        worker model call when a model is configured (seconds), else a full-text search."""
         return recall_out(access.recall(query, k))
 
     @translated
@@ -166,7 +167,8 @@ def _tools(access: OutsideAccess) -> list[Tool]:
     @translated
     def read_slice_summary(slice_id: SliceIdArg) -> str:
         """A slice's summary only: when it ran, turns, focus, summary, tags, tone, open loops,
-        decisions. The cheapest check of whether a slice is worth opening."""
+        decisions. The cheapest check of whether a slice is worth opening. Cost: one file read, no
+        model."""
         return access.read_slice_summary(slice_id)
 
     @translated
@@ -177,7 +179,8 @@ def _tools(access: OutsideAccess) -> list[Tool]:
 
     @translated
     def read_card() -> str:
-        """The user card: what Previously has learned about the user (who they are, what matters)."""
+        """The user card: what Previously has learned about the user (who they are, what matters).
+        Cost: one file read, no model."""
         return access.read_card()
 
     @translated
@@ -208,7 +211,8 @@ def _tools(access: OutsideAccess) -> list[Tool]:
     ) -> str:
         """Ask the user's memory to keep a note (a fact, a decision, something the user said). Only
         when the owner allows it: the note waits for their acceptance, or joins the open conversation
-        as a turn marked with where it came from. Refused when writes are off."""
+        as a turn marked with where it came from. Refused when writes are off. Cost: one commit to
+        the memory (when allowed)."""
         return remembered_text(access.remember(text, client_name(ctx)))
 
     tools = [Tool.from_function(fn, annotations=READ) for fn in (recall, read_slice, read_slice_summary)]
@@ -229,7 +233,8 @@ def _window_tool(access: OutsideAccess) -> Tool:
         limit: Annotated[int, Field(ge=1, le=time_tools.WINDOW_MAX, description="at most 50")] = 20,
     ) -> str:
         """Pointer lines for the slices between two dates (the UTC dates of their ids), newest first:
-        id, local date, focus or summary, turns, tone, tags. Use it to orient by time or find an id."""
+        id, local date, focus or summary, turns, tone, tags. Use it to orient by time or find an id.
+        Cost: the catalog, no model."""
         return access.timeline_window(start, to, limit)
 
     tool = Tool.from_function(timeline_window, annotations=READ)
@@ -257,7 +262,7 @@ def _search_tool(access: OutsideAccess) -> Tool:
     ) -> SearchOut:
         """Full-text search over every slice's words (and the dates a question names), best first,
         optionally only between two UTC dates (`from`, `to`) or along one strand. Deterministic and
-        fast, no model; use recall for questions that need judgement."""
+        fast; use recall for questions that need judgement. Cost: the full-text index, no model."""
         hits = access.search(q, k, start, to, strand)
         return SearchOut(
             hits=[HitOut(slice_id=h.slice_id, relevance=h.relevance, reason=h.reason) for h in hits]

@@ -198,3 +198,12 @@ def test_the_resource_list_comes_in_pages_with_a_cursor(monkeypatch: pytest.Monk
     seen, err = run(go)
     assert len(seen) == len(set(seen)) == 2 + 4 + len(SAMPLE)  # card, timeline; months; slices
     assert "list again from the start" in str(err)
+
+
+def test_every_tool_says_what_it_costs() -> None:
+    async def go(c: Client) -> dict[str, str]:
+        return {t.name: t.description or "" for t in (await c.list_tools()).tools}
+
+    described = run(go)
+    assert len(described) == 9
+    assert [name for name, text in described.items() if "Cost:" not in text] == []
