@@ -67,8 +67,10 @@ def claude_instructions(archive: zipfile.ZipFile) -> tuple[list[Instruction], Re
         if _text(p.prompt_template)
     ]
     users = _json_member(archive, "users.json", found)
-    for user in users if isinstance(users, list) else [users]:
-        if isinstance(user, dict):
+    for i, user in enumerate(users if isinstance(users, list) else [] if users is None else [users]):
+        if not isinstance(user, dict):
+            found.skip(f"users.json[{i}]", "the account", "it is not an object; no profile text was read")
+        else:
             instructions += [
                 Instruction(f"Claude export, your {key.replace('_', ' ')}", user[key])
                 for key in PROFILE_KEYS

@@ -223,6 +223,12 @@ def _place_projects(plan: ImportPlan) -> None:
         mine = next((s for s in plan.slices if s.key.startswith(project.key)), None)
         if mine is not None:
             project.slice_id, project.action = mine.slice_id, mine.action
+        if project.action == "kept":
+            why = (
+                f"slice {project.slice_id} holds an earlier version of it and is kept as it is; "
+                "what the export has new there (documents included) is not imported"
+            )
+            plan.skipped.append(Skipped(project.project, "the project's new texts and documents", why))
 
 
 def check_round_trip(part: Part) -> None:

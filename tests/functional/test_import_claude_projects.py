@@ -200,3 +200,33 @@ def test_the_page_preview_lists_projects_documents_card_lines_and_skips(tmp_path
     last = json.loads(done.text.splitlines()[-1])
     assert last["type"] == "done" and "2024-05-01-1000" in last["imported"], last
     assert "Tomatoes go in first." in env.storage.files[CARD]  # type: ignore[attr-defined]
+
+
+def test_a_project_changed_in_a_newer_export_keeps_its_slice_and_says_what_is_not_imported(
+    tmp_path: Path,
+) -> None:
+    storage = InMemoryStorage()
+    first = ExportFile(_zip(tmp_path), "claude")
+    apply_plan(first, preview(first, storage), storage, CLOCK)
+    before = dict(storage.files)
+    grown = json.loads(json.dumps(PROJECTS))
+    grown[0]["docs"].append({"uuid": "d4", "filename": "later.md", "content": "Added later."})
+    newer = ExportFile(_zip(tmp_path, grown, name="newer.zip"), "claude")
+    plan = preview(newer, storage)
+    assert plan.projects[0].action == "kept" and plan.writes == 0
+    [note] = [str(s) for s in plan.skipped if "earlier version" in s.why]
+    assert note.startswith(
+        "'Garden' (project-p-garden): the project's new texts and documents — slice 2024-05-01-1000"
+    )
+    apply_plan(newer, plan, storage, CLOCK)
+    assert storage.files == before, "the slice as it was is never overwritten"
+
+
+def test_a_users_entry_that_is_not_an_object_is_listed(tmp_path: Path) -> None:
+    extra = {"users.json": b'["someone", {"conversation_preferences": "Short answers."}]'}
+    export = ExportFile(write_zip(tmp_path / "u.zip", claude_corpus()[0], extra), "claude")
+    plan = preview(export, InMemoryStorage())
+    assert plan.card_lines == ["From the Claude export, your conversation preferences: Short answers."]
+    assert "users.json[0]: the account — it is not an object; no profile text was read" in [
+        str(s) for s in plan.skipped
+    ]
