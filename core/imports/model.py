@@ -56,13 +56,15 @@ class Attachment:
     message_id: str
     name: str
     text: str
+    key: str = ""  # tells apart files of one message that share a name (a project's documents)
 
     @property
     def file_name(self) -> str:
-        """Its file in the slice's `attachments/` folder: unique per message and name, safe to write."""
+        """Its file in the slice's `attachments/` folder: unique per message, name and key, safe to write."""
         safe = _UNSAFE_RE.sub("_", self.name).strip("._")[:80] or "file"
         ext = "" if safe.lower().endswith((".txt", ".md")) else ".txt"
-        return f"{stable_id(self.message_id, self.name)}-{safe}{ext}"
+        parts = (self.message_id, self.name, self.key) if self.key else (self.message_id, self.name)
+        return f"{stable_id(*parts)}-{safe}{ext}"
 
     @property
     def link(self) -> str:
@@ -107,6 +109,7 @@ class Conversation:
     attachments: list[Attachment] = field(default_factory=list)
     pictures: list[Picture] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    kind: str = "conversation"  # or "project": a Claude project's texts and documents
 
     @property
     def label(self) -> str:

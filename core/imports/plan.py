@@ -61,6 +61,25 @@ class PlannedSlice:
 
 
 @dataclass
+class PlannedProject:
+    """A Claude project of the export: the slice holding its texts, and its documents."""
+
+    project: str
+    key: str  # the start of its slice's key: tool and conversation id
+    documents: int
+    slice_id: str = ""
+    action: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "documents": self.documents,
+            "slice_id": self.slice_id,
+            "action": self.action,
+        }
+
+
+@dataclass
 class ImportPlan:
     """What importing one export would create, change and skip."""
 
@@ -76,6 +95,8 @@ class ImportPlan:
     skipped: list[Skipped] = field(default_factory=list)
     # The export's instructions / profile text, as the lines accepting adds to the card's Unsorted.
     card_lines: list[str] = field(default_factory=list)
+    projects: list[PlannedProject] = field(default_factory=list)
+    memory_lines: int = 0  # lines of the export's memories (those not on the card yet are card_lines)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -124,6 +145,9 @@ class ImportPlan:
             "planned": [s.as_dict() for s in self.slices[:limit]],
             "planned_total": len(self.slices),
             "card_lines": self.card_lines,
+            "projects": [p.as_dict() for p in self.projects],
+            "documents": sum(p.documents for p in self.projects),
+            "memory_lines": self.memory_lines,
             "skipped": [str(s) for s in self.skipped[:PREVIEW_SKIPPED]],
             "skipped_total": len(self.skipped),
             "skipped_reasons": dict(sorted(reasons.items())),
@@ -161,9 +185,13 @@ def plan_import(
     for conv in export.conversations():
         if deadline is not None:
             deadline.check(export.name)
-        plan.conversations += 1
-        plan.messages += len(conv.messages)
-        plan.attachments += len(conv.attachments)
+        if conv.kind == "project":
+            key = f"{conv.tool}|{conv.conversation_id}|"
+            plan.projects.append(PlannedProject(conv.label, key, len(conv.attachments)))
+        else:
+            plan.conversations += 1
+            plan.messages += len(conv.messages)
+            plan.attachments += len(conv.attachments)
         plan.images += sum(1 for p in conv.pictures if p.image is not None)
         plan.asides += sum(len(a.messages) for a in conv.asides)
         plan.skipped.extend(conv.skipped)
@@ -181,10 +209,26 @@ def plan_import(
             progress("read", plan.conversations, None)
     _check_unique(found)
     plan.slices = allocate(found, reader)
-    instructions, problems = export.instructions()
-    plan.card_lines = new_card_lines(reader, instructions)
-    plan.skipped += [Skipped(export.name, "instructions", why) for why in problems]
+    _place_projects(plan)
+    instructions, extras = export.instructions()
+    plan.memory_lines = len(extras.memories)
+    plan.card_lines, refused = new_card_lines(reader, instructions)
+    plan.skipped += extras.skipped + refused
     return plan
+
+
+def _place_projects(plan: ImportPlan) -> None:
+    """Each project named with the slice that holds it (its first, for one cut in pieces)."""
+    for project in plan.projects:
+        mine = next((s for s in plan.slices if s.key.startswith(project.key)), None)
+        if mine is not None:
+            project.slice_id, project.action = mine.slice_id, mine.action
+        if project.action == "kept":
+            why = (
+                f"slice {project.slice_id} holds an earlier version of it and is kept as it is; "
+                "what the export has new there (documents included) is not imported"
+            )
+            plan.skipped.append(Skipped(project.project, "the project's new texts and documents", why))
 
 
 def check_round_trip(part: Part) -> None:

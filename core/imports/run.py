@@ -89,7 +89,7 @@ def apply_plan(
                 _commit(chunk, plan, report)
                 chunk = _Chunk(WriteBatch.open(storage))
         if progress:
-            progress("write", done, plan.conversations)
+            progress("write", done, plan.conversations + len(plan.projects))
     # The export's instructions go onto the card (Unsorted) in the last commit, after the slices.
     report.card_lines = (
         len(plan.card_lines) if queue_card_lines(chunk.batch, plan.card_lines, clock.now(), plan.tool) else 0

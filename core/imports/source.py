@@ -1,5 +1,7 @@
 """Opening an export as downloaded — a `.zip` or the JSON/Markdown file itself — as conversations.
 
+A Claude zip's projects (`projects.json`) follow its conversations, one conversation each.
+
 The file is read again for each pass (preview, then write), so nothing but one conversation at a
 time is held in memory. A ChatGPT or Claude conversation's images are read from the zip one at a
 time and re-encoded as chat attachments are; one that cannot be is skipped with the reason.
@@ -18,7 +20,8 @@ from typing import TextIO
 from core.errors import InvalidInput, TooLarge
 from core.imports import chatgpt, claude, simple
 from core.imports.bounds import open_archive, open_member
-from core.imports.instructions import Instruction, claude_instructions
+from core.imports.claude_projects import Read, project_conversation
+from core.imports.instructions import Instruction, claude_instructions, claude_projects
 from core.imports.model import Conversation, Picture
 from core.imports.stream import iter_json_array
 from core.media.images import MAX_UPLOAD, Upload, prepare_image
@@ -60,17 +63,20 @@ class ExportFile:
                     if archive is not None:
                         _load_pictures(conv, archive)
                     yield conv
+                # Then each project (projects.json) as one slice holding its texts and documents.
+                for project in claude_projects(archive) if archive is not None else []:
+                    yield project_conversation(project)
             elif self.fmt == "jsonl":
                 yield from simple.read_jsonl(_text_lines(stream, self.name), self.name)
             else:
                 lines = _text_lines(stream, self.name)
                 yield from simple.read_markdown(lines, self.name, Path(self.name).stem)
 
-    def instructions(self) -> tuple[list[Instruction], list[str]]:
-        """The export's custom instructions and profile text (a Claude zip's), and what could not
-        be read; nothing for the other formats or a bare conversations.json."""
+    def instructions(self) -> tuple[list[Instruction], Read]:
+        """The export's custom instructions, profile text and memories (a Claude zip's), and what
+        its extra files held or left out; nothing for the other formats or a bare conversations.json."""
         if self.fmt != "claude" or not zipfile.is_zipfile(self.path):
-            return [], []
+            return [], Read()
         with open_archive(self.path, self.name) as archive:
             return claude_instructions(archive)
 

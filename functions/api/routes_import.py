@@ -63,6 +63,10 @@ class ImportPreview(BaseModel):
     writes: int
     planned: list[dict[str, Any]]
     planned_total: int
+    card_lines: list[str]
+    projects: list[dict[str, Any]]
+    documents: int
+    memory_lines: int
     skipped: list[str]
     skipped_total: int
     skipped_reasons: dict[str, int]

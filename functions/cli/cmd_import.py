@@ -77,6 +77,11 @@ def import_(
         f"{export.name} → {label}: {len(report.imported)} slices imported, {len(report.extended)} extended "
         f"({plan.conversations} conversations, {report.commits} commits)"
     )
+    if plan.projects:
+        documents = sum(p.documents for p in plan.projects)
+        typer.echo(f"  projects: {len(plan.projects)}, {documents} documents kept beside their slices")
+    if report.card_lines:
+        typer.echo(f"  card: {report.card_lines} lines added to its Unsorted section")
     echo_list("Already imported (unchanged)", report.unchanged)
     echo_list("Kept as they are (they differ from the export)", report.kept_existing)
     echo_list("Skipped", [str(s) for s in plan.skipped])
@@ -113,7 +118,12 @@ def _show_plan(plan: ImportPlan, label: str, json_out: bool, dry_run: bool) -> N
         typer.echo(f"  from {plan.first} to {plan.last}")
     typer.echo(f"  kept aside in appendices: {plan.asides} rows; attachments kept: {plan.attachments}")
     typer.echo(f"  images stored: {plan.images}")
-    if plan.card_lines:  # the export's instructions / profile text, offered to the card
+    for project in plan.projects:  # a Claude export's projects: one slice each, documents attached
+        where = f"slice {project.slice_id} ({project.action})" if project.slice_id else "no slice"
+        typer.echo(f"  project {project.project}: {project.documents} documents → {where}")
+    if plan.memory_lines:
+        typer.echo(f"  memories: {plan.memory_lines} lines (those not on the card yet are listed below)")
+    if plan.card_lines:  # the export's instructions / profile text / memories, offered to the card
         typer.echo(f"  card: {len(plan.card_lines)} lines for its Unsorted section (sort or remove them)")
         for line in plan.card_lines:
             typer.echo(f"    {line[:200]}")

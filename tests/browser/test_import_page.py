@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from tests.browser.conftest import (
     stop_server,
     wait_ready,
 )
-from tests.fakes.exports import chatgpt_corpus, write_zip
+from tests.fakes.exports import chatgpt_corpus, claude_corpus, write_zip
 
 pytestmark = pytest.mark.browser
 
@@ -75,3 +76,32 @@ def test_a_broken_export_is_refused_with_its_reason(make_app, fresh_server: Serv
     page.wait_for_selector("[data-testid=import-status].failed")
     expect(page.get_by_test_id("import-status")).to_contain_text("'Broken' (c-1): field `mapping`")
     expect(page.get_by_test_id("import-accept")).to_be_disabled()
+
+
+def test_a_claude_export_lists_its_projects_documents_and_memories(
+    make_app, fresh_server: Server, tmp_path: Path
+) -> None:
+    projects = [
+        {
+            "uuid": "p1",
+            "name": "Garden",
+            "created_at": "2024-05-01T10:00:00Z",
+            "docs": [{"filename": "beds.md", "content": "Bed one: beans."}],
+        }
+    ]
+    memories = [{"conversations_memory": "Mara restores clocks."}]
+    extra = {"projects.json": json.dumps(projects).encode(), "memories.json": json.dumps(memories).encode()}
+    export = write_zip(tmp_path / "claude-export.zip", claude_corpus()[0], extra)
+    app = make_app(fresh_server)
+    page = app.open("/#/import", wait="[data-testid=import-page]")
+    page.get_by_test_id("import-file").set_input_files(str(export))
+    page.get_by_test_id("import-format").select_option("claude")
+    page.get_by_test_id("import-preview-btn").click()
+    expect(page.get_by_test_id("import-projects")).to_contain_text("Garden")
+    expect(page.get_by_test_id("import-projects")).to_contain_text("documents: 1")
+    expect(page.get_by_test_id("import-memories")).to_contain_text("memories: 1")
+    expect(page.get_by_test_id("import-card-lines")).to_contain_text("Mara restores clocks.")
+    page.get_by_test_id("import-accept").click()
+    page.wait_for_selector("[data-testid=import-status].done")
+    page.goto(fresh_server.url + "/#/slice/2024-05-01-1000")
+    expect(page.get_by_test_id("slice-view")).to_contain_text("beds.md")

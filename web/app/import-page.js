@@ -61,6 +61,12 @@ function Preview({ plan, t }) {
         <span class=${`chip ${s.action}`}>${t(`import.action.${s.action}`)}</span> ${s.conversation}</li>`)}
       ${plan.planned_total > 20 && html`<li class="muted">${t("import.more", { n: plan.planned_total - 20 })}</li>`}
     </ul>`}
+    ${plan.projects && plan.projects.length > 0 &&
+    html`<div data-testid="import-projects"><h3 class="small">${t("import.projects")}</h3>
+      <ul class="import-list">${plan.projects.map((p) => html`<li>${p.project}
+        <span class="muted">${t("import.documents", { n: p.documents })}</span></li>`)}</ul></div>`}
+    ${plan.memory_lines > 0 &&
+    html`<p data-testid="import-memories">${t("import.memoryLines", { n: plan.memory_lines })}</p>`}
     ${plan.card_lines && plan.card_lines.length > 0 &&
     html`<div data-testid="import-card-lines"><h3 class="small">${t("import.cardLines")}</h3>
       <ul class="import-list">${plan.card_lines.map((line) => html`<li>${line}</li>`)}</ul></div>`}
