@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -15,6 +15,7 @@ from core.clock import Clock, IdSource, SystemClock
 from core.errors import InvalidInput, TransientError
 from core.llm.models_view import ModelsOverview
 from core.storage.base import Snapshot, Storage
+from core.storage.visitor import visitor_id
 from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService
 from core.turn.runstore import RunStore
@@ -134,15 +135,16 @@ class DemoCast:
 # A demo visitor is named by a random id in an HttpOnly cookie the request guard sets
 # (functions/api/guard.py); anything else in that cookie is treated as no id at all.
 VISITOR_COOKIE = "previously_visitor"
-VISITOR_ID_RE = re.compile(r"^[0-9a-f]{32}\Z")
+
+
+def new_visitor_id() -> str:
+    """A fresh, unguessable visitor id (128 random bits, the form `visitor_id` accepts)."""
+    return secrets.token_hex(16)
+
+
 # How long a visitor's changes are kept at most, from their first change (the cookie lives as long).
 VISITOR_HOURS = 24
 VISITORS_KEPT = 64  # visitors whose changes one process keeps; the least recently active go first
-
-
-def visitor_id(value: str | None) -> str | None:
-    """`value` when it is a well-formed visitor id, else None."""
-    return value if value is not None and VISITOR_ID_RE.fullmatch(value) else None
 
 
 # The Deps of one (persona id, visitor id): that persona under an overlay of the visitor's own.

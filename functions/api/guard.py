@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import secrets
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.storage.visitor import visitor_id
 from functions.api.errors import ApiError, error_response
-from functions.deps import VISITOR_COOKIE, visitor_id
+from functions.deps import VISITOR_COOKIE, new_visitor_id
 
 ORIGIN_SECRET_HEADER = "x-previously-origin"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -240,7 +240,7 @@ class GuardMiddleware:
         app: Callable[[Scope, Receive, Send], Awaitable[None]],
         guard: RequestGuard,
         visitor_seconds: int | None = None,
-        new_visitor: Callable[[], str] = lambda: secrets.token_hex(16),
+        new_visitor: Callable[[], str] = new_visitor_id,
     ) -> None:
         self.app = app
         self.guard = guard
