@@ -148,4 +148,5 @@ def test_the_page_says_how_long_a_visitors_changes_are_kept() -> None:
     en, zh = (web / "en.js").read_text(encoding="utf-8"), (web / "zh.js").read_text(encoding="utf-8")
     assert f"{VISITOR_HOURS} hours" in en and f"{VISITOR_HOURS} 小时" in zh
     assert "only for you" in en and "只对你可见" in zh
-    assert "read-only" not in en.lower() or "demo is read-only" not in en.lower()
+    assert "The demo is read-only" not in en and "The demo memory is read-only" not in en
+    assert "演示模式是只读的" not in zh and "演示记忆是只读的" not in zh
