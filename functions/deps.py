@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -13,6 +15,7 @@ from core.clock import Clock, IdSource, SystemClock
 from core.errors import InvalidInput, TransientError
 from core.llm.models_view import ModelsOverview
 from core.storage.base import Snapshot, Storage
+from core.storage.visitor import visitor_id
 from core.turn.deps import TurnDeps
 from core.turn.local_service import LocalTurnService
 from core.turn.runstore import RunStore
@@ -21,7 +24,9 @@ from functions.settings import Settings
 
 if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and maintenance Lambdas never need
     from core.search.warm import WarmIndex
-    from core.storage.demo import OverlayFactory, Persona
+    from core.storage.demo import Overlay, OverlayFactory, Persona
+
+    VisitorOverlayFactory = Callable[[str, str], Overlay]  # (persona id, visitor id) → its overlay
     from core.turn.evolve_runs import EvolveRuns
     from functions.api.security import Security
 
@@ -94,6 +99,8 @@ class Deps:
     evolve_now: EvolveRuns | None = None
     # The demo's personas when it offers more than one (these Deps are the default one's).
     cast: DemoCast | None = None
+    # A demo's visitors, each with their own overlay per persona (None outside a demo).
+    visitors: DemoVisitors | None = None
 
 
 # How a request names its demo persona: `?persona=ID` wins, else the cookie the page's picker sets.
@@ -125,9 +132,87 @@ class DemoCast:
         return pid, self.deps[pid]
 
 
-def persona_deps(deps: Deps, asked: str | None, remembered: str | None) -> Deps:
-    """The Deps of the persona a request names (`deps` itself outside a multi-persona demo)."""
-    return deps if deps.cast is None else deps.cast.pick(asked, remembered)[1]
+# A demo visitor is named by a random id in an HttpOnly cookie the request guard sets
+# (functions/api/guard.py); anything else in that cookie is treated as no id at all.
+VISITOR_COOKIE = "previously_visitor"
+
+
+def new_visitor_id() -> str:
+    """A fresh, unguessable visitor id (128 random bits, the form `visitor_id` accepts)."""
+    return secrets.token_hex(16)
+
+
+# How long a visitor's changes are kept at most, from their first change (the cookie lives as long).
+VISITOR_HOURS = 24
+VISITORS_KEPT = 64  # visitors whose changes one process keeps; the least recently active go first
+
+
+# The Deps of one (persona id, visitor id): that persona under an overlay of the visitor's own.
+VisitorDepsFactory = Callable[[str, str], Deps]
+
+
+class DemoVisitors:
+    """Each demo visitor's own Deps per persona, so their changes (turns, card, settings) are
+    seen by them alone and never by another visitor.
+
+    Made on the visitor's first change (`create`); until then they read the pristine persona.
+    At most `kept` are held, the least recently used dropped first, and each is dropped
+    `lifetime` after it was made: a dropped visitor's changes are gone (on AWS the overlay is
+    in S3 and wiped on the same schedule, so `made_on_read` makes them for reads too).
+    """
+
+    def __init__(
+        self,
+        make: VisitorDepsFactory,
+        clock: Clock,
+        *,
+        kept: int = VISITORS_KEPT,
+        lifetime: timedelta = timedelta(hours=VISITOR_HOURS),
+        made_on_read: bool = False,
+    ) -> None:
+        self.make = make
+        self.clock = clock
+        self.kept = kept
+        self.lifetime = lifetime
+        self.made_on_read = made_on_read
+        self._held: OrderedDict[tuple[str, str], tuple[datetime, Deps]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, persona: str, visitor: str, create: bool) -> Deps | None:
+        """The visitor's Deps for `persona`; None when they have none (and `create` is off)."""
+        key, now = (persona, visitor), self.clock.now()
+        with self._lock:
+            held = self._held.get(key)
+            if held is not None and now - held[0] < self.lifetime:
+                self._held.move_to_end(key)
+                return held[1]
+            self._held.pop(key, None)
+            if not (create or self.made_on_read):
+                return None
+            made = self.make(persona, visitor)
+            self._held[key] = (now, made)
+            while len(self._held) > self.kept:
+                self._held.popitem(last=False)
+            return made
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+def persona_deps(
+    deps: Deps, asked: str | None, remembered: str | None, visitor: str | None = None, create: bool = False
+) -> Deps:
+    """The Deps of the persona a request names (`deps` itself outside a multi-persona demo);
+    in a demo, those of that persona under the `visitor`'s own overlay once they have one
+    (`create`: a request that may change something makes it)."""
+    if deps.cast is None:
+        pid, chosen = str(getattr(deps.storage, "persona", "")), deps
+    else:
+        pid, chosen = deps.cast.pick(asked, remembered)
+    visitor = visitor_id(visitor)
+    if deps.visitors is None or visitor is None:
+        return chosen
+    return deps.visitors.get(pid, visitor, create) or chosen
 
 
 def build_storage(
@@ -250,12 +335,14 @@ def build_deps(
     clock: Clock | None = None,
     in_process_turns: bool = True,
     overlay_for: OverlayFactory | None = None,
+    visitor_overlay: VisitorOverlayFactory | None = None,
 ) -> Deps:
     """Wire every backend the settings name (the local server, the Lambda handler).
 
     `in_process_turns` runs turns on threads of this process (the local server); where a turn
     must outlive the request (Lambda), the deployment supplies its own TurnService. A demo
-    folder with several personas gets one Deps per persona (`Deps.cast`).
+    folder with several personas gets one Deps per persona (`Deps.cast`), and every demo
+    gives each visitor their own (`Deps.visitors`), whose writes go where `visitor_overlay` says.
     """
     from functions.llm import build_registry
 
@@ -267,7 +354,30 @@ def build_deps(
     if storage.demo:
         root = memory_override or SAMPLE_ROOT
         deps.cast = _demo_cast(deps, settings, root, in_process_turns, overlay_for)
+        make = _visitor_factory(deps, settings, root, in_process_turns, visitor_overlay)
+        deps.visitors = DemoVisitors(make, clock)
     return deps
+
+
+def _visitor_factory(
+    first: Deps,
+    settings: Settings,
+    root: Path,
+    in_process_turns: bool,
+    overlay_for: VisitorOverlayFactory | None,
+) -> VisitorDepsFactory:
+    """How a demo visitor's Deps for one persona are made: the persona's files under an overlay
+    of the visitor's own (`overlay_for(persona, visitor)`; default: this process's memory)."""
+    from core.storage.demo import DemoStorage, find_personas
+
+    roots = {p.id: p.root for p in find_personas(root)}
+
+    def make(persona: str, visitor: str) -> Deps:
+        own = None if overlay_for is None else (lambda pid: overlay_for(pid, visitor))
+        storage = DemoStorage(roots[persona], own)
+        return _deps_over(storage, settings, first.models, first.security, first.clock, in_process_turns)
+
+    return make
 
 
 def _deps_over(

@@ -112,8 +112,8 @@ def check_overlay_room(used: int, adding: int, limit: int, wiped: str) -> None:
     """TooLarge when writing `adding` more bytes would take a persona's overlay past `limit`."""
     if used + adding > limit:
         raise TooLarge(
-            f"This demo persona has no room for more changes: visitors have written "
-            f"{used / 1_000_000:.1f} of the {limit / 1_000_000:.0f} MB it keeps. {wiped} "
+            f"This demo overlay has no room for more changes: {used / 1_000_000:.1f} of the "
+            f"{limit / 1_000_000:.0f} MB it keeps are written. {wiped} "
             "Nothing was written to the persona; try again then, or pick another persona."
         )
 

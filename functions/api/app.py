@@ -100,7 +100,9 @@ def create_app(deps: Deps, *, web_dir: Path | None = None, lifespan: object = No
     mcp_http.mount(app, deps, version())
     site.mount(app, web_dir)
     app.add_middleware(Preflight, routes=app.router.routes)
-    app.add_middleware(GuardMiddleware, guard=deps.security.request_guard)
+    visitors = deps.visitors
+    seconds = None if visitors is None else int(visitors.lifetime.total_seconds())
+    app.add_middleware(GuardMiddleware, guard=deps.security.request_guard, visitor_seconds=seconds)
     app.add_middleware(SecurityHeaders)
     if deps.security.cors_origins:
         app.add_middleware(

@@ -5,17 +5,25 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.requests import HTTPConnection
 
 from core.errors import InvalidInput
 from core.reltime import zone
+from functions.api.guard import STATE_CHANGING, visitor_in
 from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
 
 
 def get_deps(request: Request) -> Deps:
     """The Deps the app was created with; in a demo with several personas, those of the
-    persona the request names (`?persona=`, else the picker's cookie, else the default)."""
-    deps: Deps = request.app.state.deps
-    return persona_deps(deps, request.query_params.get(PERSONA_PARAM), request.cookies.get(PERSONA_COOKIE))
+    persona the request names (`?persona=`, else the picker's cookie, else the default); in a
+    demo, under the visitor's own overlay (made by their first state-changing request)."""
+    return request_deps(request.app.state.deps, request, request.method in STATE_CHANGING)
+
+
+def request_deps(deps: Deps, request: HTTPConnection, create: bool) -> Deps:
+    """The Deps one request or socket reads and writes (see `get_deps`)."""
+    asked, remembered = request.query_params.get(PERSONA_PARAM), request.cookies.get(PERSONA_COOKIE)
+    return persona_deps(deps, asked, remembered, visitor_in(request.scope), create)
 
 
 DepsDep = Annotated[Deps, Depends(get_deps)]

@@ -15,6 +15,11 @@ middleware: every route, `/mcp` and the WebSocket), and for the Lambda WebSocket
    a script and passes here (the access key, when one is configured, is asked for by the route).
 4. A state-changing request may not carry a body a cross-site form or a "simple" fetch could send
    (`text/plain`, `application/x-www-form-urlencoded`, `multipart/form-data`): 415.
+
+In a demo the middleware also names the visitor: the `previously_visitor` cookie's id, or a
+fresh random one (a missing or malformed cookie), set on the response as an HttpOnly,
+SameSite=Lax cookie (Secure over https) that lives as long as the visitor's changes are kept.
+Routes find it with `visitor_in(scope)` and read and write that visitor's own overlay.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from enum import Enum
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.storage.visitor import visitor_id
 from functions.api.errors import ApiError, error_response
+from functions.deps import VISITOR_COOKIE, new_visitor_id
 
 ORIGIN_SECRET_HEADER = "x-previously-origin"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -194,24 +201,83 @@ def scope_headers(scope: Scope) -> dict[str, str]:
     return out
 
 
-class GuardMiddleware:
-    """Run the request guard before the app: refusals are JSON errors, or a closed socket."""
+_VISITOR_STATE = "demo_visitor"
 
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], guard: RequestGuard) -> None:
+
+def served_over_https(headers: Mapping[str, str], scheme: str) -> bool:
+    """The browser reached this server over https (the proxy's X-Forwarded-Proto, else the scheme)."""
+    proto = headers.get("x-forwarded-proto", scheme)
+    return proto.split(",")[0].strip().lower() == "https"
+
+
+def visitor_in(scope: Scope) -> str | None:
+    """The demo visitor the guard named for this request (None outside a demo)."""
+    state = scope.get("state")
+    found = state.get(_VISITOR_STATE) if isinstance(state, Mapping) else None
+    return found if isinstance(found, str) else None
+
+
+def _cookie(headers: Mapping[str, str], name: str) -> str | None:
+    from starlette.requests import cookie_parser
+
+    return cookie_parser(headers.get("cookie", "")).get(name)
+
+
+def visitor_cookie(visitor: str, max_age: int, secure: bool) -> str:
+    """The Set-Cookie value that names a demo visitor."""
+    flags = f"; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Lax" + ("; Secure" if secure else "")
+    return f"{VISITOR_COOKIE}={visitor}{flags}"
+
+
+class GuardMiddleware:
+    """Run the request guard before the app: refusals are JSON errors, or a closed socket.
+
+    `visitor_seconds` (a demo): name the visitor and keep their cookie that long.
+    """
+
+    def __init__(
+        self,
+        app: Callable[[Scope, Receive, Send], Awaitable[None]],
+        guard: RequestGuard,
+        visitor_seconds: int | None = None,
+        new_visitor: Callable[[], str] = new_visitor_id,
+    ) -> None:
         self.app = app
         self.guard = guard
+        self.visitor_seconds = visitor_seconds
+        self.new_visitor = new_visitor
+
+    def _named(self, scope: Scope, headers: Mapping[str, str], send: Send) -> Send:
+        """Put the request's visitor in its scope; a `send` that sets the cookie of a new one."""
+        if self.visitor_seconds is None:
+            return send
+        known = visitor_id(_cookie(headers, VISITOR_COOKIE))
+        visitor = known or self.new_visitor()
+        scope.setdefault("state", {})[_VISITOR_STATE] = visitor
+        if known is not None or scope["type"] != "http":
+            return send
+        secure = served_over_https(headers, scope.get("scheme", ""))
+        cookie = visitor_cookie(visitor, self.visitor_seconds, secure)
+
+        async def with_cookie(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (b"set-cookie", cookie.encode("latin-1"))]
+            await send(message)
+
+        return with_cookie
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         upgrade = scope["type"] == "websocket"
+        headers = scope_headers(scope)
         try:
-            self.guard.admit(str(scope.get("method", "GET")), scope_headers(scope), upgrade=upgrade)
+            self.guard.admit(str(scope.get("method", "GET")), headers, upgrade=upgrade)
         except ApiError as exc:
             if upgrade:  # before the handshake is accepted: the server answers 403, no turn starts
                 await send({"type": "websocket.close", "code": _POLICY_VIOLATION})
                 return
             await error_response(exc.status, exc.code, exc.message, exc.headers)(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        await self.app(scope, receive, self._named(scope, headers, send))

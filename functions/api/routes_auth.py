@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from functions.api.common import DepsDep, client_of, same_origin
 from functions.api.errors import ApiError
+from functions.api.guard import served_over_https
 from functions.api.schemas import ErrorBody, Health, SignIn
 from functions.api.security import SESSION_COOKIE
 
@@ -28,8 +29,7 @@ class Ok(BaseModel):
 
 
 def _secure(request: Request) -> bool:
-    proto = request.headers.get("x-forwarded-proto", request.url.scheme)
-    return proto.split(",")[0].strip().lower() == "https"
+    return served_over_https(request.headers, request.url.scheme)
 
 
 @router.get("/api/health", response_model=Health)

@@ -20,11 +20,12 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
 from core.errors import InvalidInput, PreviouslyError
+from functions.api.common import request_deps
 from functions.api.errors import ApiError
 from functions.api.schemas import WsFollow, WsStart
 from functions.api.turns import follow, to_input
 from functions.api.ws_protocol import WsRefusal, parse_action
-from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
+from functions.deps import Deps
 
 router = APIRouter()
 log = logging.getLogger("previously.api")
@@ -107,9 +108,7 @@ def _admitted(ws: WebSocket, deps: Deps) -> bool:
 async def websocket(ws: WebSocket) -> None:
     """The turn stream (see the module docstring for the messages)."""
     try:  # the persona of a multi-persona demo, as for every other route
-        deps = persona_deps(
-            ws.app.state.deps, ws.query_params.get(PERSONA_PARAM), ws.cookies.get(PERSONA_COOKIE)
-        )
+        deps = request_deps(ws.app.state.deps, ws, create=True)  # a socket starts turns
     except InvalidInput:
         await ws.close(code=_POLICY_VIOLATION)
         return

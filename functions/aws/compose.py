@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from datetime import timedelta
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from core.clock import RandomIds, SystemClock
 from functions.aws.config import ORIGIN_SECRET_ENV, AwsResources, secret_values
-from functions.aws.demo_overlay import S3Overlay
+from functions.aws.demo_overlay import DEMO_OVERLAY_DAYS, S3Overlay
 from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_client, ws_client
 from functions.aws.evolve import LambdaEvolveLauncher
 from functions.aws.runstore import S3RunStore, persona_run_prefix
@@ -33,7 +34,7 @@ from functions.settings import Settings, load_settings
 if TYPE_CHECKING:
     from core.turn.deps import TurnDeps
     from core.turn.evolve_runs import EvolveRuns
-    from functions.deps import DemoCast, Deps
+    from functions.deps import DemoCast, DemoVisitors, Deps
 
 SecretKey = tuple[tuple[str, str], ...]
 
@@ -74,6 +75,12 @@ def demo_overlay(persona: str) -> S3Overlay:
     return S3Overlay(boto_client("s3"), resources().run_bucket, persona, SystemClock())
 
 
+def visitor_overlay(persona: str, visitor: str) -> S3Overlay:
+    """A demo visitor's own overlay of a persona (`demo/<persona>/<visitor>/overlay/`); not cached
+    here: the API's `DemoVisitors` and the steps' `visitor_turn_deps` hold what they use."""
+    return S3Overlay(boto_client("s3"), resources().run_bucket, persona, SystemClock(), visitor=visitor)
+
+
 @cache
 def persona_run_store(persona: str) -> S3RunStore:
     """The run store of a demo persona other than the default (the default's is `run_store`)."""
@@ -107,13 +114,19 @@ def api_deps(key: SecretKey) -> Deps:
 
     settings = settings_for(key)
     deps = build_deps(
-        settings, require_auth=auth_required(settings), in_process_turns=False, overlay_for=demo_overlay
+        settings,
+        require_auth=auth_required(settings),
+        in_process_turns=False,
+        overlay_for=demo_overlay,
+        visitor_overlay=visitor_overlay,
     )
     deps = dataclasses.replace(
         deps, runs=run_store(), turns=turns(), maintenance=None, evolve_now=evolve_runs(key)
     )
     if deps.cast is not None:
         _cast_on_aws(deps, deps.cast)
+    if deps.visitors is not None:
+        deps.visitors = _visitors_on_aws(deps, deps.visitors)
     return deps
 
 
@@ -132,6 +145,33 @@ def _cast_on_aws(deps: Deps, cast: DemoCast) -> None:
         cast.deps[persona.id] = dataclasses.replace(
             own, runs=persona_run_store(persona.id), turns=persona_turns(persona.id), maintenance=None
         )
+
+
+def _visitors_on_aws(deps: Deps, visitors: DemoVisitors) -> DemoVisitors:
+    """Demo visitors on AWS: their overlays are in the run bucket (so every container makes their
+    Deps for reads too, and the bucket's wipe sets how long they last); their turns run on Step
+    Functions with the visitor named in the execution, over their persona's S3 run store."""
+    from functions.deps import DemoVisitors
+
+    default = deps.cast.default if deps.cast is not None else None
+    make = visitors.make
+
+    def on_aws(persona: str, visitor: str) -> Deps:
+        other = None if persona == default or deps.cast is None else persona
+        runs = run_store() if other is None else persona_run_store(other)
+        own = visitor_turns(runs, other, visitor)
+        return dataclasses.replace(make(persona, visitor), runs=runs, turns=own, maintenance=None)
+
+    lifetime = timedelta(days=DEMO_OVERLAY_DAYS)
+    return DemoVisitors(on_aws, deps.clock, kept=visitors.kept, lifetime=lifetime, made_on_read=True)
+
+
+def visitor_turns(runs: S3RunStore, persona: str | None, visitor: str) -> StepFunctionsTurns:
+    """Turns of a demo visitor: the persona's run store, the persona and visitor in each execution."""
+    client = boto_client("stepfunctions")
+    return StepFunctionsTurns(
+        runs, client, _state_machine_arn(), RandomIds(), persona=persona, visitor=visitor
+    )
 
 
 def evolve_runs(key: SecretKey) -> EvolveRuns | None:
@@ -171,10 +211,31 @@ def persona_turn_deps(key: SecretKey, persona: str) -> TurnDeps:
     return build_turn_deps(settings, DemoStorage(found.root, demo_overlay), persona_run_store(found.id))
 
 
-def step_environment(key: SecretKey, persona: str | None = None) -> LambdaStepEnvironment:
-    """The step functions' environment for a turn of `persona` (None: the default); each
-    attempt's sink is handed to the step as `sink_for`."""
-    base = turn_deps(key) if persona is None else persona_turn_deps(key, persona)
+@lru_cache(maxsize=8)
+def visitor_turn_deps(key: SecretKey, persona: str | None, visitor: str) -> TurnDeps:
+    """The turn steps' dependencies for a demo visitor's turn: `persona` (None: the default)
+    under the visitor's own overlay, over that persona's run store."""
+    from core.storage.demo import DemoStorage
+    from functions.deps import SAMPLE_ROOT, recorded_persona
+    from functions.turn_deps import build_turn_deps
+
+    settings = settings_for(key)
+    found = recorded_persona(settings, persona)
+    root = found.root if found is not None else SAMPLE_ROOT
+    runs = run_store() if found is None else persona_run_store(found.id)
+    storage = DemoStorage(root, lambda pid: visitor_overlay(pid, visitor))
+    return build_turn_deps(settings, storage, runs)
+
+
+def step_environment(
+    key: SecretKey, persona: str | None = None, visitor: str | None = None
+) -> LambdaStepEnvironment:
+    """The step functions' environment for a turn of `persona` (None: the default), of a demo
+    `visitor` when named; each attempt's sink is handed to the step as `sink_for`."""
+    if visitor is not None:
+        base = visitor_turn_deps(key, persona, visitor)
+    else:
+        base = turn_deps(key) if persona is None else persona_turn_deps(key, persona)
 
     def make_deps(sink_for: SinkFor) -> Any:
         return dataclasses.replace(base, sink_for=sink_for)
@@ -185,5 +246,13 @@ def step_environment(key: SecretKey, persona: str | None = None) -> LambdaStepEn
 def reset() -> None:
     """Forget every cached object (tests that change the environment between invocations)."""
     stores = (run_store, persona_run_store, demo_overlay, push_client, turns, persona_turns)
-    for cached in (settings_for, resources, *stores, api_deps, turn_deps, persona_turn_deps):
+    for cached in (
+        settings_for,
+        resources,
+        *stores,
+        api_deps,
+        turn_deps,
+        persona_turn_deps,
+        visitor_turn_deps,
+    ):
         cached.cache_clear()

@@ -1,6 +1,7 @@
 """A demo persona's overlay in the run bucket, shared by every function and container of a stage.
 
-Layout (docs/FORMAT.md "The demo overlay on AWS"), under `demo/<persona>/overlay/`:
+Layout (docs/FORMAT.md "The demo overlay on AWS"), under `demo/<persona>/<visitor>/overlay/` for
+each visitor (the cookie functions/api/guard.py sets; `demo/<persona>/overlay/` without one):
 
 - `blobs/<sha>`: one object per overlaid file (its exact bytes), named by its git blob sha (write-once:
   the same text is the same object, so a retried write is harmless);
@@ -30,6 +31,7 @@ from core.storage.base import Content, blob_sha, encoded
 from core.storage.blobcache import BlobCache
 from core.storage.demo import PERSONA_ID_RE, Resolve, check_overlay_room
 from core.storage.paths import MemoryPath
+from core.storage.visitor import visitor_id
 from functions.aws.s3cas import put_if_unchanged, read_versioned
 
 DEMO_PREFIX = "demo/"
@@ -40,11 +42,17 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 WIPED = f"The demo wipes its changes {DEMO_OVERLAY_DAYS * 24} hours after the first one."
 
 
-def overlay_prefix(persona: str) -> str:
-    """Where a demo persona's overlay lives in the run bucket (InvalidInput for an unsafe id)."""
+def overlay_prefix(persona: str, visitor: str | None = None) -> str:
+    """Where a demo persona's overlay lives in the run bucket: one visitor's own under
+    `demo/<persona>/<visitor>/overlay/`, the persona's shared one (no visitor) under
+    `demo/<persona>/overlay/`. InvalidInput for an unsafe persona or visitor id."""
     if not PERSONA_ID_RE.fullmatch(persona):
         raise InvalidInput(f"Invalid demo persona id {persona!r}: lowercase letters, digits or '-' (<= 32).")
-    return f"{DEMO_PREFIX}{persona}/overlay/"
+    if visitor is None:
+        return f"{DEMO_PREFIX}{persona}/overlay/"
+    if visitor_id(visitor) is None:
+        raise InvalidInput(f"Invalid demo visitor id {visitor!r}: 32 lowercase hex digits.")
+    return f"{DEMO_PREFIX}{persona}/{visitor}/overlay/"
 
 
 def _sha(value: object) -> str:
@@ -116,7 +124,7 @@ class S3Files:
 
 
 class S3Overlay:
-    """The Overlay of one demo persona in the run bucket."""
+    """The Overlay of one demo persona in the run bucket (with `visitor`: that visitor's own)."""
 
     def __init__(
         self,
@@ -125,12 +133,13 @@ class S3Overlay:
         persona: str,
         clock: Clock,
         *,
+        visitor: str | None = None,
         days: int = DEMO_OVERLAY_DAYS,
         max_bytes: int = DEMO_OVERLAY_MAX_BYTES,
     ) -> None:
         self.client = client
         self.bucket = bucket
-        self.prefix = overlay_prefix(persona)
+        self.prefix = overlay_prefix(persona, visitor)
         self.clock = clock
         self.lifetime = timedelta(days=days)
         self.max_bytes = max_bytes

@@ -243,16 +243,24 @@ class S3RunStore:
     def _follower_key(self, turn_id: str, connection_id: str) -> str:
         return f"{self._base(turn_id)}followers/{_connection_segment(connection_id)}"
 
-    # What a WebSocket connection chose at $connect (its demo persona), for its later messages,
-    # which API Gateway delivers without headers. One object beside the turns' folders (so
-    # turn_ids never lists it, and the lifecycle rule expires one a lost $disconnect left).
-    def note_connection(self, connection_id: str, persona: str) -> None:
-        self._put(self._connection_key(connection_id), {"persona": persona})
+    # What a WebSocket connection chose at $connect (its demo persona, its visitor id), for its
+    # later messages, which API Gateway delivers without headers. One object beside the turns'
+    # folders (so turn_ids never lists it, and the lifecycle rule expires one a lost
+    # $disconnect left).
+    def note_connection(self, connection_id: str, persona: str | None, visitor: str | None = None) -> None:
+        note = {k: v for k, v in (("persona", persona), ("visitor", visitor)) if v is not None}
+        self._put(self._connection_key(connection_id), note)
 
     def connection_note(self, connection_id: str) -> str | None:
+        """The persona the connection named (None: none)."""
+        return self.connection_choice(connection_id)[0]
+
+    def connection_choice(self, connection_id: str) -> tuple[str | None, str | None]:
+        """The persona and the visitor id the connection named at $connect (None: none)."""
         note = self._get_json(self._connection_key(connection_id))
-        persona = note.get("persona") if isinstance(note, dict) else None
-        return persona if isinstance(persona, str) else None
+        found = note if isinstance(note, dict) else {}
+        persona, visitor = found.get("persona"), found.get("visitor")
+        return (persona if isinstance(persona, str) else None, visitor if isinstance(visitor, str) else None)
 
     def forget_connection(self, connection_id: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=self._connection_key(connection_id))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.errors import domain_errors
+from core.storage.visitor import visitor_id
 from core.turn.events import Event, turn_error
 from core.turn.failures import failure_code, failure_message
 from core.turn.runstore import RunStore, status_of
@@ -56,6 +57,12 @@ class TaskPayload:
         persona = self.state.get("persona")
         return persona if isinstance(persona, str) else None
 
+    @property
+    def visitor(self) -> str | None:
+        """The demo visitor whose own overlay the turn uses (None: none); checked by `parse`."""
+        visitor = self.state.get("visitor")
+        return visitor if isinstance(visitor, str) else None
+
     @classmethod
     def parse(cls, event: Mapping[str, Any]) -> TaskPayload:
         state = event.get("state")
@@ -63,6 +70,8 @@ class TaskPayload:
             raise ValueError("A step task needs {'step', 'state': {'turn_id', ...}, 'retry'}")
         if not isinstance(state.get("persona", ""), str):
             raise ValueError("A step task's state.persona, when present, is a demo persona's id (a string)")
+        if "visitor" in state and visitor_id(state["visitor"]) is None:
+            raise ValueError("A step task's state.visitor, when present, is a visitor id (32 hex digits)")
         attempt = int(event.get("retry") or 0) + 1
         return cls(str(event.get("step", "")), dict(state), attempt, event.get("item"))
 

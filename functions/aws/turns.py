@@ -29,29 +29,37 @@ __all__ = ["StepFunctionsLauncher", "StepFunctionsTurns", "execution_input", "re
 _FAILED = {"FAILED", "TIMED_OUT", "ABORTED"}
 
 
-def execution_input(turn_id: str, request: TurnInput, persona: str | None = None) -> dict[str, Any]:
+def execution_input(
+    turn_id: str, request: TurnInput, persona: str | None = None, visitor: str | None = None
+) -> dict[str, Any]:
     """The state machine's input: ids only (the request itself is in the run store); `persona`
-    names a demo persona other than the default, whose run store holds the request."""
+    names a demo persona other than the default, whose run store holds the request; `visitor`
+    the demo visitor whose own overlay the turn reads and writes."""
     found: dict[str, Any] = {"turn_id": turn_id, "connection_id": request.connection_id}
     if persona is not None:
         found["persona"] = persona
+    if visitor is not None:
+        found["visitor"] = visitor
     return found
 
 
 class StepFunctionsLauncher:
     """Starts executions and tells a dead one from a running one."""
 
-    def __init__(self, client: Any, state_machine_arn: str, persona: str | None = None) -> None:
+    def __init__(
+        self, client: Any, state_machine_arn: str, persona: str | None = None, visitor: str | None = None
+    ) -> None:
         self.client = client
         self.state_machine_arn = state_machine_arn
         self.persona = persona
+        self.visitor = visitor
 
     def launch(self, turn_id: str, request: TurnInput) -> None:
         try:
             self.client.start_execution(
                 stateMachineArn=self.state_machine_arn,
                 name=turn_id,
-                input=json.dumps(execution_input(turn_id, request, self.persona)),
+                input=json.dumps(execution_input(turn_id, request, self.persona, self.visitor)),
             )
         except self.client.exceptions.ExecutionAlreadyExists as exc:
             raise TurnIdTaken(turn_id) from exc
@@ -87,7 +95,8 @@ def _execution_exception(status: str, execution: dict[str, Any]) -> BaseExceptio
 
 class StepFunctionsTurns(RunStoreTurns):
     """The shared turn service with turns running as Step Functions executions; with `persona`
-    (a demo persona other than the default) over that persona's run store."""
+    (a demo persona other than the default) over that persona's run store; with `visitor` over
+    that demo visitor's own overlay."""
 
     def __init__(
         self,
@@ -98,8 +107,9 @@ class StepFunctionsTurns(RunStoreTurns):
         status_every: float = 2.0,
         monotonic: Callable[[], float] = time.monotonic,
         persona: str | None = None,
+        visitor: str | None = None,
     ) -> None:
         self.client = client
         self.state_machine_arn = state_machine_arn
-        launcher = StepFunctionsLauncher(client, state_machine_arn, persona)
+        launcher = StepFunctionsLauncher(client, state_machine_arn, persona, visitor)
         super().__init__(runs, ids, launcher, poll_seconds=status_every, monotonic=monotonic)

@@ -11,8 +11,9 @@ server's messages: `{"type": "turn.accepted", "turn_id"}` and `{"type": "error",
 
 In a demo with several personas a connection reads the persona it named at `$connect`
 (`?persona=` on the socket's URL, else the picker's cookie, else the default; an unknown
-`?persona=` is refused with 400). API Gateway sends later messages without headers, so the
-choice is kept in the run store under the connection id until `$disconnect`.
+`?persona=` is refused with 400), and in every demo the visitor's own overlay of it (the
+`previously_visitor` cookie the HTTP API set). API Gateway sends later messages without
+headers, so the choice is kept in the run store under the connection id until `$disconnect`.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any, Protocol
 
 from core.errors import InvalidInput, PreviouslyError
+from core.storage.visitor import visitor_id
 from core.turn.runstore import RunStore
 from core.turn.service import TurnInput, TurnService
 from functions.api.schemas import WsFollow, WsStart
 from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.aws.push import ConnectionPusher
-from functions.deps import PERSONA_COOKIE, PERSONA_PARAM
+from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, VISITOR_COOKIE
 
 # `$connect`'s headers, cookies and source address → 200, or the status of the refusal.
 Admit = Callable[[Mapping[str, str], Mapping[str, str], str | None], int]
@@ -44,17 +46,20 @@ class WsTarget:
     to_input: Callable[[WsStart], TurnInput]
 
 
-# A persona's target from `(?persona=, cookie)`: functions/deps.py `persona_deps` (InvalidInput
-# for an unknown `?persona=`, the default for an unknown cookie).
-PickPersona = Callable[[str | None, str | None], WsTarget]
+# A persona's target from `(?persona=, cookie, visitor id)`: functions/deps.py `persona_deps`
+# (InvalidInput for an unknown `?persona=`, the default for an unknown cookie; a demo visitor's
+# own overlay for a visitor id).
+PickPersona = Callable[[str | None, str | None, str | None], WsTarget]
 
 
 class ConnectionNotes(Protocol):
-    """Where a connection's persona choice waits for its messages (the S3 run store)."""
+    """Where a connection's persona and visitor wait for its messages (the S3 run store)."""
 
-    def note_connection(self, connection_id: str, persona: str) -> None: ...
+    def note_connection(
+        self, connection_id: str, persona: str | None, visitor: str | None = None
+    ) -> None: ...
 
-    def connection_note(self, connection_id: str) -> str | None: ...
+    def connection_choice(self, connection_id: str) -> tuple[str | None, str | None]: ...
 
     def forget_connection(self, connection_id: str) -> None: ...
 
@@ -92,6 +97,9 @@ class WsRoutes:
     to_input: Callable[[WsStart], TurnInput]
     personas: PickPersona | None = None
     notes: ConnectionNotes | None = None
+    # In a demo: a fresh visitor id for a connection without a well-formed visitor cookie, so
+    # its turns land in an overlay of its own, never in the persona's shared one.
+    new_visitor: Callable[[], str] | None = None
 
     def handle(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """One API Gateway WebSocket event → the integration response."""
@@ -128,21 +136,25 @@ class WsRoutes:
         if self.personas is None:
             return 200
         asked, remembered = query.get(PERSONA_PARAM), cookies.get(PERSONA_COOKIE)
+        visitor = visitor_id(cookies.get(VISITOR_COOKIE))
+        if visitor is None and self.new_visitor is not None:
+            visitor = self.new_visitor()
         try:
-            self.personas(asked, remembered)
+            self.personas(asked, remembered, visitor)
         except InvalidInput:
             return 400
         choice = asked if asked is not None else remembered
-        if choice is not None and self.notes is not None and connection_id:
-            self.notes.note_connection(connection_id, choice)
+        if (choice is not None or visitor is not None) and self.notes is not None and connection_id:
+            self.notes.note_connection(connection_id, choice, visitor)
         return 200
 
     def target(self, connection_id: str) -> WsTarget:
-        """The persona this connection chose at `$connect` (the default without a choice)."""
+        """The persona (and demo visitor) this connection chose at `$connect` (the default
+        without a choice)."""
         if self.personas is None:
             return WsTarget(self.turns, self.runs, self.to_input)
-        noted = self.notes.connection_note(connection_id) if self.notes is not None else None
-        return self.personas(None, noted)
+        noted = self.notes.connection_choice(connection_id) if self.notes is not None else (None, None)
+        return self.personas(None, *noted)
 
     def message(self, connection_id: str, text: str) -> None:
         """Act on one client message; refusals go back to the client, never raise."""

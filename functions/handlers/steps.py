@@ -4,6 +4,7 @@ The payload names the step (`{"step", "state", "retry"}`); the step table is imp
 use and each step's module only when it runs, so a step loads only what it needs. A turn of a
 demo persona other than the default names it in the state (`persona`): the step runs over that
 persona's memory and run store, and an id the demo does not offer fails the step (InvalidInput).
+A demo visitor's turn names them too (`visitor`): the step reads and writes their own overlay.
 """
 
 from __future__ import annotations
@@ -23,5 +24,6 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     from core.turn.steps import STEP_TABLE
 
     correlate(context, **step_keys(event))  # every log line of this attempt carries them as fields
-    persona = TaskPayload.parse(event).persona
-    return run_task(event, STEP_TABLE, compose.step_environment(compose.secret_key(), persona))
+    task = TaskPayload.parse(event)
+    env = compose.step_environment(compose.secret_key(), task.persona, task.visitor)
+    return run_task(event, STEP_TABLE, env)

@@ -9,7 +9,7 @@ from typing import Any
 from functions.aws import compose
 from functions.aws.push import ConnectionPusher
 from functions.aws.ws import WsRoutes, WsTarget
-from functions.deps import Deps, persona_deps
+from functions.deps import Deps, new_visitor_id, persona_deps
 from functions.handlers.snapshot import API_MODULES, preload
 
 preload(*API_MODULES)
@@ -44,11 +44,12 @@ def _routes(key: compose.SecretKey) -> WsRoutes:
     def target(persona: Deps) -> WsTarget:  # pictures sent again are read from that memory
         return WsTarget(persona.turns, persona.runs, lambda action: to_input(action, persona.storage))
 
-    def pick(asked: str | None, remembered: str | None) -> WsTarget:
-        return target(persona_deps(deps, asked, remembered))  # the same choice as every route
+    def pick(asked: str | None, remembered: str | None, visitor: str | None) -> WsTarget:
+        # The same choice as every route; a socket starts turns, so a visitor's Deps are made.
+        return target(persona_deps(deps, asked, remembered, visitor, create=True))
 
     base = target(deps)
-    several = deps.cast is not None
+    several = deps.cast is not None or deps.visitors is not None
     return WsRoutes(
         base.turns,
         base.runs,
@@ -57,4 +58,5 @@ def _routes(key: compose.SecretKey) -> WsRoutes:
         base.to_input,
         personas=pick if several else None,
         notes=compose.run_store() if several else None,
+        new_visitor=new_visitor_id if deps.visitors is not None else None,
     )

@@ -19,8 +19,9 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from core.errors import InvalidInput
+from functions.api.common import request_deps
 from functions.api.errors import error_response
-from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
+from functions.deps import Deps
 
 PATH = "/mcp"
 
@@ -45,9 +46,7 @@ class McpEndpoint:
             await _not_allowed(scope, receive, send)
             return
         try:
-            deps = persona_deps(
-                self.deps, request.query_params.get(PERSONA_PARAM), request.cookies.get(PERSONA_COOKIE)
-            )
+            deps = request_deps(self.deps, request, create=True)
         except InvalidInput as exc:
             await error_response(400, "invalid_input", str(exc))(scope, receive, send)
             return

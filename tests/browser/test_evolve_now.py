@@ -1,5 +1,5 @@
 """The "Evolve now" button on the How it learns page and the card page, at both sizes: busy while the
-background run runs (the page polls it), then the result; disabled in the read-only demo."""
+background run runs (the page polls it), then the result; disabled in the demo."""
 
 from __future__ import annotations
 
@@ -125,11 +125,11 @@ def test_the_demo_offers_no_evolve_now(make_app, demo: Server) -> None:
     app = make_app(demo)
     page = app.open("/#/evolution", wait="[data-testid=evolution-page]")
     expect(page.get_by_test_id("evo-now-button")).to_be_disabled()
-    expect(page.get_by_test_id("evo-now")).to_contain_text("The demo memory is read-only")
+    expect(page.get_by_test_id("evo-now")).to_contain_text("Evolve now is off in the demo")
 
 
 def test_the_demo_card_page_offers_no_evolve_now(make_app, demo: Server) -> None:
     app = make_app(demo)
     page = app.open("/#/card", wait="[data-testid=card-page]")
     expect(page.get_by_test_id("evo-now-button")).to_be_disabled()
-    expect(page.get_by_test_id("evo-now")).to_contain_text("The demo memory is read-only")
+    expect(page.get_by_test_id("evo-now")).to_contain_text("Evolve now is off in the demo")

@@ -105,9 +105,9 @@ def test_settings_save_closes_the_saved_settings_and_the_demo_banner_matches_the
     assert last and save["y"] > last["y"] + last["height"] - 1
     banner = page.get_by_test_id("read-only-banner")
     banner.wait_for(state="visible")
-    assert "gone when the server stops" in banner.inner_text()
+    assert "kept only for you" in banner.inner_text()
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert "gone when the server stops" in readme
+    assert "kept only for you" in readme
 
 
 def _steps_script(error: bool = False) -> list:  # type: ignore[type-arg]

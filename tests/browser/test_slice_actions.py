@@ -156,7 +156,7 @@ def test_the_demo_shows_the_controls_disabled_and_says_why(make_app, demo_server
     page = _open(make_app, demo_server, sid, size)
     expect(page.get_by_test_id("slice-forget")).to_be_disabled()
     expect(page.get_by_test_id("slice-edit")).to_be_disabled()
-    expect(page.get_by_test_id("slice-actions")).to_contain_text("read-only")
+    expect(page.get_by_test_id("slice-actions")).to_contain_text("cannot be edited or forgotten")
     expect(page.get_by_test_id("forget-turn")).to_have_count(0)
     expect(page.get_by_test_id("loop-done")).to_have_count(0)
 

@@ -14,6 +14,7 @@ import pytest
 from moto import mock_aws
 
 from functions.aws import compose
+from functions.aws.turns import StepFunctionsTurns
 from tests.fakes.aws_events import API_HOST, http_event
 
 pytestmark = pytest.mark.functional
@@ -293,10 +294,16 @@ def test_a_demo_websocket_honours_the_persona_through_persona_deps(
     routes = ws._routes(compose.secret_key())
     assert connect(key, {"persona": "zed"}) == 400
     assert connect({**key, "Cookie": "previously_persona=jia"}) == 200
-    assert routes.target("c=").turns is deps.cast.deps["jia"].turns
-    assert connect(key, {"persona": "nell"}) == 200
-    # The default persona's connections start turns on Step Functions, as outside the demo.
-    assert routes.target("c=").turns is deps.turns is compose.turns()
+    # A connection without a visitor cookie still gets an overlay of its own, never the persona's.
+    persona, visitor = compose.run_store().connection_choice("c=")
+    assert persona == "jia" and visitor is not None and deps.visitors is not None
+    own = deps.visitors.get("jia", visitor, create=False)
+    assert own is not None and routes.target("c=").turns is own.turns is not deps.cast.deps["jia"].turns
+    mine = "b" * 32
+    assert connect({**key, "Cookie": f"previously_visitor={mine}"}, {"persona": "nell"}) == 200
+    # The default persona's visitors start turns on Step Functions, as outside the demo.
+    target = routes.target("c=").turns
+    assert isinstance(target, StepFunctionsTurns) and target is deps.visitors.get("nell", mine, False).turns  # type: ignore[union-attr]
     ws.handler({"requestContext": {"routeKey": "$disconnect", "connectionId": "c="}}, None)
     assert compose.run_store().connection_note("c=") is None
 

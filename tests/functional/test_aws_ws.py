@@ -176,7 +176,7 @@ def cast() -> Iterator[tuple[WsRoutes, dict[str, FakeTurns], Recorder, S3RunStor
         turns = {"nell": FakeTurns(runs), "jia": FakeTurns(runs)}
         recorder = Recorder()
 
-        def pick(asked: str | None, remembered: str | None) -> WsTarget:
+        def pick(asked: str | None, remembered: str | None, visitor: str | None = None) -> WsTarget:
             if asked is not None and asked not in turns:
                 raise InvalidInput(f"Unknown demo persona {asked!r}.")
             pid = asked or (remembered if remembered in turns else "nell")
@@ -233,3 +233,39 @@ def test_an_unknown_persona_on_the_url_is_refused_and_nothing_is_noted(cast: Any
     refused = event("$connect")
     refused["queryStringParameters"] = {"persona": "zed"}
     assert routes.handle(refused)["statusCode"] == 401
+
+
+def test_a_connection_keeps_its_visitor_for_its_messages_and_a_forged_one_counts_as_none() -> None:
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="runs")
+        runs = S3RunStore(s3, "runs")
+        seen: list[tuple[str | None, str | None, str | None]] = []
+        own = FakeTurns(runs)
+
+        def pick(asked: str | None, remembered: str | None, visitor: str | None = None) -> WsTarget:
+            seen.append((asked, remembered, visitor))
+            return WsTarget(own, runs, lambda a: TurnInput(message=a.message, timezone=a.timezone))
+
+        routes = WsRoutes(
+            own,
+            runs,
+            lambda cid: ConnectionPusher(Recorder(), [cid]),
+            lambda h, c, p: 200,
+            lambda a: TurnInput(message=a.message, timezone=a.timezone),
+            personas=pick,
+            notes=runs,
+        )
+        visitor = "f" * 32
+        jar = {"Cookie": f"previously_visitor={visitor}"}
+        assert routes.handle(persona_event("$connect", headers=jar))["statusCode"] == 200
+        assert runs.connection_choice("conn=") == (None, visitor)
+        routes.handle(event("turn.start", START))  # no headers: the note names the visitor
+        assert seen[-1] == (None, None, visitor) and len(own.started) == 1
+        routes.handle(event("$disconnect"))
+        forged = {"Cookie": "previously_visitor=../../demo/nell"}
+        assert routes.handle(persona_event("$connect", headers=forged))["statusCode"] == 200
+        assert seen[-1] == (None, None, None) and runs.connection_choice("conn=") == (None, None)
+        routes.new_visitor = lambda: "e" * 32  # a demo: a connection without one gets a fresh id
+        assert routes.handle(persona_event("$connect", headers=forged))["statusCode"] == 200
+        assert runs.connection_choice("conn=") == (None, "e" * 32)

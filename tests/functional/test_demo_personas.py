@@ -14,7 +14,7 @@ from core.memory import paths
 from core.storage.demo import DemoStorage
 from functions import deps as deps_module
 from functions.api.app import create_app
-from functions.deps import PERSONA_COOKIE, Deps, build_deps
+from functions.deps import PERSONA_COOKIE, VISITOR_COOKIE, Deps, build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer
@@ -115,7 +115,13 @@ def test_each_personas_writes_stay_in_its_own_overlay_and_off_the_disk(demo: tup
     assert nell["config"]["slicing"]["maxSliceMinutes"] != 45
     assert deps.cast is not None
     assert isinstance(deps.cast.deps["jia"].storage, DemoStorage)
-    assert [p.value for p in deps.cast.deps["jia"].storage.overlay_paths] == [paths.CONFIG_JSON.value]
+    assert deps.cast.deps["jia"].storage.overlay_paths == []  # type: ignore[attr-defined]
+    assert deps.visitors is not None
+    visitor = client.cookies[VISITOR_COOKIE]
+    own = deps.visitors.get("jia", visitor, create=False)
+    assert own is not None and isinstance(own.storage, DemoStorage)
+    assert [p.value for p in own.storage.overlay_paths] == [paths.CONFIG_JSON.value]
+    assert deps.visitors.get("nell", visitor, create=False) is None
     assert deps.storage.overlay_paths == []  # type: ignore[attr-defined]
     assert _tree_digest(deps_module.SAMPLE_ROOT) == before
 

@@ -174,13 +174,20 @@ def test_demo_chat_without_a_model_keeps_the_message_in_memory_only(clean_env: P
     with live_server(build_app(deps, ServeOptions(demo=True))) as url:
         import httpx
 
-        view = httpx.post(f"{url}/api/turns?wait=20", json={"message": "Hi from the demo"}, timeout=60).json()
-        state = httpx.get(f"{url}/api/state").json()
+        with httpx.Client(base_url=url, timeout=60) as browser:  # keeps the visitor cookie
+            view = browser.post("/api/turns?wait=20", json={"message": "Hi from the demo"}).json()
+            state = browser.get("/api/state").json()
+            visitor = browser.cookies["previously_visitor"]
+        other = httpx.get(f"{url}/api/state").json()  # another visitor
     assert view["status"] == "error"
     assert next(e for e in view["events"] if e["type"] == "turn.error")["code"] == "no_model"
     assert state["flags"]["demo"] is True
     assert [t["content"] for t in state["active_turns"]] == ["Hi from the demo"]
-    assert isinstance(deps.storage, DemoStorage) and deps.storage.overlay_paths
+    assert other["active_turns"] == []
+    assert deps.visitors is not None
+    own = deps.visitors.get(str(getattr(deps.storage, "persona", "")), visitor, create=False)
+    assert own is not None and isinstance(own.storage, DemoStorage) and own.storage.overlay_paths
+    assert isinstance(deps.storage, DemoStorage) and deps.storage.overlay_paths == []
     assert _tree_digest(SAMPLE_ROOT) == before
 
 

@@ -26,7 +26,7 @@ from layers.build import LAMBDA_UNZIPPED_LIMIT
 from tests.fakes.fake_model_server import FakeModelServer, Reply
 from tests.infra.conftest import DEMO, Synth
 from tests.infra.sfn_harness import REGION
-from tests.infra.test_persona_moto import BUCKET, CALLBACK, DemoOnAws, _http, demo_on_aws
+from tests.infra.test_persona_moto import BUCKET, CALLBACK, VISITOR, DemoOnAws, _http, demo_on_aws
 
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
 REPO = Path(__file__).resolve().parents[2]
@@ -141,13 +141,15 @@ def test_a_visitors_turn_reaches_every_container_and_the_persona_is_never_writte
         ("user", "Hi! Just looking around."),
         ("agent", "Hello, visitor — Nell's memory is all yours today."),
     ]
+    other = {"x-access-key": "", "cookie": f"previously_visitor={'d' * 32}"}
+    _, elsewhere = _http("GET", "/api/state", headers=other)  # another browser
+    assert "Hi! Just looking around." not in [t["content"] for t in elsewhere["active_turns"]]
     listing = boto3.client("s3", region_name=REGION).list_objects_v2(Bucket=BUCKET, Prefix="demo/")
     keys = [o["Key"] for o in listing.get("Contents", [])]
-    assert "demo/nell/overlay/manifest.json" in keys
+    mine = f"demo/nell/{VISITOR}/overlay/manifest.json"
+    assert mine in keys and all(k.startswith(f"demo/nell/{VISITOR}/overlay/") for k in keys)
     manifest = json.loads(
-        boto3.client("s3", region_name=REGION)
-        .get_object(Bucket=BUCKET, Key="demo/nell/overlay/manifest.json")["Body"]
-        .read()
+        boto3.client("s3", region_name=REGION).get_object(Bucket=BUCKET, Key=mine)["Body"].read()
     )
     assert 0 < manifest["written_bytes"] < DEMO_OVERLAY_MAX_BYTES
     assert _digest(REPO / SAMPLE_DIR) == before, "the persona's own files are untouched"
@@ -162,11 +164,11 @@ def test_a_full_overlay_ends_the_turn_with_an_error_that_says_so(
     from functions.aws.demo_overlay import S3Overlay
 
     @cache
-    def tiny(persona: str) -> S3Overlay:
+    def tiny(persona: str, visitor: str) -> S3Overlay:
         client = boto3.client("s3", region_name=REGION)
-        return S3Overlay(client, BUCKET, persona, SystemClock(), max_bytes=100)
+        return S3Overlay(client, BUCKET, persona, SystemClock(), visitor=visitor, max_bytes=100)
 
-    monkeypatch.setattr(compose, "demo_overlay", tiny)
+    monkeypatch.setattr(compose, "visitor_overlay", tiny)
     demo_stage.brain.main(Reply(text="Never sent."))
     turn_id = demo_stage.start("A message bigger than what is left of the day's room.")
     view = demo_stage.finish(turn_id, "")

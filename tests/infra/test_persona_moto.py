@@ -38,6 +38,9 @@ CALLBACK = "https://abc123.execute-api.us-east-1.amazonaws.com/live"
 HOST = "abc123.execute-api.us-east-1.amazonaws.com"
 ORIGIN = f"https://{HOST}"
 KEY = {"x-access-key": "open sesame", "content-type": "application/json", "origin": ORIGIN}
+# The browser these tests drive: every request carries its demo visitor cookie.
+VISITOR = "c0ffee" + "0" * 26
+VISITOR_JAR = f"previously_visitor={VISITOR}"
 BUCKET = "runs"
 
 
@@ -47,10 +50,12 @@ def _http(
     """One request through the HTTP API's Lambda entry (payload 2.0): (status, JSON body)."""
     from functions.handlers.api import handler
 
+    sent = {**KEY, **(headers or {})}
+    sent["cookie"] = "; ".join(c for c in (VISITOR_JAR, sent.get("cookie")) if c)
     event = http_event(
         method,
         path,
-        {**KEY, **(headers or {})},
+        sent,
         body,
         host=HOST,
         query=query,
@@ -161,13 +166,15 @@ def test_a_turn_started_on_jias_page_answers_from_her_memory_and_only_she_sees_i
     assert view["reply"] == "Jia, how was the night shift?"
     assert [e["seq"] for e in view["events"]] == list(range(1, len(view["events"]) + 1))
     assert json.loads(demo.execution(turn_id)["input"])["persona"] == "jia"
+    assert json.loads(demo.execution(turn_id)["input"])["visitor"] == VISITOR
 
     (prompt,) = demo.brain.system_prompts()
     assert "Wen Jia" in prompt and "Nell Marchetti" not in prompt, "answered from Jia's card"
     key = compose.secret_key()
     slice_id = str(view["slice_id"])
     wrote = [("user", "Home from the ICU at last."), ("agent", "Jia, how was the night shift?")]
-    assert _slice_turns(compose.persona_turn_deps(key, "jia").storage, slice_id) == wrote
+    assert _slice_turns(compose.visitor_turn_deps(key, "jia", VISITOR).storage, slice_id) == wrote
+    assert _slice_turns(compose.persona_turn_deps(key, "jia").storage, slice_id) == [], "others see none"
     assert _slice_turns(compose.turn_deps(key).storage, slice_id) == [], "Nell's memory is untouched"
 
     assert _stored_turns() == {f"personas/jia/runs/{turn_id}"}
@@ -184,7 +191,11 @@ def test_the_default_persona_runs_as_before(demo: DemoOnAws) -> None:
     turn_id = demo.start("Back from the studio.")
     view = demo.finish(turn_id, "")
     assert view["status"] == "done" and view["reply"] == "Hello Nell."
-    assert json.loads(demo.execution(turn_id)["input"]) == {"turn_id": turn_id, "connection_id": None}
+    assert json.loads(demo.execution(turn_id)["input"]) == {
+        "turn_id": turn_id,
+        "connection_id": None,
+        "visitor": VISITOR,
+    }
     (prompt,) = demo.brain.system_prompts()
     assert "Nell Marchetti" in prompt and "Wen Jia" not in prompt
     assert _stored_turns() == {f"runs/{turn_id}"}
@@ -200,7 +211,7 @@ def test_a_websocket_on_jias_page_is_pushed_her_turn(demo: DemoOnAws) -> None:
     opened = ws.handler(
         {
             "requestContext": connect,
-            "headers": {**KEY, "host": HOST},
+            "headers": {**KEY, "host": HOST, "cookie": VISITOR_JAR},
             "queryStringParameters": {"persona": "jia"},
         },
         None,
