@@ -49,8 +49,10 @@ def test_serialize(case: Case) -> None:
 
 @pytest.mark.parametrize("case", V.cases("parse", shape("parse", "content isCardFormat parsed")))
 def test_parse(case: Case) -> None:
+    """A card parses to the original's object; any other document (`parsed: null`) to none."""
     assert cardmod.is_card(case["content"]) is case["isCardFormat"]
-    assert cardmod.parse_card(case["content"], NOW).to_dict() == case["parsed"]
+    card = cardmod.read_card(case["content"], NOW)
+    assert (card.to_dict() if card is not None else None) == case["parsed"]
 
 
 @pytest.mark.parametrize("t", V.cases("new_card_template", shape("template", "sliceId output")))
@@ -114,6 +116,27 @@ def _detect_text(name: str) -> str:
         return str(migrate[f"{name}_input"])
     section = V.section(name)
     return str(section["serialized"] if isinstance(section, dict) else section)
+
+
+def _legacy_documents() -> dict[str, str]:
+    migrate = V.section("migrate")
+    return {"v3": V.section("v3.serialized"), "v2": migrate["v2_input"], "v1": migrate["v1_input"]}
+
+
+@pytest.mark.parametrize("name", ["v3", "v2", "v1"])
+def test_an_older_layout_is_not_a_card_and_parses_as_none(name: str) -> None:
+    """REFERENCE §5.3/§5.6: a "user profile + self-model" archive (or v2/v1) is never read as a
+    card — not even when a hand edit adds a heading the card test looks for — so nothing is
+    half-read; the live-card path migrates it whole instead."""
+    text = _legacy_documents()[name]
+    assert cardmod.is_card(text) is False and cardmod.read_card(text, NOW) is None
+    assert mig.is_legacy(text)
+    if name == "v3":
+        edited = text + "\n## Past\n\nA paragraph someone added.\n"
+        assert cardmod.is_card(edited) is False and cardmod.read_card(edited, NOW) is None
+        assert mig.to_current_card(edited, slice_id="x", now=NOW).identity == ["用户是 AI 全栈工程师"]
+    whole = mig.to_current_card(text, slice_id="x", now=NOW)
+    assert cardmod.render_card(whole) == cardmod.render_card(mig.migrate_to_card(text, slice_id="x", now=NOW))
 
 
 @pytest.mark.parametrize("case", V.cases("migrate.detect", shape("detect", "name isV2 isV3 isCard")))
