@@ -56,11 +56,12 @@ def test_render_md(case: Case) -> None:
     assert groups == case["groups"]
 
 
-EMPTY_MD = "# Timeline\n\n_Generated: X_\n_Slices: 0_\n_Needs marking: 0_\n_Schema: 1_\n"
+EMPTY_MD = "# Timeline\n\n_Generated: X_\n_Slices: 0_\n_Needs marking: 0_\n_Schema: 1_\n\n"
 
 
 def test_empty_catalog_is_the_header_and_one_newline() -> None:
-    """REFERENCE §11.2: no slices → the header plus one `\\n`, whatever form the empty list takes."""
+    """REFERENCE §11.2: no slices → the header plus one extra `\\n` (the blank line that would
+    precede the first era), whatever form the empty list takes."""
     index = {"_schema": 1, "updated_at": "X", "slice_count": 0, "needs_marking": 0, "slices": []}
     assert render_timeline_md(index, "zh") == EMPTY_MD == render_timeline_md(index, "en")
     assert render_timeline_md({**index, "slices": None}, "zh") == EMPTY_MD
