@@ -37,6 +37,9 @@ def snake(op: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
 
 
+OUTCOMES = (("OK — FORCED", "forced"), ("OK", "ok"), ("LOOP BRAKE", "brake"), ("REJECTED", "rejected"))
+
+
 def outcome(result: str) -> str:
     """The class of a tool result, from its first words."""
     head = result.lstrip()
