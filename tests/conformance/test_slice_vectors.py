@@ -9,11 +9,10 @@ import pytest
 from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.catalog.monthly import monthly_entry, upsert_monthly
-from core.memory.formats.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
 from core.memory.paths import SliceId
 from core.memory.slice.merge import merge_turns, turn_key
 from core.memory.slice.model import KEY_ORDER, Slice, Turn, escaped, new_slice, parse_core_md, render_core_md
-from core.memory.slice.turns import apply_range, parse_doc, slice_turn_spans
+from core.memory.slice.turns import apply_range, parse_doc
 from tests.conformance.slice_shapes import (
     SLICE,
     as_the_original_frames_it,
@@ -21,6 +20,7 @@ from tests.conformance.slice_shapes import (
     assert_same_slice,
     slice_from_vector,
     with_kept_ends,
+    without_escapes,
 )
 from tests.conformance.vectors import Case, shape, vectors
 
@@ -49,17 +49,7 @@ def test_serialize(case: Case) -> None:
     # A deliberate difference (docs/FORMAT.md, "Escaped turn text"): blank space the original
     # trims from a message is kept behind a guard; otherwise the bytes are the original's.
     assert [t.content for t in parse_core_md(text).turns] == [t.content for t in s.turns]
-    assert _without_escapes(text) == case["serialized"]
-
-
-def _without_escapes(text: str) -> str:
-    """The file with the escape flag line removed and each turn's stored text unescaped."""
-    text = text.replace(f"{FLAG_KEY}: {FLAG_VALUE}\n", "", 1)
-    out, pos = [], 0
-    for span in slice_turn_spans(text):
-        out += [text[pos : span.content_start], unescape_turn(text[span.content_start : span.content_end])]
-        pos = span.content_end
-    return "".join(out) + text[pos:]
+    assert without_escapes(text) == case["serialized"]
 
 
 @pytest.mark.parametrize("case", FORMAT.value("frontmatter_key_order"))
