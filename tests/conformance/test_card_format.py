@@ -110,10 +110,14 @@ def test_migrate_to_card(m: Case) -> None:
 
 
 def _detect_text(name: str) -> str:
-    """The document a detect case names: `migrate.<name>_input`, else the `<name>` section's text."""
+    """The document a detect case names: `migrate.<name>_input` or `migrate.<name>` (a migration's
+    output), the first serialised card for `card`, else the `<name>` section's text."""
     migrate = V.section("migrate")
-    if f"{name}_input" in migrate:
-        return str(migrate[f"{name}_input"])
+    for key in (f"{name}_input", name):
+        if isinstance(migrate.get(key), str):
+            return str(migrate[key])
+    if name in ("card", "v5") and V.section("serialize"):
+        return str(V.section("serialize")[0]["serialized"])
     section = V.section(name)
     return str(section["serialized"] if isinstance(section, dict) else section)
 
@@ -147,3 +151,14 @@ def test_detect(case: Case) -> None:
     # Not a card, but a format the migration knows: it is migrated, never parsed as a card.
     legacy = not case["isCard"] and (case["isV2"] or case["isV3"] or mig.is_v1(text))
     assert mig.is_legacy(text) is legacy
+
+
+@pytest.mark.parametrize("m", V.cases("migrate", MIGRATE))
+def test_migration_outputs_are_detected_as_what_they_are(m: Case) -> None:
+    """A migration's v3 output is an archive and not a card; its card output is a card."""
+    for key in ("v2_to_v3", "v1_to_v3"):
+        assert mig.is_v3(m[key]) and not cardmod.is_card(m[key]) and cardmod.read_card(m[key], NOW) is None
+    for key in ("v2_to_card", "v3_to_card"):
+        assert cardmod.is_card(m[key]) and not mig.is_legacy(m[key])
+        card = cardmod.read_card(m[key], NOW)
+        assert card is not None and cardmod.render_card(card) == m[key]
