@@ -1,7 +1,8 @@
 """Request and response bodies of the HTTP and WebSocket API (docs/API.md "Routes") — the contract the UI
 reads.
 
-Requests forbid unknown fields. Responses may gain fields; never rename or drop one without
+Requests forbid unknown fields (except the flush body, which the original's clients send with
+fields of their own). Responses may gain fields; never rename or drop one without
 updating every user (web/, the CLI's `chat --url`, tests).
 """
 
@@ -12,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
 
 from core.memory.paths import SLICE_ID_PATTERN
+from core.memory.slice.core_edits import FLUSH_MAX_TURNS
 
 Effort = Literal["low", "medium", "high"]
 Locale = Literal["en", "zh"]
@@ -315,17 +317,28 @@ class ModelsView(BaseModel):
     setup: str | None = Field(default=None, description="What to configure when no provider is set")
 
 
-class FlushTurn(Strict):
+class FromOriginalClient(BaseModel):
+    """A body the original's clients send: fields it does not define are ignored, as the original
+    ignored them (its schema stripped unknown keys), so such a client's save is not refused."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class FlushTurn(FromOriginalClient):
     role: Literal["user", "agent"]
     content: str = Field(max_length=100_000)
     timestamp: str = Field(max_length=64)
 
 
-class FlushRequest(Strict):
-    """`POST /api/episodic/flush` (docs/API.md "Memory")."""
+class FlushRequest(FromOriginalClient):
+    """`POST /api/episodic/flush` (docs/API.md "Memory"): 1–50 turns, the 50th included."""
 
     sliceId: str = Field(pattern=SLICE_ID_PATTERN)  # the original's field name
-    turns: list[FlushTurn] = Field(min_length=1, max_length=50)
+    turns: list[FlushTurn] = Field(
+        min_length=1,
+        max_length=FLUSH_MAX_TURNS,
+        description=f"1–{FLUSH_MAX_TURNS} turns; send more in a second request",
+    )
 
 
 class SlicingPatch(Strict):

@@ -7,8 +7,10 @@ from typing import Any
 
 from core.clock import parse_iso
 from core.memory.formats import matter
+from core.memory.formats.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
 from core.memory.formats.yaml_load import YamlDate
 from core.memory.slice.model import KEY_ORDER, LIST_KEYS, Slice, Turn
+from core.memory.slice.turns import slice_turn_spans
 from core.text import js_trim_end
 from tests.conformance.vectors import shape
 
@@ -117,3 +119,14 @@ def with_kept_ends(reparsed: dict[str, Any], given: dict[str, Any]) -> dict[str,
     Where the original read back `summary` as `a` from a written `a\\n`, we read `a\\n`.
     """
     return {k: _kept(v, given.get(k)) if k != "turns" else v for k, v in reparsed.items()}
+
+
+def without_escapes(text: str) -> str:
+    """The file with the escape flag line removed and each turn's stored text unescaped: the
+    original's bytes for a file we wrote escaped (docs/FORMAT.md "Escaped turn text")."""
+    text = text.replace(f"{FLAG_KEY}: {FLAG_VALUE}\n", "", 1)
+    out, pos = [], 0
+    for span in slice_turn_spans(text):
+        out += [text[pos : span.content_start], unescape_turn(text[span.content_start : span.content_end])]
+        pos = span.content_end
+    return "".join(out) + text[pos:]

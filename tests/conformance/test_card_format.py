@@ -49,8 +49,10 @@ def test_serialize(case: Case) -> None:
 
 @pytest.mark.parametrize("case", V.cases("parse", shape("parse", "content isCardFormat parsed")))
 def test_parse(case: Case) -> None:
+    """A card parses to the original's object; any other document (`parsed: null`) to none."""
     assert cardmod.is_card(case["content"]) is case["isCardFormat"]
-    assert cardmod.parse_card(case["content"], NOW).to_dict() == case["parsed"]
+    card = cardmod.read_card(case["content"], NOW)
+    assert (card.to_dict() if card is not None else None) == case["parsed"]
 
 
 @pytest.mark.parametrize("t", V.cases("new_card_template", shape("template", "sliceId output")))
@@ -108,12 +110,37 @@ def test_migrate_to_card(m: Case) -> None:
 
 
 def _detect_text(name: str) -> str:
-    """The document a detect case names: `migrate.<name>_input`, else the `<name>` section's text."""
+    """The document a detect case names: `migrate.<name>_input` or `migrate.<name>` (a migration's
+    output), the first serialised card for `card`, else the `<name>` section's text."""
     migrate = V.section("migrate")
-    if f"{name}_input" in migrate:
-        return str(migrate[f"{name}_input"])
+    for key in (f"{name}_input", name):
+        if isinstance(migrate.get(key), str):
+            return str(migrate[key])
+    if name in ("card", "v5") and V.section("serialize"):
+        return str(V.section("serialize")[0]["serialized"])
     section = V.section(name)
     return str(section["serialized"] if isinstance(section, dict) else section)
+
+
+def _legacy_documents() -> dict[str, str]:
+    migrate = V.section("migrate")
+    return {"v3": V.section("v3.serialized"), "v2": migrate["v2_input"], "v1": migrate["v1_input"]}
+
+
+@pytest.mark.parametrize("name", ["v3", "v2", "v1"])
+def test_an_older_layout_is_not_a_card_and_parses_as_none(name: str) -> None:
+    """REFERENCE §5.3/§5.6: a "user profile + self-model" archive (or v2/v1) is never read as a
+    card — not even when a hand edit adds a heading the card test looks for — so nothing is
+    half-read; the live-card path migrates it whole instead."""
+    text = _legacy_documents()[name]
+    assert cardmod.is_card(text) is False and cardmod.read_card(text, NOW) is None
+    assert mig.is_legacy(text)
+    if name == "v3":
+        edited = text + "\n## Past\n\nA paragraph someone added.\n"
+        assert cardmod.is_card(edited) is False and cardmod.read_card(edited, NOW) is None
+        assert mig.to_current_card(edited, slice_id="x", now=NOW).identity == ["用户是 AI 全栈工程师"]
+    whole = mig.to_current_card(text, slice_id="x", now=NOW)
+    assert cardmod.render_card(whole) == cardmod.render_card(mig.migrate_to_card(text, slice_id="x", now=NOW))
 
 
 @pytest.mark.parametrize("case", V.cases("migrate.detect", shape("detect", "name isV2 isV3 isCard")))
@@ -124,3 +151,14 @@ def test_detect(case: Case) -> None:
     # Not a card, but a format the migration knows: it is migrated, never parsed as a card.
     legacy = not case["isCard"] and (case["isV2"] or case["isV3"] or mig.is_v1(text))
     assert mig.is_legacy(text) is legacy
+
+
+@pytest.mark.parametrize("m", V.cases("migrate", MIGRATE))
+def test_migration_outputs_are_detected_as_what_they_are(m: Case) -> None:
+    """A migration's v3 output is an archive and not a card; its card output is a card."""
+    for key in ("v2_to_v3", "v1_to_v3"):
+        assert mig.is_v3(m[key]) and not cardmod.is_card(m[key]) and cardmod.read_card(m[key], NOW) is None
+    for key in ("v2_to_card", "v3_to_card"):
+        assert cardmod.is_card(m[key]) and not mig.is_legacy(m[key])
+        card = cardmod.read_card(m[key], NOW)
+        assert card is not None and cardmod.render_card(card) == m[key]

@@ -30,8 +30,19 @@ def test_normalize_recommended_reads(case: Case) -> None:
 
 @pytest.mark.parametrize("case", V.cases("exclude_current", shape("exclude", "items current output")))
 def test_exclude_current(case: Case) -> None:
-    items = [*case["items"], *case["output"]]
+    """Every item about the current slice goes, the rest stay in order. A case may list only the
+    dropped items in `items` (the kept ones only in `output`): those are added once, at the end."""
+    items = list(case["items"])
+    items += [item for item in case["output"] if item not in items]
     assert f.exclude_current(items, case["current"]) == case["output"]
+
+
+def test_exclude_current_keeps_the_rest_in_order() -> None:
+    """The current slice anywhere in the list (several times) is dropped; no current id keeps all."""
+    cur, a, b = "2026-08-17-0515", "2026-08-10-0900", "2026-08-12-2000"
+    items = [{"slice_id": a}, {"slice_id": cur, "reason": "this talk"}, {"slice_id": b}, {"slice_id": cur}]
+    assert f.exclude_current(items, cur) == [{"slice_id": a}, {"slice_id": b}]
+    assert f.exclude_current(items, None) == items == f.exclude_current(items, "")
 
 
 @pytest.mark.parametrize(
@@ -85,7 +96,8 @@ def test_prepare_recall_step(case: Case) -> None:
     want = case["output"]
     if want is not None:  # the report tool is named by each implementation; the structure is pinned
         choice = want["toolChoice"]
-        want = {"toolChoice": {**choice, "toolName": REPORT}}
+        assert set(choice) == {"type", "toolName"} and choice["type"] == "tool", want
+        want = {**want, "toolChoice": {**choice, "toolName": REPORT}}
     assert got == want
 
 

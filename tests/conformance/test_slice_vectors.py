@@ -9,11 +9,10 @@ import pytest
 from core.errors import InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.catalog.monthly import monthly_entry, upsert_monthly
-from core.memory.formats.escape import FLAG_KEY, FLAG_VALUE, unescape_turn
 from core.memory.paths import SliceId
-from core.memory.slice.merge import merge_turns
+from core.memory.slice.merge import merge_turns, turn_key
 from core.memory.slice.model import KEY_ORDER, Slice, Turn, escaped, new_slice, parse_core_md, render_core_md
-from core.memory.slice.turns import apply_range, parse_doc, slice_turn_spans
+from core.memory.slice.turns import apply_range, parse_doc
 from tests.conformance.slice_shapes import (
     SLICE,
     as_the_original_frames_it,
@@ -21,6 +20,7 @@ from tests.conformance.slice_shapes import (
     assert_same_slice,
     slice_from_vector,
     with_kept_ends,
+    without_escapes,
 )
 from tests.conformance.vectors import Case, shape, vectors
 
@@ -49,17 +49,7 @@ def test_serialize(case: Case) -> None:
     # A deliberate difference (docs/FORMAT.md, "Escaped turn text"): blank space the original
     # trims from a message is kept behind a guard; otherwise the bytes are the original's.
     assert [t.content for t in parse_core_md(text).turns] == [t.content for t in s.turns]
-    assert _without_escapes(text) == case["serialized"]
-
-
-def _without_escapes(text: str) -> str:
-    """The file with the escape flag line removed and each turn's stored text unescaped."""
-    text = text.replace(f"{FLAG_KEY}: {FLAG_VALUE}\n", "", 1)
-    out, pos = [], 0
-    for span in slice_turn_spans(text):
-        out += [text[pos : span.content_start], unescape_turn(text[span.content_start : span.content_end])]
-        pos = span.content_end
-    return "".join(out) + text[pos:]
+    assert without_escapes(text) == case["serialized"]
 
 
 @pytest.mark.parametrize("case", FORMAT.value("frontmatter_key_order"))
@@ -158,11 +148,22 @@ def test_parse_slice_id(case: Case) -> None:
     assert got == case["parsed"]
 
 
+def _same_turn(t: Turn) -> tuple[str | None, str, str, str]:
+    """A turn as the original's merge identifies it, with no id spelled one way: a legacy numeric
+    label (`## Turn 3`, which we keep as written) and `## Turn ?` (the original's spelling of no
+    id) both mean "no id"."""
+    real = t.turn_id if t.turn_id and t.turn_id != "?" else None
+    return real, t.timestamp, t.role, t.content
+
+
 @pytest.mark.parametrize("case", MERGE.cases("cases", shape("merge", "remote_raw local merged")))
 def test_turn_merge(case: Case) -> None:
-    """The original's merge, except one deliberate difference (core/memory/slice/merge.py `turn_key`):
+    """The original's merge, except deliberate differences (core/memory/slice/merge.py `turn_key`):
     a local turn whose id the remote holds only in the *other* role (the reply of a round whose
-    user turn is already there) is kept, where the original dropped it."""
+    user turn is already there) is kept, where the original dropped it; a turn with no id (the old
+    layout: a numeric header, or `?`) is told apart by its time, role and opening text — the
+    original keyed `?` turns by the `?` alone and dropped all but the first — and a numeric
+    header keeps its number."""
     local = slice_from_vector(case["local"])
     ours = merge_turns(case["remote_raw"], local)
     if as_the_original_frames_it(ours) == case["merged"]:
@@ -171,11 +172,18 @@ def test_turn_merge(case: Case) -> None:
     remote = parse_core_md(case["remote_raw"])
     same_turns = Slice(**{**vars(got), "turns": want.turns})
     assert render_core_md(same_turns) == case["merged"], "frontmatter differs"
+    got_turns, want_turns = [_same_turn(t) for t in got.turns], [_same_turn(t) for t in want.turns]
+    assert [t for t in got_turns if t in want_turns] == want_turns, "a turn the original kept is missing"
     remote_roles = {(t.turn_id, t.role) for t in remote.turns}
-    extra = [t for t in got.turns if t not in want.turns]
-    assert [t for t in got.turns if t in want.turns] == want.turns
-    for t in extra:
-        assert t.turn_id and (t.turn_id, t.role) not in remote_roles, f"unexplained extra turn {t}"
+    remote_keys = {turn_key(t) for t in remote.turns}
+    for t, same in zip(got.turns, got_turns, strict=True):
+        if same in want_turns:
+            continue
+        if same[0] is None:  # no id: the original collapsed it into another `?` turn
+            assert turn_key(t) not in remote_keys, f"unexplained extra turn {t}"
+            assert any(_same_turn(x) == same for x in local.turns), f"unexplained extra turn {t}"
+            continue
+        assert (t.turn_id, t.role) not in remote_roles, f"unexplained extra turn {t}"
         assert any(r.turn_id == t.turn_id for r in remote.turns), f"unexplained extra turn {t}"
 
 

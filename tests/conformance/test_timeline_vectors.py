@@ -13,13 +13,14 @@ import pytest
 from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.index import entry_from_meta
+from core.memory.catalog.index import entry_from_meta, read_index
 from core.memory.catalog.index import slice_meta as read_meta
 from core.memory.catalog.timeline_md import entries_of, group_entries, render_timeline_md, slice_line
-from core.memory.catalog.weave import weave_timeline
+from core.memory.catalog.weave import index_slice, weave_timeline
 from core.memory.formats import jsjson
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
+from tests.conformance.slice_shapes import slice_from_vector
 from tests.conformance.vectors import Case, shape, vectors
 
 pytestmark = pytest.mark.conformance
@@ -31,7 +32,19 @@ FROM_FILES = shape("from files", "clock files_before result index_json", "force 
 FOLLOW_UP = shape(
     "follow-up", "clock result index_json", "force injected_phantom added_file refilled_file timeline_md"
 )
-SCENARIOS = V.cases("weave_scenarios", FROM_FILES, FOLLOW_UP)
+# A slice the turn just minted (the in-memory slice, under one of these names), upserted into
+# the catalog before its folder is on disk (REFERENCE §11.4).
+MINTED_KEYS = (
+    "minted",
+    "minted_slice",
+    "new_slice",
+    "upsert",
+    "upsert_slice",
+    "upserted_slice",
+    "created_slice",
+)
+UPSERT = shape("upsert", "clock index_json", "result timeline_md files_before force " + " ".join(MINTED_KEYS))
+SCENARIOS = V.cases("weave_scenarios", FROM_FILES, FOLLOW_UP, UPSERT)
 
 
 @pytest.mark.parametrize("case", V.cases("slice_line", shape("line", "entry line")))
@@ -56,11 +69,12 @@ def test_render_md(case: Case) -> None:
     assert groups == case["groups"]
 
 
-EMPTY_MD = "# Timeline\n\n_Generated: X_\n_Slices: 0_\n_Needs marking: 0_\n_Schema: 1_\n"
+EMPTY_MD = "# Timeline\n\n_Generated: X_\n_Slices: 0_\n_Needs marking: 0_\n_Schema: 1_\n\n"
 
 
 def test_empty_catalog_is_the_header_and_one_newline() -> None:
-    """REFERENCE §11.2: no slices → the header plus one `\\n`, whatever form the empty list takes."""
+    """REFERENCE §11.2: no slices → the header plus one extra `\\n` (the blank line that would
+    precede the first era), whatever form the empty list takes."""
     index = {"_schema": 1, "updated_at": "X", "slice_count": 0, "needs_marking": 0, "slices": []}
     assert render_timeline_md(index, "zh") == EMPTY_MD == render_timeline_md(index, "en")
     assert render_timeline_md({**index, "slices": None}, "zh") == EMPTY_MD
@@ -99,15 +113,28 @@ def _scenario_cases() -> list[Case]:
 def _prepare(index: int) -> InMemoryStorage:
     """The tree scenario `index` starts from (earlier scenarios replayed when it follows one)."""
     case = _scenario_cases()[index]
-    if case.kind == "from files":
+    if case.kind == "from files" or (case.kind == "upsert" and "files_before" in case):
         return InMemoryStorage.from_texts(case["files_before"])
     if index == 0:
         pytest.fail(f"{case.where}: the first scenario has no files_before to start from", pytrace=False)
     storage = _prepare(index - 1)
     before = _scenario_cases()[index - 1]
-    _weave(storage, before["clock"], bool(before.get("force", False)))
+    if before.kind == "upsert":
+        _upsert(storage, before)
+    else:
+        _weave(storage, before["clock"], bool(before.get("force", False)))
     _apply_changes(storage, case)
     return storage
+
+
+def _upsert(storage: InMemoryStorage, case: Case) -> None:
+    key = next((k for k in MINTED_KEYS if k in case), None)
+    if key is None:
+        pytest.fail(f"{case.where}: an upsert scenario names no minted slice ({MINTED_KEYS})", pytrace=False)
+    minted = slice_from_vector(case[key])
+    batch = WriteBatch.open(storage)
+    index_slice(batch, minted, parse_iso(case["clock"]), locale="zh", created=True)
+    batch.commit("turn")
 
 
 def _apply_changes(storage: InMemoryStorage, case: Case) -> None:
@@ -123,11 +150,32 @@ def _apply_changes(storage: InMemoryStorage, case: Case) -> None:
 
 @pytest.mark.parametrize("case", SCENARIOS)
 def test_weave_scenario(case: Case) -> None:
+    """The result and the exact files after the weave; `null` for a file means none is there
+    (a skipped weave over a tree without one writes none).
+
+    Deliberate difference for an upsert: the minted slice's entry is queued in
+    `timeline/pending.json` (index.json is not rewritten each turn: docs/FORMAT.md), so the
+    catalog every reader sees — index.json with the pending entries — is compared, its
+    `updated_at` aside (the original restamped it on every upsert)."""
+    if case.kind == "upsert":
+        storage = _prepare(_scenario_cases().index(case))
+        _upsert(storage, case)
+        seen = read_index(storage.snapshot())
+        want = json.loads(case["index_json"])
+        assert seen is not None and {**seen, "updated_at": want["updated_at"]} == want
+        if case.get("timeline_md"):
+            lines = render_timeline_md({**seen, "updated_at": want["updated_at"]}, "zh")
+            assert lines == case["timeline_md"]
+        return
     storage = _prepare(_scenario_cases().index(case))
-    assert _weave(storage, case["clock"], bool(case.get("force", False))) == case["result"]
-    assert storage.files[paths.CATALOG_JSON] == case["index_json"]
+    before = dict(storage.files)
+    result = _weave(storage, case["clock"], bool(case.get("force", False)))
+    assert result == case["result"]
+    if result["skipped"]:
+        assert storage.files == before, "a skipped weave wrote something"
+    assert storage.files.get(paths.CATALOG_JSON) == case["index_json"]
     if "timeline_md" in case:
-        assert storage.files[paths.TIMELINE_MD] == case["timeline_md"]
+        assert storage.files.get(paths.TIMELINE_MD) == case["timeline_md"]
 
 
 def test_weave_is_throttled_within_five_minutes() -> None:

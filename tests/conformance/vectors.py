@@ -20,6 +20,12 @@ import pytest
 
 from tests.conftest import vectors_dir
 
+# Vector files the measured set has but the vendored copy (tests/data/vectors) does not: their
+# tests run in full against `$PREVIOUSLY_VECTORS_DIR` holding the whole set. Without the file a
+# test of one is an expected failure that names the file (strict: it must fail), never a skip
+# and never a pass; any other missing file fails outright.
+HELD_BACK = frozenset({"card_session.json", "system_prompt.json", "tool_outputs.json"})
+
 # Keys that only describe a case; any shape accepts them.
 DESCRIPTIVE = frozenset({"name", "description", "note", "notes", "comment"})
 
@@ -127,12 +133,19 @@ class VectorFile:
             pytest.fail(problem, pytrace=False)
         return value
 
+    def _missing(self, where: str, problem: str, id: str) -> Any:
+        """The parameter standing for a section that is not there (see HELD_BACK)."""
+        marks = ()
+        if self.name in HELD_BACK and self.problem and self.problem.startswith("vector file missing"):
+            marks = (pytest.mark.xfail(strict=True, reason=f"{self.name} is not vendored: {problem}"),)
+        return pytest.param(failing(where, problem), id=id, marks=marks)
+
     def cases(self, path: str, *shapes: Shape, group: str = "cases") -> list[Any]:
         """Every case under a dotted section path, one pytest parameter each."""
         self.read.add(path.split(".")[0])
         value, problem = self._resolve(path)
         if problem:
-            return [pytest.param(failing(f"{self.name} → {path}", problem), id="missing")]
+            return [self._missing(f"{self.name} → {path}", problem, "missing")]
         items = self._items(path, value, group)
         return [
             pytest.param(self._case(where, data, grp, shapes), id=_id(i, data))
@@ -144,8 +157,9 @@ class VectorFile:
         self.read.add(path.split(".")[0])
         value, problem = self._resolve(path)
         where = f"{self.name} → {path}"
-        case = failing(where, problem) if problem else Case(where, value, TEXT.kind)
-        return [pytest.param(case, id=path)]
+        if problem:
+            return [self._missing(where, problem, path)]
+        return [pytest.param(Case(where, value, TEXT.kind), id=path)]
 
     def _resolve(self, path: str) -> tuple[Any, str | None]:
         if self.problem:

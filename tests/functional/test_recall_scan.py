@@ -212,8 +212,13 @@ def test_the_last_step_must_report(
     wander = Reply(tool_calls=[ToolCall("readGlobalTimeline", {"page": 1})])
     fake_models.enqueue(*[wander] * (MAX_STEPS - 1), report(hits=[], confidence=0))
     result = run_recall(_ctx(storage, models, Events()), "anything")
-    forced = [r.forced_tool for r in fake_models.model_requests()]
+    requests = fake_models.model_requests()
+    forced = [r.forced_tool for r in requests]
     assert forced == [None] * (MAX_STEPS - 1) + [REPORT_TOOL]
+    # The forced step names the report in the structured tool choice (a type and the tool's name),
+    # as the reference's prepared step does; the free steps leave the choice to the model.
+    assert requests[-1].body["tool_choice"] == {"type": "function", "function": {"name": REPORT_TOOL}}
+    assert all(r.body.get("tool_choice", "auto") == "auto" for r in requests[:-1])
     assert result.source == "worker"
 
 

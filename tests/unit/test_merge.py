@@ -113,3 +113,40 @@ def test_merge_local_writes_local_when_remote_is_missing() -> None:
     local = Slice(SID, start="2026-08-11T11:15:00.000Z", turns=[_turn("u1")])
     _commit(storage, merge_local(local, NOW))
     assert _turns(storage) == [("u1", "user")]
+
+
+OLD_LAYOUT = (
+    "---\nslice_id: 2026-08-11-1115\nstatus: active\nstart: '2026-08-11T11:15:00.000Z'\n---\n"
+    "## Turn 1 — 2026-08-11T11:15:00.000Z (user)\n\nhello from the old layout\n\n"
+    "## Turn 2 — 2026-08-11T11:15:30.000Z (agent)\n\nan old reply\n\n"
+    "## Turn ? — 2026-08-11T11:16:00.000Z (user)\n\na turn written without an id\n"
+)
+
+
+def test_a_legacy_turn_without_an_id_is_a_turn_when_merging() -> None:
+    """The old layout (numeric headers, `?` for no id): every such turn on either side is read as
+    a turn, matched by time, role and opening text — none dropped, none doubled, numbers kept."""
+    remote = parse_core_md(OLD_LAYOUT)
+    assert [(t.turn_id, t.legacy_label) for t in remote.turns] == [(None, "1"), (None, "2"), ("?", "")]
+    local = Slice(
+        SID,
+        turns=[
+            Turn(None, "2026-08-11T11:15:00.000Z", "user", "hello from the old layout"),  # the remote's
+            Turn("?", "2026-08-11T11:16:00.000Z", "user", "a turn written without an id"),  # the remote's
+            Turn("?", "2026-08-11T11:17:00.000Z", "user", "another turn without an id"),  # only local
+            Turn(None, "2026-08-11T11:18:00.000Z", "agent", "a legacy reply only here"),  # only local
+            Turn("t9", "2026-08-11T11:19:00.000Z", "user", "a new turn"),
+        ],
+    )
+    merged = parse_core_md(render_core_md(merge_slices(remote, local)))
+    assert [t.content for t in merged.turns] == [
+        "hello from the old layout",
+        "an old reply",
+        "a turn written without an id",
+        "another turn without an id",
+        "a legacy reply only here",
+        "a new turn",
+    ]
+    assert [t.legacy_label for t in merged.turns[:2]] == ["1", "2"]
+    again = merge_slices(merged, local)
+    assert [t.content for t in again.turns] == [t.content for t in merged.turns]

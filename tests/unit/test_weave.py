@@ -207,3 +207,79 @@ def test_format_doc_strands_example_is_what_we_write() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
     example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]
     assert render_strands(load_strands(example)) == example
+
+
+def _woven(files: dict[str, str]) -> InMemoryStorage:
+    storage = _storage(files)
+    _weave(storage)
+    return storage
+
+
+def test_a_catalog_younger_than_the_throttle_is_skipped_and_nothing_is_written() -> None:
+    """REFERENCE §11.3 step 1: under 5 minutes old (not forced) → skipped, no file queued, the
+    totals echoed; at 5 minutes exactly it weaves again."""
+    storage = _woven({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
+    storage.files[paths.core_md("2026-08-02-0900")] = _core("2026-08-02-0900", "b")  # not yet woven
+    before = dict(storage.files)
+    for later in ("2026-08-11T12:00:00.000Z", "2026-08-11T12:04:59.999Z"):
+        batch = WriteBatch.open(storage)
+        result = weave_timeline(batch, parse_iso(later), force=False).as_dict()
+        assert result == {
+            "added": 0,
+            "removed": 0,
+            "newly_dry": 0,
+            "needs_marking": 0,
+            "total": 1,
+            "skipped": True,
+        }
+        assert not batch.commit("weave").changed and storage.files == before
+    batch = WriteBatch.open(storage)
+    result = weave_timeline(batch, parse_iso("2026-08-11T12:05:00.000Z"), force=False).as_dict()
+    assert result["skipped"] is False and result["added"] == 1 and result["total"] == 2
+
+
+def test_a_stale_catalog_is_reconciled_with_the_slice_folders() -> None:
+    """Older than the throttle: an entry whose folder is gone is dropped, a folder the catalog does
+    not know is added, the rest are kept as they were."""
+    storage = _woven(
+        {"2026-08-01-0900": _core("2026-08-01-0900", "a"), "2026-08-03-0900": _core("2026-08-03-0900", "c")}
+    )
+    del storage.files[paths.core_md("2026-08-03-0900")]
+    storage.files[paths.core_md("2026-08-05-0900")] = _core("2026-08-05-0900", "e")
+    batch = WriteBatch.open(storage)
+    result = weave_timeline(batch, parse_iso("2026-08-11T12:06:00.000Z"), force=False).as_dict()
+    batch.commit("weave")
+    assert (result["added"], result["removed"], result["total"], result["skipped"]) == (1, 1, 2, False)
+    index = json.loads(storage.files[paths.CATALOG_JSON])
+    assert [(e["id"], e["focus"]) for e in index["slices"]] == [
+        ("2026-08-01-0900", "a"),
+        ("2026-08-05-0900", "e"),
+    ]
+    assert index["updated_at"] == "2026-08-11T12:06:00.000Z"
+    assert "2026-08-03-0900" not in storage.files[paths.TIMELINE_MD]
+
+
+def test_a_slice_minted_this_turn_and_not_yet_on_disk_is_upserted() -> None:
+    """REFERENCE §11.4: the slice a turn opens is catalogued from memory, in the same batch as its
+    first file, before anything is saved; a weave later in that batch keeps it (its folder is in
+    the batch), and once saved every reader sees it."""
+    storage = _woven({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
+    minted = Slice(
+        slice_id="2026-08-11-1203",
+        start="2026-08-11T12:03:00.000Z",
+        status="active",
+        turns=[Turn("t1", "2026-08-11T12:03:00.000Z", "user", "a new conversation")],
+    )
+    batch = WriteBatch.open(storage)
+    batch.put(paths.core_md(minted.slice_id), render_core_md(minted))
+    index_slice(batch, minted, NOW, created=True)
+    assert paths.core_md(minted.slice_id) not in storage.files  # not on disk yet
+    seen = read_index(batch)
+    assert seen is not None and [e["id"] for e in seen["slices"]] == ["2026-08-01-0900", minted.slice_id]
+    entry = seen["slices"][-1]
+    assert (entry["status"], entry["turn_count"], entry["needs_marking"]) == ("active", 1, True)
+    result = weave_timeline(batch, parse_iso("2026-08-11T12:10:00.000Z"), force=True).as_dict()
+    assert result["removed"] == 0 and result["total"] == 2
+    batch.commit("turn")
+    assert _ids(storage) == ["2026-08-01-0900", minted.slice_id]
+    assert f"- **{minted.slice_id}** *(no summary)* · 1 turn" in storage.files[paths.TIMELINE_MD]

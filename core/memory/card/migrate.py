@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.clock import iso
-from core.memory.card.model import Card, NowItem, is_card, is_date, parse_card
+from core.memory.card.model import ARCHIVE_STAMP, Card, NowItem, is_card, is_date, parse_card
 from core.text import js_trim
 
-V3_STAMP = "Format: user profile + self-model"
+V3_STAMP = ARCHIVE_STAMP
 
 PROFILE_DIMENSIONS = (
     ("identity", "Identity & background"),

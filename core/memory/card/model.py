@@ -21,6 +21,8 @@ from core.text import js_trim
 
 CARD_STAMP = "Format: user card v2"
 LEGACY_CARD_STAMP = "Format: user card"
+# The stamp of the older "dimension archive" (core.memory.card.migrate): never a card.
+ARCHIVE_STAMP = "Format: user profile + self-model"
 CARD_TITLE = "# Previously On"
 UNSORTED_HEADING = "## Unsorted"
 
@@ -162,10 +164,17 @@ def is_date(value: str) -> bool:
 
 
 def is_card(text: str) -> bool:
-    """Whether text is a card (any stamp `Format: user card…`, or Identity plus Past/Profile)."""
+    """Whether text is a card (any stamp `Format: user card…`, or Identity plus Past/Profile).
+
+    A document stamped as the older archive is not one, whatever headings it holds: its
+    `### Identity & background` would otherwise pass for `## Identity`, and a card parser would
+    half-read it (the migration reads it whole).
+    """
     text = text or ""
+    if LEGACY_CARD_STAMP in text:
+        return True
     has_past = "## Profile" in text or "## Past" in text
-    return LEGACY_CARD_STAMP in text or ("## Identity" in text and has_past)
+    return ARCHIVE_STAMP not in text and "## Identity" in text and has_past
 
 
 def split_refs(text: str) -> tuple[str, list[str]]:
@@ -184,6 +193,11 @@ def _section_key(line: str) -> str:
 
 
 # ---------------------------------------------------------------- parse
+
+
+def read_card(text: str, now: datetime) -> Card | None:
+    """The card a document holds, or None when it is not a card (a legacy or foreign document)."""
+    return parse_card(text, now) if is_card(text) else None
 
 
 def parse_card(text: str, now: datetime) -> Card:

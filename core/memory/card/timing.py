@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from core.memory.card.migrate import is_legacy, migrate_to_card
+from core.memory.card.migrate import to_current_card
 from core.memory.card.model import (
     Card,
     HorizonItem,
@@ -18,7 +18,6 @@ from core.memory.card.model import (
     aged_now_items,
     is_date,
     overdue_horizon,
-    parse_card,
 )
 from core.reltime import day_diff, local_date_key, normalize_locale
 
@@ -34,9 +33,7 @@ def card_from_text(text: str | None, now: datetime) -> Card:
     """Any stored card text as a Card (legacy formats upgraded in memory; blank → empty)."""
     if not text or not text.strip():
         return Card()
-    if is_legacy(text):
-        return migrate_to_card(text, slice_id="", now=now)
-    return parse_card(text, now)
+    return to_current_card(text, slice_id="", now=now)
 
 
 @dataclass(frozen=True)

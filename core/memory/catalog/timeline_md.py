@@ -52,20 +52,25 @@ def group_entries(entries: Sequence[CatalogEntry]) -> list[tuple[str, list[tuple
 
 
 def render_timeline_md(index: Mapping[str, Any], locale: str = "en") -> str:
-    """The whole file: a blank line closes the header and every day."""
-    lines = [
-        "# Timeline",
-        "",
-        f"_Generated: {index.get('updated_at', '')}_",
-        f"_Slices: {index.get('slice_count', 0)}_",
-        f"_Needs marking: {index.get('needs_marking', 0)}_",
-        f"_Schema: {index.get('_schema', 1)}_",
-        "",
+    """The whole file: the header and a blank line, then the eras; a blank line closes every day
+    but the last, which ends with its line's newline. An empty catalog is the header and its
+    blank line (REFERENCE §11.2: the header plus one extra newline)."""
+    header = "\n".join(
+        [
+            "# Timeline",
+            "",
+            f"_Generated: {index.get('updated_at', '')}_",
+            f"_Slices: {index.get('slice_count', 0)}_",
+            f"_Needs marking: {index.get('needs_marking', 0)}_",
+            f"_Schema: {index.get('_schema', 1)}_",
+        ]
+    )
+    eras = [
+        f"## {era}\n" + "\n".join(_day_block(day, entries, locale) for day, entries in days)
+        for era, days in group_entries(entries_of(index))
     ]
-    for era, days in group_entries(entries_of(index)):
-        lines.append(f"## {era}")
-        for day, entries in days:
-            lines.append(f"### {day[5:]}")
-            lines.extend(slice_line(e, locale) for e in entries)
-            lines.append("")
-    return "\n".join(lines)
+    return header + "\n\n" + "\n".join(eras)
+
+
+def _day_block(day: str, entries: Sequence[CatalogEntry], locale: str) -> str:
+    return "".join([f"### {day[5:]}\n", *(slice_line(e, locale) + "\n" for e in entries)])
