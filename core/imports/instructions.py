@@ -4,7 +4,7 @@ A Claude export's zip may carry `projects.json` (each project's `prompt_template
 instructions its conversations ran with) and `users.json` (profile or preference text, under
 one of `PROFILE_KEYS`). These are not conversations, so they become no turn. The preview lists
 them; accepting the import adds each as one line under the card's `## Unsorted` heading —
-through the card's writer, which keeps the replaced card as the undo copy — where the person
+through the card's writer, which keeps the replaced card in the card's history — where the person
 sees it and sorts, edits or removes it (docs/CARD.md). Each line says where it came from; line breaks inside a
 text are folded to spaces so the text cannot break the card's layout. Importing again adds
 nothing that is already there.
@@ -22,7 +22,7 @@ from typing import Any
 from core.errors import InvalidInput
 from core.imports.bounds import check_depth, decode_guarded
 from core.memory.card.model import render_card
-from core.memory.card.store import read_card, write_card
+from core.memory.card.store import ChangeBy, read_card, write_card
 from core.storage.base import Reader, WriteBatch
 
 PROFILE_KEYS = ("conversation_preferences", "user_preferences", "profile", "custom_instructions")
@@ -83,7 +83,8 @@ def queue_card_lines(batch: WriteBatch, lines: Sequence[str], now: datetime, too
     if not fresh:
         return False
     card.unplaced = [*card.unplaced, *fresh]
-    return write_card(batch, render_card(card), f"instructions from the {tool} export").changed
+    reason = f"instructions from the {tool} export"
+    return write_card(batch, render_card(card), reason, now, ChangeBy.IMPORT).changed
 
 
 def _text(value: Any) -> bool:
