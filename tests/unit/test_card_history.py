@@ -169,7 +169,7 @@ def test_the_listing_is_newest_first_capped_and_summarised() -> None:
     assert found.total == 2 and found.redo_to is None
     live, middle, oldest = found.rows
     assert live.id is None and live.made_by is ChangeBy.EVOLUTION and (live.added, live.removed) == (0, 1)
-    assert live.sample is not None and live.sample.text == "- a"
+    assert live.sample is not None and live.sample.text == "a"
     assert middle.made_by is ChangeBy.USER and (middle.added, middle.removed) == (1, 0)
     assert oldest.made_by is None and oldest.added is None and found.undo_to == middle.id
     capped = history.history(view, _live(storage), limit=1)

@@ -26,7 +26,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from core.errors import ConflictError, DamagedFile
-from core.memory.card.diff import LineChange, diff_card_lines
+from core.memory.card.diff import LineChange, diff_card_lines, entry_words
 from core.memory.owners.registry import by_name
 from core.memory.paths import CARD_HISTORY_DIR, EPISODIC, MemoryPath
 from core.storage.base import UpdateFn, WriteBatch, prefetch
@@ -202,13 +202,17 @@ def _text_or_damaged(view: Listing, version: Version) -> tuple[str | None, bool]
 
 
 def _row(rid: str | None, made: Version | None, before: str | None, after: str | None, readable: bool) -> Row:
-    at = made.replaced_at if made is not None and made.replaced_by is not ChangeBy.EARLIER else None
-    by = made.replaced_by if made is not None else None
+    known = made is not None and made.replaced_by is not ChangeBy.EARLIER
+    at = made.replaced_at if known and made is not None else None
+    by = made.replaced_by if known and made is not None else None
     if before is None or after is None:
         return Row(rid, at, by, None, None, None, readable)
     lines = diff_card_lines(before, after, limit=10_000)
     added = sum(1 for c in lines if c.type == "added")
-    return Row(rid, at, by, added, len(lines) - added, lines[0] if lines else None, readable)
+    # What the version says now reads best; a change that only removed shows what went.
+    first = next((c for c in lines if c.type == "added"), lines[0] if lines else None)
+    sample = LineChange(first.type, entry_words(first.text).strip() or first.text) if first else None
+    return Row(rid, at, by, added, len(lines) - added, sample, readable)
 
 
 def history(view: Listing, live: str | None, limit: int) -> History:
