@@ -198,6 +198,7 @@ def _queue_card(batch: WriteBatch, slice_id: str, names: RefMatch, now: datetime
     total = CardScrub()
     targets = [(paths.CARD, True), (CARD_PREV, False)]
     targets += [(v.path, False) for v in card_versions(batch) if v.path != CARD_PREV]
+    batch.prefetch(p for p, _ in targets)  # one round trip for the versions on GitHub
     targets += [(p, False) for p in _snapshots_from(batch, slice_id)]
     for path, live in targets:
         text = read_or_none(batch, path)
