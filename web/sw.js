@@ -29,6 +29,7 @@ const SHELL = [
   "app/app.js",
   "app/attachments.js",
   "app/briefing.js",
+  "app/card-history.js",
   "app/card-page.js",
   "app/cards.js",
   "app/chat-state.js",

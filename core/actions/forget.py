@@ -22,7 +22,8 @@ from core.clock import Clock, iso
 from core.errors import ReadOnly
 from core.memory import paths
 from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
-from core.memory.card.store import CARD_PREV
+from core.memory.card.history import CARD_PREV
+from core.memory.card.history import versions as card_versions
 from core.memory.catalog.index import build_index, parse_index, read_or_none, render_files
 from core.memory.catalog.monthly import monthly_path, remove_monthly
 from core.memory.catalog.pending import remove_pending
@@ -191,10 +192,13 @@ def _queue_turn(
 
 
 def _queue_card(batch: WriteBatch, slice_id: str, names: RefMatch, now: datetime) -> CardScrub:
-    """Queue the scrub of the live card, its undo copy and the snapshots that can cite the slice
-    (a snapshot is the card as it stood for its own slice, so only slices from this one on)."""
+    """Queue the scrub of the live card, every earlier version of it, and the snapshots that can
+    cite the slice (a snapshot is the card as it stood for its own slice, so only slices from this
+    one on). Forgetting is the one change that rewrites an earlier version of the card."""
     total = CardScrub()
     targets = [(paths.CARD, True), (CARD_PREV, False)]
+    targets += [(v.path, False) for v in card_versions(batch) if v.path != CARD_PREV]
+    batch.prefetch(p for p, _ in targets)  # one round trip for the versions on GitHub
     targets += [(p, False) for p in _snapshots_from(batch, slice_id)]
     for path, live in targets:
         text = read_or_none(batch, path)

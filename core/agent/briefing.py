@@ -290,7 +290,7 @@ def arrival(view: Lister, now: datetime, tz: str | None = None, locale: str = "e
     """Read the newest slices and the card through `view` and build the arrival state."""
     slices = recent_slices(view, RECENT_SLICES)
     live = live_card(view)  # a damaged card: the newest readable snapshot stands in
-    stored = StoredCard(live.text, None)
+    stored = StoredCard(live.text)
     card = stored.card(now) if stored.text else None
     active = slices[0] if slices and not slices[0].closed else None
     turns: list[Turn] = []

@@ -2,8 +2,8 @@
 
 `evolve_card` runs one pass (docs/CARD.md "Evolution"): the agent sees the time context, why it runs, the
 card and the conversation, edits an in-memory `CardSession`, and reports through `finish`. The
-live card (with its undo copy) and the slice's `previously.md` are queued on the caller's batch
-only when the card's substance changed — or the stored card is in a legacy format, or the
+live card (its history keeps the replaced text) and the slice's `previously.md` are queued on the
+caller's batch only when the card's substance changed — or the stored card is in a legacy format, or the
 request forces it. It never raises: a failed pass writes nothing and says why.
 """
 
@@ -41,7 +41,7 @@ from core.llm.types import StreamEvent, ToolCall
 from core.memory.card.diff import summarize_card_changes, summary_line, unified_card_diff
 from core.memory.card.model import is_card, render_card
 from core.memory.card.snapshot import ensure_snapshot
-from core.memory.card.store import write_card
+from core.memory.card.store import ChangeBy, write_card
 from core.memory.card.timing import time_flags
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
@@ -190,7 +190,7 @@ def _write_back(p: _Pass, session: CardSession, result: RunResult[FinishReport])
         why = f"Nothing new to record: {reasoning}" if reasoning else "Nothing new to record."
         return EvolutionOutcome(False, reason=why, mutations=tuple(session.log), partial=partial)
     new_text = session.render()
-    write_card(p.batch, new_text, f"evolve ({p.request.signal})")
+    write_card(p.batch, new_text, f"evolve ({p.request.signal})", p.now, ChangeBy.EVOLUTION)
     if p.request.snapshot and slice_exists(p.batch)(p.request.slice_id):
         p.batch.put(card_snapshot(p.request.slice_id), new_text)
     summary = collapse_ws(report.summary) if report else ""

@@ -6,7 +6,7 @@ of `PROFILE_KEYS`) and `memories.json` (what Claude remembered: one card line pe
 line, read by `core/imports/claude_projects.py`). These are not conversations, so they become
 no turn (a project's own slice keeps its instructions word for word too). The preview lists
 them; accepting the import adds each as one line under the card's `## Unsorted` heading —
-through the card's writer, which keeps the replaced card as the undo copy — where the person
+through the card's writer, which keeps the replaced card in the card's history — where the person
 sees it and sorts, edits or removes it (docs/CARD.md). Each line says where it came from; line
 breaks inside a text are folded to spaces so the text cannot break the card's layout.
 Importing again adds nothing that is already there; a line the card would not read back as
@@ -34,7 +34,7 @@ from core.imports.claude_projects import (
 )
 from core.imports.model import Skipped
 from core.memory.card.model import Card, parse_card, render_card
-from core.memory.card.store import read_card, write_card
+from core.memory.card.store import ChangeBy, read_card, write_card
 from core.storage.base import Reader, WriteBatch
 from core.text import js_trim
 
@@ -116,7 +116,8 @@ def queue_card_lines(batch: WriteBatch, lines: Sequence[str], now: datetime, too
     if not fresh:
         return False
     card.unplaced = [*card.unplaced, *fresh]
-    return write_card(batch, render_card(card), f"instructions from the {tool} export").changed
+    reason = f"instructions from the {tool} export"
+    return write_card(batch, render_card(card), reason, now, ChangeBy.IMPORT).changed
 
 
 def _text(value: Any) -> bool:

@@ -59,6 +59,7 @@ TIMELINE_MD = MemoryPath("memory/episodic/timeline.md")
 PENDING_JSON = MemoryPath("memory/episodic/timeline/pending.json")
 CATALOG_SHAS_JSON = MemoryPath("memory/episodic/timeline/shas.json")
 CARD = MemoryPath("memory/episodic/current-previously.md")
+CARD_HISTORY_DIR = MemoryPath("memory/episodic/card-history")  # every earlier card (docs/FORMAT.md)
 CONFIG_JSON = MemoryPath("memory/user/config.json")
 SEARCH_DIR = MemoryPath("memory/episodic/search")
 NOTES_DIR = MemoryPath("memory/inbox/notes")
@@ -268,6 +269,7 @@ class PathKind(StrEnum):
     AGENT_MD = "agent_md"
     APPENDIX_MD = "appendix_md"
     CARD_SNAPSHOT = "card_snapshot"
+    CARD_HISTORY = "card_history"  # an earlier version of the live card
     SLICE_FILE = "slice_file"  # any other file inside a slice folder (pictures, strays)
     SLICES_STRAY = "slices_stray"  # under the slices root but in no slice folder
     OTHER = "other"
@@ -315,6 +317,8 @@ def classify(path: MemoryPath | str) -> PathClass:
         return PathClass(kind)
     if _under(value, SEARCH_DIR):
         return PathClass(PathKind.SEARCH)
+    if value.startswith(CARD_HISTORY_DIR.value + "/"):
+        return PathClass(PathKind.CARD_HISTORY)
     if _under(value, EVOLUTION_DIR) or _under(value, PLAYBOOKS_DIR):
         return PathClass(PathKind.EVOLUTION)
     if value.startswith(NOTES_DIR.value + "/"):

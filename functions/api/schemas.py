@@ -275,6 +275,35 @@ class CardView(BaseModel):
     entries: list[CardEntry]
     updated: str | None = None
     can_undo: bool = False
+    can_redo: bool = False
+
+
+class CardLine(BaseModel):
+    type: Literal["removed", "added"]
+    text: str
+
+
+class CardVersion(BaseModel):
+    """One version in `GET /api/card/history`, newest first; the live card has `id` null."""
+
+    id: str | None = Field(description="What POST /api/card/history/{id}/restore takes; null: the live card")
+    at: str | None = Field(description="When this version was made (UTC ISO); null when not known")
+    by: str | None = Field(description="What made it: user, evolution, undo, redo, restore, import, repair")
+    added: int | None = Field(description="Card lines added against the version before it")
+    removed: int | None = Field(description="Card lines removed against the version before it")
+    sample: CardLine | None = Field(description="One line that changed (the one-line summary)")
+    readable: bool = True
+
+
+class CardHistoryView(BaseModel):
+    """`GET /api/card/history`."""
+
+    versions: list[CardVersion]
+    total: int = Field(description="How many earlier versions are kept (the listing shows the newest)")
+    can_undo: bool
+    can_redo: bool
+    undo_to: str | None = Field(description="The version an undo would bring back")
+    redo_to: str | None = Field(description="The version a redo would bring back")
 
 
 class CardEntryPatch(Strict):

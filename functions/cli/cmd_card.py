@@ -1,4 +1,4 @@
-"""`previously card show|edit|rm|undo`: the user card, entry by entry, as `card show` numbers it."""
+"""`previously card show|edit|rm|undo|redo`: the user card, entry by entry, as `card show` numbers it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import typer
 from core.clock import SystemClock
 from core.errors import PreviouslyError
 from core.memory.card.edit import format_numbered, numbered_entries
-from core.memory.card.store import delete_card_entry, edit_card_entry, read_card, undo_card
+from core.memory.card.history import undo_redo
+from core.memory.card.store import delete_card_entry, edit_card_entry, read_card, redo_card, undo_card
 from core.reltime import local_date_key
 from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
@@ -31,11 +32,13 @@ T = TypeVar("T")
 @card_app.command("show")
 def show(memory: MemoryOpt = None, json_out: JsonOpt = False) -> None:
     """List every entry, numbered per section, with stale/overdue flags."""
-    stored = read_card(open_storage(memory).snapshot())
+    view = open_storage(memory).snapshot()
+    stored = read_card(view)
+    can_undo = undo_redo(view)[0]
     now = SystemClock().now()
     if stored.text is None:
         if json_out:
-            emit_json({"entries": [], "can_undo": stored.can_undo})
+            emit_json({"entries": [], "can_undo": can_undo})
             return
         typer.echo("There is no user card yet; it is written after your first conversations.")
         return
@@ -54,7 +57,7 @@ def show(memory: MemoryOpt = None, json_out: JsonOpt = False) -> None:
             }
             for e in numbered_entries(card, today)
         ]
-        emit_json({"entries": entries, "updated": card.updated, "can_undo": stored.can_undo})
+        emit_json({"entries": entries, "updated": card.updated, "can_undo": can_undo})
         return
     typer.echo(format_numbered(card, today))
 
@@ -93,11 +96,15 @@ def rm(section: SectionArg, n: PositionArg, memory: MemoryOpt = None) -> None:
 
 @card_app.command("undo")
 def undo(memory: MemoryOpt = None) -> None:
-    """Go back to the card before its last change (run it again to re-apply that change)."""
+    """Go back to the card before its last change (again: one more change back)."""
+    now = SystemClock().now()
+    _commit(memory, lambda b: (None, undo_card(b, now).message))
+    typer.echo("The card is back to its previous version (`previously card redo` steps forward again).")
 
-    def swap(batch: WriteBatch) -> tuple[None, str]:
-        write = undo_card(batch)
-        return None, write.message
 
-    _commit(memory, swap)
-    typer.echo("The card is back to its previous version (run `previously card undo` again to redo).")
+@card_app.command("redo")
+def redo(memory: MemoryOpt = None) -> None:
+    """Re-apply the change the last undo took back."""
+    now = SystemClock().now()
+    _commit(memory, lambda b: (None, redo_card(b, now).message))
+    typer.echo("The change is back (`previously card undo` takes it back again).")

@@ -63,7 +63,7 @@ def test_bad_address_is_a_clear_error_and_changes_nothing(memory: Path) -> None:
     code, out = _run("card", "rm", "feelings", "1", "--memory", str(memory))
     assert code == 1 and "Unknown card section" in out
     assert (memory / "memory/episodic/current-previously.md").read_text(encoding="utf-8") == CARD_TEXT
-    assert not (memory / "memory/episodic/current-previously.prev.md").exists()
+    assert not (memory / "memory/episodic/card-history").exists()
 
 
 def test_undo_with_nothing_to_undo(memory: Path) -> None:

@@ -7,7 +7,6 @@ import pytest
 from core.agent.evolution import EvolutionRequest, evolve_card
 from core.clock import FixedClock
 from core.memory.card.model import Anchor, HorizonItem, NowItem, parse_card
-from core.memory.card.store import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
@@ -24,6 +23,7 @@ from tests.fakes.evolution import (
     worker,
 )
 from tests.fakes.fake_model_server import FakeModelServer, Reply
+from tests.unit.card_samples import previous_card
 
 pytestmark = pytest.mark.functional
 
@@ -264,5 +264,5 @@ def test_undo_copy_keeps_the_card_before_evolution(fake_models: FakeModelServer,
     outcome = evolve_card(batch, closed_request(storage), worker=worker(fake_models, clock), clock=clock)
     batch.commit("test")
     assert outcome.summary == "Card updated: 1 entry added."
-    assert storage.files[CARD_PREV] == original
+    assert previous_card(storage.snapshot()) == original
     assert "- Pronouns: she/her" in storage.files[CARD]

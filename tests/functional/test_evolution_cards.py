@@ -14,11 +14,11 @@ from core.agent.evolution import (
 )
 from core.clock import FixedClock
 from core.memory.card.model import CARD_STAMP, parse_card
-from core.memory.card.store import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from tests.fakes.evolution import CLOSED, CURRENT, calls, finish, first_prompt, memory, slice_of, worker
 from tests.fakes.fake_model_server import FakeModelServer
+from tests.unit.card_samples import previous_card
 
 pytestmark = pytest.mark.functional
 
@@ -181,7 +181,7 @@ def test_a_hand_edited_card_survives_a_round_trip(fake_models: FakeModelServer, 
     after = parse_card(written, clock.now())
     after.now = [n for n in after.now if n.text != "Training for a half marathon"]
     assert after.substance() == before.substance(), "every hand-written entry is still there"
-    assert storage.files[CARD_PREV] == HAND_EDITED, "the hand-edited text is the undo copy"
+    assert previous_card(storage.snapshot()) == HAND_EDITED, "the hand-edited text is kept as a version"
 
 
 def test_a_hand_edited_card_untouched_when_nothing_changes(
@@ -214,7 +214,7 @@ def test_a_legacy_card_is_migrated_and_written(
     assert outcome.changed and outcome.summary == "The card was converted to the current format."
     written = storage.files[CARD]
     assert CARD_STAMP in written and "Mara, a museum curator" in written
-    assert storage.files[CARD_PREV] == legacy
+    assert previous_card(storage.snapshot()) == legacy
     prompt = first_prompt(fake_models)
     assert "The stored card is in an older format. Its raw text:" in prompt
     assert legacy.strip().splitlines()[-1].strip() in prompt, "the raw legacy text is shown"

@@ -236,3 +236,27 @@ def test_export_reads_every_backend_byte_for_byte(store: Backend) -> None:
         got = {n: zf.read(n) for n in zf.namelist() if n.startswith("memory/")}
     assert got == {p: t.encode("utf-8") for p, t in sample_files().items()}
     assert report.files == len(got) and not report.skipped
+
+
+card_store = backend_fixture("memory", "local")
+
+
+def test_forgetting_a_slice_scrubs_every_earlier_version_of_the_card(card_store: Backend) -> None:
+    from core.memory.card.history import version_text, versions
+    from core.memory.card.store import delete_card_entry
+    from core.storage.base import WriteBatch
+
+    clock = FixedClock.at(CLOCK)
+    seed_sample(card_store, clock)
+    batch = WriteBatch.open(card_store.storage)
+    delete_card_entry(batch, "identity", 1, clock.now())  # the replaced card, citing SLICE, is kept
+    batch.commit("edit")
+    view = card_store.storage.snapshot()
+    (kept,) = versions(view)
+    assert slice_rel(SLICE) in (version_text(view, kept) or "")
+
+    forget(card_store.storage, SLICE, clock)
+
+    view = card_store.storage.snapshot()
+    assert [v.path for v in versions(view)] == [kept.path], "the version stays, without the slice"
+    assert slice_rel(SLICE) not in (version_text(view, kept) or "")

@@ -120,7 +120,7 @@ def test_the_card_change_can_be_undone(tmp_path: Path) -> None:
     apply_plan(export, preview(export, storage), storage, CLOCK)
     assert GARDEN in storage.files[CARD]
     batch = WriteBatch.open(storage)
-    undo_card(batch)
+    undo_card(batch, CLOCK.now())
     batch.commit("undo")
     assert storage.files[CARD] == before
 

@@ -30,3 +30,11 @@ Alex is an engineer who likes evidence.
 
 - Lead with empathy when they are venting
 """
+
+
+def previous_card(view) -> str | None:  # type: ignore[no-untyped-def]
+    """The newest earlier version of the card (what an undo right after a change brings back)."""
+    from core.memory.card import history
+
+    found = history.versions(view)
+    return history.version_text(view, found[-1]) if found else None

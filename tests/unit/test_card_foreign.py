@@ -15,11 +15,12 @@ from core.clock import FixedClock, parse_iso
 from core.memory.card.migrate import foreign_to_card, is_legacy, to_current_card
 from core.memory.card.model import UNSORTED_HEADING, is_card, parse_card, render_card
 from core.memory.card.snapshot import ensure_snapshot
-from core.memory.card.store import CARD_PREV, to_card
+from core.memory.card.store import to_card
 from core.memory.paths import CARD
 from core.storage.base import WriteBatch
 from core.text import js_trim
 from tests.fakes.evolution import CURRENT, memory
+from tests.unit.card_samples import previous_card
 
 pytestmark = pytest.mark.unit
 NOW = parse_iso("2026-08-17T06:00:00.000Z")
@@ -73,7 +74,7 @@ def test_the_live_foreign_document_is_converted_with_an_undo_copy(clock: FixedCl
     batch = WriteBatch.open(storage)
     text = ensure_snapshot(batch, CURRENT, clock)
     batch.commit("turn")
-    assert storage.files[CARD_PREV] == NOTES and storage.files[CARD] == text
+    assert previous_card(storage.snapshot()) == NOTES and storage.files[CARD] == text
     assert "# My own notes about me" in text and "with my sister" in text
 
 

@@ -7,10 +7,10 @@ import pytest
 from core.clock import FixedClock
 from core.memory.card.model import CARD_STAMP, parse_card
 from core.memory.card.snapshot import ensure_snapshot, newest_snapshot
-from core.memory.card.store import CARD_PREV
 from core.memory.paths import CARD, card_snapshot
 from core.storage.base import WriteBatch
 from tests.fakes.evolution import CLOSED, CURRENT, OLDER, card_text, memory
+from tests.unit.card_samples import previous_card
 
 pytestmark = pytest.mark.unit
 
@@ -47,7 +47,7 @@ def test_upgrades_a_legacy_card_keeping_the_original_as_undo(clock: FixedClock) 
     batch.commit("turn")
     assert CARD_STAMP in text and storage.files[CARD] == text
     assert parse_card(text, clock.now()).identity == ["Mara, a curator"]
-    assert storage.files[CARD_PREV] == legacy and storage.files[card_snapshot(CURRENT)] == text
+    assert previous_card(storage.snapshot()) == legacy and storage.files[card_snapshot(CURRENT)] == text
 
 
 def test_unknown_text_is_kept_under_unsorted(clock: FixedClock) -> None:
@@ -70,7 +70,7 @@ def test_seeds_a_missing_card_from_the_newest_snapshot(clock: FixedClock) -> Non
     batch = WriteBatch.open(storage)
     assert ensure_snapshot(batch, CURRENT, clock) == newer
     batch.commit("turn")
-    assert storage.files[CARD] == newer and CARD_PREV not in storage.files
+    assert storage.files[CARD] == newer and previous_card(storage.snapshot()) is None
 
 
 def test_seeding_looks_back_30_days_only(clock: FixedClock) -> None:

@@ -1,4 +1,5 @@
-"""The card on storage: writes keep a one-level undo copy, undo swaps, edits touch one entry only."""
+"""The card on storage: every write keeps the replaced version, undo and redo step through them,
+edits touch one entry only."""
 
 from __future__ import annotations
 
@@ -6,19 +7,19 @@ import pytest
 
 from core.clock import FixedClock
 from core.errors import ConflictError, InvalidInput, NotFound
+from core.memory.card import history
 from core.memory.card.model import parse_card
 from core.memory.card.store import (
-    CARD_PREV,
     delete_card_entry,
     edit_card_entry,
     read_card,
     undo_card,
     write_card,
 )
-from core.memory.paths import CARD, card_snapshot
+from core.memory.paths import CARD, CARD_HISTORY_DIR, card_snapshot
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
-from tests.unit.card_samples import CARD_TEXT
+from tests.unit.card_samples import CARD_TEXT, previous_card
 
 pytestmark = pytest.mark.unit
 NOW = FixedClock.at("2026-08-11T11:15:00.000Z").now()
@@ -36,51 +37,50 @@ def _commit(storage: InMemoryStorage, fn) -> object:  # type: ignore[no-untyped-
     return out
 
 
-def test_write_keeps_the_replaced_text_as_the_undo_copy() -> None:
+def _undo(b: WriteBatch) -> object:
+    return undo_card(b, NOW)
+
+
+def test_write_keeps_the_replaced_text_as_a_new_version() -> None:
     storage = _storage()
-    write = _commit(storage, lambda b: write_card(b, "# Previously On\n\nnew\n", "evolution"))
+    write = _commit(storage, lambda b: write_card(b, "# Previously On\n\nnew\n", "evolution", NOW))
     assert write.changed and write.message == "User card: evolution"  # type: ignore[attr-defined]
-    stored = read_card(storage.snapshot())
-    assert stored.text == "# Previously On\n\nnew\n" and stored.previous == CARD_TEXT
+    assert read_card(storage.snapshot()).text == "# Previously On\n\nnew\n"
+    assert previous_card(storage.snapshot()) == CARD_TEXT
+    (path,) = [p for p in storage.files if p.is_under(CARD_HISTORY_DIR)]
+    assert path.name.startswith("000001-20260811T111500Z-user-")
 
 
 def test_writing_the_same_text_changes_nothing() -> None:
     storage = _storage()
-    write = _commit(storage, lambda b: write_card(b, CARD_TEXT, "noop"))
+    write = _commit(storage, lambda b: write_card(b, CARD_TEXT, "noop", NOW))
     assert not write.changed  # type: ignore[attr-defined]
     assert storage.commits == []
 
 
-def test_first_write_has_no_undo_copy() -> None:
+def test_first_write_has_no_earlier_version() -> None:
     storage = InMemoryStorage()
-    _commit(storage, lambda b: write_card(b, "card", "first"))
+    _commit(storage, lambda b: write_card(b, "card", "first", NOW))
     assert read_card(storage.snapshot()).text == "card"
-    assert not read_card(storage.snapshot()).can_undo
+    assert history.undo_redo(storage.snapshot()) == (False, False)
 
 
-def test_undo_swaps_and_a_second_undo_reapplies() -> None:
-    storage = _storage()
-    _commit(storage, lambda b: write_card(b, "changed", "evolution"))
-    _commit(storage, undo_card)
-    assert read_card(storage.snapshot()).text == CARD_TEXT
-    _commit(storage, undo_card)
-    assert read_card(storage.snapshot()).text == "changed"
-    assert read_card(storage.snapshot()).previous == CARD_TEXT
-
-
-def test_undo_without_a_copy_is_not_found() -> None:
+def test_undo_without_an_earlier_version_is_not_found() -> None:
     with pytest.raises(NotFound):
-        _commit(_storage(), undo_card)
+        _commit(_storage(), _undo)
 
 
 def test_a_write_loses_to_a_concurrent_change_instead_of_overwriting_it() -> None:
     storage = _storage()
     batch = WriteBatch.open(storage)
-    write_card(batch, "mine", "user edit")
-    _commit(storage, lambda b: write_card(b, "theirs", "evolution"))
+    write_card(batch, "mine", "user edit", NOW)
+    _commit(storage, lambda b: write_card(b, "theirs", "evolution", NOW))
     with pytest.raises(ConflictError):
         batch.commit("user edit")
     assert read_card(storage.snapshot()).text == "theirs"
+    assert [history.version_text(storage.snapshot(), v) for v in history.versions(storage.snapshot())] == [
+        CARD_TEXT
+    ], "the loser recorded no version"
 
 
 def test_edit_touches_one_entry_and_never_the_slice_snapshot() -> None:
@@ -93,7 +93,7 @@ def test_edit_touches_one_entry_and_never_the_slice_snapshot() -> None:
     after.now[1].text = before.now[1].text
     assert after.substance() == before.substance()
     assert storage.files[card_snapshot("2026-08-10-0900")] == SNAPSHOT
-    assert storage.files[CARD_PREV] == CARD_TEXT
+    assert previous_card(storage.snapshot()) == CARD_TEXT
 
 
 def test_delete_removes_one_entry_and_undo_brings_it_back() -> None:
@@ -102,7 +102,7 @@ def test_delete_removes_one_entry_and_undo_brings_it_back() -> None:
     assert gone.text == "Draft the wedding speech"
     card = parse_card(read_card(storage.snapshot()).text or "", NOW)
     assert [h.text for h in card.horizon] == ["Renew the passport"]
-    _commit(storage, undo_card)
+    _commit(storage, _undo)
     assert read_card(storage.snapshot()).text == CARD_TEXT
 
 

@@ -1,5 +1,5 @@
-// The user card — what the agent believes about you — with edit, delete and undo per entry, and
-// "evolve now" (evolve-now.js).
+// The user card — what the agent believes about you — with edit and delete per entry, undo and
+// redo over every change, its history (card-history.js, loaded when opened) and "evolve now".
 import { useEffect, useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
@@ -10,6 +10,9 @@ import { localQuery } from "./app-data.js";
 import { useEditable } from "./editable.js";
 import { cardBody } from "./lib/card-text.js";
 import { EvolveNow } from "./evolve-now.js";
+import { lazy } from "./lazy.js";
+
+const CardHistory = lazy(() => import("./card-history.js"), "CardHistory");
 
 const SECTIONS = ["identity", "past", "anchor", "now", "horizon", "self_model", "unsorted"];
 
@@ -67,6 +70,7 @@ export function CardPage({ t, onOpenSlice, readOnly = false }) {
   const { data: card, error, busy, notice, run, reload } = useEditable(`/api/card?${localQuery(t.locale)}`, t);
   const [raw, setRaw] = useState(false);
   const [doomed, setDoomed] = useState(null); // the entry a delete is waiting to be confirmed for
+  const [history, setHistory] = useState(false);
 
   const path = (e) => `/api/card/entries/${e.section}/${e.n}`;
   const onSave = (entry, text) => run(() => api.patch(path(entry), { text: text.trim() }), t("card.saved"));
@@ -77,6 +81,8 @@ export function CardPage({ t, onOpenSlice, readOnly = false }) {
     return onDelete(entry);
   };
   const onUndo = () => run(() => api.post("/api/card/undo"), t("card.undone"));
+  const onRedo = () => run(() => api.post("/api/card/redo"), t("card.redone"));
+  const onRestore = (id) => run(() => api.post(`/api/card/history/${id}/restore`), t("card.restored"));
 
   if (error) return html`<div class="column card-page"><p class="empty-state" role="alert">${t("card.loadFailed")}</p></div>`;
   if (!card) return html`<div class="column card-page"><div class="skeleton" aria-busy="true"><span></span><span></span></div></div>`;
@@ -89,6 +95,12 @@ export function CardPage({ t, onOpenSlice, readOnly = false }) {
         <button type="button" class="ghost-btn" data-testid="card-undo" disabled=${!card.can_undo || busy} onClick=${onUndo}>
           <${Icon} name="undo-2" size=${14} />${t("card.undo")}
         </button>
+        <button type="button" class="ghost-btn" data-testid="card-redo" disabled=${!card.can_redo || busy} onClick=${onRedo}>
+          <${Icon} name="undo-2" class="flip" size=${14} />${t("card.redo")}
+        </button>
+        <button type="button" class="ghost-btn" data-testid="card-history-toggle" aria-expanded=${String(history)} onClick=${() => setHistory(!history)}>
+          <${Icon} name="history" size=${14} />${t("card.history")}
+        </button>
         <button type="button" class="ghost-btn" aria-pressed=${String(raw)} onClick=${() => setRaw(!raw)}>
           <${Icon} name="file-text" size=${14} />${t("card.markdown")}
         </button>
@@ -96,6 +108,7 @@ export function CardPage({ t, onOpenSlice, readOnly = false }) {
     </div>
     <p class="muted">${t("card.subtitle")}</p>
     <p class="save-status" role="status">${notice}</p>
+    ${history && html`<${CardHistory} t=${t} busy=${busy} version=${card.markdown} onRestore=${onRestore} />`}
     <${EvolveNow} t=${t} busy=${busy} readOnly=${readOnly} onChanged=${reload} />
     ${raw
       ? html`<div class="panel"><${Markdown} text=${cardBody(card.markdown)} t=${t} /></div>`

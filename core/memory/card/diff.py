@@ -87,7 +87,7 @@ def similarity(a: str, b: str) -> float:
     return max(common / len(ta | tb), common / min(len(ta), len(tb)))
 
 
-def _entry_text(line: str) -> str:
+def entry_words(line: str) -> str:
     """A bullet's words without the marker, dates and refs, so bookkeeping does not look alike."""
     body = _BULLET_RE.sub("", line)
     return split_refs(_DATE_TAIL_RE.sub("", body))[0]
@@ -119,7 +119,7 @@ def _sections(text: str) -> dict[str, _Section]:
 def _pair(removed: list[str], added: list[str]) -> list[tuple[str, str]]:
     """Greedy best-first pairing of removed/added entries that are at least SIMILAR."""
     scored = [
-        (similarity(_entry_text(r), _entry_text(a)), i, j)
+        (similarity(entry_words(r), entry_words(a)), i, j)
         for i, r in enumerate(removed)
         for j, a in enumerate(added)
     ]

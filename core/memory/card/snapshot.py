@@ -3,7 +3,7 @@
 `ensure_snapshot` makes sure a current-format live card exists — upgrading a legacy one, or
 seeding a missing one from the newest slice snapshot of the last 30 UTC days (else the empty
 template) — and copies it into the slice's `previously.md` when the two differ. Every change
-to the live card goes through `write_card`, so the text it replaces stays as the undo copy.
+to the live card goes through `write_card`, so the text it replaces is kept in the card's history.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from core.clock import Clock, iso
 from core.errors import DamagedFile
 from core.memory.card.migrate import to_current_card
 from core.memory.card.model import is_card, new_card, render_card
-from core.memory.card.store import write_card
+from core.memory.card.store import ChangeBy, write_card
 from core.memory.owners.card import SNAPSHOT, live_card
 from core.memory.paths import PathKind, card_snapshot, classify, day_dir
 from core.storage.base import WriteBatch
@@ -62,15 +62,15 @@ def _settled_live_card(batch: WriteBatch, slice_id: str, now: datetime) -> str:
         if is_card(live):
             return live
         upgraded = upgrade_card_text(live, slice_id, now)
-        write_card(batch, upgraded, "convert to the current card format")
+        write_card(batch, upgraded, "convert to the current card format", now, ChangeBy.REPAIR)
         return upgraded
     seed = newest_snapshot(batch, now)
     if seed is not None:
         text = upgrade_card_text(seed, slice_id, now)
-        write_card(batch, text, "restore from the newest slice snapshot")
+        write_card(batch, text, "restore from the newest slice snapshot", now, ChangeBy.REPAIR)
     else:
         text = render_card(new_card(slice_id, now))
-        write_card(batch, text, "start an empty card")
+        write_card(batch, text, "start an empty card", now, ChangeBy.REPAIR)
     return text
 
 

@@ -123,6 +123,8 @@ REGISTRY: tuple[Owner, ...] = (
           _SLICE.legacy_flat_md, "maintain, check", _frontmatter),
     Owner("user card", PathKind.CARD, "memory/episodic/current-previously.md", True,
           paths.CARD, _BY_MAINTAIN),
+    Owner("card history", PathKind.CARD_HISTORY, "memory/episodic/card-history/<seq>-<time>-<by>-<hash>.md",
+          True, paths.CARD_HISTORY_DIR / "000001-20261203T125350Z-user-0a1b2c3d.md", _BY_CHECK),
     Owner("config", PathKind.CONFIG, "memory/user/config.json", True,
           paths.CONFIG_JSON, _BY_MAINTAIN, _json_object),
     Owner("notes", PathKind.NOTE, "memory/inbox/notes/<id>.json", True,
