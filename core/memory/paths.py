@@ -58,6 +58,7 @@ CATALOG_JSON = MemoryPath("memory/episodic/timeline/index.json")
 TIMELINE_MD = MemoryPath("memory/episodic/timeline.md")
 PENDING_JSON = MemoryPath("memory/episodic/timeline/pending.json")
 CATALOG_SHAS_JSON = MemoryPath("memory/episodic/timeline/shas.json")
+CATALOG_DAMAGED_JSON = MemoryPath("memory/episodic/timeline/damaged.json")
 CARD = MemoryPath("memory/episodic/current-previously.md")
 CARD_HISTORY_DIR = MemoryPath("memory/episodic/card-history")  # every earlier card (docs/FORMAT.md)
 CONFIG_JSON = MemoryPath("memory/user/config.json")
@@ -260,6 +261,7 @@ class PathKind(StrEnum):
     TIMELINE_MD = "timeline_md"
     PENDING = "pending"
     CATALOG_SHAS = "catalog_shas"
+    CATALOG_DAMAGED = "catalog_damaged"  # slices the weave could not read (docs/FORMAT.md)
     SEARCH = "search"
     NOTE = "note"  # a staged MCP note (docs/FORMAT.md "Staged notes")
     EVOLUTION = "evolution"
@@ -300,6 +302,7 @@ _FIXED = {
     TIMELINE_MD.value: PathKind.TIMELINE_MD,
     PENDING_JSON.value: PathKind.PENDING,
     CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
+    CATALOG_DAMAGED_JSON.value: PathKind.CATALOG_DAMAGED,
 }
 _AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md\Z")
 _SLICE_INNER = {

@@ -15,7 +15,7 @@ from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.recent import catalog_slices, strand_counts, strand_slices, timeline
+from core.memory.catalog.recent import catalog_slices, strand_counts, strand_slices, timeline_view
 from core.memory.catalog.window import DEFAULT_LIMIT, MAX_LIMIT, window
 from core.memory.config_store import read_config
 from core.memory.owners.scan import notices
@@ -145,7 +145,8 @@ def get_timeline(
 ) -> TimelineView:
     """A window of the catalog, oldest → newest: the newest `limit` slices, or those before,
     after or around one slice; `total`, `offset` and `months` place it in the whole span."""
-    w = window(timeline(deps.storage.snapshot()), around=around, before=before, after=after, limit=limit)
+    view = timeline_view(deps.storage.snapshot())
+    w = window(view.entries, around=around, before=before, after=after, limit=limit, months=view.months)
     return TimelineView(
         slices=[TimelineEntry.model_validate(e) for e in w.slices],
         total=w.total,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from core.memory import paths
+from core.memory.catalog.damaged import parse_damaged
 from core.memory.catalog.index import parse_index, read_or_none
 from core.memory.catalog.pending import overlay, parse_pending
 from core.memory.catalog.strands_file import load_strands
@@ -65,6 +66,7 @@ def _strand_ids(text: str | None) -> dict[str, tuple[str, ...]]:
 
 INDEX: Kept[dict[str, Any] | None] = Kept(paths.CATALOG_JSON, lambda text: parse_index(text)[0])
 STRANDS: Kept[dict[str, tuple[str, ...]]] = Kept(paths.STRANDS_JSON, _strand_ids)
+DAMAGED: Kept[list[dict[str, Any]]] = Kept(paths.CATALOG_DAMAGED_JSON, parse_damaged)
 
 
 def kept_index(reader: Reader) -> dict[str, Any] | None:
@@ -76,3 +78,8 @@ def kept_index(reader: Reader) -> dict[str, Any] | None:
 def kept_strands(reader: Reader) -> dict[str, tuple[str, ...]]:
     """strands.json as strand → slice ids (dash form, file order), kept; shared."""
     return STRANDS.get(reader)
+
+
+def kept_damaged(reader: Reader) -> list[dict[str, Any]]:
+    """damaged.json's entries (the slices the last weave could not read), kept; shared."""
+    return DAMAGED.get(reader)

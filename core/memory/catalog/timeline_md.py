@@ -54,7 +54,7 @@ def group_entries(entries: Sequence[CatalogEntry]) -> list[tuple[str, list[tuple
 def render_timeline_md(index: Mapping[str, Any], locale: str = "en") -> str:
     """The whole file: the header and a blank line, then the eras; a blank line closes every day
     but the last, which ends with its line's newline. An empty catalog is the header and its
-    blank line (REFERENCE §11.2: the header plus one extra newline)."""
+    blank line (docs/FORMAT.md, timeline.md: the header plus one extra newline)."""
     header = "\n".join(
         [
             "# Timeline",

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog.damaged import render_damaged
 from core.memory.catalog.entry import CatalogEntry, spread
 from core.memory.catalog.head import head_of
 from core.memory.catalog.index import (
@@ -32,6 +33,7 @@ from core.memory.catalog.index import (
 )
 from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
+from core.memory.catalog.recent import read_entry
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
 from core.memory.catalog.strands_file import load_strands, strands_file
 from core.memory.owners.registry import update_derived
@@ -217,6 +219,7 @@ def weave_catalog(
     index_text, md_text = render_files(doc, locale)
     batch.put(paths.CATALOG_JSON, index_text)
     batch.put(paths.TIMELINE_MD, md_text)
+    _record_unreadable(batch, slice_ids, {e.id for e in entries})
     if not reread_all:  # a full rebuild leaves it: an unchanged file still gives the same entry
         recorded = versions.record(doc["slices"], today)
         if recorded or shas_text is not None:  # no file until there is something to record
@@ -233,6 +236,20 @@ def weave_catalog(
         total=doc["slice_count"],
     )
     return doc, result
+
+
+def _record_unreadable(batch: Writer, slice_ids: Iterable[str], catalogued: set[str]) -> None:
+    """Write damaged.json: the listed slices that got no entry because their file cannot be read
+    (a folder without a core.md is no slice and stays out). Written only when it changes."""
+    unreadable = [
+        entry
+        for sid in slice_ids
+        if sid not in catalogued and (entry := read_entry(batch, sid)) is not None and entry.problem
+    ]
+    before = read_or_none(batch, paths.CATALOG_DAMAGED_JSON)
+    text = render_damaged(unreadable)
+    if before != text and (unreadable or before is not None):
+        batch.put(paths.CATALOG_DAMAGED_JSON, text)
 
 
 def meta_loader(

@@ -69,13 +69,17 @@ def window(
     before: str | None = None,
     after: str | None = None,
     limit: int = DEFAULT_LIMIT,
+    months: list[tuple[str, int]] | None = None,
 ) -> Window:
-    """The page of `entries` asked for (at most one of around / before / after; none: the newest)."""
+    """The page of `entries` asked for (at most one of around / before / after; none: the newest).
+
+    `months`: the entries' `month_counts`, when the caller keeps them already."""
     if sum(x is not None for x in (around, before, after)) > 1:
         raise InvalidInput("Give at most one of around, before and after.")
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}.")
     total = len(entries)
+    counted = month_counts(entries) if months is None else months
     if around is not None:
         at = _position(entries, around)
         if at is None:
@@ -84,9 +88,9 @@ def window(
     elif before is not None:
         end = _boundary(entries, before)[0]
         start = max(0, end - limit)
-        return Window(list(entries[start:end]), start, total, month_counts(entries))
+        return Window(list(entries[start:end]), start, total, counted)
     elif after is not None:
         start = _boundary(entries, after)[1]
     else:
         start = max(0, total - limit)
-    return Window(list(entries[start : start + limit]), start, total, month_counts(entries))
+    return Window(list(entries[start : start + limit]), start, total, counted)

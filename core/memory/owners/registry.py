@@ -139,6 +139,8 @@ REGISTRY: tuple[Owner, ...] = (
           paths.PENDING_JSON, _BY_CHECK, _json_object),
     Owner("catalog shas", PathKind.CATALOG_SHAS, "memory/episodic/timeline/shas.json", False,
           paths.CATALOG_SHAS_JSON, _BY_CHECK, _json_object),
+    Owner("catalog damaged list", PathKind.CATALOG_DAMAGED, "memory/episodic/timeline/damaged.json", False,
+          paths.CATALOG_DAMAGED_JSON, _BY_CHECK, _json_object),
     Owner("timeline.md", PathKind.TIMELINE_MD, "memory/episodic/timeline.md", False,
           paths.TIMELINE_MD, _BY_CHECK),
     Owner("monthly index", PathKind.MONTHLY_INDEX, "slices/YYYY/MM/_index.json", False,
