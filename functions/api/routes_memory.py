@@ -15,7 +15,7 @@ from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.recent import catalog_slices, strand_counts, strand_slices, timeline_view
+from core.memory.catalog.recent import sorted_catalog, strand_counts, strand_slices, timeline_view
 from core.memory.catalog.window import DEFAULT_LIMIT, MAX_LIMIT, window
 from core.memory.config_store import read_config
 from core.memory.owners.scan import notices
@@ -193,10 +193,10 @@ def search(
     """Full-text search across every slice (the deterministic recall floor), best first."""
     snapshot = deps.storage.snapshot()
     hits = deps.search(snapshot, q, k, deps.clock.now())
-    known = {s.id: s for s in catalog_slices(snapshot) or []}
+    known = {e["id"]: e for e in sorted_catalog(snapshot) or []}  # kept: no entry built but the hits'
     out = []
     for h in hits:
-        info = known.get(h["slice_id"])
+        info = CatalogEntry.from_json(known.get(h["slice_id"]))
         out.append(
             SearchHit(
                 slice_id=h["slice_id"],

@@ -46,13 +46,37 @@ def catalog_entries(view: Lister) -> list[dict[str, Any]] | None:
     return None if index is None else [dict(e) for e in index["slices"]]
 
 
-def catalog_slices(view: Lister) -> list[CatalogEntry] | None:
-    """Every catalog entry, oldest first; None when there is no readable catalog."""
+_CATALOGS: TextMemo[list[dict[str, Any]]] = TextMemo(4)
+
+
+def sorted_catalog(view: Lister) -> list[dict[str, Any]] | None:
+    """The catalog's entries as stored, oldest first (by start, then id); None without a readable
+    catalog. Sorted once per version of index.json and pending.json and shared: do not change."""
+    key = _versions(view, CATALOG_JSON, PENDING_JSON)
+    found = _CATALOGS.get(key) if key else None
+    if found is not None:
+        return found
     entries = catalog_entries(view)
     if entries is None:
         return None
-    infos = [info for e in entries if (info := CatalogEntry.from_json(e))]
-    return sorted(infos, key=lambda i: (i.start, i.id))
+    entries.sort(key=lambda e: (as_text(e.get("start")), e["id"]))
+    return _CATALOGS.put(key, entries) if key else entries
+
+
+def catalog_slices(view: Lister) -> list[CatalogEntry] | None:
+    """Every catalog entry, oldest first; None when there is no readable catalog."""
+    entries = sorted_catalog(view)
+    if entries is None:
+        return None
+    return [info for e in entries if (info := CatalogEntry.from_json(e))]
+
+
+def catalog_entry(view: Lister, slice_id: str) -> CatalogEntry | None:
+    """One slice's catalog entry (None when the catalog has none), without building the others."""
+    for e in reversed(sorted_catalog(view) or []):
+        if e.get("id") == slice_id:
+            return CatalogEntry.from_json(e)
+    return None
 
 
 def _listed_ids(view: Lister) -> dict[str, str | None]:
@@ -113,9 +137,10 @@ def _read_info(view: Lister, sid: str, legacy: str | None) -> CatalogEntry | Non
 
 def recent_slices(view: Lister, limit: int = 8) -> list[CatalogEntry]:
     """The `limit` newest slices, newest first (catalog first, the slice files as a fallback)."""
-    catalog = catalog_slices(view)
+    catalog = sorted_catalog(view)
     if catalog is not None:
-        return list(reversed(catalog[-limit:])) if limit > 0 else []
+        newest = reversed(catalog[-limit:]) if limit > 0 else iter(())
+        return [info for e in newest if (info := CatalogEntry.from_json(e))]
     listed = _listed_ids(view)
     picked = sorted(listed, reverse=True)[: max(0, limit)]
     return [info for sid in picked if (info := _read_info(view, sid, listed[sid]))]
@@ -173,24 +198,30 @@ def timeline_view(view: Lister) -> TimelineView:
 
 
 def _view_key(view: Lister) -> str | None:
-    """The versions of the files the view is made from; None when the reader cannot tell."""
+    return _versions(view, CATALOG_JSON, PENDING_JSON, CATALOG_DAMAGED_JSON)
+
+
+def _versions(view: Lister, catalog: MemoryPath, *rest: MemoryPath) -> str | None:
+    """A key of the files' versions ("-": absent); None when the reader cannot tell or there
+    is no `catalog` file (then nothing is kept)."""
     if not isinstance(view, Versioned):
         return None
-    catalog = view.version_of(CATALOG_JSON)
-    if catalog is None:
+    first = view.version_of(catalog)
+    if first is None:
         return None
-    rest = (view.version_of(p) or "-" for p in (PENDING_JSON, CATALOG_DAMAGED_JSON))
-    return "|".join((catalog, *rest))
+    return "|".join((first, *(view.version_of(p) or "-" for p in rest)))
 
 
 def _build_view(view: Lister) -> TimelineView | None:
-    entries = catalog_entries(view)
-    if entries is None:
+    catalog = sorted_catalog(view)
+    if catalog is None:
         return None
     # A damaged slice the weave could not read still shows, with its problem, so it cannot vanish.
-    known = {e["id"] for e in entries}
-    entries += [dict(e) for e in kept_damaged(view) if e["id"] not in known]
-    entries.sort(key=lambda e: (as_text(e.get("start")), e["id"]))
+    known = {e["id"] for e in catalog}
+    damaged = [dict(e) for e in kept_damaged(view) if e["id"] not in known]
+    entries = list(catalog)
+    if damaged:
+        entries = sorted(entries + damaged, key=lambda e: (as_text(e.get("start")), e["id"]))
     open_at = tuple(i for i, e in enumerate(entries) if e.get("status") != "closed" and not e.get("problem"))
     return TimelineView(entries, month_counts(entries), open_at)
 
