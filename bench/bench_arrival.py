@@ -61,6 +61,13 @@ def main() -> None:
             cells.append(f"{first * 1000:7.0f} / {median * 1000:5.1f} ms {size / 1024:6.1f} KB")
         print(f"{route:28} " + " ".join(f"{c:>26}" for c in cells))
     print("(first request / median of the next ones, and the body's size)")
+    small, big = SIZES[0], SIZES[-1]
+    for route in ROUTES:
+        ratio = results[big][route][1] / max(results[small][route][1], 1e-9)
+        kb = results[big][route][2] / 1024
+        print(
+            f"{route:28} {big:,} / {small:,} slices: {ratio:4.1f}× the median (target ≤ 3×), {kb:.0f} KB (≤ 100)"
+        )
 
 
 if __name__ == "__main__":
