@@ -65,9 +65,8 @@ def main() -> None:
     for route in ROUTES:
         ratio = results[big][route][1] / max(results[small][route][1], 1e-9)
         kb = results[big][route][2] / 1024
-        print(
-            f"{route:28} {big:,} / {small:,} slices: {ratio:4.1f}× the median (target ≤ 3×), {kb:.0f} KB (≤ 100)"
-        )
+        line = f"{ratio:4.1f}× the median (target ≤ 3×), {kb:.0f} KB (≤ 100)"
+        print(f"{route:28} {big:,} / {small:,} slices: {line}")
 
 
 if __name__ == "__main__":
