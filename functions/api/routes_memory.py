@@ -213,11 +213,15 @@ def search(
 def get_strands(
     deps: DepsDep,
     counts: Annotated[bool, Query(description="Only how many slices each strand names")] = False,
+    name: Annotated[str | None, Query(min_length=1, max_length=200, description="Only this strand")] = None,
 ) -> StrandsView:
-    """The keyword index: strand → slice ids (or, with `counts`, strand → how many)."""
+    """The keyword index: strand → slice ids (or, with `counts`, strand → how many; with `name`,
+    that strand alone — the page asks for counts on arrival and one strand when it filters)."""
     snapshot = deps.storage.snapshot()
     if counts:
         return StrandsView(strands={}, counts=strand_counts(snapshot))
+    if name is not None:
+        return StrandsView(strands=strand_slices(snapshot, name))
     return StrandsView(strands=strand_slices(snapshot))
 
 

@@ -44,11 +44,17 @@ def test_the_strand_filter_narrows_the_wheel(make_app, demo_server: Server) -> N
     strands = demo_server.get("/api/strands")["strands"]
     members = {s.replace("/", "-", 2).replace("/", "-") for s in strands["mandarin"]}
     app = make_app(demo_server)
+    asked: list[str] = []
+    app.page.on("request", lambda r: "/api/strands" in r.url and asked.append(r.url.split("/api/", 1)[1]))
     page = app.open(wait="[data-testid=briefing]")
     page.get_by_test_id("strand-filter").click()
+    # Arrival asks only for the counts (the whole map is megabytes at 10,000 slices; issue 33).
+    assert asked == ["strands?counts=true"]
+    expect(page.locator(".strand-menu label", has_text="#mandarin")).to_contain_text(str(len(members)))
     page.locator(".strand-menu label", has_text="#mandarin").click()
     now = page.locator("[role=option][data-slice-id=now]")
     expect(now).to_have_attribute("aria-setsize", str(len(members) + 1))
+    assert asked == ["strands?counts=true", "strands?name=mandarin"]
     page.get_by_test_id("wheel").focus()
     seen = [press_and_read_cursor(page, "Home")]
     for _ in range(len(members) - 1):

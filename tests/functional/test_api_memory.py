@@ -184,3 +184,12 @@ def test_strands_can_answer_counts_only(sample_env) -> None:  # type: ignore[no-
     whole = sample_env.client.get("/api/strands").json()["strands"]
     counted = sample_env.client.get("/api/strands?counts=true").json()
     assert counted["strands"] == {} and counted["counts"] == {k: len(v) for k, v in whole.items()}
+
+
+def test_strands_answer_one_strand_by_name(sample_env) -> None:  # type: ignore[no-untyped-def]
+    whole = sample_env.client.get("/api/strands").json()["strands"]
+    name = max(whole, key=lambda k: len(whole[k]))
+    one = sample_env.client.get("/api/strands", params={"name": name}).json()
+    assert one["strands"] == {name: whole[name]}
+    assert sample_env.client.get("/api/strands", params={"name": "no such strand"}).json()["strands"] == {}
+    assert sample_env.client.get("/api/strands", params={"name": ""}).status_code == 400

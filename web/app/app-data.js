@@ -81,6 +81,7 @@ export function useAppData(locale) {
   const [config, setConfig] = useState(null);
   const [models, setModels] = useState(null);
   const [strands, setStrands] = useState({});
+  const [strandCounts, setStrandCounts] = useState({});
 
   // A window of the catalog: older slices and the merge on refresh are in older.js.
   const win = useRef({});
@@ -105,11 +106,19 @@ export function useAppData(locale) {
   // Models resolve against the saved settings: read them again after a save.
   const refreshModels = () =>
     api.get("/api/models").then(setModels).catch(() => setModels({ providers: [], models: [], main: null, worker: null }));
+  // Arrival reads how many slices each strand names (a few KB at any size); a strand's own ids
+  // are asked for when the wheel is filtered by it (the whole map is megabytes at 10,000 slices).
   const refreshStrands = () =>
     api
-      .get("/api/strands")
-      .then((res) => setStrands(normalizeStrands(res && res.strands)))
-      .catch(() => setStrands({}));
+      .get("/api/strands?counts=true")
+      .then((res) => (setStrandCounts((res && res.counts) || {}), setStrands({})))
+      .catch(() => setStrandCounts({}));
+  const loadStrand = (name) =>
+    name &&
+    api
+      .get(`/api/strands?name=${encodeURIComponent(name)}`)
+      .then((res) => setStrands((had) => ({ ...had, ...normalizeStrands(res && res.strands) })))
+      .catch(() => {});
 
   // The briefing is phrased in the UI's language: read it again when that changes.
   useEffect(() => {
@@ -123,7 +132,7 @@ export function useAppData(locale) {
     refreshModels();
   }, []);
 
-  return { catalog, catalogError, loadOlder, state, stateError, config, setConfig, models, strands, refreshCatalog, refreshState, refreshStrands, refreshModels };
+  return { catalog, catalogError, loadOlder, state, stateError, config, setConfig, models, strands, strandCounts, loadStrand, refreshCatalog, refreshState, refreshStrands, refreshModels };
 }
 
 const sliceCache = new Map();

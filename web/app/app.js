@@ -54,6 +54,9 @@ export function App() {
   const data = useAppData(prefs.locale);
   const nowMs = useNow();
   const [strand, setStrand] = useState(null);
+  useEffect(() => {
+    data.loadStrand(strand);
+  }, [strand]);
   const [dialog, setDialog] = useState(null); // "search" | "keys" | null
   const refs = { pane: useRef(null), wheel: useRef(null), input: useRef(null) };
   const flags = (data.state && data.state.flags) || null;

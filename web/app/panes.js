@@ -37,7 +37,7 @@ export function WheelColumn({ data, entries, litId, go, phone, reduced, strand, 
       <${Icon} name="loader-circle" class="spin" size=${20} label=${t("common.loading")} />
     </div>`;
   }
-  const toolbar = html`<${WheelToolbar} strands=${data.strands} strand=${strand} onStrand=${setStrand} onSearch=${openSearch} t=${t} phone=${phone} />`;
+  const toolbar = html`<${WheelToolbar} counts=${data.strandCounts} strand=${strand} onStrand=${setStrand} onSearch=${openSearch} t=${t} phone=${phone} />`;
   return html`<${Wheel}
     entries=${entries}
     litId=${litId}

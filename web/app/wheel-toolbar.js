@@ -4,13 +4,13 @@ import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { usePopover } from "./popover.js";
 
-/** The toolbar; `strands` maps strand → slice ids, `strand` is the active filter (or null). */
-export function WheelToolbar({ strands, strand, onStrand, onSearch, t, phone }) {
+/** The toolbar; `counts` maps strand → how many slices it names, `strand` is the active filter (or null). */
+export function WheelToolbar({ counts, strand, onStrand, onSearch, t, phone }) {
   const [open, setOpen] = useState(false);
   const wrap = useRef(null);
   const button = useRef(null);
   usePopover(open, setOpen, wrap, button);
-  const names = Object.keys(strands || {}).sort((a, b) => strands[b].length - strands[a].length || a.localeCompare(b));
+  const names = Object.keys(counts || {}).sort((a, b) => counts[b] - counts[a] || a.localeCompare(b));
   const label = strand ? `#${strand}` : t("wheel.allStrands");
   const pick = (name) => {
     onStrand(name);
@@ -41,7 +41,7 @@ export function WheelToolbar({ strands, strand, onStrand, onSearch, t, phone }) 
           ${names.map(
             (name) => html`<label class="model-option">
               <input type="radio" name="strand" checked=${strand === name} onChange=${() => pick(name)} />
-              <span>#${name}</span><span class="muted small">${strands[name].length}</span>
+              <span>#${name}</span><span class="muted small">${counts[name]}</span>
             </label>`,
           )}
         </fieldset>

@@ -242,9 +242,13 @@ def _count_open_turns(view: Lister, entries: list[dict[str, Any]], at: Sequence[
             entries[i] = entry.to_json()
 
 
-def strand_slices(view: Lister) -> dict[str, list[str]]:
-    """strands.json as strand → slice ids (dash form, file order); {} when absent or unreadable."""
-    return {key: list(ids) for key, ids in kept_strands(view).items()}
+def strand_slices(view: Lister, name: str | None = None) -> dict[str, list[str]]:
+    """strands.json as strand → slice ids (dash form, file order); {} when absent or unreadable.
+    With `name`, only that strand ({} when there is none by that name)."""
+    kept = kept_strands(view)
+    if name is not None:
+        return {name: list(kept[name])} if name in kept else {}
+    return {key: list(ids) for key, ids in kept.items()}
 
 
 def strand_counts(view: Lister) -> dict[str, int]:
