@@ -65,10 +65,20 @@ for spec in "${PACKAGES[@]}"; do
       copy "$p/dist/htm.module.js" "$VENDOR/htm/htm.js"
       cp "$p/LICENSE" "$VENDOR/htm/LICENSE" ;;
     marked@*)
+      # lib/marked.esm.js is the package's minified ES module build.
       copy "$p/lib/marked.esm.js" "$VENDOR/marked/marked.js"
       cp "$p/LICENSE" "$VENDOR/marked/LICENSE" ;;
     dompurify@*)
-      copy "$p/dist/purify.es.mjs" "$VENDOR/dompurify/purify.js"
+      # The package's minified build is UMD only (its ES module build is unminified, 2.5× the
+      # size): give it the CommonJS `module` it looks for and export what it puts there.
+      mkdir -p "$VENDOR/dompurify"
+      {
+        echo "// dompurify/dist/purify.min.js, wrapped as an ES module by scripts/vendor-web.sh."
+        echo "const module = { exports: {} };"
+        echo "const exports = module.exports;"
+        sed -e '/^\/\/# sourceMappingURL=/d' "$p/dist/purify.min.js"
+        echo "export default module.exports;"
+      } > "$VENDOR/dompurify/purify.js"
       cp "$p/LICENSE" "$VENDOR/dompurify/LICENSE" ;;
     @fontsource-variable/raleway@*)
       mkdir -p "$VENDOR/fonts"

@@ -112,9 +112,15 @@ class Conversation:
     kind: str = "conversation"  # or "project": a Claude project's texts and documents
 
     @property
+    def shown_title(self) -> str:
+        """Its title as a preview row shows it (cut at 120 characters), or "" when it has none."""
+        title = self.title.strip()
+        return title if len(title) <= _LABEL_CHARS else title[:_LABEL_CHARS] + "…"
+
+    @property
     def label(self) -> str:
-        """How errors and previews name it: the title and the id."""
-        title = self.title if len(self.title) <= _LABEL_CHARS else self.title[:_LABEL_CHARS] + "…"
+        """How errors and previews name it: the title and the id (the id alone for a blank title)."""
+        title = self.shown_title
         shown_id = self.conversation_id[:_LABEL_CHARS]
         return f"{title!r} ({shown_id})" if title else shown_id
 

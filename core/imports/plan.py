@@ -48,12 +48,14 @@ class PlannedSlice:
     turns: int
     new_turns: int
     fingerprint: str
+    title: str = ""  # the conversation's own title; "" when the export gives none
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "slice_id": self.slice_id,
             "action": self.action,
             "conversation": self.conversation,
+            "title": self.title,
             "start": self.start,
             "turns": self.turns,
             "new_turns": self.new_turns,
@@ -161,6 +163,7 @@ class _Found:
     label: str
     hashes: tuple[str, ...]
     first_role: str = "user"
+    title: str = ""
 
 
 def file_sha(path: Path) -> str:
@@ -204,7 +207,11 @@ def plan_import(
             plan.skipped.append(Skipped(conv.label, "the conversation", why))
         for part in parts:
             check_round_trip(part)
-            found.append(_Found(part.key, part.start, conv.label, part.turn_hashes, part.turns[0].role))
+            found.append(
+                _Found(
+                    part.key, part.start, conv.label, part.turn_hashes, part.turns[0].role, conv.shown_title
+                )
+            )
         if progress:
             progress("read", plan.conversations, None)
     _check_unique(found)
@@ -282,7 +289,9 @@ def allocate(found: list[_Found], reader: Reader) -> list[PlannedSlice]:
         action, new = _action(existing.get(slice_id), f)
         fingerprint = hashlib.sha256("".join(f.hashes).encode()).hexdigest()[:16]
         out.append(
-            PlannedSlice(slice_id, action, f.key, f.label, iso(f.start), len(f.hashes), new, fingerprint)
+            PlannedSlice(
+                slice_id, action, f.key, f.label, iso(f.start), len(f.hashes), new, fingerprint, f.title
+            )
         )
     return out
 

@@ -1,5 +1,9 @@
 """Small ASGI middlewares: a request-body size cap, protective response headers, OPTIONS answers.
 
+A response that names no Cache-Control of its own gets `no-store`: the API's replies hold the
+user's memory and no browser or proxy may keep them. The static files say theirs
+(functions/api/site.py), and so does a slice's picture (routes_slices.py).
+
 The body cap reads at most `max_bytes` before the application sees anything, so an oversized
 request is refused with 413 and nothing is parsed or written.
 """
@@ -23,6 +27,7 @@ _HEADERS = [
     (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 ]
+NO_STORE = "no-store"
 
 
 async def _refuse(send: Send, max_bytes: int) -> None:
@@ -119,7 +124,8 @@ def _counting(receive: Receive, cap: int) -> Receive:
 
 
 class SecurityHeaders:
-    """Add no-sniff, same-origin referrer and no-framing headers to every HTTP response."""
+    """Add no-sniff, same-origin referrer and no-framing headers to every HTTP response, and
+    `Cache-Control: no-store` to any that does not say its own (every API reply, refusals too)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -131,7 +137,10 @@ class SecurityHeaders:
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers") or []) + _HEADERS
+                headers = list(message.get("headers") or []) + _HEADERS
+                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                    headers.append((b"cache-control", NO_STORE.encode()))
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, with_headers)

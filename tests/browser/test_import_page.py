@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,6 +48,10 @@ def test_preview_then_accept_puts_the_conversations_on_the_timeline(
     counts = page.get_by_test_id("import-counts").inner_text()
     assert "Conversations\n3" in counts and "New slices\n4" in counts
     expect(page.get_by_test_id("import-skipped")).to_contain_text("image")
+    # D15: each planned row names its conversation by its title (the id only in the tooltip).
+    rows = page.get_by_test_id("import-planned").locator(".import-conversation")
+    expect(rows.first).to_have_text("Kyoto trip")
+    expect(rows.first).to_have_attribute("title", re.compile(r"^'Kyoto trip' \(.+\)$"))
     assert fresh_server.get("/api/timeline")["total"] == 0  # the preview wrote nothing
     assert_fits(app)
     save_screenshot(page, f"import-preview-{size}")
@@ -74,7 +79,11 @@ def test_a_broken_export_is_refused_with_its_reason(make_app, fresh_server: Serv
     page.get_by_test_id("import-file").set_input_files(str(bad))
     page.get_by_test_id("import-preview-btn").click()
     page.wait_for_selector("[data-testid=import-status].failed")
-    expect(page.get_by_test_id("import-status")).to_contain_text("'Broken' (c-1): field `mapping`")
+    status = page.get_by_test_id("import-status")
+    # D15: the message's code spans show as code, with no literal backticks.
+    expect(status).to_contain_text("'Broken' (c-1): field mapping")
+    expect(status.locator("code").first).to_have_text("mapping")
+    assert "`" not in status.inner_text()
     expect(page.get_by_test_id("import-accept")).to_be_disabled()
 
 

@@ -255,6 +255,23 @@ def test_a_conversation_with_nothing_to_show_is_reported_not_written(tmp_path: P
     assert plan.slices == [] and "1 hidden rows are not imported" in str(plan.skipped[-1])
 
 
+def test_preview_rows_carry_the_conversations_title_or_nothing(tmp_path: Path) -> None:
+    """The page names a planned slice by its conversation's title, by its id when it has none."""
+    titled = ChatGPTConversation("6a1f0c2e-93b4-4d6e-8f10-2b7c9d3e4a51", "chat 7")
+    titled.add("user", "thinking about jazz", T0)
+    untitled = ChatGPTConversation("c-untitled", "  ")
+    untitled.add("user", "no title here", T0 + timedelta(days=1))
+    env = make_env()
+    body = _gpt_zip(tmp_path, [titled.export(), untitled.export()]).read_bytes()
+    headers = {"origin": "http://testserver", "x-access-key": "correct horse battery staple"}
+    plan = env.client.post("/api/import/preview?format=chatgpt", content=body, headers=headers).json()
+    rows = {r["slice_id"]: (r["title"], r["conversation"]) for r in plan["planned"]}
+    assert rows == {
+        "2024-03-04-0900": ("chat 7", "'chat 7' (6a1f0c2e-93b4-4d6e-8f10-2b7c9d3e4a51)"),
+        "2024-03-05-0900": ("", "c-untitled"),
+    }
+
+
 def test_a_markdown_upload_is_named_by_its_file_so_accept_matches_the_preview() -> None:
     env = make_env()
     body = "## user — 2024-05-01T10:00:00Z\nHello\n## assistant — 2024-05-01T10:00:30Z\nHi\n".encode()

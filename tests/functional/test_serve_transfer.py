@@ -15,10 +15,13 @@ from fastapi.responses import StreamingResponse
 from fastapi.testclient import TestClient
 
 from bench.bench_web import BUDGET_BYTES, WEB, served
+from functions.api.limits import NO_STORE
 from functions.api.site import IMMUTABLE, REVALIDATE
 from functions.server import ServeOptions, build_app, prepare
 from functions.settings import load_settings
+from tests.fakes.fake_turns import ScriptedTurns
 from tests.fakes.live_server import live_server
+from tests.functional.api_env import make_env
 
 pytestmark = pytest.mark.functional
 LOCAL = "http://127.0.0.1:8000"  # a loopback Host: the guard answers any other name 421
@@ -63,6 +66,45 @@ def test_pages_worker_and_unhashed_files_are_revalidated(client: TestClient, pat
     etag = response.headers.get("etag")
     if etag and path != "/sign-in":
         assert client.get(path, headers={"If-None-Match": etag}).status_code == 304
+
+
+@pytest.mark.parametrize("path", ["/api/timeline", "/api/state", "/api/card", "/api/demo/personas"])
+def test_api_replies_are_never_stored(client: TestClient, path: str) -> None:
+    """They hold the user's memory: no browser cache or proxy may keep a copy."""
+    response = client.get(path, headers=GZIP)
+    assert response.status_code == 200, response.text
+    assert response.headers["cache-control"] == NO_STORE
+
+
+def test_refusals_are_never_stored_either(client: TestClient) -> None:
+    missing = client.get("/api/slices/2001-01-01-0000")
+    assert missing.status_code == 404 and missing.headers["cache-control"] == NO_STORE
+    refused = client.get("/api/timeline", headers={"Host": "elsewhere.example"})  # the guard's 421
+    assert refused.status_code == 421 and refused.headers["cache-control"] == NO_STORE
+    assert client.get("/no/such/file.js").headers["cache-control"] == NO_STORE
+
+
+def test_the_turn_stream_still_streams_through_compression() -> None:
+    """Each event reaches the page while the turn is still running, not when it ends."""
+    turns = ScriptedTurns(reply=None)
+    env = make_env(turns=turns)
+    app = build_app(env.deps, OPTIONS, web_dir=WEB)
+    with (
+        TestClient(app, base_url=LOCAL) as c,
+        c.websocket_connect("ws://127.0.0.1:8000/api/ws", headers={"origin": LOCAL, **GZIP}) as ws,
+    ):
+        ws.send_json({"action": "turn.start", "message": "hi"})
+        turn_id = ws.receive_json()["turn_id"]
+        assert ws.receive_json()["type"] == "turn.started"
+        turns.emit(turn_id, "text.delta", text="one ")
+        assert ws.receive_json()["text"] == "one "  # while the turn still runs
+        turns.emit(turn_id, "text.delta", text="two")
+        assert ws.receive_json()["text"] == "two"
+        turns.finish(turn_id, "")
+        assert [ws.receive_json()["type"] for _ in range(3)][-1] == "turn.done"
+        polled = c.get(f"/api/turns/{turn_id}", headers=GZIP)
+    assert polled.headers["cache-control"] == NO_STORE
+    assert [e["seq"] for e in polled.json()["events"]] == [1, 2, 3, 4, 5, 6]
 
 
 def test_hashed_files_are_kept_a_year(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from tests.infra.sfn_harness import state_machine_definition
 pytestmark = [pytest.mark.infra, pytest.mark.xdist_group("cdk")]
 # CloudFront's managed policies (fixed ids, the same in every account).
 CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+CACHING_OPTIMIZED = "658327ea-f89d-4fab-a63d-7e88639e58f6"  # gzip and brotli in the cache key
 ALL_VIEWER_EXCEPT_HOST = "b689b0a8-53d0-40ab-baf2-68738e2966ac"
 
 
@@ -225,6 +226,9 @@ def test_one_origin_for_site_api_and_websocket(resources: dict[str, Any]) -> Non
     dist = next(iter(of_type(resources, "AWS::CloudFront::Distribution").values()))["Properties"]
     config = dist["DistributionConfig"]
     assert config["DefaultRootObject"] == "index.html"
+    # The page's files are compressed at the edge (brotli, else gzip); docs/DEPLOY.md section 10.
+    site = config["DefaultCacheBehavior"]
+    assert site["Compress"] is True and site["CachePolicyId"] == CACHING_OPTIMIZED
     assert [b["PathPattern"] for b in config["CacheBehaviors"]] == ["/api/ws", "/api/*", "/sign-in", "/mcp"]
     for behavior in config["CacheBehaviors"]:
         assert behavior["ViewerProtocolPolicy"] == "https-only"

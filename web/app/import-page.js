@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { html } from "./html.js";
 import { Icon } from "./icons.js";
 import { signInUrl } from "./lib/urls.js";
-import { FORMATS, guessFormat, ndjsonLines, outcomeOf, progressOf } from "./lib/import-flow.js";
+import { FORMATS, codeParts, guessFormat, ndjsonLines, outcomeOf, progressOf } from "./lib/import-flow.js";
 
 /** POST the file; `onProgress(sent share, response text so far)`. Resolves to {status, text}. */
 function upload(path, file, onProgress) {
@@ -30,6 +30,11 @@ function errorText(res, t) {
   } catch {
     return t("import.failed");
   }
+}
+
+/** A server message with its `code` spans shown as code, not as backticks. */
+function WithCode({ text }) {
+  return codeParts(text).map((p) => (p.code ? html`<code>${p.text}</code>` : p.text));
 }
 
 function Counts({ plan, t }) {
@@ -58,7 +63,8 @@ function Preview({ plan, t }) {
     ${plan.planned.length > 0 &&
     html`<ul class="import-list" data-testid="import-planned">
       ${plan.planned.slice(0, 20).map((s) => html`<li><span class="mono small">${s.slice_id}</span>
-        <span class=${`chip ${s.action}`}>${t(`import.action.${s.action}`)}</span> ${s.conversation}</li>`)}
+        <span class=${`chip ${s.action}`}>${t(`import.action.${s.action}`)}</span>
+        <span class="import-conversation" title=${s.conversation}>${s.title || s.conversation}</span></li>`)}
       ${plan.planned_total > 20 && html`<li class="muted">${t("import.more", { n: plan.planned_total - 20 })}</li>`}
     </ul>`}
     ${plan.projects && plan.projects.length > 0 &&
@@ -72,7 +78,7 @@ function Preview({ plan, t }) {
       <ul class="import-list">${plan.card_lines.map((line) => html`<li>${line}</li>`)}</ul></div>`}
     ${plan.skipped_total > 0 &&
     html`<div data-testid="import-skipped"><h3 class="small">${t("import.skipped")}</h3>
-      <ul class="import-list">${Object.entries(plan.skipped_reasons).map(([why, n]) => html`<li>${n} × ${why}</li>`)}</ul></div>`}
+      <ul class="import-list">${Object.entries(plan.skipped_reasons).map(([why, n]) => html`<li>${n} × <${WithCode} text=${why} /></li>`)}</ul></div>`}
   </section>`;
 }
 
@@ -157,7 +163,7 @@ export function ImportPage({ flags, t, onImported }) {
       ${busy && html`<progress class="import-progress" data-testid="import-progress" max="1" value=${share}
         aria-label=${phase === "previewing" ? t("import.reading") : t("import.writing")}></progress>`}
       <p role="status" class=${`save-status ${phase}`} data-testid="import-status">
-        ${phase === "failed" || phase === "done" ? message : busy ? (phase === "previewing" ? t("import.reading") : t("import.writing")) : ""}
+        ${phase === "failed" || phase === "done" ? html`<${WithCode} text=${message} />` : busy ? (phase === "previewing" ? t("import.reading") : t("import.writing")) : ""}
       </p>
     </section>
     ${phase === "done" && newest &&

@@ -1,7 +1,7 @@
 // The Import screen's pure helpers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { guessFormat, ndjsonLines, outcomeOf, progressOf } from "../app/lib/import-flow.js";
+import { codeParts, guessFormat, ndjsonLines, outcomeOf, progressOf } from "../app/lib/import-flow.js";
 
 test("the format is guessed from the file name", () => {
   assert.equal(guessFormat("chatgpt-export.zip"), "chatgpt");
@@ -26,4 +26,19 @@ test("progress runs from reading to writing to done", () => {
   assert.equal(progressOf([read, half, { type: "done" }]), 1);
   assert.equal(outcomeOf([read, { type: "error", message: "x" }]).message, "x");
   assert.equal(outcomeOf([read]), null);
+});
+
+test("a message's code spans are parts of their own, without the backticks", () => {
+  assert.deepEqual(codeParts("message a has no `create_time` (at 3)"), [
+    { code: false, text: "message a has no " },
+    { code: true, text: "create_time" },
+    { code: false, text: " (at 3)" },
+  ]);
+  assert.deepEqual(codeParts("`docs` and `id`"), [
+    { code: true, text: "docs" },
+    { code: false, text: " and " },
+    { code: true, text: "id" },
+  ]);
+  assert.deepEqual(codeParts("a lone ` stays"), [{ code: false, text: "a lone ` stays" }]);
+  assert.deepEqual(codeParts(""), []);
 });

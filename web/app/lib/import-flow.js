@@ -38,3 +38,21 @@ export function progressOf(lines) {
 export function outcomeOf(lines) {
   return lines.find((l) => l.type === "done" || l.type === "error") || null;
 }
+
+/**
+ * A server message split at its `code` spans, for the page to show them as code rather than
+ * as backticks: [{ code: false, text }, { code: true, text }, …]. A lone backtick stays text.
+ */
+export function codeParts(message) {
+  const text = String(message || "");
+  const parts = [];
+  const span = /`([^`\n]+)`/g;
+  let last = 0;
+  for (let m = span.exec(text); m; m = span.exec(text)) {
+    if (m.index > last) parts.push({ code: false, text: text.slice(last, m.index) });
+    parts.push({ code: true, text: m[1] });
+    last = span.lastIndex;
+  }
+  if (last < text.length) parts.push({ code: false, text: text.slice(last) });
+  return parts;
+}
