@@ -180,9 +180,10 @@ def project_conversation(project: Project) -> Conversation:
     message_id = PROJECT_PREFIX + project.uuid
     conv.attachments = [Attachment(message_id, d.filename, d.content, d.key) for d in project.docs]
     parts = [f"Claude project: {project.name}" if js_trim(project.name) else "Claude project"]
-    if js_trim(project.description):
+    # Any text that is not empty is kept as written (a lone BOM or blank lines are words too).
+    if project.description:
         parts.append(f"Description:\n\n{project.description}")
-    if js_trim(project.prompt_template):
+    if project.prompt_template:
         parts.append(f"Instructions:\n\n{project.prompt_template}")
     if conv.attachments:
         parts.append("Documents:\n\n" + "\n".join(a.link for a in conv.attachments))

@@ -25,6 +25,7 @@ SAMPLE_PARAMS = {
 }
 SAMPLE_PARAMS |= {"hypothesis_id": "h1", "agent": "recall", "target": "direction"}  # the evolution routes
 SAMPLE_PARAMS |= {"run_id": "r1"}  # an evolve-now run
+SAMPLE_PARAMS |= {"version_id": "000001-20261203T125350Z-user-0a1b2c3d"}  # a card version
 
 
 def _api_routes(client: TestClient) -> list[tuple[str, str]]:

@@ -68,6 +68,7 @@ ARGS: dict[str, tuple[list[str], str]] = {
     "card edit": (["now", "1", "new words"], ERROR),
     "card rm": (["now", "1"], ERROR),
     "card undo": ([], ERROR),
+    "card redo": ([], ERROR),
     "chat": (["hello there"], ERROR),
     "check": ([], ERROR),
     "evolve": ([], ERROR),

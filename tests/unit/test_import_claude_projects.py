@@ -76,9 +76,9 @@ def test_documents_are_kept_byte_for_byte_and_texts_word_for_word(
     assert attachment.text.encode() == content.encode()
     [message] = conv.messages
     assert iso(message.timestamp) == "2024-05-01T10:00:00.000Z" and message.role == "user"
-    if description.strip():
+    if description:
         assert f"Description:\n\n{description}" in message.content
-    if prompt.strip():
+    if prompt:
         assert f"Instructions:\n\n{prompt}" in message.content
     assert message.content.endswith(attachment.link)
 
