@@ -4,7 +4,6 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { apiFetch } from "./api.js";
 import { applyEvent, applyEvents, initialTurn, isFinished, replyText, stopTurn } from "./lib/stream.js";
 import { clearResume, followLate, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
-import { earlierMessages, earlierToShow } from "./lib/earlier.js";
 import { storedImages, storedPictures, uploads, withoutPictureLinks } from "./attachments.js";
 
 const SAVE_EVERY_MS = 250;
@@ -39,13 +38,6 @@ export function clientState(messages) {
   const sliceId = sessionSlice(messages);
   const seen = messages.filter((m) => m.role === "assistant" && m.turn.status === "done" && m.turn.sliceId === sliceId).length;
   return { slice_id: sliceId, agent_turns_seen: sliceId ? seen : 0 };
-}
-
-/** The open slice's turns before the page's first exchange, as messages the chat view shows. */
-function earlierOf(state, wanted) {
-  return earlierMessages(state.active_turns, wanted.sliceId, wanted.userTurnId).map((m) =>
-    m.role === "user" ? { ...m, text: withoutPictureLinks(m.content), images: storedImages(m.content, m.sliceId) } : m,
-  );
 }
 
 /** The live chat. `options` builds the request extras (model, thinking, effort, locale); `state`
@@ -172,14 +164,23 @@ export function useChat({ options, onSliceOpened, onFinished, state = null }) {
   }
 
   // The first exchange joined an open slice (a reload, another device): show what came before it,
-  // so the conversation reads whole and the next message counts it as seen.
+  // so the conversation reads whole and the next message counts it as seen. Rare, so the helper
+  // loads only when it may be needed (not part of the first load).
   useEffect(() => {
-    const wanted = earlierToShow(messages, state);
-    if (!wanted || filled.current) return;
-    filled.current = true;
-    const earlier = earlierOf(state, wanted).map((m) => ({ ...m, id: newId() }));
-    const firstId = messages[0].id;
-    if (earlier.length) setMessages((ms) => (ms.length && ms[0].id === firstId ? [...earlier, ...ms] : ms));
+    if (filled.current || !state || !state.active || messages.length < 2) return;
+    import("./lib/earlier.js").then(({ earlierMessages, earlierToShow }) => {
+      const ms = messagesRef.current;
+      const wanted = earlierToShow(ms, state);
+      if (!wanted || filled.current) return;
+      filled.current = true;
+      const earlier = earlierMessages(state.active_turns, wanted.sliceId, wanted.userTurnId).map((m) => ({
+        ...m,
+        id: newId(),
+        ...(m.role === "user" ? { text: withoutPictureLinks(m.content), images: storedImages(m.content, m.sliceId) } : {}),
+      }));
+      const firstId = ms[0].id;
+      if (earlier.length) setMessages((now) => (now.length && now[0].id === firstId ? [...earlier, ...now] : now));
+    }, () => {}); // not loaded (offline before it was ever cached): the page's own exchanges stay
   }, [messages, state]);
 
   // A reload mid-turn: pick the same turn up again (a finished one lives in its slice instead).
