@@ -87,3 +87,29 @@ def test_a_reload_mid_reply_keeps_the_conversation_and_its_slice(
         assert sum(words in s for s in said) == 1, said
     # The page still shows the whole conversation, each exchange once.
     expect(users).to_have_count(len(said))
+
+
+def test_after_a_reload_between_replies_the_next_messages_stay_in_the_slice(
+    make_app, own_server: Server
+) -> None:
+    """A finished reply, a reload (the briefing, as designed), then two more messages: the first
+    joins the open slice and brings its earlier exchanges back; the second is not a lost context."""
+    app = make_app(own_server, size="phone360", now=None)
+    page = app.open(wait="[data-testid=briefing]")
+    _send(page, "D9b one: the shed")
+    _reply_done(page, "D9b one")
+    _send(page, "D9b two: the roof")
+    _reply_done(page, "D9b two")
+    sid = own_server.get("/api/state")["active"]["slice_id"]
+    page.reload()
+    page.get_by_test_id("briefing").wait_for()
+    _send(page, "D9b three: the gutter")
+    _reply_done(page, "D9b three")
+    expect(page.get_by_test_id("earlier-note")).to_be_visible()
+    expect(page.get_by_test_id("msg-user").filter(has_text="D9b one: the shed")).to_have_count(1)
+    _send(page, "D9b four: the paint")
+    _reply_done(page, "D9b four")
+    stored = own_server.get(f"/api/slices/{sid}")
+    assert stored["status"] == "active" and stored["closed_by"] is None, "the fourth message split the slice"
+    said = [t["content"] for t in stored["turns"] if t["role"] == "user"]
+    assert [w for w in ("D9b one", "D9b two", "D9b three", "D9b four") if not any(w in s for s in said)] == []
