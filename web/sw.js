@@ -48,6 +48,7 @@ const SHELL = [
   "app/input-bar.js",
   "app/lib/card-text.js",
   "app/lib/chips.js",
+  "app/lib/earlier.js",
   "app/lib/form.js",
   "app/lib/geometry.js",
   "app/lib/i18n.js",

@@ -345,8 +345,10 @@ def assert_fits(app: App) -> None:
 # A real turn through `previously serve` and the fake model provider: several model calls and
 # writes, on a CI machine shared with other work.
 REAL_TURN_MS = 60_000
+# The page's own replies: those shown from before it was opened (`data-earlier`, a conversation
+# another test left open on the same server) are not counted.
 REPLIES = """(n) => {
-  const all = [...document.querySelectorAll('[data-testid=msg-assistant]')];
+  const all = [...document.querySelectorAll('[data-testid=msg-assistant]:not([data-earlier])')];
   const ended = all.find((m) => m.dataset.status === 'error' || m.dataset.status === 'interrupted');
   if (ended) return `ended ${ended.dataset.status}: ${ended.innerText.slice(0, 400)}`;
   return all.filter((m) => m.dataset.status === 'done').length === n ? 'done' : false;
@@ -354,7 +356,8 @@ REPLIES = """(n) => {
 
 
 def wait_for_replies(page: Page, count: int) -> None:
-    """Wait until `count` replies are done; a turn that ends otherwise fails at once, with its text."""
+    """Wait until `count` of the page's own replies are done; a turn that ends otherwise fails at
+    once, with its text."""
     outcome = page.wait_for_function(REPLIES, arg=count, timeout=REAL_TURN_MS).json_value()
     assert outcome == "done", outcome
 

@@ -13,7 +13,10 @@ from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.images import jpeg_with_location, png
 
 pytestmark = pytest.mark.browser
-DONE = "[data-testid=msg-assistant][data-status=done]"
+# The page's own messages: another test may have left the conversation open, and its earlier
+# exchanges are then shown above (`data-earlier`).
+DONE = "[data-testid=msg-assistant][data-status=done]:not([data-earlier])"
+SENT_IMAGE = "[data-testid=msg-user]:not([data-earlier]) [data-testid=msg-image] img"
 
 
 def _images_sent(fake: FakeModelServer, since: int = 0) -> list[bytes]:
@@ -63,7 +66,7 @@ def test_an_image_is_attached_sent_and_shown_in_the_slice(
     page.locator("#message-box").press("Enter")
     wait_for_replies(page, 1)
     expect(page.get_by_test_id("attached-image")).to_have_count(0)
-    expect(page.locator("[data-testid=msg-user] [data-testid=msg-image] img")).to_have_count(1)
+    expect(page.locator(SENT_IMAGE)).to_have_count(1)
     [sent] = _images_sent(fake_model)
     assert b"Mara Quinn" not in sent, "the location and author are gone before the model sees it"
     slice_id = own_server.get("/api/state")["active"]["slice_id"]
@@ -96,7 +99,7 @@ def test_a_picture_is_sent_on_its_own(
     expect(send).to_be_enabled()
     send.click()
     wait_for_replies(page, 1)
-    expect(page.locator("[data-testid=msg-user] [data-testid=msg-image] img")).to_have_count(1)
+    expect(page.locator(SENT_IMAGE)).to_have_count(1)
     [sent] = _images_sent(fake_model)
     assert sent.startswith(b"\x89PNG")
     expect(send).to_be_disabled()
@@ -123,7 +126,7 @@ def test_answer_again_sends_the_same_picture(
     wait_for_replies(page, 1)
     eventually(page, lambda: _images_sent(fake_model, since=asked), "the new request reached the model")
     assert _images_sent(fake_model, since=asked) == [first], "the model sees the same picture again"
-    image = page.locator("[data-testid=msg-user] [data-testid=msg-image] img")
+    image = page.locator(SENT_IMAGE)
     image.wait_for()
     _wait_loaded(page, image, 64)
 

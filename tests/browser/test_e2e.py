@@ -18,9 +18,12 @@ def test_a_message_gets_a_reply_and_becomes_a_slice(make_app, own_server: Server
     page = app.open(wait="[data-testid=briefing]")
     page.locator("#message-box").fill("Hello from the browser test")
     page.locator("#message-box").press("Enter")
-    page.get_by_test_id("msg-user").wait_for()
-    page.wait_for_selector("[data-testid=msg-assistant]:not([data-status=running])", timeout=REAL_TURN_MS)
-    assistant = page.get_by_test_id("msg-assistant")
+    # An open conversation's earlier exchanges are shown above (`data-earlier`): this page's own
+    # exchange is the last.
+    page.locator("[data-testid=msg-user]:not([data-earlier])").wait_for()
+    own = "[data-testid=msg-assistant]:not([data-earlier])"
+    page.wait_for_selector(f"{own}:not([data-status=running])", timeout=REAL_TURN_MS)
+    assistant = page.locator(own)
     assert assistant.get_attribute("data-status") == "done", assistant.inner_text()
     assert "Hello from the browser test" in assistant.locator(".reply").inner_text()
     page.wait_for_function(

@@ -21,6 +21,7 @@ import { PersonaUrlNotice } from "./persona-picker.js";
 /** The live chat, refreshing the timeline when a turn opens a slice or ends. */
 function useLiveChat(data, prefs) {
   return useChat({
+    state: data.state,
     options: () => prefs.requestOptions(data.models),
     onSliceOpened: () => data.refreshCatalog(),
     onFinished: () => {

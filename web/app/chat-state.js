@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { apiFetch } from "./api.js";
 import { applyEvent, applyEvents, initialTurn, isFinished, replyText, stopTurn } from "./lib/stream.js";
 import { clearResume, followLate, followTurn, loadResume, saveResume, wsUrlFor } from "./lib/turn-client.js";
-import { storedPictures, uploads } from "./attachments.js";
+import { storedImages, storedPictures, uploads, withoutPictureLinks } from "./attachments.js";
 
 const SAVE_EVERY_MS = 250;
 let nextId = 1;
@@ -40,8 +40,9 @@ export function clientState(messages) {
   return { slice_id: sliceId, agent_turns_seen: sliceId ? seen : 0 };
 }
 
-/** The live chat. `options` builds the request extras (model, thinking, effort, locale). */
-export function useChat({ options, onSliceOpened, onFinished }) {
+/** The live chat. `options` builds the request extras (model, thinking, effort, locale); `state`
+ * is `GET /api/state`'s answer, whose open slice fills in the exchanges from before a reload. */
+export function useChat({ options, onSliceOpened, onFinished, state = null }) {
   const [messages, setMessages] = useState([]);
   const [resuming, setResuming] = useState(true);
   // While an exchange is being taken back (`resend`), the view counts as running: the old exchange
@@ -51,6 +52,9 @@ export function useChat({ options, onSliceOpened, onFinished }) {
   const ctl = useRef(null);
   const late = useRef([]); // the closing turns whose card change is still to come (followLate)
   const lastSave = useRef(0);
+  // Looked up once: after that (or after an exchange was taken back) the page holds the whole
+  // conversation, and a refreshed state would still list a taken-back exchange.
+  const filled = useRef(false);
   const messagesRef = useRef(messages);
   messagesRef.current = messages;
 
@@ -135,6 +139,7 @@ export function useChat({ options, onSliceOpened, onFinished }) {
       setRetracting(false);
     }
     const rest = ms.slice(0, -2);
+    filled.current = true;
     messagesRef.current = rest;
     setMessages(rest);
     // The pictures of the exchange go again with it (by reference: they are stored in the slice).
@@ -157,6 +162,26 @@ export function useChat({ options, onSliceOpened, onFinished }) {
     const last = ms[ms.length - 1];
     return Boolean(last && last.role === "assistant" && !last.error && !isFinished(last.turn));
   }
+
+  // The first exchange joined an open slice (a reload, another device): show what came before it,
+  // so the conversation reads whole and the next message counts it as seen. Rare, so the helper
+  // loads only when it may be needed (not part of the first load).
+  useEffect(() => {
+    if (filled.current || !state || !state.active || messages.length < 2) return;
+    import("./lib/earlier.js").then(({ earlierMessages, earlierToShow }) => {
+      const ms = messagesRef.current;
+      const wanted = earlierToShow(ms, state);
+      if (!wanted || filled.current) return;
+      filled.current = true;
+      const earlier = earlierMessages(state.active_turns, wanted.sliceId, wanted.userTurnId).map((m) => ({
+        ...m,
+        id: newId(),
+        ...(m.role === "user" ? { text: withoutPictureLinks(m.content), images: storedImages(m.content, m.sliceId) } : {}),
+      }));
+      const firstId = ms[0].id;
+      if (earlier.length) setMessages((now) => (now.length && now[0].id === firstId ? [...earlier, ...now] : now));
+    }, () => {}); // not loaded (offline before it was ever cached): the page's own exchanges stay
+  }, [messages, state]);
 
   // A reload mid-turn: pick the same turn up again (a finished one lives in its slice instead).
   useEffect(() => () => late.current.forEach((l) => l.stop()), []);

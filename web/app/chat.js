@@ -84,7 +84,7 @@ function ReplyActions({ message, last, t, onResend }) {
 function UserMessage({ message, editable, t, onResend }) {
   const [draft, setDraft] = useState(null);
   if (draft === null) {
-    return html`<div class="msg user" data-testid="msg-user"><${Thumbs} images=${message.images} t=${t} testid="msg-image" /><div class="bubble">${message.text}</div>
+    return html`<div class="msg user" data-testid="msg-user" data-earlier=${message.earlier ? "" : undefined}><${Thumbs} images=${message.images} t=${t} testid="msg-image" /><div class="bubble">${message.text}</div>
       ${editable && html`<button type="button" class="link-btn msg-edit" data-testid="edit-message" onClick=${() => setDraft(message.text)}>
         <${Icon} name="pencil" size=${12} />${t("chat.edit")}
       </button>`}</div>`;
@@ -107,7 +107,8 @@ function Assistant({ message, t, locale, onOpenSlice, last, onResend }) {
   const running = !isFinished(turn);
   // The answer has begun: the steps card stops naming its "Thinking" step.
   const replying = turn.items.some((it) => /^(text|reasoning|tool)$/.test(it.kind));
-  return html`<div class="msg assistant" data-testid="msg-assistant" data-status=${message.error ? "error" : turn.status}>
+  return html`<div class="msg assistant" data-testid="msg-assistant" data-status=${message.error ? "error" : turn.status}
+    data-earlier=${message.earlier ? "" : undefined}>
     ${running && !message.error && html`<${StagePill} turn=${turn} t=${t} lastEventAt=${message.lastEventAt} />`}
     ${turn.items.map(
       (item) => html`<div class="item" key=${item.id}>
@@ -125,7 +126,10 @@ export function ChatView({ messages, t, locale, onOpenSlice, running = false, on
   const [failure, setFailure] = useState("");
   const n = messages.length;
   const resend = onResend && ((text) => (setFailure(""), onResend(text).catch((err) => setFailure(err.message || ""))));
+  // Exchanges from before the page was opened (a reload): said once, above them.
+  const earlier = n > 0 && messages[0].earlier;
   return html`<div class="chat column" data-testid="chat">
+    ${earlier && html`<p class="muted small earlier-note" data-testid="earlier-note">${t("chat.earlier")}</p>`}
     ${messages.map((m, i) =>
       m.role === "user"
         ? html`<${UserMessage} key=${m.id} message=${m} t=${t} editable=${Boolean(resend) && !running && i === n - 2} onResend=${resend} />`

@@ -437,6 +437,7 @@ export default {
   "settings.export": "Your memory",
   "settings.exportHint": "Every file under memory/, byte for byte, in one zip. The search index is left out: it is rebuilt on its own.",
   "settings.exportButton": "Download everything (.zip)",
+  "chat.earlier": "Earlier in this conversation",
   "chat.copy": "Copy",
   "chat.copied": "Copied",
   "chat.regenerate": "Answer again",

@@ -422,6 +422,7 @@ export default {
   "settings.export": "你的记忆",
   "settings.exportHint": "memory/ 下的所有文件，逐字节打包成一个 zip。搜索索引不包含在内：它会自动重建。",
   "settings.exportButton": "下载全部（.zip）",
+  "chat.earlier": "这次对话前面的内容",
   "chat.copy": "复制",
   "chat.copied": "已复制",
   "chat.regenerate": "重新回答",

@@ -14,6 +14,7 @@ export function initialTurn(turnId = null) {
     sliceId: null,
     sliceOpened: false,
     sliceClosed: null,
+    userTurnId: null,
     agentTurnId: null,
     attempts: {}, // step → the newest attempt seen
     items: [],
@@ -204,6 +205,7 @@ const HANDLERS = {
     sliceId: e.slice_id || null,
     sliceOpened: Boolean(e.slice_opened),
     sliceClosed: e.slice_closed || null,
+    userTurnId: e.user_turn_id || null,
   }),
   "step.started": (s, e) => stepsCard(s, e, "running"),
   "step.done": (s, e) => stepsCard(s, e, "done"),
