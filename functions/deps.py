@@ -233,14 +233,17 @@ def build_storage(
         from core.storage.local import LocalStorage
 
         return LocalStorage(memory_override or settings.memory_root)
+    from core.storage.disk_cache import DiskCache, cache_root
     from core.storage.github import GitHubStorage
 
     token = settings.github_token.get_secret_value() if settings.github_token else ""
+    root = cache_root(settings.cache_dir, settings.github_repo or "")
     return GitHubStorage(
         settings.github_repo or "",
         token,
         branch=settings.github_branch,
         api_url=settings.github_api_url,
+        disk_cache=DiskCache(root) if root is not None else None,
     )
 
 

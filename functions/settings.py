@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     github_repo: str | None = Field(default=None, alias="GITHUB_REPO")
     github_branch: str | None = Field(default=None, alias="GITHUB_BRANCH")
     github_api_url: str = Field(default="https://api.github.com", alias="GITHUB_API_URL")
+    # Where GitHub's blobs and listings are kept between processes (core/storage/disk_cache.py);
+    # "off" turns it off; unset: the user's cache folder (none on Lambda).
+    cache_dir: str | None = Field(default=None, alias="PREVIOUSLY_CACHE_DIR")
 
     anthropic_api_key: SecretStr | None = Field(default=None, alias="ANTHROPIC_API_KEY")
     anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")

@@ -23,6 +23,9 @@ SAMPLE_ROOT = REPO_ROOT / "sample"
 TEST_DATA = REPO_ROOT / "tests" / "data"
 LOCOMO_DEV = TEST_DATA / "locomo-dev"
 TIERS = ("unit", "functional", "contract", "conformance", "infra", "browser")
+# No GitHub disk cache shared between tests (nor with the user's own, in ~/.cache): request
+# counts stay exact. A test of the cache gives it a folder of its own.
+os.environ.setdefault("PREVIOUSLY_CACHE_DIR", "off")
 
 
 def vectors_dir() -> Path:

@@ -58,6 +58,7 @@ from core.storage.base import (
     text_of,
 )
 from core.storage.blobcache import BlobCache
+from core.storage.disk_cache import CachedListing, DiskCache
 from core.storage.github_archive import download, matching_files
 from core.storage.github_errors import GitHubRetry, RefConflict, Target, call, spent_message
 from core.storage.local import git_blob_sha
@@ -201,6 +202,7 @@ class GitHubStorage:
         timeout: int = 20,
         retry: GitHubRetry | None = None,
         blob_cache_bytes: int = 128 * 1024 * 1024,
+        disk_cache: DiskCache | None = None,
     ) -> None:
         if not _REPO_RE.match(repo or ""):
             raise InvalidInput(f'GITHUB_REPO must look like owner/name, not "{repo}".')
@@ -209,6 +211,7 @@ class GitHubStorage:
         self.repo_name = repo
         self.retry = retry or GitHubRetry()
         self.blobs = BlobCache(blob_cache_bytes)
+        self.disk = disk_cache  # blobs and listings kept across processes (core/storage/disk_cache.py)
         self._timeout = timeout
         self._gh = Github(
             base_url=api_url.rstrip("/"),
@@ -267,13 +270,30 @@ class GitHubStorage:
 
     def blob_content(self, entry: Entry, path: MemoryPath) -> Content:
         """One blob: from the cache, else one request (then cached; text when it is UTF-8)."""
-        content = self.blobs.get(entry.sha)
+        content = self._cached(entry.sha)
         if content is None:
             blob = self._call(lambda: self._repo.get_git_blob(entry.sha), f"read {path}")
             raw = blob.content or ""
             data = base64.b64decode(raw) if blob.encoding == "base64" else raw.encode("utf-8")
-            content = _as_stored(data)
-            self.blobs.put(entry.sha, content, len(data))
+            content = self._keep(entry.sha, data)
+        return content
+
+    def _cached(self, sha: str) -> Content | None:
+        """A blob from this process's cache, else from the disk cache (then kept in memory too)."""
+        content = self.blobs.get(sha)
+        if content is None and self.disk is not None:
+            data = self.disk.get_blob(sha)
+            if data is not None:
+                content = _as_stored(data)
+                self.blobs.put(sha, content, len(data))
+        return content
+
+    def _keep(self, sha: str, data: bytes) -> Content:
+        """A fetched blob into both caches; returns it as stored."""
+        content = _as_stored(data)
+        self.blobs.put(sha, content, len(data))
+        if self.disk is not None:
+            self.disk.put_blob(sha, data)
         return content
 
     def prefetch(self, listing: Listing, paths: Iterable[MemoryPath]) -> int:
@@ -282,7 +302,7 @@ class GitHubStorage:
         missing: dict[MemoryPath, Entry] = {}
         for path in paths:
             entry = listing.entries.get(path.value)
-            if entry is not None and entry.size <= size_limit(path) and self.blobs.get(entry.sha) is None:
+            if entry is not None and entry.size <= size_limit(path) and self._cached(entry.sha) is None:
                 missing[path] = entry
         fetched = 0
         if len(missing) > ARCHIVE_OVER:
@@ -327,7 +347,7 @@ class GitHubStorage:
             raise ArchiveUnusable(str(exc)) from exc
         count = 0
         for path, raw in files:
-            self.blobs.put(shas[path], _as_stored(raw), len(raw))
+            self._keep(shas[path], raw)
             count += 1
         return count
 
@@ -346,11 +366,21 @@ class GitHubStorage:
             return head, listing
 
     def _fetch_listing(self, head: str) -> Listing:
-        entries: dict[str, Entry] = {}
-        tree_sha = self._collect(head, "", entries)
-        listing = Listing.of(head, tree_sha, entries)
+        kept = self.disk.get_listing(head) if self.disk is not None else None
+        if kept is not None:
+            listing = Listing.of(head, kept.tree, {p: Entry(*e) for p, e in kept.entries.items()})
+        else:
+            entries: dict[str, Entry] = {}
+            tree_sha = self._collect(head, "", entries)
+            listing = Listing.of(head, tree_sha, entries)
+            self._keep_listing(listing)
         self._remember(listing)
         return listing
+
+    def _keep_listing(self, listing: Listing) -> None:
+        if self.disk is not None:
+            files = {p: (e.sha, e.size, e.mode) for p, e in listing.entries.items()}
+            self.disk.put_listing(listing.commit, CachedListing(listing.tree, files))
 
     def _collect(self, sha: str, prefix: str, entries: dict[str, Entry]) -> str:
         """Add every file under tree (or commit) `sha`; walk subtrees when GitHub truncates."""
@@ -411,7 +441,13 @@ class GitHubStorage:
             self._call(lambda: ref.edit(new.sha, force=False), f"move branch {self.branch}", conflicts=True)
         except RefConflict:
             return None
-        self._remember(listing.with_files(new.sha, tree.sha, written, deleted))
+        after = listing.with_files(new.sha, tree.sha, written, deleted)
+        self._remember(after)
+        self._keep_listing(after)
+        if self.disk is not None:  # the next process reads what this one wrote without asking
+            for content in written.values():
+                data = encoded(content)
+                self.disk.put_blob(git_blob_sha(data), data)
         for content in written.values():
             data = encoded(content)
             self.blobs.put(git_blob_sha(data), content, len(data))

@@ -1,0 +1,203 @@
+"""A folder that keeps what GitHub sent across processes: blobs by sha, tree listings by commit.
+
+Both are content-addressed (a blob sha names exactly one content, a commit sha exactly one
+tree), so nothing in here can ever be stale: a new `maintain`, CLI command or server start
+reads the ref, finds its commit's listing and the blobs it needs here, and downloads only what
+changed since. Every read checks what it found — a blob against its own sha, a listing's JSON
+against its shape — and treats anything else as a miss (and removes it), so a damaged or
+planted file is never served. Files are written whole (temporary file, then rename), readable
+by the owner only. The folder is bounded: past `max_bytes` the least recently used files go.
+
+The folder holds copies of the memory's files: it lives with the user's other caches
+(`$PREVIOUSLY_CACHE_DIR`, else `$XDG_CACHE_HOME/previously`, else `~/.cache/previously`),
+one subfolder per repository; `PREVIOUSLY_CACHE_DIR=off` turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.storage.local import git_blob_sha
+
+_SHA_RE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+_PRUNE_EVERY = 256  # writes between size checks
+
+
+@dataclass(frozen=True)
+class CachedListing:
+    """A commit's files as a tree listing gave them: path → (blob sha, size, mode), and its tree."""
+
+    tree: str
+    entries: dict[str, tuple[str, int, str]]
+
+
+class DiskCache:
+    """Blobs and listings under `root` (created on first write, mode 0700)."""
+
+    def __init__(self, root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self._writes = 0
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ blobs
+
+    def get_blob(self, sha: str) -> bytes | None:
+        """The blob's bytes when they are here and hash to `sha`; None otherwise."""
+        path = self._path("blobs", sha)
+        if path is None:
+            return None
+        data = _read(path)
+        if data is None:
+            return None
+        if git_blob_sha(data) != sha:
+            _remove(path)  # damaged or planted: never served
+            return None
+        _touch(path)
+        return data
+
+    def put_blob(self, sha: str, data: bytes) -> None:
+        """Keep a blob (only under its own sha: a mismatch is not written)."""
+        path = self._path("blobs", sha)
+        if path is not None and not path.exists() and git_blob_sha(data) == sha:
+            self._write(path, data)
+
+    # ------------------------------------------------------------------ listings
+
+    def get_listing(self, commit: str) -> CachedListing | None:
+        """The commit's listing when it is here and well formed; None otherwise."""
+        path = self._path("listings", commit)
+        if path is None:
+            return None
+        data = _read(path)
+        if data is None:
+            return None
+        listing = _parse_listing(data)
+        if listing is None:
+            _remove(path)
+            return None
+        _touch(path)
+        return listing
+
+    def put_listing(self, commit: str, listing: CachedListing) -> None:
+        path = self._path("listings", commit)
+        if path is None or path.exists() or not _SHA_RE.match(listing.tree):
+            return
+        body = {"tree": listing.tree, "files": {p: list(e) for p, e in listing.entries.items()}}
+        self._write(path, json.dumps(body, separators=(",", ":")).encode("utf-8"))
+
+    # ------------------------------------------------------------------ internals
+
+    def _path(self, kind: str, sha: str) -> Path | None:
+        if not isinstance(sha, str) or not _SHA_RE.match(sha):
+            return None
+        return self.root / kind / sha[:2] / sha
+
+    def _write(self, path: Path, data: bytes) -> None:
+        try:
+            if not path.parent.is_dir():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                for folder in (self.root, path.parent.parent, path.parent):
+                    folder.chmod(0o700)  # copies of the memory: the owner's alone
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                _remove(Path(tmp))
+                raise
+        except OSError:
+            return  # a cache that cannot write is only slower
+        with self._lock:
+            self._writes += 1
+            due = self._writes % _PRUNE_EVERY == 0
+        if due:
+            self.prune()
+
+    def prune(self) -> int:
+        """Remove the least recently used files until the folder is under 80% of `max_bytes`;
+        returns how many went (stray temporary files of killed writers go too)."""
+        files: list[tuple[float, int, Path]] = []
+        for kind in ("blobs", "listings"):
+            for path in (self.root / kind).glob("*/*"):
+                with contextlib.suppress(OSError):
+                    st = path.stat()
+                    if path.name.startswith(".tmp-"):
+                        _remove(path)
+                        continue
+                    files.append((st.st_mtime, st.st_size, path))
+        total = sum(size for _, size, _ in files)
+        removed = 0
+        for _, size, path in sorted(files):
+            if total <= self.max_bytes * 0.8:
+                break
+            _remove(path)
+            total -= size
+            removed += 1
+        return removed
+
+
+def _parse_listing(data: bytes) -> CachedListing | None:
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or not isinstance(body.get("files"), dict):
+        return None
+    tree = body.get("tree")
+    if not isinstance(tree, str) or not _SHA_RE.match(tree):
+        return None
+    entries: dict[str, tuple[str, int, str]] = {}
+    for path, entry in body["files"].items():
+        if not (isinstance(entry, list) and len(entry) == 3):
+            return None
+        sha, size, mode = entry
+        well_formed = isinstance(sha, str) and _SHA_RE.match(sha) and isinstance(size, int)
+        if not (well_formed and isinstance(mode, str)):
+            return None
+        entries[path] = (sha, size, mode)
+    return CachedListing(tree, entries)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def _touch(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def cache_root(setting: str | None, repo: str, env: dict[str, str] | None = None) -> Path | None:
+    """Where a repository's cache lives, from `PREVIOUSLY_CACHE_DIR` (None: off or no home)."""
+    env = dict(os.environ) if env is None else env
+    if setting is not None and setting.strip().lower() in ("off", "none", "0", "false"):
+        return None
+    if setting and setting.strip():
+        base = Path(setting.strip()).expanduser()
+    elif env.get("AWS_LAMBDA_FUNCTION_NAME"):
+        return None  # a Lambda keeps its cache in memory while it is warm; its home is read-only
+    elif env.get("XDG_CACHE_HOME"):
+        base = Path(env["XDG_CACHE_HOME"]) / "previously"
+    elif env.get("HOME"):
+        base = Path(env["HOME"]) / ".cache" / "previously"
+    else:
+        return None
+    return base / "github" / re.sub(r"[^A-Za-z0-9._-]", "_", repo.replace("/", "__"))
