@@ -1,6 +1,6 @@
 """Evolve now: the card and direction passes on the user's request (`previously evolve`, the page's button).
 
-The passes are the ones a closing slice runs (core/turn/evolution.py), pointed at the most recent
+The passes are the ones a closing slice runs (core/turn/evolving.py), pointed at the most recent
 conversation with the signal `on_request`: the card pass, then the direction pass, on one batch,
 one commit. A closed slice's card snapshot is left as it stood. One run at a time: the server
 starts runs through core/turn/evolve_runs.py, which refuses a second while one runs; a turn
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.agent.direction_pass import evolve_direction
-from core.agent.evolution import evolve_card
-from core.agent.evolution_triggers import RECENT_TURNS
-from core.agent.evolution_types import EvolutionRequest
+from core.agent.evolution.card_pass import evolve_card
+from core.agent.evolution.direction_pass import evolve_direction
+from core.agent.evolution.triggers import RECENT_TURNS
+from core.agent.evolution.types import EvolutionRequest
 from core.errors import ReadOnly
 from core.memory.catalog.weave import list_slice_ids
 from core.memory.damage import read_or_skip

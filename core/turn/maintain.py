@@ -47,7 +47,7 @@ from core.storage.base import WriteBatch, request_budget
 from core.turn.close_runs import finish_close_passes
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
-from core.turn.evolution import at_maintenance
+from core.turn.evolving import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
 from core.turn.recovery import recover_turns
 from core.turn.remark import remark

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.agent.analyzer import EvolveJudgment, MemoryUpdate, TurnAnalysis
-from core.agent.evolution import (
+from core.agent.evolution.card_pass import (
     at_boundary,
     ensure_snapshot,
     evolve_card,
