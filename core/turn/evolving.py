@@ -9,7 +9,6 @@ event: `card.evolved` {summary, diff} or `card.skipped` {reason}. A pass never f
 
 from __future__ import annotations
 
-from core.agent.analyzer import TurnAnalysis
 from core.agent.evolution.card_pass import (
     EvolutionDecision,
     EvolutionOutcome,
@@ -26,6 +25,7 @@ from core.agent.evolution.card_pass import (
 )
 from core.agent.evolution.direction_pass import evolve_direction
 from core.agent.evolution.triggers import summary_for_slice
+from core.agent.workers.analyzer import TurnAnalysis
 from core.llm.registry import Resolution
 from core.memory.owners.card import card_text, live_card
 from core.memory.slice.model import Slice

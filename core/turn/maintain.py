@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.agent.marker import mark_slice
+from core.agent.workers.marker import mark_slice
 from core.clock import iso
 from core.errors import BudgetSpent, InvalidInput
 from core.llm.registry import Resolution

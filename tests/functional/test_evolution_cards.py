@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.analyzer import EvolveJudgment, MemoryUpdate, TurnAnalysis
 from core.agent.evolution.card_pass import (
     at_boundary,
     ensure_snapshot,
@@ -12,6 +11,7 @@ from core.agent.evolution.card_pass import (
     mid_slice,
     record_evolution_summary,
 )
+from core.agent.workers.analyzer import EvolveJudgment, MemoryUpdate, TurnAnalysis
 from core.clock import FixedClock
 from core.memory.card.model import CARD_STAMP, parse_card
 from core.memory.paths import CARD, card_snapshot

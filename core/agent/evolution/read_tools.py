@@ -12,8 +12,8 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.agent.analysis import Text
 from core.agent.evolution.card_tools import CardSession
+from core.agent.workers.analysis import Text
 from core.errors import InvalidInput
 from core.llm.tools import Tool
 from core.memory.paths import (

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.agent.analyzer import TurnAnalysis
 from core.agent.evolution.types import EvolutionRequest
+from core.agent.workers.analyzer import TurnAnalysis
 from core.clock import Clock, iso
 from core.memory.card.model import CARD_STAMP
 from core.memory.paths import core_md

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.agent.analyzer import AnalyzerInput, analyze_turn
+from core.agent.workers.analyzer import AnalyzerInput, analyze_turn
 from core.llm.registry import SETUP_HINT
 from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none

@@ -11,8 +11,8 @@ events. A retry after the commit runs no model again.
 
 from __future__ import annotations
 
-from core.agent.analyzer import fallback
 from core.agent.evolution.triggers import record_evolution_summary
+from core.agent.workers.analyzer import fallback
 from core.memory.card.snapshot import ensure_snapshot
 from core.turn import evolving
 from core.turn.analysis_record import ANALYSIS_KEY, analysis_from_json
