@@ -51,8 +51,7 @@ from core.turn.evolving import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
 from core.turn.recovery import recover_turns
 from core.turn.remark import remark
-from core.turn.service import TurnInput
-from core.turn.steps.common import resolve_models, user_config
+from core.turn.steps.common import user_config
 
 Progress = Callable[[str], None]
 FALLBACK_BACKFILL_LIMIT = 200
@@ -118,7 +117,7 @@ def _run(
 ) -> None:
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
-    models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
+    models = deps.models.resolve_for(config.data) if use_model and deps.models else None
     report.model = models.worker.info.id if models else None
     say("Reading the timeline")
     reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice
