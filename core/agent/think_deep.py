@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from core.agent.evolution.playbooks import playbook_note
+from core.agent.playbooks import playbook_note
 from core.agent.tool_context import ToolContext
 from core.errors import ModelTimeout, PreviouslyError
 from core.llm.types import Effort, Finish, ReasoningDelta, TextDelta, UserMessage

@@ -180,7 +180,7 @@ def test_any_evidence_survives_the_ledger_trimmed(evidence: str, detail: str) ->
 
 @given(text=_any_text)
 def test_any_playbook_text_reaches_the_prompt_as_stored(text: str) -> None:
-    from core.agent.evolution.playbooks import playbook_note
+    from core.agent.playbooks import playbook_note
     from core.memory.evolution.paths import playbook_md
     from core.memory.evolution.store import check_playbook
     from core.storage.memory import InMemoryStorage

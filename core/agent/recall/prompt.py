@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.agent.evolution.playbooks import playbook_note
+from core.agent.playbooks import playbook_note
 from core.agent.recall.tools import RecallScope
 from core.reltime import date_anchors, format_local_time
 

@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from core.agent.evolution.playbooks import playbook_note
+from core.agent.playbooks import playbook_note
 from core.agent.recall import filters as rf
 from core.agent.runner import ReportSpec, run_subagent
 from core.agent.tool_context import ToolContext
