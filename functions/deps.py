@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and mainten
     from core.storage.demo import Overlay, OverlayFactory, Persona
 
     VisitorOverlayFactory = Callable[[str, str], Overlay]  # (persona id, visitor id) → its overlay
-    from core.turn.evolve_runs import EvolveRuns
+    from core.jobs.evolve_runs import EvolveRuns
     from functions.api.security import Security
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -95,7 +95,7 @@ class Deps:
     maintenance: Callable[[], object] | None = None
     # What serve runs once at start: turns a dead process left behind, temporary files of a crash.
     recovery: Callable[[], object] | None = None
-    # "Evolve now" as background runs (core/turn/evolve_runs.py); None where it is not offered.
+    # "Evolve now" as background runs (core/jobs/evolve_runs.py); None where it is not offered.
     evolve_now: EvolveRuns | None = None
     # The demo's personas when it offers more than one (these Deps are the default one's).
     cast: DemoCast | None = None
@@ -307,7 +307,7 @@ def scheduled_maintenance(turn_deps: TurnDeps) -> Callable[[], object]:
     """The pass the local server runs on its timer (`previously maintain`, on a schedule)."""
 
     def run() -> object:
-        from core.turn.maintain import run_maintenance
+        from core.jobs.maintain import run_maintenance
 
         models = turn_deps.models
         return run_maintenance(turn_deps, use_model=bool(models and models.configured))
@@ -392,7 +392,7 @@ def _deps_over(
     in_process_turns: bool,
 ) -> Deps:
     """The Deps over one storage, with the shared registry, security and clock."""
-    from core.turn.evolve_runs import EvolveRuns
+    from core.jobs.evolve_runs import EvolveRuns
     from functions.turn_deps import build_turn_deps, memory_run_store
 
     runs = memory_run_store(settings, storage, clock)

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.actions.briefing import arrival
 from core.agent import outside_context, outside_read, slice_tools, time_tools
-from core.agent.briefing import arrival
 from core.agent.recall.scan import BUDGET_SECONDS, RecallReport, run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.tool_context import ToolContext

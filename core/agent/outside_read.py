@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from core.agent.briefing import Arrival
+from core.actions.briefing import Arrival
 from core.agent.slice_tools import OUTPUT_CHARS, SliceRange
 from core.errors import SliceFormatError
 from core.memory.formats import matter

@@ -1,7 +1,7 @@
 """The main agent's web tools, offered only when the deployment gives the agent the web.
 
 webFetch reads one page (through the request-forgery guard); webSearch asks the configured
-search backend, and the search helper (core/agent/search_agent.py) answers from the results.
+search backend, and the search helper (core/agent/workers/search_agent.py) answers from the results.
 Both return text the model cites by URL; refusals come back as `ERROR: …`.
 """
 
@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from core.agent.search_agent import web_search
 from core.agent.tool_context import ToolContext
+from core.agent.workers.search_agent import web_search
 from core.web.fetch import FetchRange, fetch_text
 
 WEB_TOOL_NAMES = ("webSearch", "webFetch")

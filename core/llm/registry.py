@@ -264,6 +264,16 @@ class ModelRegistry:
             bound_main, bound_worker, chosen.notes, chosen.main_source, chosen.worker_source, calls
         )
 
+    def resolve_for(self, config: Mapping[str, Any]) -> Resolution | None:
+        """Main and worker for work outside a turn (maintenance, evolve-now), from the user's
+        config.json preferences alone; None when no provider is configured or none resolves."""
+        if not self.configured:
+            return None
+        try:
+            return self.resolve(None, ModelPrefs.from_config(config))
+        except NoModelConfigured:
+            return None
+
     def setup_problem(self, prefs: ModelPrefs | None = None) -> str | None:
         """Why no turn could get a model right now (what to set), or None when one resolves."""
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from core.agent.analyzer import (
+from core.agent.workers.analyzer import (
     CloseMarking,
     EmotionalSignal,
     EvolveJudgment,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.agent.analyzer import CloseMarking
+from core.agent.workers.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import ConflictError, NotFound
 from core.memory.catalog.index import catalog_active, read_index, read_or_none

@@ -12,8 +12,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.agent.consolidator import propose_merges
-from core.agent.marker import mark_slice
+from core.agent.workers.consolidator import propose_merges
+from core.agent.workers.marker import mark_slice
 from core.clock import iso
 from core.llm.registry import BoundModel
 from core.memory.catalog.head import head_dry

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.agent.analyzer import CloseMarking
-from core.agent.marker import mark_slice
+from core.agent.workers.analyzer import CloseMarking
+from core.agent.workers.marker import mark_slice
 from core.errors import PreviouslyError
 from core.llm.registry import BoundModel
 from core.memory.catalog.index import read_index

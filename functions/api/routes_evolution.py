@@ -8,11 +8,11 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
 from core.errors import NotFound
+from core.jobs.evolve_runs import EvolveRun, EvolveRuns
 from core.memory.evolution.paths import DIRECTION_MD, playbook_md
 from core.memory.evolution.store import reject_hypothesis, set_playbook, undo_file
 from core.memory.evolution.view import EvolutionView, evolution_view
 from core.storage.base import WriteBatch
-from core.turn.evolve_runs import EvolveRun, EvolveRuns
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps

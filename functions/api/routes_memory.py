@@ -10,8 +10,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel
 
+from core.actions.briefing import arrival
 from core.actions.edit import DONE_LOOPS
-from core.agent.briefing import arrival
 from core.clock import iso
 from core.llm.registry import SETUP_HINT, ModelPrefs
 from core.memory.catalog.entry import CatalogEntry

@@ -32,8 +32,8 @@ from functions.aws.turns import StepFunctionsTurns
 from functions.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from core.jobs.evolve_runs import EvolveRuns
     from core.turn.deps import TurnDeps
-    from core.turn.evolve_runs import EvolveRuns
     from functions.deps import DemoCast, DemoVisitors, Deps
 
 SecretKey = tuple[tuple[str, str], ...]
@@ -177,7 +177,7 @@ def visitor_turns(runs: S3RunStore, persona: str | None, visitor: str) -> StepFu
 def evolve_runs(key: SecretKey) -> EvolveRuns | None:
     """Evolve now over the S3 run store, run by the maintenance function (None when the stack
     names no function for it)."""
-    from core.turn.evolve_runs import EvolveRuns
+    from core.jobs.evolve_runs import EvolveRuns
 
     name = resources().evolve_function
     if not name:

@@ -2,7 +2,7 @@
 
 The two passes can outlast the API's 29 s, so the run happens in the maintenance function (its
 timeout is minutes) with the event `{"job": "evolve", "run_id": ...}`; the run's state is in the
-S3 run store, where the API's GET reads it (core/turn/evolve_runs.py).
+S3 run store, where the API's GET reads it (core/jobs/evolve_runs.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import typer
 from rich.console import Console
 
 from core.errors import PreviouslyError
-from core.turn.evolve_now import EvolveNowReport, run_evolve_now
+from core.jobs.evolve_now import EvolveNowReport, run_evolve_now
 from core.turn.runstore import MemoryRunStore
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage

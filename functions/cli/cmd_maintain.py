@@ -1,4 +1,4 @@
-"""`previously maintain`: the scheduled pass over a memory (core/turn/maintain.py)."""
+"""`previously maintain`: the scheduled pass over a memory (core/jobs/maintain.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from core.turn.maintain import MaintenanceReport, run_maintenance
+from core.jobs.maintain import MaintenanceReport, run_maintenance
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.errors import EX_TEMPFAIL
 from functions.cli.memory_root import open_storage

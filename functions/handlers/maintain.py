@@ -19,7 +19,7 @@ log = lambda_logger()
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """Close expired slices and run their close-time passes; the report is logged and returned.
     An evolve job runs that one recorded run instead and returns how it ended."""
-    from core.turn.maintain import run_maintenance
+    from core.jobs.maintain import run_maintenance
 
     correlate(context)
     if event.get("job") == EVOLVE_JOB:
@@ -33,7 +33,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 def _evolve(run_id: str) -> dict[str, Any]:
-    from core.turn.evolve_runs import EvolveRuns
+    from core.jobs.evolve_runs import EvolveRuns
 
     run = EvolveRuns(compose.turn_deps(compose.secret_key()), launcher=_no_launch).execute(run_id)
     log.info("evolve-now run", extra={"run_id": run_id, "status": run.status, "error": run.error})

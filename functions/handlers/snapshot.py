@@ -50,8 +50,8 @@ STEP_MODULES = (
 API_MODULES = ("functions.api.app", "mangum", "core.storage.github", "functions.aws.compose")
 # The scheduled pass and evolve-now: maintenance, the card passes' models, GitHub.
 MAINTAIN_MODULES = (
-    "core.turn.maintain",
-    "core.turn.evolve_runs",
+    "core.jobs.maintain",
+    "core.jobs.evolve_runs",
     "core.llm.anthropic_adapter",
     "core.llm.openai_adapter",
     "core.storage.github",

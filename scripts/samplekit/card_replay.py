@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.agent.card_tools import CardSession
+from core.agent.evolution.card_tools import CardSession
 from core.llm.types import ToolCall
 from core.memory.card.model import Card, new_card, render_card
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from core.agent.search_agent import SearchReportIn, answer_text
+from core.agent.workers.search_agent import SearchReportIn, answer_text
 from core.web.search import SearchResult
 from tests.browser.conftest import Server
 from tests.browser.scripted_turns import SLICE_ID, ScriptedTurns, _event

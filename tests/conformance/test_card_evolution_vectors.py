@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from core.agent.analyzer import EvolveJudgment, TurnAnalysis
-from core.agent.evolution import should_evolve
+from core.agent.evolution.card_pass import should_evolve
+from core.agent.workers.analyzer import EvolveJudgment, TurnAnalysis
 from core.clock import FixedClock
 from core.memory.card.model import HorizonItem
 from core.memory.card.timing import card_from_text, time_flags

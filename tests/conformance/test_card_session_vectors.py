@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from core.agent.card_tools import TOOL_NAMES, CardSession
+from core.agent.evolution.card_tools import TOOL_NAMES, CardSession
 from core.clock import parse_iso, try_parse_iso
 from core.memory.card import model as cardmod
 from core.memory.card import rules

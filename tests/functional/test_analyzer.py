@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.agent.analyzer import (
+from core.agent.workers.analyzer import (
     FALLBACK_EVOLVE_REASON,
     REPORT_TOOL,
     SILENT_EVOLVE_REASON,

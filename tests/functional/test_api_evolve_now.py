@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from core.clock import FixedClock
+from core.jobs.evolve_now import BUSY, DEMO
+from core.jobs.evolve_runs import EvolveRuns
 from core.memory.paths import CARD
 from core.storage.memory import InMemoryStorage
-from core.turn.evolve_now import BUSY, DEMO
-from core.turn.evolve_runs import EvolveRuns
 from tests.fakes.brain import DIRECTION
 from tests.fakes.evolution import CURRENT, Held, memory
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall

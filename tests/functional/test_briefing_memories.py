@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from core.agent.briefing import arrival
+from core.actions.briefing import arrival
 from core.clock import parse_iso
 from core.storage.local import LocalStorage
 from functions.cli import cmd_import, cmd_maintain  # noqa: F401 - registers the commands

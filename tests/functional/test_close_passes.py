@@ -140,8 +140,8 @@ def test_maintain_finishes_the_passes_a_dead_run_left(
     import subprocess
     import sys
 
+    from core.jobs.maintain import run_maintenance
     from core.turn import close_runs
-    from core.turn.maintain import run_maintenance
     from core.turn.recovery import OWNER_KEY, this_process
 
     h, closed = _closing_turn(clock, fake_models)

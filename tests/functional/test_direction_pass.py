@@ -1,4 +1,4 @@
-"""The evolution agent's pass over direction, playbooks and fitness, driven by the fake model server."""
+"""The direction pass over direction, playbooks and fitness, driven by the fake model server."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.agent.direction_pass import DirectionOutcome, evolve_direction
-from core.agent.evolution import EvolutionRequest
+from core.agent.evolution.card_pass import EvolutionRequest
+from core.agent.evolution.direction_pass import DirectionOutcome, evolve_direction
 from core.clock import FixedClock
 from core.memory.evolution import direction as d
 from core.memory.evolution.fitness import Fitness, Signal, render_fitness

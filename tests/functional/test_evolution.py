@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.evolution import EvolutionRequest, evolve_card
+from core.agent.evolution.card_pass import EvolutionRequest, evolve_card
 from core.clock import FixedClock
 from core.memory.card.model import Anchor, HorizonItem, NowItem, parse_card
 from core.memory.paths import CARD, card_snapshot

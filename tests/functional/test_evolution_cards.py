@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.analyzer import EvolveJudgment, MemoryUpdate, TurnAnalysis
-from core.agent.evolution import (
+from core.agent.evolution.card_pass import (
     at_boundary,
     ensure_snapshot,
     evolve_card,
     mid_slice,
     record_evolution_summary,
 )
+from core.agent.workers.analyzer import EvolveJudgment, MemoryUpdate, TurnAnalysis
 from core.clock import FixedClock
 from core.memory.card.model import CARD_STAMP, parse_card
 from core.memory.paths import CARD, card_snapshot

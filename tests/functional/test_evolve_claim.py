@@ -17,10 +17,10 @@ import pytest
 
 from core.clock import FixedClock, SequentialIds
 from core.errors import ConflictError
+from core.jobs.evolve_now import BUSY
+from core.jobs.evolve_runs import CLAIM, END, STALE_AFTER, EvolveRun, EvolveRuns, holder_at
 from core.storage.memory import InMemoryStorage
 from core.turn.deps import TurnDeps
-from core.turn.evolve_now import BUSY
-from core.turn.evolve_runs import CLAIM, END, STALE_AFTER, EvolveRun, EvolveRuns, holder_at
 from core.turn.runstore import RunStore
 from core.turn.runstore_fs import FolderRunStore
 from core.turn.sink import RunStoreSinks

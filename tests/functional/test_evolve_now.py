@@ -9,13 +9,13 @@ import pytest
 
 from core.clock import FixedClock
 from core.errors import ConflictError, NotFound, ReadOnly
+from core.jobs.evolve_now import NO_MODEL, NO_SLICE, NOTHING, run_evolve_now
+from core.jobs.evolve_runs import CURRENT as CURRENT_RUN
+from core.jobs.evolve_runs import STALE_AFTER, STOPPED, EvolveRun, EvolveRuns
 from core.memory.card.model import parse_card
 from core.memory.evolution.paths import playbook_md
 from core.memory.paths import CARD, card_snapshot, core_md
 from core.storage.memory import InMemoryStorage
-from core.turn.evolve_now import NO_MODEL, NO_SLICE, NOTHING, run_evolve_now
-from core.turn.evolve_runs import CURRENT as CURRENT_RUN
-from core.turn.evolve_runs import STALE_AFTER, STOPPED, EvolveRun, EvolveRuns
 from tests.fakes.brain import DIRECTION
 from tests.fakes.evolution import CLOSED, CURRENT, Held, memory
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from core.clock import FixedClock, SequentialIds
+from core.jobs.maintain import RESERVE, run_maintenance
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.paths import core_md
@@ -17,7 +18,6 @@ from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import GitHubRetry
 from core.turn.deps import TurnDeps
-from core.turn.maintain import RESERVE, run_maintenance
 from core.turn.runstore import MemoryRunStore
 from core.turn.sink import RunStoreSinks
 from tests.fakes.fake_github import FakeGitHub

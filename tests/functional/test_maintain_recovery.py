@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from core.jobs.maintain import MaintenanceReport
 from core.memory.slice.model import parse_core_md
-from core.turn.maintain import MaintenanceReport
 from core.turn.recovery import LOST_REASON
 from core.turn.runstore import status_of
 from core.turn.runstore_fs import FolderRunStore

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.clock import FixedClock
+from core.jobs.maintain import run_maintenance
 from core.memory.paths import core_md
 from core.storage.memory import InMemoryStorage
-from core.turn.maintain import run_maintenance
 from core.turn.remark import REMARK_LIMIT
 from functions.cli.cmd_maintain import summary_lines
 from tests.fakes.brain import MARKER

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from core.clock import FixedClock, SequentialIds
+from core.jobs.maintain import run_maintenance
 from core.memory.owners.registry import REGISTRY, Owner
 from core.memory.owners.scan import damage_of
 from core.memory.paths import MemoryPath
 from core.storage.local import LocalStorage
-from core.turn.maintain import run_maintenance
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.functional.api_env import make_env
 from tests.functional.turn_support import make_harness

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.agent.search_agent import MAX_EXTRA_SEARCHES, REPORT_TOOL, SYSTEM_PROMPT, web_search
 from core.agent.tool_context import ToolContext
+from core.agent.workers.search_agent import MAX_EXTRA_SEARCHES, REPORT_TOOL, SYSTEM_PROMPT, web_search
 from core.clock import FixedClock
 from core.llm.registry import ModelRegistry, ProviderConfig
 from core.memory.evolution.paths import playbook_md

@@ -6,9 +6,9 @@ import pytest
 
 from core.actions.edit import SliceChanges, edit_slice_marks
 from core.clock import FixedClock
+from core.jobs.maintain import run_maintenance
 from core.memory.paths import core_md
 from core.storage.memory import InMemoryStorage
-from core.turn.maintain import run_maintenance
 from tests.fakes.brain import MARKER
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.slices import slice_text

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from core.clock import FixedClock
+from core.jobs.maintain import run_maintenance
 from core.memory.card.model import Card, HorizonItem, NowItem, render_card
 from core.memory.paths import CARD, STRANDS_JSON, core_md
 from core.storage.memory import InMemoryStorage
-from core.turn.maintain import run_maintenance
 from tests.fakes.brain import CONSOLIDATOR, MARKER
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.slices import slice_text

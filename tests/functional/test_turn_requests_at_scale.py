@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.clock import FixedClock
+from core.jobs.maintain import run_maintenance
 from core.memory.catalog.pending import parse_active
 from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.paths import PENDING_JSON, core_md
@@ -14,7 +15,6 @@ from core.search import refresh_index, store
 from core.storage.base import WriteBatch
 from core.storage.github import GitHubStorage
 from core.storage.github_errors import GitHubRetry
-from core.turn.maintain import run_maintenance
 from tests.fakes.fake_github import FakeGitHub
 from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.slices import slice_text

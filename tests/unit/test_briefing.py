@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.briefing import arrival, build_briefing, shorten
+from core.actions.briefing import arrival, build_briefing, shorten
 from core.clock import FixedClock
 from core.memory.card.model import parse_card
 from core.memory.catalog.entry import CatalogEntry

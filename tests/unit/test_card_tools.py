@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.card_tools import TOOL_NAMES, CardSession
+from core.agent.evolution.card_tools import TOOL_NAMES, CardSession
 from core.clock import parse_iso
 from core.llm.types import ToolCall, ToolResult
 from core.memory.card.model import parse_card, render_card

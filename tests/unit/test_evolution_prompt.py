@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.evolution_prompt import CardView, build_prompt, compress_turns
-from core.agent.evolution_tools import READ_CAP, progress_label, read_tools
+from core.agent.evolution.card_prompt import CardView, build_prompt, compress_turns
+from core.agent.evolution.read_tools import READ_CAP, progress_label, read_tools
 from core.llm.tools import Tool
 from core.llm.types import ToolCall
 from core.memory.card.timing import CardTimeFlags

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agent.analyzer import FALLBACK_EVOLVE_REASON, EvolveJudgment, MemoryUpdate, TurnAnalysis, fallback
-from core.agent.evolution import (
+from core.agent.evolution.card_pass import (
     at_boundary,
     at_maintenance_close,
     explicit_request,
@@ -13,7 +12,14 @@ from core.agent.evolution import (
     record_evolution_summary,
     should_evolve,
 )
-from core.agent.evolution_triggers import LEGACY_REASON, NO_JUDGMENT_REASON
+from core.agent.evolution.triggers import LEGACY_REASON, NO_JUDGMENT_REASON
+from core.agent.workers.analyzer import (
+    FALLBACK_EVOLVE_REASON,
+    EvolveJudgment,
+    MemoryUpdate,
+    TurnAnalysis,
+    fallback,
+)
 from core.clock import FixedClock
 from core.memory.slice.model import Slice, Turn
 from core.storage.base import WriteBatch

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.turn.evolve_runs import KEY, PREFIX, EvolveRun
+from core.jobs.evolve_runs import KEY, PREFIX, EvolveRun
 from core.turn.runstore_fs import FolderRunStore
 
 

@@ -7,13 +7,14 @@ import re
 import pytest
 
 from core import reltime
-from core.agent import labels, time_tools
+from core.agent import time_tools
 from core.errors import InvalidInput
+from core.jobs import evolve_runs
 from core.media import attach
 from core.memory import paths
 from core.memory.slice import agent_parts, pictures
 from core.storage import demo, github
-from core.turn import evolve_runs, runstore_fs
+from core.turn import labels, runstore_fs
 from functions import settings
 from functions.aws import runstore
 

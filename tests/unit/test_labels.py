@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.agent.labels import period, slice_when, tool_label
 from core.agent.main_tools import TOOL_NAMES
+from core.turn.labels import period, slice_when, tool_label
 
 pytestmark = pytest.mark.unit
 STATES = ("running", "completed", "error", "interrupted", "denied")

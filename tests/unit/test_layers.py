@@ -102,6 +102,7 @@ ABOVE_MEMORY = (
     "core.actions",
     "core.agent",
     "core.turn",
+    "core.jobs",
     "core.imports",
 )
 
@@ -132,7 +133,39 @@ def _package_graph() -> dict[str, set[str]]:
 
 @pytest.mark.unit
 def test_core_packages_import_each_other_without_a_cycle() -> None:
-    graph = _package_graph()
+    assert _find_cycle(_package_graph()) == []
+
+
+# Above the memory, one direction: the agent (its helpers and passes) ← the turn ← the jobs that run
+# outside a turn (maintain, evolve-now). A lower layer never imports a higher one.
+BELOW = {
+    "core/agent": ("core.turn", "core.jobs"),
+    "core/turn": ("core.jobs",),
+}
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("top", sorted(BELOW))
+def test_no_upward_import_between_agent_turn_and_jobs(top: str) -> None:
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(m for m in _modules(p) if m.startswith(BELOW[top]))
+        for p in _py_files(top)
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+@pytest.mark.unit
+def test_only_the_adapters_start_jobs() -> None:
+    """core/jobs is an entry point's to call (CLI, API, Lambda); nothing else in core imports it."""
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in _py_files("core")
+        if not p.is_relative_to(ROOT / "core/jobs") and any(m.startswith("core.jobs") for m in _modules(p))
+    ]
+    assert offenders == []
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[tuple[str, ...]]:
     done: set[str] = set()
 
     def visit(node: str, path: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -146,5 +179,28 @@ def test_core_packages_import_each_other_without_a_cycle() -> None:
         done.add(node)
         return None
 
-    cycles = [c for n in sorted(graph) if (c := visit(n, ()))]
-    assert cycles == []
+    return [c for n in sorted(graph) if (c := visit(n, ()))]
+
+
+AGENT_PACKAGES = ("recall", "workers", "evolution")
+
+
+def _agent_subpackage(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["core", "agent"] and len(parts) > 2 and parts[2] in AGENT_PACKAGES:
+        return parts[2]
+    return None
+
+
+@pytest.mark.unit
+def test_agent_subpackages_import_each_other_without_a_cycle() -> None:
+    """recall/, workers/ and evolution/ use the agent's shared modules and each other, never in a circle."""
+    assert all((ROOT / "core/agent" / name / "__init__.py").exists() for name in AGENT_PACKAGES)
+    graph: dict[str, set[str]] = {}
+    for p in _py_files("core/agent"):
+        source = _agent_subpackage(".".join(p.relative_to(ROOT).with_suffix("").parts))
+        if source is None:
+            continue
+        targets = {t for m in _modules(p) if (t := _agent_subpackage(m))} - {source}
+        graph.setdefault(source, set()).update(targets)
+    assert _find_cycle(graph) == []

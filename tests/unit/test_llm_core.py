@@ -221,7 +221,7 @@ def test_json_object_in_text(text: str, found: dict | None) -> None:
 def test_importing_the_model_layer_loads_no_sdk() -> None:
     code = (
         "import sys, core.llm.types, core.llm.client, core.llm.registry, core.llm.tools, "
-        "core.agent.analyzer, core.agent.runner; "
+        "core.agent.workers.analyzer, core.agent.runner; "
         "print(sorted(m for m in ('openai', 'anthropic') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -138,6 +138,20 @@ def test_pinned_worker(clock: FixedClock) -> None:
     assert any("gpt-5.4-mini" in n for n in missing.notes)
 
 
+def test_resolve_for_reads_the_config_alone_and_is_none_without_a_model(clock: FixedClock) -> None:
+    reg = registry(clock, deepseek_api_key="d", anthropic_api_key="a")
+    model = {"main": "claude-sonnet-5", "worker": "deepseek-v4-flash", "thinking": False, "effort": "high"}
+    res = reg.resolve_for({"model": model})
+    assert res is not None
+    assert (res.main.info.id, res.worker.info.id) == ("claude-sonnet-5", "deepseek-v4-flash")
+    assert res.main.thinking is False and res.worker.thinking is False
+    default = reg.resolve_for({})
+    assert default is not None and default.main.info.id == "deepseek-v4-pro"
+    assert registry(clock).resolve_for({}) is None, "no provider configured"
+    unreachable = registry(clock, Listing(None), openai_base_url="http://localhost:8080/v1")
+    assert unreachable.resolve_for({}) is None, "a provider that resolves no model"
+
+
 def test_prefs_from_config_reads_new_and_legacy_keys() -> None:
     model = {"main": "claude-sonnet-5", "worker": "auto", "thinking": False, "effort": "low"}
     new = ModelPrefs.from_config({"model": model})

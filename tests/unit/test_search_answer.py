@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.agent.search_agent import ReadIn, SearchReportIn, answer_text
+from core.agent.workers.search_agent import ReadIn, SearchReportIn, answer_text
 from core.memory.slice.agent_md import CitedSource
 from core.web.search import SearchResult, parse_sources
 

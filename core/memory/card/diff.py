@@ -2,7 +2,7 @@
 
 `diff_card_lines` and `summarize_card_changes` reproduce the original's UI payload
 (`card_diff.json`); `unified_card_diff` is what the `card.evolved` event carries; `summary_line`
-is the one-sentence fallback when the evolution agent gave no summary.
+is the one-sentence fallback when the card pass gave no summary.
 """
 
 from __future__ import annotations

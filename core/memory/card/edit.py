@@ -5,7 +5,7 @@ Entries are addressed as `card show` prints them and as the API names them (`Car
 and `unsorted 1` for lines kept from hand edits — numbered from 1 in file order. Every function
 returns a new `Card` and touches nothing but the addressed entry; bad input raises
 `InvalidInput` / `NotFound` with a message that says what to do. The caps are the same as the
-evolution agent's; the agent-only rules (refs required, the Self-model invariants) do not bind
+card pass's; the agent-only rules (refs required, the Self-model invariants) do not bind
 the user.
 """
 

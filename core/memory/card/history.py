@@ -41,7 +41,7 @@ class ChangeBy(StrEnum):
     """What replaced a version of the card."""
 
     USER = "user"  # an entry edited or removed from the page or the CLI
-    EVOLUTION = "evolution"  # the evolution agent after a conversation
+    EVOLUTION = "evolution"  # the card pass after a conversation
     UNDO = "undo"
     REDO = "redo"
     RESTORE = "restore"  # an earlier version brought back from the history

@@ -1,4 +1,4 @@
-"""Validation shared by the card tools (the evolution agent) and hand edits (the user).
+"""Validation shared by the card tools (the card pass) and hand edits (the user).
 
 Each check returns None when the value is fine, or a `Problem` whose message is an
 instruction the caller can act on. Lengths count UTF-16 units, as the caps were set in.

@@ -3,7 +3,7 @@ restore, edit one entry.
 
 `memory/episodic/current-previously.md` is the live card. Every write through `write_card`
 first records the text it replaces as a new version in `memory/episodic/card-history/`
-(`core.memory.card.history`), so any change — the evolution agent's or the user's — can be
+(`core.memory.card.history`), so any change — the card pass's or the user's — can be
 undone, redone, or any earlier version restored, and each of those is itself a change that
 can be undone. Writes are optimistic: when the card changed after it was read (another writer
 got there first), the commit fails with ConflictError instead of overwriting entries it never

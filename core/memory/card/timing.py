@@ -1,6 +1,6 @@
-"""Time on the card: aged Now items and overdue Horizon items, for the evolution agent and the prompt.
+"""Time on the card: aged Now items and overdue Horizon items, for the card pass and the prompt.
 
-Nothing here removes anything. Now items 7+ days old are listed to the evolution agent, which
+Nothing here removes anything. Now items 7+ days old are listed to the card pass, which
 decides whether to promote or drop them; overdue Horizon items are listed to it too and, for
 the main agent, rendered as the prompt's overdue block so it asks how they turned out.
 """
@@ -38,7 +38,7 @@ def card_from_text(text: str | None, now: datetime) -> Card:
 
 @dataclass(frozen=True)
 class CardTimeFlags:
-    """What the evolution agent must look at on the user's `today`."""
+    """What the card pass must look at on the user's `today`."""
 
     today: str
     aged_now: tuple[NowItem, ...]

@@ -1,6 +1,6 @@
 """Where the evolution layer lives: the direction, the fitness ledger, the sub-agents' playbooks.
 
-These files have one writer, the evolution agent (and the user's own edits through the page);
+These files have one writer, the direction pass (and the user's own edits through the page);
 the generic write tool refuses everything under these two folders (`is_evolution_path`).
 """
 
@@ -40,5 +40,5 @@ def undo_copy(path: MemoryPath) -> MemoryPath:
 
 
 def is_evolution_path(path: MemoryPath) -> bool:
-    """Whether `path` belongs to the evolution layer (owned by the evolution agent)."""
+    """Whether `path` belongs to the evolution layer (owned by the direction pass)."""
     return path.is_under(EVOLUTION) or path.is_under(PLAYBOOKS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.agent.analyzer import AnalyzerInput, analyze_turn
+from core.agent.workers.analyzer import AnalyzerInput, analyze_turn
 from core.llm.registry import SETUP_HINT
 from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none
@@ -21,7 +21,7 @@ from core.memory.owners.card import live_card
 from core.memory.paths import STRANDS_JSON
 from core.memory.slice.merge import edit_slice
 from core.storage.base import WriteBatch
-from core.turn import evolution
+from core.turn import evolving
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
 from core.turn.events import TERMINAL_TYPES
@@ -60,7 +60,7 @@ def _analyze(ctx: StepContext) -> None:
     if opened:
         return
     current = read_slice(batch, ctx.slice_id)
-    note = evolution.mid_slice(batch, deps, ctx.sink, analysis, current, ctx.request, ctx.models)
+    note = evolving.mid_slice(batch, deps, ctx.sink, analysis, current, ctx.request, ctx.models)
     if note and ctx.prepared is not None:
         deps.run_store.put(ctx.turn_id, PREPARED_KEY, replace(ctx.prepared, card_note=note).to_json())
         ensure_snapshot(batch, ctx.slice_id, deps.clock)

@@ -12,7 +12,7 @@ model again.
 
 from __future__ import annotations
 
-from core.agent.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analyze_turn
+from core.agent.workers.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analyze_turn
 from core.clock import iso
 from core.memory.card.snapshot import ensure_snapshot
 from core.memory.catalog.index import read_or_none

@@ -11,10 +11,10 @@ events. A retry after the commit runs no model again.
 
 from __future__ import annotations
 
-from core.agent.analyzer import fallback
-from core.agent.evolution_triggers import record_evolution_summary
+from core.agent.evolution.triggers import record_evolution_summary
+from core.agent.workers.analyzer import fallback
 from core.memory.card.snapshot import ensure_snapshot
-from core.turn import evolution
+from core.turn import evolving
 from core.turn.analysis_record import ANALYSIS_KEY, analysis_from_json
 from core.turn.closing import read_slice
 from core.turn.deps import TurnDeps
@@ -31,7 +31,7 @@ def evolve(state: StepState, deps: TurnDeps) -> StepState:
         ctx = load_context(state, deps, "evolve")
         analysis = analysis_from_json(deps.run_store.get(state.turn_id, ANALYSIS_KEY)) or fallback(True)
         closed = read_slice(ctx.batch, closed_id)
-        summary = evolution.at_boundary(ctx.batch, deps, ctx.sink, analysis, closed, ctx.request, ctx.models)
+        summary = evolving.at_boundary(ctx.batch, deps, ctx.sink, analysis, closed, ctx.request, ctx.models)
         if summary:
             record_evolution_summary(ctx.batch, ctx.slice_id, summary, deps.clock)
             ensure_snapshot(ctx.batch, ctx.slice_id, deps.clock)

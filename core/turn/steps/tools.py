@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agent.labels import tool_label
 from core.agent.main_tools import ToolContext, main_tools
 from core.agent.recall.once import RecallMemo
 from core.llm.tools import Tool
@@ -28,6 +27,7 @@ from core.memory.paths import MemoryPath
 from core.storage.base import UpdateFn, WriteBatch
 from core.turn.deps import TurnDeps
 from core.turn.events import EventSink, EventType, ToolState, tool_call
+from core.turn.labels import tool_label
 from core.turn.state import StepState
 from core.turn.steps import TOOL_CONCURRENCY
 from core.turn.steps.common import PROMPT_KEY, StepContext, earlier_rounds, load_context

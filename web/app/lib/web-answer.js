@@ -1,5 +1,5 @@
 // The search helper's answer that heads a webSearch result, when there is one
-// (core/agent/search_agent.py): the text between its first line and the numbered results.
+// (core/agent/workers/search_agent.py): the text between its first line and the numbered results.
 const HEAD = "Web search for ";
 const RESULTS = "\n\nWeb results for ";
 

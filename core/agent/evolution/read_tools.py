@@ -1,4 +1,4 @@
-"""The evolution agent's read tools, its report tool, and the progress labels of its calls.
+"""The read tools both passes use, the card pass's report tool, and the progress labels of their calls.
 
 The read tools are small and read-only: they look at slices through the step's batch (so a
 slice created earlier in the same step is visible) and never write. The card itself is edited
@@ -12,8 +12,8 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.agent.analysis import Text
-from core.agent.card_tools import CardSession
+from core.agent.evolution.card_tools import CardSession
+from core.agent.workers.analysis import Text
 from core.errors import InvalidInput
 from core.llm.tools import Tool
 from core.memory.paths import (
@@ -133,7 +133,7 @@ _LABELS = {
 
 
 def progress_label(tool: str, args: dict[str, Any]) -> str:
-    """A short human line for one tool call of the evolution agent."""
+    """A short human line for one tool call of the card pass or the direction pass."""
     if tool == "read_slice":
         return f"Reading slice {args.get('slice_id', '')}".rstrip()
     return _LABELS.get(tool, f"Running {tool}")

@@ -1,4 +1,4 @@
-"""The evolution agent's prompts: a static system prompt and a user prompt with everything dynamic.
+"""The card pass's prompts: a static system prompt and a user prompt with everything dynamic.
 
 The user prompt carries the time context (the user's today, Now items 7+ days old, overdue
 Horizon items), why the pass runs, the card as it stands (a legacy card shown raw next to its

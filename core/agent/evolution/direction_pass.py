@@ -1,6 +1,7 @@
-"""The evolution agent's pass over the direction, the playbooks and the ledger; then the write-back.
+"""The direction pass: a worker-model agent tends the direction, the playbooks and the ledger; then
+the write-back.
 
-It runs on the same engine as the card's pass (`run_subagent`, the read tools, a mutation
+It runs on the same engine as the card pass (`run_subagent`, the read tools, a mutation
 session with the loop brake) on the worker model, at slice boundaries and on request. Changed
 files are queued on the caller's batch, the direction and playbooks each with an undo copy;
 new scores merge into the ledger with `update`. It never raises: a failed pass writes nothing.
@@ -14,10 +15,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.agent.direction_prompt import REPORT_TOOL, SYSTEM_PROMPT, build_prompt
-from core.agent.direction_tools import DirectionSession, DirectionState
-from core.agent.evolution_tools import read_tools, slice_exists
-from core.agent.evolution_types import EvolutionRequest
+from core.agent.evolution.direction_prompt import REPORT_TOOL, SYSTEM_PROMPT, build_prompt
+from core.agent.evolution.direction_tools import DirectionSession, DirectionState
+from core.agent.evolution.read_tools import read_tools, slice_exists
+from core.agent.evolution.types import EvolutionRequest
 from core.agent.runner import ReportSpec, run_subagent
 from core.clock import Clock
 from core.errors import InvalidInput

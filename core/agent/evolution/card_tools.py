@@ -1,4 +1,4 @@
-"""The card-evolution session: an in-memory card edited only through validated mutation tools.
+"""The card pass's session: an in-memory card edited only through validated mutation tools.
 
 Every tool validates inside itself and answers `OK — …` or `REJECTED: …` (never raises on bad
 input), so the model decides what survives a cap. Entries a tool does not target are never
@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from core.agent.mutation_session import MutationSession, Outcome, quote
+from core.agent.evolution.mutation_session import MutationSession, Outcome, quote
 from core.clock import iso
 from core.memory.card import model as c
 from core.memory.card import rules as r

@@ -15,8 +15,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from core.agent.analysis import as_text
 from core.agent.runner import ReportSpec, run_subagent
+from core.agent.workers.analysis import as_text
 from core.llm.registry import BoundModel
 from core.memory.catalog.strands import MAX_MERGES, MERGE_PASS_MIN_KEYS, MergeProposal, Strands, js_key_order
 

@@ -1,6 +1,6 @@
-"""The direction session: the evolution agent's validated edits of direction, playbooks and fitness.
+"""The direction pass's session: validated edits of direction, playbooks and fitness.
 
-Like the card's session, it holds in-memory copies and changes them only through tools that
+Like the card pass's session, it holds in-memory copies and changes them only through tools that
 validate inside themselves (caps, refs, descriptive traits, the hypotheses' TTL, verbatim
 evidence) and answer `OK — …` or `REJECTED: …` with what to do instead. Nothing it was not told
 to touch changes. The TTL is code: while a hypothesis is past its expiry no new one may open,
@@ -17,8 +17,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from core.agent.card_tools import Refs
-from core.agent.mutation_session import MutationSession, Outcome, quote
+from core.agent.evolution.card_tools import Refs
+from core.agent.evolution.mutation_session import MutationSession, Outcome, quote
 from core.clock import iso
 from core.memory.card import rules as r
 from core.memory.evolution import direction as d

@@ -1,11 +1,11 @@
-"""What the evolution agent is told when it tends the direction, the playbooks and the ledger."""
+"""What the direction pass is told when it tends the direction, the playbooks and the ledger."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.agent.direction_tools import DirectionSession
-from core.agent.evolution_prompt import compress_turns
+from core.agent.evolution.card_prompt import compress_turns
+from core.agent.evolution.direction_tools import DirectionSession
 from core.memory.evolution import direction as d
 from core.memory.evolution.paths import PLAYBOOK_AGENTS
 from core.memory.slice.model import Turn

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.agent.marker import mark_slice
+from core.agent.workers.marker import mark_slice
 from core.clock import iso
 from core.errors import BudgetSpent, InvalidInput
 from core.llm.registry import Resolution
@@ -47,12 +47,11 @@ from core.storage.base import WriteBatch, request_budget
 from core.turn.close_runs import finish_close_passes
 from core.turn.closing import prune_strands, queue_close, recover_active, upsert_catalog
 from core.turn.deps import TurnDeps
-from core.turn.evolution import at_maintenance
+from core.turn.evolving import at_maintenance
 from core.turn.passes import BACKFILL_LIMIT, backfill, consolidate
 from core.turn.recovery import recover_turns
 from core.turn.remark import remark
-from core.turn.service import TurnInput
-from core.turn.steps.common import resolve_models, user_config
+from core.turn.steps.common import user_config
 
 Progress = Callable[[str], None]
 FALLBACK_BACKFILL_LIMIT = 200
@@ -118,7 +117,7 @@ def _run(
 ) -> None:
     batch = WriteBatch.open(deps.storage)
     config = user_config(batch)
-    models = resolve_models(deps, TurnInput(message=""), config) if use_model else None
+    models = deps.models.resolve_for(config.data) if use_model and deps.models else None
     report.model = models.worker.info.id if models else None
     say("Reading the timeline")
     reconcile_catalog(batch, deps.clock.now(), config.locale)  # the catalog lists every active slice

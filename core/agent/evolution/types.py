@@ -1,4 +1,4 @@
-"""The evolution pass's request and outcome (shared by the pass, its triggers and their callers)."""
+"""The request both passes take and the card pass's outcome (shared by the passes, the triggers, callers)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agent.evolution_prompt import Signal
+from core.agent.evolution.card_prompt import Signal
 from core.memory.slice.model import Turn
 
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.agent import analysis
-from core.agent.analysis import AnalyzerReport
 from core.agent.runner import ReportSpec, run_subagent
+from core.agent.workers import analysis
+from core.agent.workers.analysis import AnalyzerReport
 from core.llm.registry import BoundModel
 from core.memory.slice.model import Turn
 from core.text import collapse_ws, utf16_len, utf16_slice

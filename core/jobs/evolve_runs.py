@@ -16,7 +16,7 @@ when no earlier claim holds, and the other start is refused (409). A claim, like
 marked running, lapses after `STALE_AFTER` (longer than the maintenance function's timeout):
 whatever ran it stopped without recording an end.
 
-The passes themselves are `run_evolve_now` (core/turn/evolve_now.py); a run that cannot commit
+The passes themselves are `run_evolve_now` (core/jobs/evolve_now.py); a run that cannot commit
 because a turn changed the card meanwhile ends failed with that reason and writes nothing.
 """
 
@@ -31,9 +31,9 @@ from typing import Any, Literal
 
 from core.clock import iso, parse_iso
 from core.errors import ConflictError, NotFound, ReadOnly
+from core.jobs.evolve_now import BUSY, DEMO, run_evolve_now
 from core.turn.deps import TurnDeps
 from core.turn.events import Event
-from core.turn.evolve_now import BUSY, DEMO, run_evolve_now
 
 RunStatus = Literal["running", "done", "failed"]
 Launcher = Callable[[str], None]

@@ -1,4 +1,4 @@
-"""The loop brake and bookkeeping shared by the evolution agent's mutation sessions.
+"""The loop brake and bookkeeping shared by the mutation sessions of the card pass and the direction pass.
 
 A session's tools validate inside themselves and answer `OK — …` or a `Problem`; `_run` turns
 a Problem into its message, and a model repeating the same refused call is braked: the second

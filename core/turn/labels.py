@@ -1,7 +1,8 @@
 """Human labels for tool calls ("Viewing Jul 25 14:30", "Recalled 2 conversations about …").
 
-The UI shows these instead of tool names. Slice ids are UTC minutes; given the user's zone
-the label shows their local time. Every tool the agent has, in every state, in en and zh.
+The tools step puts them on the turn's events and the UI shows them instead of tool names.
+Slice ids are UTC minutes; given the user's zone the label shows their local time. Every tool the
+agent has, in every state, in en and zh.
 """
 
 from __future__ import annotations

@@ -16,9 +16,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from core.agent.analysis import TONES, as_choice, as_text, as_text_list
-from core.agent.analyzer import MAX_MARK_TAGS, SUMMARY_CAP, CloseMarking, compress_turns, shorten
 from core.agent.runner import ReportSpec, run_subagent
+from core.agent.workers.analysis import TONES, as_choice, as_text, as_text_list
+from core.agent.workers.analyzer import MAX_MARK_TAGS, SUMMARY_CAP, CloseMarking, compress_turns, shorten
 from core.llm.registry import BoundModel
 from core.memory.slice.model import Slice
 from core.text import collapse_ws

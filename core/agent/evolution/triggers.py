@@ -1,4 +1,5 @@
-"""When the card evolves (docs/CARD.md "When it runs"), as pure decisions the turn and maintenance code call.
+"""When the card pass runs (docs/CARD.md "When it runs"), as pure decisions the turn and maintenance
+code call.
 
 - At a slice boundary: when the analyzer judged the closed slice worth it, when it gave no
   judgment (a failed analyzer defaults to evolving: a wasted worker call is cheap, a missed
@@ -14,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.agent.analyzer import TurnAnalysis
-from core.agent.evolution_types import EvolutionRequest
+from core.agent.evolution.types import EvolutionRequest
+from core.agent.workers.analyzer import TurnAnalysis
 from core.clock import Clock, iso
 from core.memory.card.model import CARD_STAMP
 from core.memory.paths import core_md

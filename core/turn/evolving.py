@@ -1,4 +1,5 @@
-"""Card evolution inside a turn and in maintenance: the decision, the pass, and its one event.
+"""The evolution passes inside a turn and in maintenance: the decision, the card pass, its one event,
+then the direction pass (both in `core/agent/evolution/`).
 
 At a slice boundary the card evolves from the closed slice before the next slice exists (its
 summary becomes the new slice's `evolution_summary`); mid-slice it evolves on an explicit
@@ -8,9 +9,7 @@ event: `card.evolved` {summary, diff} or `card.skipped` {reason}. A pass never f
 
 from __future__ import annotations
 
-from core.agent.analyzer import TurnAnalysis
-from core.agent.direction_pass import evolve_direction
-from core.agent.evolution import (
+from core.agent.evolution.card_pass import (
     EvolutionDecision,
     EvolutionOutcome,
     at_maintenance_close,
@@ -18,13 +17,15 @@ from core.agent.evolution import (
     explicit_request,
     record_evolution_summary,
 )
-from core.agent.evolution import (
+from core.agent.evolution.card_pass import (
     at_boundary as boundary_decision,
 )
-from core.agent.evolution import (
+from core.agent.evolution.card_pass import (
     mid_slice as mid_slice_decision,
 )
-from core.agent.evolution_triggers import summary_for_slice
+from core.agent.evolution.direction_pass import evolve_direction
+from core.agent.evolution.triggers import summary_for_slice
+from core.agent.workers.analyzer import TurnAnalysis
 from core.llm.registry import Resolution
 from core.memory.owners.card import card_text, live_card
 from core.memory.slice.model import Slice

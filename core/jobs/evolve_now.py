@@ -1,9 +1,9 @@
 """Evolve now: the card and direction passes on the user's request (`previously evolve`, the page's button).
 
-The passes are the ones a closing slice runs (core/turn/evolution.py), pointed at the most recent
+The passes are the ones a closing slice runs (core/turn/evolving.py), pointed at the most recent
 conversation with the signal `on_request`: the card pass, then the direction pass, on one batch,
 one commit. A closed slice's card snapshot is left as it stood. One run at a time: the server
-starts runs through core/turn/evolve_runs.py, which refuses a second while one runs; a turn
+starts runs through core/jobs/evolve_runs.py, which refuses a second while one runs; a turn
 that changes the card meanwhile makes the commit fail with ConflictError (the card is written
 only if it still reads what the pass started from), so there are never two writers on the
 card. Demo and read-only memories are refused before anything runs.
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from core.agent.direction_pass import evolve_direction
-from core.agent.evolution import evolve_card
-from core.agent.evolution_triggers import RECENT_TURNS
-from core.agent.evolution_types import EvolutionRequest
+from core.agent.evolution.card_pass import evolve_card
+from core.agent.evolution.direction_pass import evolve_direction
+from core.agent.evolution.triggers import RECENT_TURNS
+from core.agent.evolution.types import EvolutionRequest
 from core.errors import ReadOnly
 from core.memory.catalog.weave import list_slice_ids
 from core.memory.damage import read_or_skip
@@ -26,8 +26,7 @@ from core.memory.paths import core_md
 from core.memory.slice.model import Slice, parse_core_md
 from core.storage.base import WriteBatch
 from core.turn.deps import TurnDeps
-from core.turn.service import TurnInput
-from core.turn.steps.common import resolve_models, user_config
+from core.turn.steps.common import user_config
 
 Progress = Callable[[str], None]
 NEWEST_TRIED = 3  # damaged newest slices are skipped, a few at most
@@ -119,7 +118,7 @@ def run_evolve_now(deps: TurnDeps, progress: Progress | None = None) -> EvolveNo
     newest = _newest_slice(batch)
     if newest is None:
         return EvolveNowReport(message=NO_SLICE)
-    models = resolve_models(deps, TurnInput(message=""), user_config(batch))
+    models = deps.models.resolve_for(user_config(batch).data) if deps.models else None
     if models is None:
         return EvolveNowReport(newest.slice_id, message=NO_MODEL)
     request = _request(newest)

@@ -1,4 +1,4 @@
-"""Card evolution: a worker-model agent edits the user card through validated tools, then we write back.
+"""The card pass: a worker-model agent edits the user card through validated tools, then we write back.
 
 `evolve_card` runs one pass (docs/CARD.md "Evolution"): the agent sees the time context, why it runs, the
 card and the conversation, edits an in-memory `CardSession`, and reports through `finish`. The
@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.agent.card_tools import CardSession
-from core.agent.evolution_prompt import SYSTEM_PROMPT, CardView, build_prompt
-from core.agent.evolution_tools import (
+from core.agent.evolution.card_prompt import SYSTEM_PROMPT, CardView, build_prompt
+from core.agent.evolution.card_tools import CardSession
+from core.agent.evolution.read_tools import (
     REPORT_TOOL,
     FinishReport,
     card_tools,
@@ -24,7 +24,7 @@ from core.agent.evolution_tools import (
     read_tools,
     slice_exists,
 )
-from core.agent.evolution_triggers import (
+from core.agent.evolution.triggers import (
     EvolutionDecision,
     at_boundary,
     at_maintenance_close,
@@ -33,7 +33,7 @@ from core.agent.evolution_triggers import (
     record_evolution_summary,
     should_evolve,
 )
-from core.agent.evolution_types import EvolutionOutcome, EvolutionRequest, skipped
+from core.agent.evolution.types import EvolutionOutcome, EvolutionRequest, skipped
 from core.agent.runner import ReportSpec, RunResult, run_subagent
 from core.clock import Clock
 from core.llm.registry import BoundModel
