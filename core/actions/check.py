@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from core.clock import try_parse_iso
 from core.errors import DamagedFile, InvalidInput, SliceFormatError
-from core.media.images import looks_like, read_stored
+from core.media.images import read_stored
 from core.memory import paths
 from core.memory.card.model import is_card, parse_card
 from core.memory.catalog.index import parse_index, read_index, read_or_none
@@ -28,6 +28,7 @@ from core.memory.damage import read_text
 from core.memory.evolution.check import check_evolution_file
 from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
+from core.memory.slice.image_bytes import looks_like
 from core.memory.slice.model import CLOSED_BY_VALUES, as_text, escaped, parse_core_md, parse_frontmatter
 from core.memory.slice.pictures import is_legacy, is_picture, orphan_pictures
 from core.storage.base import BytesReader, Reader

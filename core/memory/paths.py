@@ -58,6 +58,7 @@ CATALOG_JSON = MemoryPath("memory/episodic/timeline/index.json")
 TIMELINE_MD = MemoryPath("memory/episodic/timeline.md")
 PENDING_JSON = MemoryPath("memory/episodic/timeline/pending.json")
 CATALOG_SHAS_JSON = MemoryPath("memory/episodic/timeline/shas.json")
+SLICE_CHECKS_JSON = MemoryPath("memory/episodic/timeline/checked.json")
 CARD = MemoryPath("memory/episodic/current-previously.md")
 CONFIG_JSON = MemoryPath("memory/user/config.json")
 SEARCH_DIR = MemoryPath("memory/episodic/search")
@@ -259,6 +260,7 @@ class PathKind(StrEnum):
     TIMELINE_MD = "timeline_md"
     PENDING = "pending"
     CATALOG_SHAS = "catalog_shas"
+    SLICE_CHECKS = "slice_checks"  # which slice files were last checked for damage (owners/slice_files.py)
     SEARCH = "search"
     NOTE = "note"  # a staged MCP note (docs/FORMAT.md "Staged notes")
     EVOLUTION = "evolution"
@@ -298,6 +300,7 @@ _FIXED = {
     TIMELINE_MD.value: PathKind.TIMELINE_MD,
     PENDING_JSON.value: PathKind.PENDING,
     CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
+    SLICE_CHECKS_JSON.value: PathKind.SLICE_CHECKS,
 }
 _AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md\Z")
 _SLICE_INNER = {

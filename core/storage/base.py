@@ -126,6 +126,20 @@ def version_of(reader: object, path: MemoryPath) -> str | None:
     return reader.version_of(path) if isinstance(reader, Versioned) else None
 
 
+@runtime_checkable
+class Stamped(Protocol):
+    """A reader that can tell a file changed without reading or hashing it (a local folder)."""
+
+    def stamp_of(self, path: MemoryPath) -> str | None: ...
+
+
+def change_token(reader: object, path: MemoryPath) -> str | None:
+    """A token that changes whenever the file changes (it may also change when the file did
+    not): the reader's cheap stamp when it has one, else the blob sha (free on GitHub, where
+    it comes with the listing). None when the file does not exist or the reader cannot tell."""
+    return reader.stamp_of(path) if isinstance(reader, Stamped) else version_of(reader, path)
+
+
 @dataclass(frozen=True)
 class Budget:
     """What a remote backend may still ask of its server before the limit resets."""
@@ -290,6 +304,12 @@ class WriteBatch:
             content = self._content(path)
             return None if content is None else blob_sha(content)
         return self.snapshot.version_of(path)
+
+    def stamp_of(self, path: MemoryPath) -> str | None:
+        """`change_token` as this batch sees it (a pending change: its blob sha)."""
+        if path in self._pending():
+            return self.version_of(path)
+        return change_token(self.snapshot, path)
 
     def _content(self, path: MemoryPath) -> Content | None:
         """A pending path's content as queued (text or bytes)."""

@@ -1,9 +1,11 @@
 """The damaged authored files outside the slice folders, named for `maintain`, `check` and the page.
 
 A handful of reads (the card, config.json, the staged notes, the evolution files and playbooks): cheap
-enough for every maintenance pass and every `/api/state`. Slice files are named by
+enough for every maintenance pass and every `/api/state`. A slice's core.md is named by
 `core.memory.damage.damaged_slices`, which maintenance reads only when the search index
-shows a gap.
+shows a gap; its other files (agent.md, the appendix, the snapshot, pictures, attachments) by
+`core.memory.owners.slice_files`, which maintenance re-checks when their folder changed and the
+page reads from its record (`notices`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from core.errors import Damage, DamagedFile
 from core.memory import paths
 from core.memory.owners.card import Listing
 from core.memory.owners.registry import Owner, owner_of
+from core.memory.owners.slice_files import View, recorded_damage
 
 _SINGLE = (paths.CARD, paths.CONFIG_JSON)
 _FOLDERS = (paths.NOTES_DIR, paths.EVOLUTION_DIR, paths.PLAYBOOKS_DIR)
@@ -36,6 +39,9 @@ def damaged_authored(view: Listing) -> list[Damage]:
     return found
 
 
-def notices(view: Listing) -> list[str]:
-    """One line per damaged authored file outside the slices, for the page's briefing."""
-    return [f"{d.path} could not be read and was left as it is: {d.problem}" for d in damaged_authored(view)]
+def notices(view: View) -> list[str]:
+    """One line per damaged authored file, for the page's briefing: those outside the slices
+    (read now), and the slice files other than core.md the last maintenance pass found (a
+    damaged core.md shows on the timeline and in its slice view instead)."""
+    found = [*damaged_authored(view), *recorded_damage(view)]
+    return [f"{d.path} could not be read and was left as it is: {d.problem}" for d in found]
