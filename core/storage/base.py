@@ -16,10 +16,11 @@ nothing makes no commit — which is what makes re-running a step harmless.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from core.errors import InvalidInput
 from core.storage.changes import (
     Change,
     Content,
@@ -306,9 +307,13 @@ class WriteBatch:
         return self.snapshot.version_of(path)
 
     def stamp_of(self, path: MemoryPath) -> str | None:
-        """`change_token` as this batch sees it (a pending change: its blob sha)."""
+        """`change_token` as this batch sees it (a pending change: its blob sha; one that cannot
+        be evaluated over a damaged file, which then stays as it is: the file's own token)."""
         if path in self._pending():
-            return self.version_of(path)
+            try:
+                return self.version_of(path)
+            except InvalidInput:
+                pass
         return change_token(self.snapshot, path)
 
     def _content(self, path: MemoryPath) -> Content | None:
@@ -326,8 +331,9 @@ class WriteBatch:
     def put_bytes(self, path: MemoryPath, data: bytes) -> None:
         self.changes.append(PutBytes(path, data))
 
-    def update(self, path: MemoryPath, fn: UpdateFn) -> None:
-        self.changes.append(Update(path, fn))
+    def update(self, path: MemoryPath, fn: UpdateFn, needed: Callable[[], bool] | None = None) -> None:
+        """Queue `fn` over the file's text at the commit (`needed`: see `Update`)."""
+        self.changes.append(Update(path, fn, needed))
 
     def delete(self, path: MemoryPath) -> None:
         self.changes.append(Delete(path))

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.errors import DamagedFile, InvalidInput, SliceFormatError
+from core.errors import Damage, DamagedFile, InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.damage import LEFT_AS_IS, read_text
 from core.memory.paths import MemoryPath, PathKind, SliceId
@@ -124,6 +124,18 @@ class Owner:
         """Queue `data` exactly as given (a picture's image file)."""
         paths.check_size(path, data)
         batch.put_bytes(path, data)
+
+    def damage(self, view: BytesReader, path: MemoryPath) -> Damage | None:
+        """What keeps the file at `path` from being used (its text or, for a binary kind, its
+        bytes); None when it reads or is absent."""
+        try:
+            if self.binary:
+                self.read_bytes(view, path)
+            else:
+                self.read(view, path)
+        except DamagedFile as exc:
+            return exc.damage
+        return None
 
     def read_or_none(self, view: Reader, path: MemoryPath) -> str | None:
         """For derived files: damaged reads as absent (its writer rebuilds it)."""

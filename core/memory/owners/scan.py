@@ -10,9 +10,8 @@ page reads from its record (`notices`).
 
 from __future__ import annotations
 
-from core.errors import Damage, DamagedFile
+from core.errors import Damage
 from core.memory import paths
-from core.memory.owners.card import Listing
 from core.memory.owners.registry import Owner, owner_of
 from core.memory.owners.slice_files import View, recorded_damage
 
@@ -20,15 +19,12 @@ _SINGLE = (paths.CARD, paths.CONFIG_JSON)
 _FOLDERS = (paths.NOTES_DIR, paths.EVOLUTION_DIR, paths.PLAYBOOKS_DIR)
 
 
-def damage_of(view: Listing, owner: Owner, path: paths.MemoryPath) -> Damage | None:
-    try:
-        owner.read(view, path)
-    except DamagedFile as exc:
-        return exc.damage
-    return None
+def damage_of(view: View, owner: Owner, path: paths.MemoryPath) -> Damage | None:
+    """What keeps the file from being used, through its owner (text, or bytes for pictures)."""
+    return owner.damage(view, path)
 
 
-def damaged_authored(view: Listing) -> list[Damage]:
+def damaged_authored(view: View) -> list[Damage]:
     """Every damaged authored file outside the slice folders (card, config, notes, evolution), by path."""
     found: list[Damage] = []
     listed = [p for folder in _FOLDERS for p in view.list(folder)]

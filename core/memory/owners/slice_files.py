@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.errors import Damage, DamagedFile
+from core.errors import Damage
 from core.memory import paths
 from core.memory.formats import jsjson
 from core.memory.owners.registry import by_name, owner_of
@@ -66,16 +66,7 @@ def folder_files(listing: Iterable[paths.MemoryPath]) -> dict[str, list[paths.Me
 def file_damage(view: View, path: paths.MemoryPath) -> Damage | None:
     """What keeps one authored slice file from being read, through its owner; None when it reads."""
     owner = owner_of(path)
-    if owner is None or not owner.authored:
-        return None
-    try:
-        if owner.binary:
-            owner.read_bytes(view, path)
-        else:
-            owner.read(view, path)
-    except DamagedFile as exc:
-        return exc.damage
-    return None
+    return owner.damage(view, path) if owner is not None and owner.authored else None
 
 
 def damaged_slice_files(view: View) -> list[Damage]:
