@@ -10,6 +10,7 @@ import pytest
 from core.memory import paths
 from core.memory.owners.slice_files import (
     damaged_slice_files,
+    folder_files,
     parse_checks,
     recorded_damage,
     refresh_slice_checks,
@@ -114,3 +115,27 @@ def test_a_damaged_record_is_rebuilt_by_checking_everything() -> None:
     storage.files[paths.SLICE_CHECKS_JSON] = b"\xff not JSON"
     assert _pass(storage) == [] and len(storage.slice_reads()) == 7
     assert sorted(parse_checks(storage.snapshot().read(paths.SLICE_CHECKS_JSON)).folders) == IDS
+
+
+def test_folder_files_takes_what_classify_calls_a_slice_folder_file_other_than_core_md() -> None:
+    sid = "2026-08-11-1115"
+    listing = [
+        paths.core_md(sid),
+        paths.agent_md(sid),
+        paths.slice_dir(sid) / "timeline/agent-2.md",
+        paths.appendix_md(sid),
+        paths.card_snapshot(sid),
+        paths.slice_dir(sid) / "images/t1-1.jpg",
+        paths.slice_dir(sid) / "attachments/a.txt",
+        paths.monthly_index("2026", "08"),
+        paths.legacy_flat_md("2026-08-12-0900"),
+        paths.MemoryPath("memory/episodic/slices/2026/08/11/stray.md"),
+        paths.MemoryPath("memory/episodic/slices/2026/08/1x/1115/previously.md"),
+        paths.CARD,
+    ]
+    by_classify: dict[str, list[paths.MemoryPath]] = {}
+    for p in listing:
+        found = paths.classify(p)
+        if found.folder_id is not None and found.kind is not paths.PathKind.CORE_MD:
+            by_classify.setdefault(found.folder_id.dash, []).append(p)
+    assert folder_files(listing) == by_classify and len(by_classify[sid]) == 6

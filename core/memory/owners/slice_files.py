@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -29,8 +30,8 @@ from core.storage.base import change_token, prefetch, version_of
 SCHEMA = 1
 DIGEST_LEN = 12  # per folder: enough to tell one state of a folder's files from the next
 RECORD = by_name("slice file checks")
-_K = paths.PathKind
-_CHECKED = frozenset({_K.AGENT_MD, _K.APPENDIX_MD, _K.CARD_SNAPSHOT, _K.SLICE_FILE})
+_FOLDER_RE = re.compile(r"[0-9]{4}/[0-9]{2}/[0-9]{2}/[0-9]{4}\Z")
+CORE_INNER = "timeline/core.md"  # watched by the search index instead (module docstring)
 
 
 class View(Protocol):
@@ -54,12 +55,27 @@ class Checks:
 
 
 def folder_files(listing: Iterable[paths.MemoryPath]) -> dict[str, list[paths.MemoryPath]]:
-    """Slice id → the folder's files this module checks (everything but core.md), from a listing."""
+    """Slice id → the folder's files this module checks (everything but core.md), from a listing.
+
+    Every file inside a slice folder but core.md is one of the checked kinds (agent.md and its
+    parts, the appendix, the snapshot, pictures, other files), so the path is split by hand and
+    each folder's id is parsed once (`classify` per file costs more than the rest of a pass).
+    """
+    root = paths.SLICES.value + "/"
+    ids: dict[str, str | None] = {}
     found: dict[str, list[paths.MemoryPath]] = {}
     for path in listing:
-        kind = paths.classify(path)
-        if kind.kind in _CHECKED and kind.folder_id is not None:
-            found.setdefault(kind.folder_id.dash, []).append(path)
+        value = path.value
+        if not value.startswith(root):
+            continue
+        parts = value[len(root) :].split("/", 4)
+        if len(parts) < 5 or parts[4] == CORE_INNER:
+            continue
+        folder = "/".join(parts[:4])
+        if folder not in ids:  # SliceId.from_slash's rule (ASCII digits 4/2/2/4), at a regex's speed
+            ids[folder] = folder.replace("/", "-") if _FOLDER_RE.match(folder) else None
+        if (dash := ids[folder]) is not None:
+            found.setdefault(dash, []).append(path)
     return found
 
 
