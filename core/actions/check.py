@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from core.clock import try_parse_iso
 from core.errors import DamagedFile, InvalidInput, SliceFormatError
-from core.media.images import looks_like, read_stored
+from core.media.images import read_stored
 from core.memory import paths
 from core.memory.card.model import is_card, parse_card
 from core.memory.catalog.index import parse_index, read_index, read_or_none
@@ -28,6 +28,7 @@ from core.memory.damage import read_text
 from core.memory.evolution.check import check_evolution_file
 from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
+from core.memory.slice.image_bytes import picture_problem
 from core.memory.slice.model import CLOSED_BY_VALUES, as_text, escaped, parse_core_md, parse_frontmatter
 from core.memory.slice.pictures import is_legacy, is_picture, orphan_pictures
 from core.storage.base import BytesReader, Reader
@@ -310,9 +311,8 @@ def _check_image_file(reader: BytesReader, path: paths.MemoryPath) -> list[Findi
         data = reader.read_bytes(path)
     except InvalidInput as exc:  # over the size cap, a link out of the folder
         return [Finding(path.value, "error", str(exc))]
-    if data is not None and not looks_like(data, path.name.rsplit(".", 1)[-1]):
-        note = "damaged picture: not the image its name says (the turn's link shows nothing)"
-        return [Finding(path.value, "error", note)]
+    if data is not None and (problem := picture_problem(data, path.name)) is not None:
+        return [Finding(path.value, "error", f"damaged picture: {problem}")]
     return []
 
 

@@ -39,6 +39,7 @@ from core.memory.config import UserConfig
 from core.memory.damage import damaged_slices, slice_files
 from core.memory.owners.card import card_text
 from core.memory.owners.scan import damaged_authored
+from core.memory.owners.slice_files import refresh_slice_checks
 from core.memory.paths import MemoryPath, classify, core_md, day_dir, legacy_flat_slice_id
 from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import ActiveSlice, slice_age_exceeded
@@ -84,7 +85,7 @@ class MaintenanceReport:
     stale_card: dict[str, list[str]] = field(default_factory=dict)
     commits: list[str] = field(default_factory=list)
     files_written: int = 0
-    # "path: problem" for every slice file skipped as damaged (left exactly as it is).
+    # "path: problem" for every damaged authored file found (left exactly as it is).
     damaged: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # work left for a later pass, and why
     stopped: str | None = None  # the request budget ran out: the limit and when it resets
@@ -142,13 +143,15 @@ def _run(
 
 
 def _damaged(batch: WriteBatch, search: RefreshReport, now: datetime, locale: str) -> list[str]:
-    """The damaged files, named: the card, config and notes (a few reads), and the slices —
-    read only when the index is missing some slice, whose catalog entries then say so.
+    """The damaged files, named: the card, config and notes (a few reads); the other files of
+    slice folders that changed since the last pass (core/memory/owners/slice_files.py); and the
+    core.md files — read only when the index is missing some slice, whose catalog entries then
+    say so.
 
     A damaged file is never indexed, so an index holding every listed slice proves there is
-    none, and an unchanged memory costs no read here.
+    no damaged core.md, and an unchanged memory costs no core.md read here.
     """
-    authored = [str(d) for d in damaged_authored(batch)]
+    authored = [str(d) for d in [*damaged_authored(batch), *refresh_slice_checks(batch)]]
     if search.slices >= len(slice_files(batch)) and not search.damaged:
         return authored
     slices = damaged_slices(batch)

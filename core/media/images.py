@@ -180,13 +180,3 @@ def read_stored(text: str) -> bytes:
         return base64.b64decode("".join(text.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
         raise InvalidInput("The stored image is damaged (not base64).") from exc
-
-
-_SIGNATURES = {"png": (b"\x89PNG\r\n\x1a\n",), "jpg": (b"\xff\xd8\xff",), "webp": (b"RIFF",)}
-
-
-def looks_like(data: bytes, extension: str) -> bool:
-    """Whether `data` starts as an image of the kind `extension` (png, jpg, webp) names."""
-    if extension == "webp" and data[8:12] != b"WEBP":
-        return False
-    return data.startswith(_SIGNATURES.get(extension, (b"\0\0",)))

@@ -59,6 +59,7 @@ TIMELINE_MD = MemoryPath("memory/episodic/timeline.md")
 PENDING_JSON = MemoryPath("memory/episodic/timeline/pending.json")
 CATALOG_SHAS_JSON = MemoryPath("memory/episodic/timeline/shas.json")
 CATALOG_DAMAGED_JSON = MemoryPath("memory/episodic/timeline/damaged.json")
+SLICE_CHECKS_JSON = MemoryPath("memory/episodic/timeline/checked.json")
 CARD = MemoryPath("memory/episodic/current-previously.md")
 CARD_HISTORY_DIR = MemoryPath("memory/episodic/card-history")  # every earlier card (docs/FORMAT.md)
 CONFIG_JSON = MemoryPath("memory/user/config.json")
@@ -262,6 +263,7 @@ class PathKind(StrEnum):
     PENDING = "pending"
     CATALOG_SHAS = "catalog_shas"
     CATALOG_DAMAGED = "catalog_damaged"  # slices the weave could not read (docs/FORMAT.md)
+    SLICE_CHECKS = "slice_checks"  # which slice files were last checked for damage (owners/slice_files.py)
     SEARCH = "search"
     NOTE = "note"  # a staged MCP note (docs/FORMAT.md "Staged notes")
     EVOLUTION = "evolution"
@@ -303,6 +305,7 @@ _FIXED = {
     PENDING_JSON.value: PathKind.PENDING,
     CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
     CATALOG_DAMAGED_JSON.value: PathKind.CATALOG_DAMAGED,
+    SLICE_CHECKS_JSON.value: PathKind.SLICE_CHECKS,
 }
 _AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md\Z")
 _SLICE_INNER = {

@@ -16,10 +16,11 @@ nothing makes no commit — which is what makes re-running a step harmless.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from core.errors import InvalidInput
 from core.storage.changes import (
     Change,
     Content,
@@ -124,6 +125,21 @@ def prefetch(reader: object, paths: Iterable[MemoryPath]) -> int:
 def version_of(reader: object, path: MemoryPath) -> str | None:
     """The file's blob sha when `reader` can tell without reading; None when it cannot."""
     return reader.version_of(path) if isinstance(reader, Versioned) else None
+
+
+@runtime_checkable
+class Stamped(Protocol):
+    """A reader that can tell a file changed without reading or hashing it (a local folder)."""
+
+    def stamp_of(self, path: MemoryPath) -> str | None: ...
+
+
+def change_token(reader: object, path: MemoryPath) -> str | None:
+    """A token that changes whenever the file changes (it may also change when the file did
+    not): the reader's cheap stamp when it has one, else the blob sha (free on GitHub, where
+    it comes with the listing). None when the file does not exist or the reader cannot tell."""
+    stamp = getattr(reader, "stamp_of", None)  # not isinstance(…, Stamped): called per file, and slow
+    return stamp(path) if stamp is not None else version_of(reader, path)
 
 
 @dataclass(frozen=True)
@@ -291,6 +307,16 @@ class WriteBatch:
             return None if content is None else blob_sha(content)
         return self.snapshot.version_of(path)
 
+    def stamp_of(self, path: MemoryPath) -> str | None:
+        """`change_token` as this batch sees it (a pending change: its blob sha; one that cannot
+        be evaluated over a damaged file, which then stays as it is: the file's own token)."""
+        if path in self._pending():
+            try:
+                return self.version_of(path)
+            except InvalidInput:
+                pass
+        return change_token(self.snapshot, path)
+
     def _content(self, path: MemoryPath) -> Content | None:
         """A pending path's content as queued (text or bytes)."""
         return self._overlay[path].resolve(self.snapshot, path)
@@ -306,8 +332,9 @@ class WriteBatch:
     def put_bytes(self, path: MemoryPath, data: bytes) -> None:
         self.changes.append(PutBytes(path, data))
 
-    def update(self, path: MemoryPath, fn: UpdateFn) -> None:
-        self.changes.append(Update(path, fn))
+    def update(self, path: MemoryPath, fn: UpdateFn, needed: Callable[[], bool] | None = None) -> None:
+        """Queue `fn` over the file's text at the commit (`needed`: see `Update`)."""
+        self.changes.append(Update(path, fn, needed))
 
     def delete(self, path: MemoryPath) -> None:
         self.changes.append(Delete(path))

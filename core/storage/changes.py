@@ -40,13 +40,22 @@ class PutBytes:
 
 @dataclass(frozen=True)
 class Update:
-    """Write `fn(current text)`; `fn` returns None (or the same text) to leave the file alone."""
+    """Write `fn(current text)`; `fn` returns None (or the same text) to leave the file alone.
+
+    `needed`, when given, is asked at the commit before the file is read: False leaves the file
+    alone unread (a slice's appendix.md when the core.md change before it moved nothing out, so
+    a damaged appendix never stops a message from being saved).
+    """
 
     path: MemoryPath
     fn: UpdateFn
+    needed: Callable[[], bool] | None = None
 
     def apply(self, base: str | None) -> str | None:
         return self.fn(base)
+
+    def skipped(self) -> bool:
+        return self.needed is not None and not self.needed()
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,8 @@ def resolve_batch(
         require_memory_path(change.path)
         if isinstance(change, Delete):
             current[change.path] = None
+            continue
+        if isinstance(change, Update) and change.skipped():
             continue
         if change.path in current:
             base = current[change.path]

@@ -134,6 +134,18 @@ class LocalSnapshot:
             self._listings[folder] = (mtime, found)
         return found
 
+    def stamp_of(self, path: MemoryPath) -> str | None:
+        """A change token without reading the file (`base.change_token`): its size, mtime and
+        inode, or — modified in the last two seconds, when a later edit could keep the same
+        stamp — its blob sha. None when it does not exist."""
+        try:
+            info = os.stat(f"{self.root}/{require_memory_path(path).value}")
+        except OSError:
+            return None
+        if info.st_mtime_ns >= time.time_ns() - _RACY_NS:
+            return self.version_of(path)
+        return f"stat:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}"
+
     def version_of(self, path: MemoryPath) -> str | None:
         # Hashing means reading the file; a file whose size, mtime and inode did not move since
         # it was last hashed has the same sha (several passes of a refresh ask for every slice,

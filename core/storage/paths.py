@@ -19,7 +19,12 @@ ALLOWED_ROOTS = ("memory", "tasks", "sessions")
 MAX_FILE_BYTES = 1_000_000
 MAX_INDEX_BYTES = 50_000_000
 _INDEX_FILES = frozenset(
-    {"memory/episodic/timeline/index.json", "memory/episodic/timeline.md", "memory/episodic/strands.json"}
+    {
+        "memory/episodic/timeline/index.json",
+        "memory/episodic/timeline.md",
+        "memory/episodic/strands.json",
+        "memory/episodic/timeline/checked.json",
+    }
 )
 
 _PROTECTED = (

@@ -172,7 +172,8 @@ class StateView(BaseModel):
     damaged: list[str] = Field(
         default=[],
         description="Memory files that could not be read and were left as they are (the card, "
-        "config.json, staged notes), one sentence each; everything else still works",
+        "config.json, staged notes, evolution files, and the slice files other than core.md the "
+        "last maintenance pass found), one sentence each; everything else still works",
     )
 
 

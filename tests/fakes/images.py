@@ -31,3 +31,10 @@ def gif() -> bytes:
     out = io.BytesIO()
     Image.new("P", (16, 16), 3).save(out, "GIF")
     return out.getvalue()
+
+
+def jpeg(size: tuple[int, int] = (32, 24)) -> bytes:
+    """A plain JPEG, as a picture file in a slice folder holds it."""
+    out = io.BytesIO()
+    Image.new("RGB", size, (40, 160, 90)).save(out, "JPEG", quality=85)
+    return out.getvalue()

@@ -133,3 +133,16 @@ def test_a_picture_a_taken_back_exchange_links_outlives_its_own_turn(tmp_path: P
     assert storage.snapshot().read_bytes(kept) is not None
     [warning] = _picture_warnings(tmp_path)
     assert warning["path"] == kept.value and "--turn t00000" in str(warning["message"])
+
+
+def test_a_picture_cut_short_is_damaged_for_check_and_a_whole_one_is_not(tmp_path: Path) -> None:
+    storage = seed(tmp_path, [("user", f"{QUESTION} ![a](../images/t00000-1.png)")], ["t00000-1.png"], [])
+    file = tmp_path / picture(SLICE, "t00000-1.png").value
+    code, out = _cli("check", "--memory", str(tmp_path), "--json")
+    assert not [e for e in json.loads(out)["errors"] if "/images/" in str(e["path"])], out
+    whole = file.read_bytes()
+    file.write_bytes(whole[: len(whole) // 2])
+    code, out = _cli("check", "--memory", str(tmp_path), "--json")
+    [error] = [e for e in json.loads(out)["errors"] if "/images/" in str(e["path"])]
+    assert code == 1 and "cut short" in str(error["message"]), out
+    assert storage.snapshot().read_bytes(picture(SLICE, "t00000-1.png")) == whole[: len(whole) // 2]

@@ -14,9 +14,10 @@ from core.clock import FixedClock, SequentialIds
 from core.jobs.maintain import run_maintenance
 from core.memory.owners.registry import REGISTRY, Owner
 from core.memory.owners.scan import damage_of
-from core.memory.paths import MemoryPath
+from core.memory.paths import MemoryPath, classify
 from core.storage.local import LocalStorage
 from tests.fakes.fake_model_server import FakeModelServer
+from tests.fakes.images import jpeg
 from tests.functional.api_env import make_env
 from tests.functional.turn_support import make_harness
 
@@ -27,8 +28,9 @@ LATER = "2026-11-30T10:05:00.000Z"
 Damage = Callable[[Owner, bytes], bytes | None]  # the damaged bytes, or None when it does not apply
 
 
-def _not_utf8(owner: Owner, data: bytes) -> bytes:
-    return data + b"\xff\xfe not UTF-8"
+def _not_utf8(owner: Owner, data: bytes) -> bytes | None:
+    # A binary kind (pictures: real image bytes) is never UTF-8: its damage is being cut short or too large.
+    return None if owner.binary else data + b"\xff\xfe not UTF-8"
 
 
 def _oversized(owner: Owner, data: bytes) -> bytes | None:
@@ -76,13 +78,24 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _target(root: Path, owner: Owner) -> MemoryPath:
-    """An existing file of this kind in the memory, else the registry's example path."""
-    for file in sorted(root.rglob("*")):
-        rel = file.relative_to(root).as_posix()
-        if file.is_file() and not any(p.startswith(".") for p in rel.split("/")) and owner.owns(rel):
+    """An existing file of this kind in the memory, else the registry's example path (for a
+    slice-folder kind, inside the memory's first slice folder)."""
+    files = [f.relative_to(root).as_posix() for f in sorted(root.rglob("*")) if f.is_file()]
+    files = [rel for rel in files if not any(p.startswith(".") for p in rel.split("/"))]
+    for rel in files:
+        if owner.owns(rel):
             return MemoryPath(rel)
     assert owner.example is not None
-    return owner.example
+    inner = classify(owner.example).inner
+    folders = [found.folder_id for rel in files if (found := classify(rel)).folder_id is not None]
+    return folders[0].dir / inner if inner and folders else owner.example
+
+
+def _before(file: Path, owner: Owner) -> bytes:
+    """What the file holds before the damage: its bytes, or for a new one a valid file of its kind."""
+    if file.exists():
+        return file.read_bytes()
+    return jpeg() if owner.binary else b"x"
 
 
 @pytest.mark.parametrize(("owner", "how"), CASES)
@@ -93,7 +106,7 @@ def test_a_damaged_file_blocks_nothing(
     shutil.copytree(template, root)
     path = _target(root, owner)
     file = root / path.value
-    before = file.read_bytes() if file.exists() else b"x"
+    before = _before(file, owner)
     damaged = DAMAGES[how](owner, before)
     if damaged is None:
         pytest.skip(f"{how} does not apply to {owner.name}")
@@ -101,6 +114,8 @@ def test_a_damaged_file_blocks_nothing(
     file.write_bytes(damaged)
     # The owner's own reader says whether this is damage (a truncated file may still read whole).
     is_damaged = damage_of(LocalStorage(root).snapshot(), owner, path) is not None  # type: ignore[arg-type]
+    if owner.binary:  # a picture cut short or too large is damage, told by its bytes
+        assert is_damaged, f"{how} {path.value} reads as a whole picture"
 
     h = make_harness(LocalStorage(root), FixedClock.at(LATER), fake_models)
     assert h.brain is not None and isinstance(h.deps.ids, SequentialIds)

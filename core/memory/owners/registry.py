@@ -6,7 +6,9 @@ The path rule is `core.memory.paths.classify` (the one classifier); an owner nam
 several (pictures and other files in a slice folder are both `SLICE_FILE`). Reading goes
 through `read`: the storage's text, then the size cap, then the kind's own check (frontmatter,
 JSON), each failure a `DamagedFile` naming the file. Writing goes through `write`: the text as
-given, so what `read` returns after a `write` is the same text, byte for byte.
+given, so what `read` returns after a `write` is the same text, byte for byte. A kind stored as
+bytes (pictures: real image files) goes through `read_bytes` and `write_bytes` instead, and its
+check is over the bytes (a whole image of the kind its name says), not UTF-8.
 
 An **authored** file holds the user's words or choices: when damaged it is skipped, named and
 left byte for byte, and nothing else waits for it. A **derived** file is rebuilt from the
@@ -21,10 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.errors import DamagedFile, InvalidInput, SliceFormatError
+from core.errors import Damage, DamagedFile, InvalidInput, SliceFormatError
 from core.memory import paths
 from core.memory.damage import LEFT_AS_IS, read_text
 from core.memory.paths import MemoryPath, PathKind, SliceId
+from core.memory.slice.image_bytes import picture_problem
 from core.memory.slice.model import parse_frontmatter
 from core.storage.base import WriteBatch
 
@@ -36,6 +39,10 @@ class Reader(Protocol):
     def read(self, path: MemoryPath) -> str | None: ...
 
 
+class BytesReader(Reader, Protocol):
+    def read_bytes(self, path: MemoryPath) -> bytes | None: ...
+
+
 def _json_object(text: str) -> None:
     try:
         value = json.loads(text)
@@ -43,6 +50,11 @@ def _json_object(text: str) -> None:
         raise InvalidInput(f"not valid JSON ({exc})") from exc
     if not isinstance(value, dict):
         raise InvalidInput("not a JSON object")
+
+
+def _whole_picture(data: bytes, name: str) -> None:
+    if (problem := picture_problem(data, name)) is not None:
+        raise InvalidInput(f"damaged picture: {problem}")
 
 
 def _frontmatter(text: str) -> None:
@@ -64,6 +76,13 @@ class Owner:
     named_by: str  # where a damaged one is named
     check: Callable[[str], None] | None = None  # the kind's own parse; InvalidInput when broken
     inner_prefix: str = ""  # narrows a slice-folder kind (`images/` for pictures)
+    # A kind stored as bytes (pictures): read with `read_bytes`, its own check over the bytes
+    # and the file name (InvalidInput when broken); `read` and `write` are then not used.
+    check_bytes: Callable[[bytes, str], None] | None = None
+
+    @property
+    def binary(self) -> bool:
+        return self.check_bytes is not None
 
     @property
     def cap(self) -> int:
@@ -88,6 +107,36 @@ class Owner:
                 raise DamagedFile(f"{exc}. {self.when_damaged}", path.value) from exc
         return text
 
+    def read_bytes(self, view: BytesReader, path: MemoryPath) -> bytes | None:
+        """A binary file's bytes (None when absent); DamagedFile naming it when it cannot be used."""
+        try:
+            data = view.read_bytes(path)
+        except InvalidInput as exc:  # the storage's own words: over the cap
+            raise DamagedFile(f"{exc} {self.when_damaged}", path.value) from exc
+        if data is not None and self.check_bytes is not None:
+            try:
+                self.check_bytes(data, path.name)
+            except InvalidInput as exc:
+                raise DamagedFile(f"{exc}. {self.when_damaged}", path.value) from exc
+        return data
+
+    def write_bytes(self, batch: WriteBatch, path: MemoryPath, data: bytes) -> None:
+        """Queue `data` exactly as given (a picture's image file)."""
+        paths.check_size(path, data)
+        batch.put_bytes(path, data)
+
+    def damage(self, view: BytesReader, path: MemoryPath) -> Damage | None:
+        """What keeps the file at `path` from being used (its text or, for a binary kind, its
+        bytes); None when it reads or is absent."""
+        try:
+            if self.binary:
+                self.read_bytes(view, path)
+            else:
+                self.read(view, path)
+        except DamagedFile as exc:
+            return exc.damage
+        return None
+
     def read_or_none(self, view: Reader, path: MemoryPath) -> str | None:
         """For derived files: damaged reads as absent (its writer rebuilds it)."""
         try:
@@ -105,20 +154,21 @@ _SLICE = _EXAMPLE_SLICE
 _BY_CHECK = "check"
 _BY_MAINTAIN = "maintain, check, the page"
 _BY_SLICE_VIEW = "maintain, check, the timeline, the slice view"
+_BY_FOLDER = "maintain, check, the page"  # checked again when their folder changes (owners/slice_files.py)
 
 REGISTRY: tuple[Owner, ...] = (
     Owner("slice core.md", PathKind.CORE_MD, "slices/YYYY/MM/DD/HHMM/timeline/core.md", True,
           _SLICE.core_md, _BY_SLICE_VIEW, _frontmatter),
     Owner("agent.md and its parts", PathKind.AGENT_MD, "slices/…/timeline/agent.md, agent-N.md", True,
-          _SLICE.agent_md, _BY_CHECK),
+          _SLICE.agent_md, _BY_FOLDER),
     Owner("appendix", PathKind.APPENDIX_MD, "slices/…/timeline/appendix.md", True,
-          _SLICE.appendix_md, _BY_CHECK),
+          _SLICE.appendix_md, _BY_FOLDER),
     Owner("card snapshot", PathKind.CARD_SNAPSHOT, "slices/…/previously.md", True,
-          _SLICE.card_snapshot, _BY_CHECK),
-    Owner("pictures", PathKind.SLICE_FILE, "slices/…/images/<turn>-<n>.<ext>.b64", True,
-          _SLICE.dir / "images/t1-1.jpg.b64", _BY_CHECK, inner_prefix="images/"),
+          _SLICE.card_snapshot, _BY_FOLDER),
+    Owner("pictures", PathKind.SLICE_FILE, "slices/…/images/<turn>-<n>.jpg, .png, .webp", True,
+          _SLICE.dir / "images/t1-1.jpg", _BY_FOLDER, inner_prefix="images/", check_bytes=_whole_picture),
     Owner("attachments and other slice files", PathKind.SLICE_FILE, "slices/…/<anything else>", True,
-          _SLICE.dir / "notes.txt", _BY_CHECK),
+          _SLICE.dir / "attachments/notes.txt", _BY_FOLDER),
     Owner("legacy flat slice", PathKind.LEGACY_FLAT, "slices/YYYY/MM/DD/HHMM.md", True,
           _SLICE.legacy_flat_md, "maintain, check", _frontmatter),
     Owner("user card", PathKind.CARD, "memory/episodic/current-previously.md", True,
@@ -141,6 +191,8 @@ REGISTRY: tuple[Owner, ...] = (
           paths.CATALOG_SHAS_JSON, _BY_CHECK, _json_object),
     Owner("catalog damaged list", PathKind.CATALOG_DAMAGED, "memory/episodic/timeline/damaged.json", False,
           paths.CATALOG_DAMAGED_JSON, _BY_CHECK, _json_object),
+    Owner("slice file checks", PathKind.SLICE_CHECKS, "memory/episodic/timeline/checked.json", False,
+          paths.SLICE_CHECKS_JSON, _BY_CHECK, _json_object),
     Owner("timeline.md", PathKind.TIMELINE_MD, "memory/episodic/timeline.md", False,
           paths.TIMELINE_MD, _BY_CHECK),
     Owner("monthly index", PathKind.MONTHLY_INDEX, "slices/YYYY/MM/_index.json", False,
@@ -189,8 +241,8 @@ def registry_table() -> str:
     """The registry as the Markdown table in docs/FORMAT.md "Who owns each file" (a test keeps
     the two equal)."""
     rows = [
-        "| file kind | path | authored / derived | cap | when damaged | named by |",
-        "|---|---|---|---|---|---|",
+        "| file kind | path | stored as | authored / derived | cap | when damaged | named by |",
+        "|---|---|---|---|---|---|---|",
     ]
     for o in REGISTRY:
         cap = "—" if o.kind is None else f"{o.cap // 1_000_000} MB"
@@ -199,5 +251,6 @@ def registry_table() -> str:
         where = f"`{o.where}`" if o.kind is not None else o.where
         if o.kind is None:
             damaged = "not memory: what a turn keeps while it runs; its words are in the memory files"
-        rows.append(f"| {o.name} | {where} | {kind} | {cap} | {damaged} | {o.named_by} |")
+        stored = "—" if o.kind is None else "bytes" if o.binary else "text"
+        rows.append(f"| {o.name} | {where} | {stored} | {kind} | {cap} | {damaged} | {o.named_by} |")
     return "\n".join(rows) + "\n"

@@ -104,12 +104,18 @@ class SliceUpdate:
 
         Always queue both: `core` alone would rewrite core.md without saving what it moves out.
         """
-        return [Update(core_md(slice_id), self.core), Update(appendix_md(slice_id), self.appendix)]
+        appendix = Update(appendix_md(slice_id), self.appendix, self.moves)
+        return [Update(core_md(slice_id), self.core), appendix]
+
+    def moves(self) -> bool:
+        """Whether the core.md change (evaluated first) moved text out: only then is appendix.md
+        read and written, so a damaged appendix never stops a turn's save."""
+        return self._moved is not None
 
     def queue(self, batch: WriteBatch, slice_id: str) -> None:
         """Queue both changes on a write batch."""
         batch.update(core_md(slice_id), self.core)
-        batch.update(appendix_md(slice_id), self.appendix)
+        batch.update(appendix_md(slice_id), self.appendix, self.moves)
 
 
 def edit_slice(edit: SliceEdit, now_iso: str, create: Slice | None = None) -> SliceUpdate:

@@ -15,6 +15,7 @@ respond reads the round's results in call order (core/turn/steps/results.py).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,9 +74,9 @@ class SharedBatch(WriteBatch):
         with self._guard:
             super().put_bytes(path, data)
 
-    def update(self, path: MemoryPath, fn: UpdateFn) -> None:
+    def update(self, path: MemoryPath, fn: UpdateFn, needed: Callable[[], bool] | None = None) -> None:
         with self._guard:
-            super().update(path, fn)
+            super().update(path, fn, needed)
 
     def delete(self, path: MemoryPath) -> None:
         with self._guard:
@@ -84,6 +85,10 @@ class SharedBatch(WriteBatch):
     def version_of(self, path: MemoryPath) -> str | None:
         with self._guard:
             return super().version_of(path)
+
+    def stamp_of(self, path: MemoryPath) -> str | None:
+        with self._guard:
+            return super().stamp_of(path)
 
 
 def tools(state: StepState, deps: TurnDeps) -> StepState:
