@@ -20,14 +20,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import core.turn.maintain as maintain_module
+import core.jobs.maintain as maintain_module
 from bench.memory_gen import generate
 from core.clock import FixedClock
+from core.jobs.maintain import run_maintenance
 from core.memory import paths
 from core.memory.owners.slice_files import recorded_damage, refresh_slice_checks
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
-from core.turn.maintain import run_maintenance
 from tests.fakes.images import jpeg
 from tests.functional.turn_support import make_harness
 
