@@ -21,6 +21,7 @@ import boto3
 import pytest
 from moto import mock_aws
 from moto.awslambda_simple.models import LambdaSimpleBackend
+from moto.s3.models import FakeKey
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
 
 ACCOUNT = "123456789012"
@@ -127,6 +128,24 @@ class MotoStateMachine:
         output = json.loads(desc["output"]) if desc.get("output") else None
         return Execution(desc["status"], output, desc.get("error"), desc.get("cause"), entered, history)
 
+    def wait_idle(self, timeout: float = 120) -> None:
+        """Wait until no execution of the machine runs. A turn answers before its execution ends
+        (the close passes run after `turn.done`); leaving the mock while one still runs would let
+        its steps meet the next test's environment and a reset moto (closed S3 objects, unset
+        variables) — failures that then show up in whichever test runs next."""
+        deadline = time.monotonic() + timeout
+        while True:
+            running = self.client.list_executions(stateMachineArn=self.arn, statusFilter="RUNNING")
+            if not running["executions"]:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"executions still running after {timeout}s: {running['executions']}")
+            time.sleep(0.05)
+
+
+def _mark_disposed(self: FakeKey, garbage: bool = False) -> None:
+    self.disposed = True
+
 
 def _router(handlers: Mapping[str, Handler]) -> Callable[..., bytes]:
     def invoke(
@@ -155,6 +174,11 @@ def moto_state_machine(
 ) -> Iterator[MotoStateMachine]:
     """Inside mock_aws: functions for the template's Lambdas, the state machine, routed invocations."""
     monkeypatch.setattr(LambdaSimpleBackend, "invoke", _router(handlers))
+    # moto closes an S3 object's buffer the moment a newer version replaces it, so a GET that
+    # got the old object a moment before reads a closed file ("I/O operation on closed file"):
+    # parallel Map iterations writing the run record hit it under load. Real S3 serves the old or
+    # the new bytes; here the replaced buffer is left to the garbage collector.
+    monkeypatch.setattr(FakeKey, "dispose", _mark_disposed)
     monkeypatch.setattr(retrier_decl, "time", types.SimpleNamespace(sleep=lambda s: None))
     with mock_aws(config=MOTO_CONFIG):
         role = boto3.client("iam", region_name=REGION).create_role(
@@ -173,4 +197,8 @@ def moto_state_machine(
         arn = sfn.create_state_machine(
             name="turn", definition=state_machine_definition(template, logical_id_prefix), roleArn=role
         )["stateMachineArn"]
-        yield MotoStateMachine(sfn, arn)
+        machine = MotoStateMachine(sfn, arn)
+        try:
+            yield machine
+        finally:
+            machine.wait_idle()
