@@ -191,7 +191,7 @@ def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, siz
     expect(page.get_by_test_id("copy-reply").last).to_contain_text("Copied")
     assert page.evaluate("() => navigator.clipboard.readText()").strip() == reply.strip()
     sid = mine.get("/api/state")["active"]["slice_id"]
-    first = page.locator("[data-testid=msg-assistant]").element_handle()
+    first = page.locator("[data-testid=msg-assistant]:not([data-earlier])").element_handle()
     with page.expect_response(lambda r: r.url.endswith("/retract")) as taken:
         page.get_by_test_id("regenerate").click()
     assert taken.value.status == 200
