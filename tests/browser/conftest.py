@@ -206,6 +206,17 @@ def own_server(servers: dict[str, Server]) -> Server:
     return servers["own"]
 
 
+@pytest.fixture
+def fresh_own_server(tmp_path: Path, fake_model: FakeModelServer) -> Iterator[Server]:
+    """A writable copy of the sample with the fake model, for this test alone: no slice another
+    test left open, and a rerun starts again from the sample."""
+    shutil.copytree(SAMPLE / "memory", tmp_path / "memory-root" / "memory")
+    args = ["--memory", str(tmp_path / "memory-root")]
+    server = wait_ready(launch_server(args, tmp_path / "serve.log", model_env(fake_model)))
+    yield server
+    stop_server(server)
+
+
 ACCESS_KEY = "browser-test-key-4f2a"
 
 

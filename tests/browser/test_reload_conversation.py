@@ -48,16 +48,16 @@ def _reply_done(page: Page, words: str) -> None:
 
 
 def test_a_reload_mid_reply_keeps_the_conversation_and_its_slice(
-    make_app, own_server: Server, slow_model: FakeModelServer
+    make_app, fresh_own_server: Server, slow_model: FakeModelServer
 ) -> None:
-    app = make_app(own_server, size="phone", now=None)
+    app = make_app(fresh_own_server, size="phone", now=None)
     page = app.open(wait="[data-testid=briefing]")
     _send(page, "D9 one: the seedlings")
     _reply_done(page, "D9 one")
     _send(page, "D9 two: the tomatoes")
     _reply_done(page, "D9 two")
-    sid = own_server.get("/api/state")["active"]["slice_id"]
-    total = own_server.get("/api/timeline")["total"]
+    sid = fresh_own_server.get("/api/state")["active"]["slice_id"]
+    total = fresh_own_server.get("/api/timeline")["total"]
 
     _send(page, f"{SLOW} D9 three: the basil")
     page.wait_for_function("() => localStorage.getItem('previously:turn') !== null")
@@ -77,10 +77,10 @@ def test_a_reload_mid_reply_keeps_the_conversation_and_its_slice(
 
     _send(page, "D9 four: the harvest")
     _reply_done(page, "D9 four")
-    state = own_server.get("/api/state")
+    state = fresh_own_server.get("/api/state")
     assert state["active"]["slice_id"] == sid, "the next message started a new slice"
-    assert own_server.get("/api/timeline")["total"] == total
-    stored = own_server.get(f"/api/slices/{sid}")
+    assert fresh_own_server.get("/api/timeline")["total"] == total
+    stored = fresh_own_server.get(f"/api/slices/{sid}")
     assert stored["status"] == "active" and stored["closed_by"] is None
     said = [t["content"] for t in stored["turns"] if t["role"] == "user"]
     for words in ("D9 one", "D9 two", f"{SLOW} D9 three", "D9 four"):
@@ -90,17 +90,17 @@ def test_a_reload_mid_reply_keeps_the_conversation_and_its_slice(
 
 
 def test_after_a_reload_between_replies_the_next_messages_stay_in_the_slice(
-    make_app, own_server: Server
+    make_app, fresh_own_server: Server
 ) -> None:
     """A finished reply, a reload (the briefing, as designed), then two more messages: the first
     joins the open slice and brings its earlier exchanges back; the second is not a lost context."""
-    app = make_app(own_server, size="phone360", now=None)
+    app = make_app(fresh_own_server, size="phone360", now=None)
     page = app.open(wait="[data-testid=briefing]")
     _send(page, "D9b one: the shed")
     _reply_done(page, "D9b one")
     _send(page, "D9b two: the roof")
     _reply_done(page, "D9b two")
-    sid = own_server.get("/api/state")["active"]["slice_id"]
+    sid = fresh_own_server.get("/api/state")["active"]["slice_id"]
     page.reload()
     page.get_by_test_id("briefing").wait_for()
     _send(page, "D9b three: the gutter")
@@ -109,7 +109,7 @@ def test_after_a_reload_between_replies_the_next_messages_stay_in_the_slice(
     expect(page.get_by_test_id("msg-user").filter(has_text="D9b one: the shed")).to_have_count(1)
     _send(page, "D9b four: the paint")
     _reply_done(page, "D9b four")
-    stored = own_server.get(f"/api/slices/{sid}")
+    stored = fresh_own_server.get(f"/api/slices/{sid}")
     assert stored["status"] == "active" and stored["closed_by"] is None, "the fourth message split the slice"
     said = [t["content"] for t in stored["turns"] if t["role"] == "user"]
     assert [w for w in ("D9b one", "D9b two", "D9b three", "D9b four") if not any(w in s for s in said)] == []

@@ -198,13 +198,12 @@ def test_copy_answer_again_and_edit_the_last_message(make_app, mine: Server, siz
     # The old exchange leaves the view; until then it must not be editable (the retract is in flight).
     first.wait_for_element_state("hidden")
     wait_for_replies(page, 1)
-    expect(page.get_by_test_id("msg-user")).to_have_count(1)
+    own = page.locator("[data-testid=msg-user]:not([data-earlier])")  # not an earlier size's exchanges
+    expect(own).to_have_count(1)
     page.get_by_test_id("edit-message").click()
     page.locator(".msg-editing textarea").fill(f"Forget the pier, think of {word} bay")
     page.get_by_test_id("edit-send").click()
-    expect(page.get_by_test_id("msg-user")).to_have_text(
-        [f"Forget the pier, think of {word} bay"], timeout=REAL_TURN_MS
-    )
+    expect(own).to_have_text([f"Forget the pier, think of {word} bay"], timeout=REAL_TURN_MS)
     wait_for_replies(page, 1)
     data = mine.get(f"/api/slices/{sid}")
     texts = [t["content"] for t in data["turns"]]
