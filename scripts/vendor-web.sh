@@ -100,7 +100,15 @@ for spec in "${PACKAGES[@]}"; do
       copy "$p/es/highlight.min.js" "$VENDOR/highlight/highlight.js"
       cp "$p/LICENSE" "$VENDOR/highlight/LICENSE" ;;
     katex@*)
-      copy "$p/dist/katex.mjs" "$VENDOR/katex/katex.js"
+      # As with DOMPurify: the minified build is UMD only (katex.mjs is unminified, 2.2× the size).
+      mkdir -p "$VENDOR/katex"
+      {
+        echo "// katex/dist/katex.min.js, wrapped as an ES module by scripts/vendor-web.sh."
+        echo "const module = { exports: {} };"
+        echo "const exports = module.exports;"
+        sed -e '/^\/\/# sourceMappingURL=/d' "$p/dist/katex.min.js"
+        echo "export default module.exports;"
+      } > "$VENDOR/katex/katex.js"
       copy "$p/dist/katex.min.css" "$VENDOR/katex/katex.css"
       mkdir -p "$VENDOR/katex/fonts"
       cp "$p"/dist/fonts/*.woff2 "$VENDOR/katex/fonts/"
