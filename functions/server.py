@@ -127,8 +127,8 @@ def prepare(options: ServeOptions, settings: Settings) -> Deps:
 
 
 def build_app(deps: Deps, options: ServeOptions, web_dir: Path = WEB_DIR) -> FastAPI:
-    """The app with the maintenance timer tied to its lifespan, its responses compressed (on AWS
-    CloudFront compresses; functions/api/site.py)."""
+    """The app with the maintenance timer tied to its lifespan, its responses compressed (as the
+    Lambda handler's are; functions/api/site.py)."""
     interval = options.maintenance_minutes * 60
 
     @contextlib.asynccontextmanager

@@ -24,6 +24,12 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 def _adapter(key: compose.SecretKey) -> Any:
     from mangum import Mangum
 
+    from functions.api import site
     from functions.api.app import create_app
 
-    return Mangum(create_app(compose.api_deps(key)), lifespan="off")
+    app = create_app(compose.api_deps(key))
+    # CloudFront does not compress what it does not cache (the API's behaviours use CachingDisabled,
+    # which forwards the viewer's Accept-Encoding): the function compresses, as the local server
+    # does, and Mangum sends the gzip bytes base64-encoded.
+    site.compress(app)
+    return Mangum(app, lifespan="off")

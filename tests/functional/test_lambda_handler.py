@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import importlib
 import json
 from pathlib import Path
@@ -55,3 +57,14 @@ def test_health_is_open_and_data_needs_the_key(handler_module) -> None:  # type:
     allowed = handler_module.handler(_event("/api/state", {"x-access-key": KEY}), _Context())
     assert allowed["statusCode"] == 200
     assert json.loads(allowed["body"])["flags"]["auth_required"] is True
+
+
+def test_replies_are_gzipped_for_a_client_that_accepts_it(handler_module) -> None:  # type: ignore[no-untyped-def]
+    """CloudFront's API behaviours do not cache, so they do not compress: the function does."""
+    headers = {"x-access-key": KEY, "accept-encoding": "gzip, br"}
+    zipped = handler_module.handler(_event("/api/state", headers), _Context())
+    assert zipped["statusCode"] == 200 and zipped["headers"]["content-encoding"] == "gzip"
+    assert zipped["isBase64Encoded"] is True
+    state = json.loads(gzip.decompress(base64.b64decode(zipped["body"])))
+    plain = handler_module.handler(_event("/api/state", {"x-access-key": KEY}), _Context())
+    assert "content-encoding" not in plain["headers"] and json.loads(plain["body"]) == state
