@@ -10,11 +10,12 @@ summary, tags, open loops and decisions (recorded as the user's);
 
 from __future__ import annotations
 
+import hashlib
 import io
 from dataclasses import asdict
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
@@ -189,10 +190,21 @@ def slice_image(
     slice_id: SliceId,
     name: Annotated[str, Path(max_length=80, description="<turn id>-<n>.<ext>")],
     deps: DepsDep,
+    request: Request,
 ) -> Response:
-    """A picture attached to a turn of the slice (the one core.md links as ../images/<name>)."""
+    """A picture attached to a turn of the slice (the one core.md links as ../images/<name>).
+
+    The browser keeps it but asks again on every use (a 304 by its ETag while it is unchanged),
+    so a forgotten picture is gone from the page at once, not a day later."""
     data, media_type = read_image(deps.storage.snapshot(), slice_id, name)
-    return Response(data, media_type=media_type, headers={"Cache-Control": "private, max-age=86400"})
+    headers = {"Cache-Control": PICTURE_CACHE, "ETag": '"' + hashlib.sha256(data).hexdigest()[:32] + '"'}
+    if headers["ETag"] in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(data, media_type=media_type, headers=headers)
+
+
+# Kept by this browser only, revalidated each time: pictures are the user's memory and can be forgotten.
+PICTURE_CACHE = "private, no-cache"
 
 
 @router.get("/api/export", dependencies=AUTH)

@@ -206,3 +206,18 @@ def test_kill_9_during_migration_loses_no_picture(where: str, tmp_path: Path) ->
         assert (tmp_path / image_path(SLICE, name).value).read_bytes() == data
         assert not (tmp_path / legacy_image_path(SLICE, name).value).exists()
     after.clean_temp()
+
+
+def test_the_page_revalidates_a_picture_so_a_forgotten_one_is_gone_at_once(tmp_path: Path) -> None:
+    storage = seed(tmp_path, TURNS, ["t00000-1.png"], [])
+    env = make_env(storage=storage)
+    url = f"/api/slices/{SLICE}/images/t00000-1.png"
+    first = env.client.get(url)
+    assert first.status_code == 200 and first.headers["cache-control"] == "private, no-cache"
+    again = env.client.get(url, headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    batch = WriteBatch.open(storage)
+    batch.delete(image_path(SLICE, "t00000-1.png"))
+    batch.commit("forgotten")
+    gone = env.client.get(url, headers={"If-None-Match": first.headers["etag"]})
+    assert gone.status_code == 404
