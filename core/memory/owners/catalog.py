@@ -61,4 +61,4 @@ def _queue_catalog_removal(batch: WriteBatch, slice_id: str, now: datetime, loca
         return state.get("md")
 
     batch.update(paths.CATALOG_JSON, index_fn)
-    batch.update(paths.TIMELINE_MD, md_fn)
+    update_derived(batch, paths.TIMELINE_MD, md_fn)  # an unreadable timeline.md is written afresh
