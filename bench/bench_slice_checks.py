@@ -1,12 +1,21 @@
-"""What checking the slice files other than core.md for damage (core/memory/owners/slice_files.py)
-adds to `maintain` on an undamaged, unchanged memory: 100 / 1,000 / 10,000 slices, each with
-core.md, agent.md and previously.md (and a picture in every 20th), in a local folder.
+"""What the owners' checks (core/memory/owners/, issue 29) add to `maintain` and to a turn, side by
+side in one run: 100 / 1,000 / 10,000 slices, each with core.md, agent.md and previously.md (and a
+picture in every 20th), in a local folder.
 
-Each pass opens the folder afresh, as `previously maintain` in a new process does (no file
-version is remembered), and runs `run_maintenance(use_model=False)` with the check and with it
-left out, alternately; the medians and their ratio are printed side by side. Also: the check alone
-on an unchanged memory, after one folder changed, and on its first pass (no record yet: every
-file is read). `python -m bench slice_checks`; BENCH_SLICE_CHECKS_SIZES=100,1000 picks sizes.
+"Without" switches every owner check off at once: maintenance's re-check of the slice files
+(`refresh_slice_checks`) and of the authored files outside the slices (`damaged_authored`), the
+card read through its owner (`live_card`, `card_text`: the cap, UTF-8 and the snapshot fallback)
+and the derived files' guarded update (`update_derived`: one read before the queued change) —
+each replaced by the plain read or update it wraps.
+
+maintain: each pass opens the folder afresh, as `previously maintain` in a new process does, and
+runs `run_maintenance(use_model=False)`. turn: an ordinary turn appended to the open slice against
+the fake model server; its non-model time (wall time minus the time spent waiting on the model).
+The two arms alternate (so drift in the shared machine's load hits both alike), each repeated,
+and the medians and their ratio are printed side by side. Also: the slice-file check alone on an
+unchanged memory, after one folder changed, and on its first pass (no record yet: every file read).
+`python -m bench slice_checks`; BENCH_SLICE_CHECKS_SIZES=100,1000 picks sizes,
+BENCH_SLICE_CHECKS_REPEAT the repeats (default 5; 3 at 10,000 slices).
 """
 
 from __future__ import annotations
@@ -18,21 +27,31 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import core.jobs.maintain as maintain_module
+import core.memory.catalog.weave as weave_module
+import core.turn.evolving as evolving_module
+import core.turn.prompting as prompting_module
+import core.turn.steps.analyze as analyze_module
+from bench.bench_turn import Bench
 from bench.memory_gen import generate
 from core.clock import FixedClock
 from core.jobs.maintain import run_maintenance
 from core.memory import paths
+from core.memory.owners.card import LiveCard
 from core.memory.owners.slice_files import recorded_damage, refresh_slice_checks
 from core.storage.base import WriteBatch
 from core.storage.local import LocalStorage
+from tests.fakes.fake_model_server import FakeModelServer
 from tests.fakes.images import jpeg
 from tests.functional.turn_support import make_harness
 
 SIZES = (100, 1_000, 10_000)
-REPEAT = 5
+T = TypeVar("T")
+REPEAT = int(os.environ.get("BENCH_SLICE_CHECKS_REPEAT", "5"))
 AGENT_MD = (
     "## Cognition {sid} — {sid}T10:00:00.000Z\n\n### Thinking\n" + "Weighing what was said. " * 60 + "\n"
 )
@@ -79,35 +98,80 @@ def _page(root: Path) -> float:
     return time.perf_counter() - start
 
 
-def _without_check(fn: Callable[[], float]) -> float:
-    real = maintain_module.refresh_slice_checks
-    maintain_module.refresh_slice_checks = lambda batch: []  # type: ignore[assignment]
+def _plain_card(view: Any) -> LiveCard:
+    return LiveCard(view.read(paths.CARD))
+
+
+def _plain_text(view: Any) -> str | None:
+    return cast("str | None", view.read(paths.CARD))
+
+
+def _plain_update(batch: Any, path: paths.MemoryPath, fn: Callable[[str | None], str | None]) -> None:
+    batch.update(path, fn)
+
+
+# (module, attribute, stand-in): every owner check the turn and maintain run, and the plain
+# read or update it wraps.
+_OFF: list[tuple[Any, str, Any]] = [
+    (maintain_module, "refresh_slice_checks", lambda batch: []),
+    (maintain_module, "damaged_authored", lambda view: []),
+    (maintain_module, "card_text", _plain_text),
+    (evolving_module, "card_text", _plain_text),
+    (evolving_module, "live_card", _plain_card),
+    (prompting_module, "live_card", _plain_card),
+    (analyze_module, "live_card", _plain_card),
+    (weave_module, "update_derived", _plain_update),
+]
+
+
+def _without_checks(fn: Callable[[], T]) -> T:
+    real = [(module, name, getattr(module, name)) for module, name, _ in _OFF]
+    for module, name, stand_in in _OFF:
+        setattr(module, name, stand_in)
     try:
         return fn()
     finally:
-        maintain_module.refresh_slice_checks = real
+        for module, name, value in real:
+            setattr(module, name, value)
 
 
-def _measure(count: int) -> dict[str, float]:
+def _turns(root: Path, now: datetime, fake: FakeModelServer, repeat: int) -> tuple[list[float], list[float]]:
+    """Non-model seconds of ordinary turns on the open slice, with and without the checks, alternately."""
+    bench = Bench(LocalStorage(root), FixedClock(now), fake)
+    assert bench.turn("Let's plan the garden.")["status"] == "done"  # opens the slice
+    with_checks: list[float] = []
+    without: list[float] = []
+    for i in range(repeat):
+        r = bench.turn(f"A thought, number {i}.")
+        with_checks.append(r["wall"] - r["model"])
+        r = _without_checks(partial(bench.turn, f"Another thought, number {i}."))
+        without.append(r["wall"] - r["model"])
+    return with_checks, without
+
+
+def _measure(count: int, fake: FakeModelServer) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="bench-slice-checks-"))
+    repeat = REPEAT if count < 10_000 else min(REPEAT, 3)
     try:
         ids, now = _memory(root, count)
         _maintain(root, now)  # indexes, search index and the record: the steady state
         _maintain(root, now)
         with_check, without = [], []
-        # Alternate, so drift in the machine's load hits both alike.
-        for _ in range(REPEAT if count < 10_000 else 3):
+        for _ in range(repeat):
             with_check.append(_maintain(root, now))
-            without.append(_without_check(lambda: _maintain(root, now)))
+            without.append(_without_checks(lambda: _maintain(root, now)))
         unchanged = statistics.median(_check(root) for _ in range(REPEAT))
         page = statistics.median(_page(root) for _ in range(REPEAT))
         (root / paths.agent_md(ids[len(ids) // 2]).value).write_text("## Cognition x\n", encoding="utf-8")
         one_changed = _check(root)
         (root / paths.SLICE_CHECKS_JSON.value).unlink()
         first = _check(root)
+        turn_with, turn_without = _turns(root, now, fake, repeat)
         return {
             "with": statistics.median(with_check),
             "without": statistics.median(without),
+            "turn with": statistics.median(turn_with),
+            "turn without": statistics.median(turn_without),
             "check": unchanged,
             "page": page,
             "one changed": one_changed,
@@ -121,19 +185,29 @@ def _measure(count: int) -> dict[str, float]:
 def main() -> None:
     wanted = os.environ.get("BENCH_SLICE_CHECKS_SIZES")
     sizes = tuple(int(s) for s in wanted.split(",")) if wanted else SIZES
-    rows = {count: _measure(count) for count in sizes}
-    print(f"maintain --no-model, unchanged local memory, fresh folder view, medians ({datetime.now(UTC):%F})")
-    head = ("slices", "without", "with", "ratio", "check", "1 changed", "first", "record", "page")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(head, (8, 10, 10, 7, 9, 10, 9, 9, 8), strict=True)))
+    with FakeModelServer() as fake:
+        rows = {count: _measure(count, fake) for count in sizes}
+    print(f"owner checks on and off, unchanged local memory, medians ({datetime.now(UTC):%F})")
+    head = ("slices", "maintain off", "on", "ratio", "turn off", "on", "ratio")
+    widths = (8, 13, 10, 7, 10, 8, 7)
+    print(" ".join(f"{h:>{w}}" for h, w in zip(head, widths, strict=True)))
     for count, r in rows.items():
         print(
-            f"{count:>8,} {r['without'] * 1000:>8.0f}ms {r['with'] * 1000:>8.0f}ms "
+            f"{count:>8,} {r['without'] * 1000:>11.0f}ms {r['with'] * 1000:>8.0f}ms "
             f"{r['with'] / r['without']:>6.2f}x "
-            f"{r['check'] * 1000:>7.1f}ms {r['one changed'] * 1000:>8.1f}ms {r['first'] * 1000:>7.0f}ms "
-            f"{r['record'] / 1000:>7.0f}KB {r['page'] * 1000:>6.1f}ms"
+            f"{r['turn without'] * 1000:>8.0f}ms {r['turn with'] * 1000:>6.0f}ms "
+            f"{r['turn with'] / r['turn without']:>6.2f}x"
         )
-    print("check: the new check alone on the unchanged memory (its own folder listing included;")
-    print("maintain lists the slices anyway); 1 changed: one folder's agent.md rewritten;")
+    more = ("slices", "check", "1 changed", "first", "record", "page")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(more, (8, 9, 10, 9, 9, 8), strict=True)))
+    for count, r in rows.items():
+        print(
+            f"{count:>8,} {r['check'] * 1000:>7.1f}ms {r['one changed'] * 1000:>8.1f}ms "
+            f"{r['first'] * 1000:>7.0f}ms {r['record'] / 1000:>7.0f}KB {r['page'] * 1000:>6.1f}ms"
+        )
+    print("turn: an ordinary turn on the open slice, non-model time (wall minus model waits);")
+    print("check: the slice-file check alone on the unchanged memory (its own folder listing")
+    print("included; maintain lists the slices anyway); 1 changed: one folder's agent.md rewritten;")
     print("first: no record yet (every agent.md, previously.md and picture read once);")
     print("page: what GET /api/state adds (checked.json read back)")
 

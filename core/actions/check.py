@@ -20,16 +20,17 @@ from core.errors import DamagedFile, InvalidInput, SliceFormatError
 from core.media.images import read_stored
 from core.memory import paths
 from core.memory.card.model import is_card, parse_card
-from core.memory.catalog.index import parse_index, read_index, read_or_none
+from core.memory.catalog.index import parse_index, read_index
 from core.memory.catalog.monthly import parse_monthly
 from core.memory.catalog.strands import parse_strands
 from core.memory.config import parse_config
 from core.memory.damage import read_text
 from core.memory.evolution.check import check_evolution_file
+from core.memory.owners import slice_core, strands
 from core.memory.paths import PathClass, PathKind
 from core.memory.slice.appendix import explain_unplaceable
 from core.memory.slice.image_bytes import picture_problem
-from core.memory.slice.model import CLOSED_BY_VALUES, as_text, escaped, parse_core_md, parse_frontmatter
+from core.memory.slice.model import CLOSED_BY_VALUES, as_text, escaped, parse_frontmatter
 from core.memory.slice.pictures import is_legacy, is_picture, orphan_pictures
 from core.storage.base import BytesReader, Reader
 
@@ -149,7 +150,7 @@ def _misread_headers(text: str) -> list[tuple[int | None, str]]:
     is one half of a whole exchange (its id has both a user and an agent turn): two writers
     saving at once interleave their exchanges, and an import keeps the source's own times.
     """
-    parsed = parse_core_md(text)
+    parsed = slice_core.parse_slice(text)
     roles: dict[str | None, set[str]] = {}
     for t in parsed.turns:
         roles.setdefault(t.turn_id, set()).add(t.role)
@@ -381,9 +382,9 @@ def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list
 
 def _check_strands_against(reader: Reader, folders: dict[str, set[str]], flats: set[str]) -> list[Finding]:
     """Strand paths that point at no slice folder."""
-    strands, _ = parse_strands(read_or_none(reader, paths.STRANDS_JSON))
+    found_strands, _ = strands.read_strands(reader)
     real = {paths.slice_rel(sid) for sid in folders} | flats
-    dangling = sorted({p for ps in strands.values() for p in ps if p not in real})
+    dangling = sorted({p for ps in found_strands.values() for p in ps if p not in real})
     if not dangling:
         return []
     message = (

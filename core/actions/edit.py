@@ -14,17 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.clock import Clock, iso
+from core.clock import Clock
 from core.errors import InvalidInput, ReadOnly
-from core.memory import paths
-from core.memory.catalog.strands import find_matching, render_strands
-from core.memory.catalog.strands_file import load_strands
-from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_slice_strands
+from core.memory.catalog.weave import weave_slice_strands
 from core.memory.config_store import read_config
-from core.memory.slice.merge import edit_slice
-from core.memory.slice.model import Slice, parse_core_md
+from core.memory.owners import catalog, slice_core, strands
+from core.memory.slice.model import Slice
 from core.memory.slice.slicer import USER_MARK
-from core.memory.slice.view import readable_slice_file
 from core.search.recall import index_slice
 from core.storage.base import Storage, WriteBatch
 from core.text import js_trim
@@ -106,13 +102,11 @@ def edit_slice_marks(storage: Storage, slice_id: str, changes: SliceChanges, clo
     if storage.demo or storage.read_only:
         raise ReadOnly("This memory is read-only (the demo persona): edits are not saved here.")
     batch = WriteBatch.open(storage)
-    path, text = readable_slice_file(batch, slice_id)
-    if path != paths.core_md(slice_id):
-        raise InvalidInput(f"Slice {slice_id} is an old single-file slice; it cannot be edited in place.")
-    current = parse_core_md(text)  # SliceFormatError names the line to fix first
+    legacy = f"Slice {slice_id} is an old single-file slice; it cannot be edited in place."
+    current = slice_core.read_for_change(batch, slice_id, legacy)  # SliceFormatError names the line
     edited = apply_changes(current, changes)
     now = clock.now()
-    edit_slice(lambda s: apply_changes(s, changes), iso(now)).queue(batch, slice_id)
+    slice_core.queue_change(batch, slice_id, lambda s: apply_changes(s, changes), now)
     _queue_indexes(batch, current, edited, now)
     index_slice(batch, slice_id, clock)
     batch.commit(f"Edit slice {slice_id} (by hand)")
@@ -120,27 +114,6 @@ def edit_slice_marks(storage: Storage, slice_id: str, changes: SliceChanges, clo
 
 
 def _queue_indexes(batch: WriteBatch, before: Slice, after: Slice, now: datetime) -> None:
-    locale = read_config(batch)[0].locale
-    upsert_monthly_entry(batch, after)
-    upsert_catalog_entry(batch, after, now, locale)
-    removed = [t for t in before.tags if t not in after.tags]
-    if removed:
-        batch.update(
-            paths.STRANDS_JSON, lambda text: _unweave(text, removed, paths.slice_rel(after.slice_id))
-        )
+    catalog.queue_entries(batch, after, now, read_config(batch)[0].locale)
+    strands.queue_unweave(batch, after.slice_id, [t for t in before.tags if t not in after.tags])
     weave_slice_strands(batch, after)
-
-
-def _unweave(text: str | None, tags: list[str], rel: str) -> str | None:
-    """strands.json without the slice under the strands of tags it no longer has."""
-    if text is None:
-        return None
-    strands = load_strands(text)
-    for tag in tags:
-        key = find_matching(strands, tag)
-        if key is not None and rel in strands[key]:
-            strands[key] = [p for p in strands[key] if p != rel]
-            if not strands[key]:
-                del strands[key]
-    new = render_strands(strands)
-    return None if new == text else new

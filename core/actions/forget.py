@@ -21,23 +21,15 @@ from core.actions.forget_plan import plan_turn, without_turn
 from core.clock import Clock, iso
 from core.errors import ReadOnly
 from core.memory import paths
-from core.memory.card.forget import CardScrub, RefMatch, mentions, ref_matcher, scrub_card_text
-from core.memory.card.history import CARD_PREV
-from core.memory.card.history import versions as card_versions
-from core.memory.catalog.index import build_index, parse_index, read_or_none, render_files
-from core.memory.catalog.monthly import monthly_path, remove_monthly
-from core.memory.catalog.pending import remove_pending
-from core.memory.catalog.strands import drop_slice, render_strands
-from core.memory.catalog.strands_file import load_strands
-from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry, weave_timeline
+from core.memory.card.forget import CardScrub, ref_matcher
 from core.memory.config_store import read_config
 from core.memory.evolution.store import forget_in_direction, forget_in_ledger
-from core.memory.owners.registry import update_derived
+from core.memory.owners import catalog, slice_core, strands
+from core.memory.owners.card_scrub import queue_scrub
 from core.memory.slice.agent_parts import queue_removal
-from core.memory.slice.merge import edit_slice
 from core.memory.slice.view import missing_slice
 from core.search.recall import index_slice, unindex_slice
-from core.storage.base import Storage, UpdateFn, WriteBatch
+from core.storage.base import Storage, WriteBatch
 
 HISTORY_NOTE = (
     "Git history still holds the old files (on GitHub, or in a local folder that is a git "
@@ -89,7 +81,7 @@ def forget(storage: Storage, slice_id: str, clock: Clock, turn_id: str | None = 
     else:
         report.whole_slice = _queue_turn(batch, slice_id, turn_id, now, locale, clock)
     names = ref_matcher(slice_id, None if report.whole_slice else turn_id)
-    report.card = _queue_card(batch, slice_id, names, now)
+    report.card = queue_scrub(batch, slice_id, names, now)
     forget_in_ledger(batch, slice_id, iso(now), "slice" if report.whole_slice else "turn")
     forget_in_direction(batch, names)
     report.message = (
@@ -118,48 +110,9 @@ def _queue_slice(batch: WriteBatch, slice_id: str, now: datetime, locale: str, c
         raise missing_slice(slice_id)
     for path in files:
         batch.delete(path)
-    update_derived(batch, monthly_path(slice_id), lambda text: remove_monthly(text, slice_id))
-    update_derived(batch, paths.STRANDS_JSON, lambda text: _drop_strands(text, slice_id))
-    _queue_catalog_removal(batch, slice_id, now, locale)
-    # The active list and the pending entries: a forgotten open slice must not come back from them.
-    update_derived(batch, paths.PENDING_JSON, lambda text: remove_pending(text, slice_id))
+    catalog.queue_removal(batch, slice_id, now, locale)  # and the active list, pending.json
+    strands.queue_drop_slice(batch, slice_id)
     unindex_slice(batch, slice_id, clock)
-
-
-def _drop_strands(text: str | None, slice_id: str) -> str | None:
-    if text is None:
-        return None
-    strands, _ = drop_slice(load_strands(text), paths.slice_rel(slice_id))
-    new = render_strands(strands)
-    return None if new == text else new
-
-
-def _queue_catalog_removal(batch: WriteBatch, slice_id: str, now: datetime, locale: str) -> None:
-    """The catalog without the entry, timeline.md rendered from it; an unreadable catalog (which
-    cannot be edited) is rebuilt from the slice folders, which no longer include this one."""
-    if parse_index(read_or_none(batch, paths.CATALOG_JSON))[0] is None:
-        md = read_or_none(batch, paths.TIMELINE_MD)
-        if md is not None and slice_id in md:
-            weave_timeline(batch, now, force=True, locale=locale)
-        return
-    state: dict[str, str | None] = {}
-
-    def index_fn(text: str | None) -> str | None:
-        state["md"] = None
-        index, _ = parse_index(text)
-        if index is None or all(e["id"] != slice_id for e in index["slices"]):
-            return None
-        doc = build_index([e for e in index["slices"] if e["id"] != slice_id], now)
-        index_text, state["md"] = render_files(doc, locale)
-        return index_text
-
-    def md_fn(_: str | None) -> str | None:
-        if "md" not in state:  # evaluate the catalog change first
-            batch.read(paths.CATALOG_JSON)
-        return state.get("md")
-
-    batch.update(paths.CATALOG_JSON, index_fn)
-    batch.update(paths.TIMELINE_MD, md_fn)
 
 
 # ------------------------------------------------------------------ one exchange
@@ -180,44 +133,8 @@ def _queue_turn(
     if plan.last:
         _queue_slice(batch, slice_id, now, locale, clock)
         return True
-    edit_slice(lambda s: without_turn(s, turn_id), iso(now)).queue(batch, slice_id)
-    upsert_monthly_entry(batch, plan.left)
-    upsert_catalog_entry(batch, plan.left, now, locale)
+    slice_core.queue_change(batch, slice_id, lambda s: without_turn(s, turn_id), now)
+    catalog.queue_entries(batch, plan.left, now, locale)
     if not index_slice(batch, slice_id, clock):
         unindex_slice(batch, slice_id, clock)
     return False
-
-
-# ------------------------------------------------------------------ the card
-
-
-def _queue_card(batch: WriteBatch, slice_id: str, names: RefMatch, now: datetime) -> CardScrub:
-    """Queue the scrub of the live card, every earlier version of it, and the snapshots that can
-    cite the slice (a snapshot is the card as it stood for its own slice, so only slices from this
-    one on). Forgetting is the one change that rewrites an earlier version of the card."""
-    total = CardScrub()
-    targets = [(paths.CARD, True), (CARD_PREV, False)]
-    targets += [(v.path, False) for v in card_versions(batch) if v.path != CARD_PREV]
-    batch.prefetch(p for p, _ in targets)  # one round trip for the versions on GitHub
-    targets += [(p, False) for p in _snapshots_from(batch, slice_id)]
-    for path, live in targets:
-        text = read_or_none(batch, path)
-        if text is None or not mentions(text, slice_id):
-            continue
-        new, counts = scrub_card_text(text, slice_id, names, now, restamp=live)
-        if new is None:
-            continue
-        total = total + counts
-        batch.update(path, _scrub_update(slice_id, names, now, live))
-    return total
-
-
-def _scrub_update(slice_id: str, names: RefMatch, now: datetime, live: bool) -> UpdateFn:
-    return lambda current: scrub_card_text(current, slice_id, names, now, live)[0]
-
-
-def _snapshots_from(batch: WriteBatch, slice_id: str) -> list[paths.MemoryPath]:
-    """The card snapshots of this slice and every later one (they may have carried its refs on)."""
-    first = paths.SliceId.parse(slice_id)
-    found = ((p, paths.classify(p)) for p in batch.list(paths.SLICES))
-    return [p for p, c in found if c.kind is paths.PathKind.CARD_SNAPSHOT and (c.folder_id or first) >= first]

@@ -11,15 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.actions.retract import is_replaced, parse_replaced_body
-from core.errors import InvalidInput, NotFound
+from core.errors import NotFound
 from core.memory import paths
 from core.memory.damage import Listing
+from core.memory.owners import slice_core
 from core.memory.slice.agent_parts import entries_for, has_entry, read_parts
-from core.memory.slice.model import Slice, Turn, parse_core_md
+from core.memory.slice.model import Slice, Turn
 from core.memory.slice.picture_links import linked_pictures
 from core.memory.slice.pictures import picture_files, turn_pictures
 from core.memory.slice.slicer import USER_MARK
-from core.memory.slice.view import read_slice_detail, readable_slice_file
+from core.memory.slice.view import read_slice_detail
 from core.storage.paths import MemoryPath
 
 LINE_CHARS = 100
@@ -58,13 +59,11 @@ class TurnPlan:
 def plan_turn(reader: Listing, slice_id: str, turn_id: str) -> TurnPlan:
     """Where the exchange `turn_id` still is. NotFound when nowhere; InvalidInput for an old
     single-file slice or a core.md that cannot be read (a turn cannot be cut out of it)."""
-    path, text = readable_slice_file(reader, slice_id)
-    if path != paths.core_md(slice_id):
-        raise InvalidInput(
-            f"Slice {slice_id} is an old single-file slice; forget it whole (without --turn), "
-            "or let Previously rewrite it first."
-        )
-    current = parse_core_md(text)  # SliceFormatError names the line to fix
+    legacy = (
+        f"Slice {slice_id} is an old single-file slice; forget it whole (without --turn), "
+        "or let Previously rewrite it first."
+    )
+    current = slice_core.read_for_change(reader, slice_id, legacy)  # SliceFormatError names the line
     left = without_turn(current, turn_id)
     parts = read_parts(reader, slice_id)
     entries = entries_for(parts, turn_id)

@@ -15,17 +15,14 @@ from typing import Literal
 
 from core.clock import Clock, iso
 from core.errors import InvalidInput, NotFound
-from core.memory import paths
-from core.memory.catalog.weave import upsert_catalog_entry, upsert_monthly_entry
 from core.memory.config_store import read_config
 from core.memory.evolution.fitness import Signal
 from core.memory.evolution.store import record_signal
+from core.memory.owners import catalog, slice_core
 from core.memory.slice.agent_parts import queue_entry
 from core.memory.slice.appendix import code_fence
-from core.memory.slice.merge import edit_slice
-from core.memory.slice.model import Slice, Turn, parse_core_md
+from core.memory.slice.model import Slice, Turn
 from core.memory.slice.picture_links import StoredPicture, split_turn_text
-from core.memory.slice.view import readable_slice_file
 from core.storage.base import Storage, WriteBatch
 
 RetractReason = Literal["regenerate", "message_edited"]
@@ -103,10 +100,8 @@ def retract_exchange(
     `why` (answer again, or the user's message edited) is recorded as a fitness signal.
     """
     batch = WriteBatch.open(storage)
-    path, text = readable_slice_file(batch, slice_id)
-    if path != paths.core_md(slice_id):
-        raise InvalidInput(f"Slice {slice_id} is an old single-file slice; send a new message instead.")
-    current = parse_core_md(text)
+    legacy = f"Slice {slice_id} is an old single-file slice; send a new message instead."
+    current = slice_core.read_for_change(batch, slice_id, legacy)
     taken = _last_exchange(current, turn_id)
     now = clock.now()
 
@@ -116,10 +111,8 @@ def retract_exchange(
         return out
 
     queue_entry(batch, slice_id, f"{turn_id} — {iso(now)} {REPLACED}", replaced_body(taken), once_for=None)
-    edit_slice(without, iso(now)).queue(batch, slice_id)
-    remaining = without(current)
-    upsert_monthly_entry(batch, remaining)
-    upsert_catalog_entry(batch, remaining, now, read_config(batch)[0].locale)
+    slice_core.queue_change(batch, slice_id, without, now)
+    catalog.queue_entries(batch, without(current), now, read_config(batch)[0].locale)
     record_signal(batch, Signal(why, iso(now), slice_id))
     batch.commit(f"Turn {turn_id} — taken back to be answered again")
     stored = next((t.content for t in taken if t.role == "user"), "")

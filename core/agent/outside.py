@@ -22,8 +22,8 @@ from core.errors import InvalidInput, NotFound, PreviouslyError, ReadOnly
 from core.llm.registry import Resolution
 from core.memory.catalog.kept import kept_strands
 from core.memory.catalog.strands import find_matching
-from core.memory.config import UserConfig, load_config
-from core.memory.paths import CONFIG_JSON
+from core.memory.config import UserConfig
+from core.memory.config_store import read_config
 from core.memory.slice import staged_notes
 from core.memory.slice.model import parse_core_frontmatter
 from core.search import Hit
@@ -63,7 +63,7 @@ class OutsideAccess:
     def context(self, *, with_models: bool = False) -> ToolContext:
         """A read-only tool context over a fresh snapshot, with the memory's locale and config."""
         view = self.storage.snapshot()
-        config = load_config(view.read(CONFIG_JSON))
+        config = read_config(view)[0]  # a damaged config.json: the defaults, the file left as it is
         return ToolContext(
             view=view,
             clock=self.clock,
@@ -207,7 +207,7 @@ class OutsideAccess:
                 "This server was started with --read-only: remember is refused whatever config.json says."
             )
         batch = WriteBatch.open(self.storage)
-        config = load_config(batch.read(CONFIG_JSON))
+        config = read_config(batch)[0]
         source = staged_notes.clean_source(f"{self.source} · {client}" if client.strip() else self.source)
         done = staged_notes.remember(batch, text, source, config, self.clock.now(), self.ids)
         what = "Stage a note" if done.outcome == "staged" else f"Remember a note in slice {done.slice_id}"

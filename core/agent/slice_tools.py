@@ -16,6 +16,7 @@ from core.errors import InvalidInput, NotFound
 from core.memory import paths
 from core.memory.card.migrate import is_legacy, migrate_to_card
 from core.memory.card.model import render_card
+from core.memory.owners.card import live_card
 from core.memory.slice.agent_parts import log_text, read_parts
 from core.memory.slice.model import parse_core_frontmatter
 from core.memory.slice.segments import read_slice_range
@@ -168,10 +169,14 @@ def read_previously(ctx: ToolContext, slice_id: str | None) -> str:
     """The live user card, or the card as it stood in one slice (with its time banner)."""
     now = ctx.clock.now()
     if not (slice_id or "").strip():
-        text = ctx.reader.read(paths.CARD) or ""
+        # Through the card's owner: a damaged card (not UTF-8, over its cap) is named and the
+        # newest readable snapshot shown instead, never an error that hides the rest.
+        card = live_card(ctx.reader)
+        text = card.text or ""
         if not text.strip():
-            return "The user card is still empty: nothing has been learned about the user yet."
-        return _display_card(text, ctx.slice_id or "", now)
+            return card.notice or "The user card is still empty: nothing has been learned about the user yet."
+        shown = _display_card(text, ctx.slice_id or "", now)
+        return f"{card.notice}\n\n{shown}" if card.notice else shown
     sid, _ = slice_text(ctx, slice_id or "")
     snapshot = ctx.reader.read(paths.card_snapshot(sid))
     if snapshot is None or not snapshot.strip():

@@ -1,5 +1,7 @@
 """Taking the memory out: every file under `memory/` in one zip, and one slice as Markdown.
 
+Which file is which comes from the owners' registry (`core.memory.owners.registry`); every
+file is copied as its bytes are stored, damaged ones too (an authored file is left byte for byte).
 The zip holds each file byte for byte at its repository path (`memory/…`), so unzipping it
 beside an empty folder gives a memory Previously reads as it is. The search index is derived
 (rebuilt by `previously maintain`) and left out unless asked for. A file that cannot be read
@@ -15,11 +17,13 @@ from typing import IO
 
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.owners.registry import by_name, owner_of
 from core.memory.slice.view import SliceDetail
 from core.storage.base import BytesReader
 
 NOTE_NAME = "EXPORT.txt"
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+SEARCH_INDEX = by_name("search index")  # derived: its owner rebuilds it, so it stays out unless asked
 
 
 @dataclass
@@ -52,7 +56,8 @@ def export_zip(reader: BytesReader, out: IO[bytes], include_search: bool = False
     report = ExportReport(search_included=include_search)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in reader.list(paths.MEMORY):
-            if not include_search and paths.classify(path).kind is paths.PathKind.SEARCH:
+            owner = owner_of(path)
+            if not include_search and owner is SEARCH_INDEX:
                 continue
             try:
                 data = reader.read_bytes(path)  # byte for byte: pictures, and text as stored

@@ -15,14 +15,17 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from core.clock import iso
-from core.errors import InvalidInput, NotFound
+from core.errors import DamagedFile, InvalidInput, NotFound
 from core.memory.card.store import expect_text
 from core.memory.evolution import direction as d
 from core.memory.evolution import fitness as f
 from core.memory.evolution.paths import DIRECTION_MD, FITNESS_JSON, playbook_md, undo_copy
+from core.memory.owners.registry import by_name
 from core.memory.paths import MemoryPath
 from core.storage.base import Reader, WriteBatch
 from core.text import js_trim, utf16_len
+
+EVOLUTION = by_name("evolution files")
 
 PLAYBOOK_MAX_CHARS = 1200
 
@@ -141,7 +144,18 @@ def forget_in_ledger(batch: WriteBatch, slice_id: str, at: str, detail: str) -> 
         ledger.updated = at
         return f.render_fitness(ledger)
 
-    batch.update(FITNESS_JSON, apply)
+    if _readable(batch, FITNESS_JSON):
+        batch.update(FITNESS_JSON, apply)
+
+
+def _readable(batch: WriteBatch, path: MemoryPath) -> bool:
+    """Whether the evolution file reads through its owner (absent counts); a damaged one (not
+    UTF-8, over its cap) is left byte for byte and nothing else waits for it."""
+    try:
+        EVOLUTION.read(batch, path)
+    except DamagedFile:
+        return False
+    return True
 
 
 def scrub_direction(text: str | None, names: Callable[[str], bool]) -> str | None:
@@ -165,5 +179,5 @@ def scrub_direction(text: str | None, names: Callable[[str], bool]) -> str | Non
 def forget_in_direction(batch: WriteBatch, names: Callable[[str], bool]) -> None:
     """Queue the scrub of the direction and its undo copy (merged on a conflict)."""
     for path in (DIRECTION_MD, undo_copy(DIRECTION_MD)):
-        if scrub_direction(batch.read(path), names) is not None:
+        if _readable(batch, path) and scrub_direction(batch.read(path), names) is not None:
             batch.update(path, lambda text: scrub_direction(text, names))
