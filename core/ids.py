@@ -23,7 +23,7 @@ _ID_CHARS = "A-Za-z0-9_-"
 _DIGIT = "[0-9]"  # ASCII only: Python's `\d` also takes other scripts' digits (`２０２６`)
 
 
-class _Id(str):
+class TextId(str):
     """A text identifier with one rule; subclasses set the rule and how errors name it."""
 
     KIND: ClassVar[str]
@@ -72,7 +72,7 @@ def is_legacy_number(label: str) -> bool:
     return bool(label) and all("0" <= c <= "9" for c in label)
 
 
-class TurnId(_Id):
+class TurnId(TextId):
     """One exchange's id (docs/FORMAT.md "core.md"): 1–64 of `A–Z a–z 0–9 _ -`, never all digits.
 
     The all-digits rule keeps an id from ever reading back as a legacy numbered turn (`## Turn 3`),
@@ -87,7 +87,7 @@ class TurnId(_Id):
     MAX_LENGTH = 64
 
 
-class RunId(_Id):
+class RunId(TextId):
     """An evolve-now run's id (made by the same source as turn ids): 1–64 of `A–Z a–z 0–9 _ -`."""
 
     KIND = "run id"
@@ -97,7 +97,7 @@ class RunId(_Id):
     MAX_LENGTH = 64
 
 
-class RunName(_Id):
+class RunName(TextId):
     """What a run store keeps a run under: a turn id, or a job's record (`evolve-<run id>`,
     `evolve-current`). One path segment: 1–80 of `A–Z a–z 0–9 _ -` (no dot, so never `..`)."""
 
@@ -108,7 +108,22 @@ class RunName(_Id):
     MAX_LENGTH = 80
 
 
-class DayKey(_Id):
+class RunKey(TextId):
+    """A value's key inside a run (`deadline`, `cancel`, …): 1–120 of `A–Z a–z 0–9 _ . -`, not
+    starting with a dot and without `..` (it names a file or an object key)."""
+
+    KIND = "run key"
+    RULE = "1-120 letters, digits, '_', '.' or '-', not starting with '.'"
+    EXAMPLE = "deadline"
+    PATTERN = "^[A-Za-z0-9_-][A-Za-z0-9_.-]*$"
+    MAX_LENGTH = 120
+
+    @classmethod
+    def _valid(cls, text: str) -> bool:
+        return super()._valid(text) and ".." not in text
+
+
+class DayKey(TextId):
     """A calendar day `YYYY-MM-DD` (ASCII digits). `parse` also checks the calendar; `try_shape`
     takes any digits (the relative-time code rolls Feb 30 over like JS `Date.UTC`)."""
 
@@ -146,7 +161,7 @@ class DayKey(_Id):
         return date.fromisoformat(self)
 
 
-class RepoName(_Id):
+class RepoName(TextId):
     """A GitHub repository `owner/name` (GITHUB_REPO)."""
 
     KIND = "repository"
@@ -164,7 +179,7 @@ class RepoName(_Id):
         return self.partition("/")[2]
 
 
-class PictureName(_Id):
+class PictureName(TextId):
     """A stored picture's name as core.md links it: `<turn id>-<n>.<png|jpg|webp>` (docs/FORMAT.md
     "Pictures"). The turn part keeps the character rule only, so pictures of any stored turn stay
     readable."""
