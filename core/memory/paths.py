@@ -203,7 +203,8 @@ class SliceId:
 @functools.lru_cache(maxsize=1 << 16)
 def _parsed(text: str, sep: str) -> SliceId | None:
     """Parsing is pure and a `SliceId` immutable, so each distinct text is parsed once: the weave
-    meets every id several times (listing, catalog, path helpers; docs/DEVELOPING.md "Performance")."""
+    meets every id several times (listing, catalog, path helpers; docs/DEVELOPING.md
+    "Slice ids in the weave (`python -m bench ids`)")."""
     parts = _split_id(text, sep)
     return SliceId(*parts) if parts else None
 
