@@ -8,7 +8,6 @@ yesterday, not UTC's.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
@@ -16,12 +15,12 @@ from typing import Literal
 from zoneinfo import ZoneInfo, available_timezones
 
 from core.clock import iso, try_parse_iso
+from core.ids import DayKey
 from core.text import js_round
 
 Locale = Literal["en", "zh"]
 Instant = str | datetime | None
 
-_DATE_KEY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\Z")
 _WEEKDAYS = {
     "en": ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"),
     "zh": ("周日", "周一", "周二", "周三", "周四", "周五", "周六"),
@@ -81,7 +80,7 @@ def _instant(value: Instant) -> datetime | None:
 
 def local_date_key(value: Instant, tz: str | None) -> str | None:
     """The calendar date (`YYYY-MM-DD`) of an instant in `tz`; a bare date passes through."""
-    if isinstance(value, str) and _DATE_KEY_RE.match(value.strip()):
+    if isinstance(value, str) and DayKey.has_shape(value.strip()):
         return value.strip()
     moment = _instant(value)
     if moment is None:
@@ -91,10 +90,10 @@ def local_date_key(value: Instant, tz: str | None) -> str | None:
 
 def _day_number(key: str | None) -> int | None:
     """Days since 0001-01-01 for `YYYY-MM-DD`, rolling over like JS `Date.UTC` (Feb 30 → Mar 2)."""
-    m = _DATE_KEY_RE.match(key or "")
-    if not m:
+    found = DayKey.parts(key)
+    if found is None:
         return None
-    year, month, day = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    year, month, day = found
     year += (month - 1) // 12
     month = (month - 1) % 12 + 1
     try:

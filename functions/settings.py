@@ -14,8 +14,8 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import InvalidInput
+from core.ids import RepoName
 
-_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 _ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
 _HOST_RE = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$")
 
@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     @field_validator("github_repo")
     @classmethod
     def _repo_shape(cls, v: str | None) -> str | None:
-        if v and not _REPO_RE.match(v):
+        if v and not RepoName.matches(v):
             raise ValueError("GITHUB_REPO must look like owner/name")
         return v or None
 

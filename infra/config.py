@@ -7,11 +7,12 @@ out-of-range value stops synth with a message naming the field.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core.ids import RepoName
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STAGES_KEY = "previously:stages"
@@ -58,7 +59,7 @@ class StageConfig(BaseModel):
     @field_validator("github_repo")
     @classmethod
     def _repo_shape(cls, v: str) -> str:
-        if v and not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", v):
+        if v and not RepoName.matches(v):
             raise ValueError("github_repo must look like owner/name")
         return v
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 
 from core.agent.catalog_view import read_catalog, settle_before
 from core.agent.slice_tools import FIND_HINT
@@ -11,6 +11,7 @@ from core.agent.timeline_brief import brief_line, in_window, newest_first
 from core.agent.tool_context import ToolContext
 from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput, NotFound
+from core.ids import DayKey
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.timeline_md import entries_of
 from core.memory.paths import SliceId
@@ -20,7 +21,6 @@ from core.text import js_round
 
 WINDOW_DEFAULT = 20
 WINDOW_MAX = 50
-_DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z")
 _MONTH_RE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])\Z")
 
 
@@ -60,12 +60,8 @@ def check_day(value: str | None, name: str) -> str | None:
     text = (value or "").strip()
     if not text:
         return None
-    try:
-        if _DAY_RE.match(text):
-            date.fromisoformat(text)
-            return text
-    except ValueError:
-        pass
+    if DayKey.matches(text):
+        return text
     raise InvalidInput(f'`{name}` must be a date like 2026-08-01 (YYYY-MM-DD), not "{value}".')
 
 

@@ -22,7 +22,6 @@ because a turn changed the card meanwhile ends failed with that reason and write
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -31,6 +30,7 @@ from typing import Any, Literal
 
 from core.clock import iso, parse_iso
 from core.errors import ConflictError, NotFound, ReadOnly
+from core.ids import RunId
 from core.jobs.evolve_now import BUSY, DEMO, run_evolve_now
 from core.turn.deps import TurnDeps
 from core.turn.events import Event
@@ -43,7 +43,6 @@ CLAIM = "evolve.claim"
 END = "evolve.end"
 PREFIX = "evolve-"
 STALE_AFTER = timedelta(minutes=20)
-RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 STOPPED = "The run stopped without finishing (the process or function running it ended); start it again."
 NOT_STARTED = "The run could not be started: {}"
 
@@ -144,7 +143,7 @@ class EvolveRuns:
 
     def get(self, run_id: str) -> EvolveRun:
         """The run's state; NotFound for an unknown id. A run left running too long reads failed."""
-        if not RUN_ID.match(run_id):
+        if not RunId.matches(run_id):
             raise NotFound(f"No evolve-now run {run_id!r}.")
         data = self._runs.get(PREFIX + run_id, KEY)
         if not isinstance(data, dict):

@@ -15,13 +15,13 @@ import base64
 from collections.abc import Sequence
 
 from core.errors import InvalidInput, NotFound
+from core.ids import PictureName
 from core.llm.registry import BoundModel
 from core.llm.types import ImageInput, Message, UserMessage
 from core.media.images import Attachment, read_stored
 from core.memory import paths
 from core.memory.slice.picture_links import (
     IMAGES_DIR,
-    NAME_RE,
     StoredPicture,
     image_path,
     legacy_image_path,
@@ -90,8 +90,8 @@ def with_images(history: list[Message], attachments: Sequence[Attachment], visio
 def read_image(reader: BytesReader, slice_id: str, name: str) -> tuple[bytes, str]:
     """A slice's stored picture `name` (as core.md links it): its bytes and media type. The
     image file, else the base64 text of a picture not migrated yet."""
-    match = NAME_RE.match(name)
-    if not match or not paths.is_slice_id(slice_id):
+    picture = PictureName.try_parse(name)
+    if picture is None or not paths.is_slice_id(slice_id):
         raise InvalidInput(f'"{name}" is not the name of a stored picture (like <turn id>-1.png).')
     data = reader.read_bytes(image_path(slice_id, name))
     if data is None:
@@ -99,4 +99,4 @@ def read_image(reader: BytesReader, slice_id: str, name: str) -> tuple[bytes, st
         if text is None:
             raise NotFound(f'Slice {slice_id} has no picture "{name}".')
         data = read_stored(text)
-    return data, MEDIA_TYPES[match.group(1)]
+    return data, MEDIA_TYPES[picture.ext]

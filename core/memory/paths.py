@@ -7,6 +7,7 @@ import paths from.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -72,17 +73,20 @@ SLICE_ID_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}$"
 
 
 def _digits(text: str, width: int) -> bool:
-    # ASCII only: `str.isdigit` and regex `\d` also take other scripts' digits (`２０２６`).
-    return len(text) == width and all("0" <= c <= "9" for c in text)
+    # ASCII only: `str.isdigit` and regex `\d` alone also take other scripts' digits (`２０２６`).
+    return len(text) == width and text.isascii() and text.isdigit()
 
 
 def _split_id(text: object, sep: str) -> tuple[str, str, str, str] | None:
-    if not isinstance(text, str):
+    """`YYYY<sep>MM<sep>DD<sep>HHMM` in ASCII digits, split; None for anything else."""
+    if not isinstance(text, str) or len(text) != 15 or not text.isascii():
         return None
-    parts = text.split(sep)
-    if len(parts) != 4 or not all(_digits(p, w) for p, w in zip(parts, (4, 2, 2, 4), strict=True)):
+    if text[4] != sep or text[7] != sep or text[10] != sep:
         return None
-    return parts[0], parts[1], parts[2], parts[3]
+    digits = text.replace(sep, "")
+    if len(digits) != 12 or not digits.isdigit():
+        return None
+    return text[:4], text[5:7], text[8:10], text[11:]
 
 
 @dataclass(frozen=True, order=True)
@@ -108,24 +112,24 @@ class SliceId:
             raise InvalidInput(_bad_id("-".join(map(str, parts))))
 
     @classmethod
-    def parse(cls, text: str) -> SliceId:
-        """The dash form, or InvalidInput saying which form to use."""
-        parts = _split_id(text, "-")
-        if parts is None:
+    def parse(cls, text: str | SliceId) -> SliceId:
+        """The dash form, or InvalidInput saying which form to use (a `SliceId` passes as is)."""
+        if isinstance(text, SliceId):
+            return text
+        found = _parsed(text, "-") if isinstance(text, str) else None
+        if found is None:
             raise InvalidInput(_bad_id(text))
-        return cls(*parts)
+        return found
 
     @classmethod
     def try_parse(cls, text: object) -> SliceId | None:
         """The dash form, or None."""
-        parts = _split_id(text, "-")
-        return cls(*parts) if parts else None
+        return _parsed(text, "-") if isinstance(text, str) else None
 
     @classmethod
     def from_slash(cls, rel: object) -> SliceId | None:
         """The slash form (a folder's path under the slices root), or None."""
-        parts = _split_id(rel, "/")
-        return cls(*parts) if parts else None
+        return _parsed(rel, "/") if isinstance(rel, str) else None
 
     @classmethod
     def from_either(cls, text: object) -> SliceId | None:
@@ -196,11 +200,23 @@ class SliceId:
         return monthly_index(self.year, self.month)
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _parsed(text: str, sep: str) -> SliceId | None:
+    """Parsing is pure and a `SliceId` immutable, so each distinct text is parsed once: the weave
+    meets every id several times (listing, catalog, path helpers; docs/DEVELOPING.md
+    "Slice ids in the weave (`python -m bench ids`)")."""
+    parts = _split_id(text, sep)
+    return SliceId(*parts) if parts else None
+
+
 def _bad_id(text: object) -> str:
     return f'Invalid slice id "{text}". Expected YYYY-MM-DD-HHMM (UTC), e.g. 2026-08-11-1115.'
 
 
-def parse_slice_id(slice_id: str) -> SliceId:
+SliceRef = SliceId | str  # what the path helpers take: a parsed id, or its dash form to parse
+
+
+def parse_slice_id(slice_id: SliceRef) -> SliceId:
     """The `SliceId` of a dash-form id; InvalidInput for anything else."""
     return SliceId.parse(slice_id)
 
@@ -209,32 +225,32 @@ def is_slice_id(slice_id: object) -> bool:
     return SliceId.try_parse(slice_id) is not None
 
 
-def slice_rel(slice_id: str) -> str:
+def slice_rel(slice_id: SliceRef) -> str:
     """`2026-08-11-1115` → `2026/08/11/1115`."""
     return SliceId.parse(slice_id).slash
 
 
-def slice_dir(slice_id: str) -> MemoryPath:
+def slice_dir(slice_id: SliceRef) -> MemoryPath:
     return SliceId.parse(slice_id).dir
 
 
-def core_md(slice_id: str) -> MemoryPath:
+def core_md(slice_id: SliceRef) -> MemoryPath:
     return SliceId.parse(slice_id).core_md
 
 
-def agent_md(slice_id: str) -> MemoryPath:
+def agent_md(slice_id: SliceRef) -> MemoryPath:
     return SliceId.parse(slice_id).agent_md
 
 
-def appendix_md(slice_id: str) -> MemoryPath:
+def appendix_md(slice_id: SliceRef) -> MemoryPath:
     return SliceId.parse(slice_id).appendix_md
 
 
-def card_snapshot(slice_id: str) -> MemoryPath:
+def card_snapshot(slice_id: SliceRef) -> MemoryPath:
     return SliceId.parse(slice_id).card_snapshot
 
 
-def legacy_flat_md(slice_id: str) -> MemoryPath:
+def legacy_flat_md(slice_id: SliceRef) -> MemoryPath:
     return SliceId.parse(slice_id).legacy_flat_md
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import re
 import tarfile
 import threading
 import zlib
@@ -44,6 +43,7 @@ from core.errors import (
     RateLimitSpent,
     StorageError,
 )
+from core.ids import RepoName
 from core.storage.base import (
     Budget,
     Change,
@@ -66,7 +66,6 @@ from core.storage.paths import MemoryPath, check_size, size_limit, too_large
 
 log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://api.github.com"
-_REPO_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+\Z")
 _FILE_MODES = ("100644", "100755")
 _LISTINGS_KEPT = 4
 # Past this many unread files one archive download (two requests) beats fetching blob by blob.
@@ -204,7 +203,7 @@ class GitHubStorage:
         blob_cache_bytes: int = 128 * 1024 * 1024,
         disk_cache: DiskCache | None = None,
     ) -> None:
-        if not _REPO_RE.match(repo or ""):
+        if not RepoName.matches(repo):
             raise InvalidInput(f'GITHUB_REPO must look like owner/name, not "{repo}".')
         if not token:
             raise StorageError("GITHUB_TOKEN is empty: set it to a token with access to GITHUB_REPO.")

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import calendar
 import json
-import re
 from collections.abc import Mapping
 from datetime import UTC, date
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.ids import DayKey
 from core.memory.paths import SliceId
 from core.reltime import normalize_locale, zone
 from core.text import utf16_len, utf16_slice
 
 QUERY_CHARS = 40
-_DAY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\Z")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 # tool → locale → (running, completed, error); `{x}` is the subject of the call.
@@ -195,13 +194,8 @@ def slice_when(slice_id: Any, locale: str = "en", tz: str | None = None) -> str:
 
 
 def _day(value: Any) -> date | None:
-    m = _DAY_RE.match(str(value or "").strip())
-    if not m:
-        return None
-    try:
-        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    except ValueError:
-        return None
+    found = DayKey.try_parse(str(value or "").strip())
+    return found.as_date if found else None
 
 
 def period(start: Any, end: Any, locale: str = "en") -> str:

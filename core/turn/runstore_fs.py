@@ -17,7 +17,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import shutil
 import threading
 import time
@@ -25,21 +24,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.errors import InvalidInput
+from core.ids import RunKey, RunName
 from core.turn.events import Event
 from core.turn.runstore import numbered_from
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}\Z")
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".events.lock"
 POLL_SECONDS = 0.1
 TEMP_GRACE_SECONDS = 60.0
-
-
-def _checked(name: str, what: str) -> str:
-    if not _NAME_RE.match(name or "") or ".." in name:
-        raise InvalidInput(f"Invalid {what} {name!r}: use letters, digits, '-', '_' and '.' only.")
-    return name
 
 
 class FolderRunStore:
@@ -51,7 +43,7 @@ class FolderRunStore:
         self._cache: dict[str, tuple[int, list[Event]]] = {}
 
     def _dir(self, turn_id: str) -> Path:
-        return self.root / _checked(turn_id, "turn id")
+        return self.root / RunName.parse(turn_id)
 
     def append(self, turn_id: str, events: list[Event]) -> list[Event]:
         """Number the events on from the last stored seq and append them as JSON lines."""
@@ -104,14 +96,14 @@ class FolderRunStore:
         """Store one JSON value, replacing the previous one atomically."""
         folder = self._dir(turn_id)
         folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{_checked(key, 'run key')}.json"
+        target = folder / f"{RunKey.parse(key)}.json"
         tmp = folder / f".{key}.{threading.get_ident()}.tmp"
         tmp.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, target)
 
     def get(self, turn_id: str, key: str) -> Any | None:
         """The stored value, or None."""
-        path = self._dir(turn_id) / f"{_checked(key, 'run key')}.json"
+        path = self._dir(turn_id) / f"{RunKey.parse(key)}.json"
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -125,7 +117,7 @@ class FolderRunStore:
         """Every turn folder."""
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and _NAME_RE.match(p.name))
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and RunName.matches(p.name))
 
     def clean_temp(self, older_than: float = TEMP_GRACE_SECONDS) -> int:
         """Remove the temporary files a crash left behind (a live writer renames its own at once)."""
@@ -146,7 +138,7 @@ class FolderRunStore:
         cutoff = before.timestamp()
         removed = 0
         for folder in self.root.iterdir():
-            if folder.is_dir() and _NAME_RE.match(folder.name) and _touched(folder) < cutoff:
+            if folder.is_dir() and RunName.matches(folder.name) and _touched(folder) < cutoff:
                 with contextlib.suppress(OSError):
                     shutil.rmtree(folder)
                     removed += 1

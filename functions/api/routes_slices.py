@@ -27,6 +27,7 @@ from core.media.attach import read_image
 from core.memory.export import export_zip, slice_markdown
 from core.memory.slice.view import read_slice_detail
 from functions.api.common import AUTH, MUTATION, DepsDep
+from functions.api.id_params import TurnIdPath
 from functions.api.routes_memory import SliceId, get_slice
 from functions.api.schemas import ErrorBody, SliceView, StoredImage, Strict
 
@@ -38,7 +39,7 @@ class RetractBody(Strict):
 
 
 router = APIRouter(tags=["memory"], responses={401: {"model": ErrorBody}})
-TurnId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,64}$", description="The exchange's turn id")]
+TurnId = TurnIdPath
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody},
     403: {"model": ErrorBody},

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from functions.api.common import AUTH, MUTATION, DepsDep
+from functions.api.id_params import TurnIdPath
 from functions.api.schemas import ErrorBody, TurnAccepted, TurnRequest, TurnView
-from functions.api.turns import TURN_ID_PATTERN, to_input, view, wait_until_done
+from functions.api.turns import to_input, view, wait_until_done
 
 router = APIRouter(tags=["turns"], responses={401: {"model": ErrorBody}})
 MAX_WAIT_SECONDS = 25.0
@@ -48,7 +49,7 @@ async def start_turn(
     dependencies=MUTATION,
     responses={403: {"model": ErrorBody}, 404: {"model": ErrorBody}},
 )
-def cancel_turn(turn_id: Annotated[str, Path(pattern=TURN_ID_PATTERN)], deps: DepsDep) -> TurnAccepted:
+def cancel_turn(turn_id: TurnIdPath, deps: DepsDep) -> TurnAccepted:
     """The stop button: the reply so far is kept, the turn ends `interrupted` (no-op once it ended)."""
     deps.turns.cancel(turn_id)
     return TurnAccepted(turn_id=turn_id)
@@ -58,7 +59,7 @@ def cancel_turn(turn_id: Annotated[str, Path(pattern=TURN_ID_PATTERN)], deps: De
     "/api/turns/{turn_id}", response_model=TurnView, dependencies=AUTH, responses={404: {"model": ErrorBody}}
 )
 async def get_turn(
-    turn_id: Annotated[str, Path(pattern=TURN_ID_PATTERN)],
+    turn_id: TurnIdPath,
     deps: DepsDep,
     after: Annotated[int, Query(ge=0, description="Only events with a larger seq")] = 0,
     wait: Annotated[

@@ -12,8 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
 
+from core.ids import PictureName
 from core.memory.paths import SLICE_ID_PATTERN
 from core.memory.slice.core_edits import FLUSH_MAX_TURNS
+from functions.api.id_params import id_field
 
 Effort = Literal["low", "medium", "high"]
 Locale = Literal["en", "zh"]
@@ -47,7 +49,7 @@ class StoredImage(Strict):
     (answer again, edit and resend: `POST /api/slices/{id}/turns/{turn_id}/retract` lists them)."""
 
     slice_id: str = Field(pattern=SLICE_ID_PATTERN)
-    file: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)$", description="as linked")
+    file: str = id_field(PictureName, description="as linked")
     name: str = Field(default="image", max_length=255)
 
 

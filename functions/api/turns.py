@@ -18,7 +18,6 @@ from functions.api.schemas import TurnRequest, TurnView
 
 # How long one blocking wait may hold a worker thread before the loop checks in again.
 POLL_SECONDS = 1.0
-TURN_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
 def to_input(req: TurnRequest, storage: Storage, connection_id: str | None = None) -> TurnInput:

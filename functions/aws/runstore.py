@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import InvalidInput, TransientError
+from core.ids import RunKey, RunName
 from core.storage.demo import PERSONA_ID_RE
 from core.turn.events import Event
 from core.turn.runstore import numbered_from
 from functions.aws.s3cas import put_if_unchanged, read_versioned
 
-_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,80}\Z")
-_KEY = re.compile(r"^[A-Za-z0-9_.-]{1,120}\Z")
 _CHUNK = re.compile(r"/events/(\d{8})-(\d{8})\.json$")
 _READERS = 8
 _CAS_ATTEMPTS = 50
@@ -45,12 +44,6 @@ RUN_PREFIX = "runs/"
 # Another demo persona's runs sit beside runs/, not inside it, so the default persona's listing
 # of turns (recovery's) never meets another persona's; the bucket expires both alike.
 PERSONA_RUN_PREFIX = "personas/"
-
-
-def _check(value: str, pattern: re.Pattern[str], what: str) -> str:
-    if not pattern.match(value):
-        raise InvalidInput(f"Invalid {what} {value!r}: use letters, digits, '-', '_' or '.'")
-    return value
 
 
 @dataclass(frozen=True)
@@ -112,7 +105,7 @@ class S3RunStore:
         self._lock = threading.Lock()
 
     def _base(self, turn_id: str) -> str:
-        return f"{self.prefix}{_check(turn_id, _ID, 'turn id')}/"
+        return f"{self.prefix}{RunName.parse(turn_id)}/"
 
     def append(self, turn_id: str, events: list[Event]) -> list[Event]:
         """Number the events on from the turn's last seq (compare-and-swap on the tail), store them."""
@@ -205,7 +198,7 @@ class S3RunStore:
             self._sleep(min(self.poll_seconds, max(0.0, deadline - self._monotonic())))
 
     def put(self, turn_id: str, key: str, value: Any) -> None:
-        self._put(f"{self._base(turn_id)}values/{_check(key, _KEY, 'run key')}.json", value)
+        self._put(f"{self._base(turn_id)}values/{RunKey.parse(key)}.json", value)
         if key in self._polled:
             with self._lock:
                 self._recent[(turn_id, key)] = (self._monotonic(), value)
@@ -218,7 +211,7 @@ class S3RunStore:
                 seen = self._recent.get((turn_id, key))
             if seen is not None and self._monotonic() - seen[0] < ttl:
                 return seen[1]
-        value = self._get_json(f"{self._base(turn_id)}values/{_check(key, _KEY, 'run key')}.json")
+        value = self._get_json(f"{self._base(turn_id)}values/{RunKey.parse(key)}.json")
         if ttl is not None:
             with self._lock:
                 self._recent[(turn_id, key)] = (self._monotonic(), value)

@@ -75,6 +75,9 @@ def test_unknown_and_malformed_turn_ids() -> None:
     assert r.status_code == 404 and r.json()["error"] == "not_found"
     assert env.client.get("/api/turns/bad%20id").status_code == 400
     assert env.client.get("/api/turns/turn00001?after=-1").status_code == 400
+    # A turn id is never all digits (that reads as a legacy numbered turn): refused, not looked up.
+    assert env.client.get("/api/turns/12345").status_code == 400
+    assert env.client.post("/api/turns/12345/cancel", headers=same_origin()).status_code == 400
 
 
 def test_unknown_timezone_is_refused_before_anything_starts() -> None:

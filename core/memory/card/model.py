@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.clock import iso
+from core.ids import DayKey
 from core.reltime import day_diff
 from core.text import js_trim
 
@@ -48,7 +49,6 @@ _REFS_RE = re.compile(r"—\s*refs:\s*(.*)$")
 _BRACKET_RE = re.compile(r"\[([^\]]+)\]")
 _SINCE_RE = re.compile(r"\|\s*since:\s*(\d{4}-\d{2}-\d{2})")
 _BY_RE = re.compile(r"—\s*by:\s*(\d{4}-\d{2}-\d{2})")
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TRAILING_PAREN_RE = re.compile(r"\s*[(（][^()（）]*[)）]\s*$")
 
 # Section headings, compared after lowercasing and folding spaces/hyphens.
@@ -160,7 +160,7 @@ def strip_trailing_parentheticals(text: str, limit: int = 3) -> str:
 
 def is_date(value: str) -> bool:
     """`YYYY-MM-DD` shape (the original's test; calendar validity is checked by the tools)."""
-    return bool(_DATE_RE.match(value or ""))
+    return DayKey.has_shape(value)
 
 
 def is_card(text: str) -> bool:

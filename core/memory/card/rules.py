@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Literal
 
+from core.ids import DayKey
 from core.memory.card import model as c
 from core.memory.paths import SliceId
 from core.text import js_trim, utf16_len, utf16_slice
@@ -34,7 +34,6 @@ ProblemKind = Literal[
 # `-` and `_` are allowed in the turn part (the original's pattern refused them).
 _TURN_PART_RE = re.compile(r"-([A-Za-z0-9_-]+)\Z")
 _ID_CHARS = len("YYYY-MM-DD-HHMM")
-_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _OVERRIDE_RE = re.compile(r"\boverrides\s*[:=]", re.IGNORECASE)
 _MEMORY_TOOLS_RULE = "reading slices and calling recall are how memory is consulted"
 _STANDING_RULES = (
@@ -158,13 +157,7 @@ def check_duplicate(section: str, text: str, existing: Sequence[str]) -> Problem
 
 def is_calendar_date(value: str) -> bool:
     """`YYYY-MM-DD` naming a real day."""
-    if not _DATE_RE.match(value or ""):
-        return False
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
+    return DayKey.matches(value)
 
 
 def check_date(label: str, value: str) -> Problem | None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -30,7 +29,6 @@ from core.storage.base import change_token, prefetch, version_of
 SCHEMA = 1
 DIGEST_LEN = 12  # per folder: enough to tell one state of a folder's files from the next
 RECORD = by_name("slice file checks")
-_FOLDER_RE = re.compile(r"[0-9]{4}/[0-9]{2}/[0-9]{2}/[0-9]{4}\Z")
 CORE_INNER = "timeline/core.md"  # watched by the search index instead (module docstring)
 
 
@@ -72,8 +70,9 @@ def folder_files(listing: Iterable[paths.MemoryPath]) -> dict[str, list[paths.Me
         if len(parts) < 5 or parts[4] == CORE_INNER:
             continue
         folder = "/".join(parts[:4])
-        if folder not in ids:  # SliceId.from_slash's rule (ASCII digits 4/2/2/4), at a regex's speed
-            ids[folder] = folder.replace("/", "-") if _FOLDER_RE.match(folder) else None
+        if folder not in ids:  # one parse per folder
+            sid = paths.SliceId.from_slash(folder)
+            ids[folder] = sid.dash if sid else None
         if (dash := ids[folder]) is not None:
             found.setdefault(dash, []).append(path)
     return found

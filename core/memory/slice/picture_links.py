@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.ids import PictureName
 from core.memory import paths
 
 IMAGES_DIR = "images"
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}-\d{1,2}\.(png|jpg|webp)\Z")
 _LINK_RE = re.compile(rf"!\[(?P<name>[^\]\n]*)\]\(\.\./{IMAGES_DIR}/(?P<file>[^)\s]+)\)")
 
 
-LEGACY_SUFFIX = ".b64"  # a picture saved as base64 text, before pictures were image files
+LEGACY_SUFFIX = PictureName.LEGACY_SUFFIX  # a picture saved as base64 text, before pictures were files
 
 
 def image_path(slice_id: str, name: str) -> paths.MemoryPath:
@@ -49,7 +49,7 @@ def split_turn_text(content: str, slice_id: str, turn_id: str) -> tuple[str, lis
     pictures = []
     for n, m in enumerate(found, 1):
         assert m is not None
-        if not NAME_RE.match(m["file"]) or not m["file"].startswith(f"{turn_id}-{n}."):
+        if not PictureName.matches(m["file"]) or not m["file"].startswith(f"{turn_id}-{n}."):
             return content, []
         pictures.append(StoredPicture(slice_id, m["file"], m["name"]))
     return head, pictures
@@ -57,4 +57,4 @@ def split_turn_text(content: str, slice_id: str, turn_id: str) -> tuple[str, lis
 
 def linked_pictures(content: str) -> set[str]:
     """The stored pictures a turn's text links to (their names as linked, `<turn id>-<n>.<ext>`)."""
-    return {m["file"] for m in _LINK_RE.finditer(content) if NAME_RE.match(m["file"])}
+    return {m["file"] for m in _LINK_RE.finditer(content) if PictureName.matches(m["file"])}

@@ -10,11 +10,11 @@ nor anything else of their turn is left for (`orphan_pictures`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.errors import DamagedFile, SliceFormatError
+from core.ids import PictureName
 from core.memory import paths
 from core.memory.damage import Listing, read_or_skip, read_text
 from core.memory.slice.agent_md import remove_cognition
@@ -23,19 +23,17 @@ from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.picture_links import IMAGES_DIR, LEGACY_SUFFIX, linked_pictures
 from core.storage.paths import MemoryPath
 
-_FILE_RE = re.compile(r"^(?P<turn>[A-Za-z0-9_-]{1,64})-\d{1,2}\.(?:png|jpg|webp)(?P<legacy>\.b64)?\Z")
-
 
 def owner(path: MemoryPath) -> str | None:
     """The turn id a picture file is named after (None: not a picture file name)."""
-    m = _FILE_RE.match(path.name)
-    return m["turn"] if m else None
+    found = PictureName.from_file(path.name)
+    return found[0].turn if found else None
 
 
 def is_legacy(path: MemoryPath) -> bool:
     """Whether a picture file is the base64 text of an image (not migrated yet)."""
-    m = _FILE_RE.match(path.name)
-    return bool(m and m["legacy"])
+    found = PictureName.from_file(path.name)
+    return bool(found and found[1])
 
 
 def linked_name(path: MemoryPath) -> str:
@@ -46,7 +44,7 @@ def linked_name(path: MemoryPath) -> str:
 def is_picture(inner: str) -> bool:
     """Whether a path inside a slice folder (`images/…`) is a picture file."""
     folder, _, name = inner.partition("/")
-    return folder == IMAGES_DIR and _FILE_RE.match(name) is not None
+    return folder == IMAGES_DIR and PictureName.from_file(name) is not None
 
 
 def picture_files(reader: Listing, slice_id: str) -> list[MemoryPath]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from core.clock import try_parse_iso
+from core.ids import is_legacy_number
 from core.text import JS_SPACE_CHARS, js_trim, js_trim_end
 
 _NS = f"[^{re.escape(JS_SPACE_CHARS)}]+"
@@ -27,7 +28,6 @@ _HEADER_CORE = f"## Turn ({_NS}) — ({_NS}) \\(([A-Za-z0-9_]+)\\)"
 SLICE_HEADER_RE = re.compile(f"(?:\\A|(?<=[{_LT}])){_HEADER_CORE}(?=[{_LT}]|\\Z)")
 _SLICE_HEADER_AT = re.compile(f"{_HEADER_CORE}(?=[{_LT}]|\\Z)")
 TOOL_HEADER_RE = re.compile(_HEADER_CORE)
-_NUMERIC_RE = re.compile(r"[0-9]+\Z")
 TURN_MARK = "## Turn "
 _LINE_MARK = "\n" + TURN_MARK
 NO_MATCH_NOTE = "_(No turns matched the requested range.)_"
@@ -70,8 +70,8 @@ def _slice_headers(body: str) -> Iterator[re.Match[str]]:
 
 
 def is_numeric_label(label: str) -> bool:
-    """Legacy numbered headers (`## Turn 3 — …`) carry no turn id."""
-    return bool(_NUMERIC_RE.match(label))
+    """Legacy numbered headers (`## Turn 3 — …`) carry no turn id (the rule is `core.ids`')."""
+    return is_legacy_number(label)
 
 
 @dataclass(frozen=True)
