@@ -21,7 +21,7 @@ from core.llm.catalog import PROVIDER_TIERS, ModelInfo
 from core.llm.client import RetryingClient
 from core.llm.counting import CountingClient, ModelCalls, OnCall
 from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_from
-from core.llm.presets import KEY_VARIABLES
+from core.llm.presets import HINT_KEYS, LOCAL_EXAMPLE_URL, OPENAI
 from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
 from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest, UserMessage
 from core.retry import RetryPolicy
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEEPSEEK_BASE_URL",
     "SETUP_HINT",
+    "SETUP_HINT_ZH",
     "BoundModel",
     "ModelPrefs",
     "ModelRegistry",
@@ -46,10 +47,23 @@ __all__ = [
 DOCS_PATH = "/help/models"  # the served copy of docs/MODELS.md
 SETUP_HINT = (
     "No model provider is configured. Set the API key of one provider — "
-    + ", ".join(v for v in KEY_VARIABLES if not v.startswith("GOOGLE_"))
+    + ", ".join(HINT_KEYS)
     + " — or, for a local or other OpenAI-compatible server (Ollama, vLLM, llama.cpp), "
-    "OPENAI_BASE_URL (e.g. http://localhost:11434/v1)."
+    f"{OPENAI.base_url_var} (e.g. {LOCAL_EXAMPLE_URL})."
 )
+SETUP_HINT_ZH = (
+    "还没有配置模型服务。请设置其中一个服务的 API 密钥："
+    + "、".join(HINT_KEYS[:-1])
+    + f" 或 {HINT_KEYS[-1]}；本地或其他兼容 OpenAI 的服务（Ollama、vLLM、llama.cpp）请设置 "
+    f"{OPENAI.base_url_var}（例如 {LOCAL_EXAMPLE_URL}）。"
+)
+
+
+def setup_hint(lang: str) -> str:
+    """SETUP_HINT in the page's language (the variable names stay as they are)."""
+    return SETUP_HINT_ZH if lang == "zh" else SETUP_HINT
+
+
 # Where the main or worker model came from, as shown in Settings and `previously models`.
 Source = Literal["request", "config", "env", "default", "derived", "main"]
 
@@ -325,7 +339,7 @@ class ModelRegistry:
         found = self.listing(server)
         if found.state == "unreachable":
             raise NoModelConfigured(
-                f"{found.describe(server.endpoint)}: start the server or check OPENAI_BASE_URL."
+                f"{found.describe(server.endpoint)}: start the server or check {OPENAI.base_url_var}."
             )
         if found.state == "refused":
             raise NoModelConfigured(f"{found.describe(server.endpoint)}.")
