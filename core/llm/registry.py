@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.clock import Clock
 from core.errors import InvalidInput, NoModelConfigured
+from core.i18n import any_of, t
 from core.llm import catalog
 from core.llm.catalog import PROVIDER_TIERS, ModelInfo
 from core.llm.client import RetryingClient
@@ -45,25 +46,21 @@ __all__ = [
 ]
 
 DOCS_PATH = "/help/models"  # the served copy of docs/MODELS.md
-SETUP_HINT = (
-    "No model provider is configured. Set the API key of one provider — "
-    + ", ".join(HINT_KEYS)
-    + " — or, for a local or other OpenAI-compatible server (Ollama, vLLM, llama.cpp), "
-    f"{OPENAI.base_url_var} (e.g. {LOCAL_EXAMPLE_URL})."
-)
-SETUP_HINT_ZH = (
-    "还没有配置模型服务。请设置其中一个服务的 API 密钥："
-    + "、".join(HINT_KEYS[:-1])
-    + f" 或 {HINT_KEYS[-1]}；本地或其他兼容 OpenAI 的服务（Ollama、vLLM、llama.cpp）请设置 "
-    f"{OPENAI.base_url_var}（例如 {LOCAL_EXAMPLE_URL}）。"
-)
 
 
 def setup_hint(lang: str) -> str:
-    """SETUP_HINT in the page's language (the variable names stay as they are)."""
-    return SETUP_HINT_ZH if lang == "zh" else SETUP_HINT
+    """What to configure when no provider is, in the page's language (the variable names as they are)."""
+    return t(
+        "setup.noModel",
+        lang,
+        keys=any_of(HINT_KEYS, lang),
+        baseUrl=OPENAI.base_url_var,
+        example=LOCAL_EXAMPLE_URL,
+    )
 
 
+SETUP_HINT = setup_hint("en")
+SETUP_HINT_ZH = setup_hint("zh")
 # Where the main or worker model came from, as shown in Settings and `previously models`.
 Source = Literal["request", "config", "env", "default", "derived", "main"]
 
