@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import SecretStr
-
 from core.clock import Clock, SystemClock
+from core.llm.model_info import ProviderId
+from core.llm.presets import PRESET_BY_ID
 from core.llm.registry import ModelPrefs, ModelRegistry, ProviderConfig
 from core.memory.paths import CONFIG_JSON
 from functions.settings import Settings
@@ -16,34 +16,19 @@ from functions.settings import Settings
 def provider_config(settings: Settings) -> ProviderConfig:
     """The model providers named by the environment, as plain values for core."""
 
-    def secret(value: SecretStr | None) -> str | None:
-        raw = value.get_secret_value().strip() if value is not None else ""
-        return raw or None
+    keys = {var: value.get_secret_value().strip() for var, value in settings.model_keys.items()}
 
-    keys = {var: secret(getattr(settings, field)) for var, field in _PRESET_KEYS.items()}
+    def url(provider: ProviderId) -> str | None:
+        var = PRESET_BY_ID[provider].base_url_var
+        return (settings.model_urls.get(var) or None) if var else None
+
     return ProviderConfig(
-        anthropic_api_key=secret(settings.anthropic_api_key),
-        anthropic_base_url=settings.anthropic_base_url or None,
-        openai_api_key=secret(settings.openai_api_key),
-        openai_base_url=settings.openai_base_url or None,
-        deepseek_api_key=secret(settings.deepseek_api_key),
+        anthropic_base_url=url("anthropic"),
+        openai_base_url=url("openai"),
         keys={var: value for var, value in keys.items() if value},
         main_model=(settings.model or "").strip() or None,
         worker_model=(settings.worker_model or "").strip() or None,
     )
-
-
-# The other presets' key variables → the Settings field holding each.
-_PRESET_KEYS = {
-    "MOONSHOT_API_KEY": "moonshot_api_key",
-    "DASHSCOPE_API_KEY": "dashscope_api_key",
-    "GEMINI_API_KEY": "gemini_api_key",
-    "GOOGLE_API_KEY": "google_api_key",
-    "GOOGLE_GENERATIVE_AI_API_KEY": "google_generative_ai_api_key",
-    "MISTRAL_API_KEY": "mistral_api_key",
-    "XAI_API_KEY": "xai_api_key",
-    "GROQ_API_KEY": "groq_api_key",
-}
 
 
 def build_registry(settings: Settings, clock: Clock | None = None) -> ModelRegistry:

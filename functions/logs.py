@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from core.llm.presets import KEY_VARIABLES
 from core.redact import redact, register_secrets
 from functions.settings import Settings
 
@@ -26,6 +27,8 @@ def secret_values(settings: Settings) -> list[str]:
         value = getattr(settings, name)
         if hasattr(value, "get_secret_value"):
             values.append(value.get_secret_value())
+        elif name == "model_keys":
+            values.extend(v.get_secret_value() for v in value.values())
         elif name in ("access_key_hash", "access_key_sha256") and value:
             values.append(str(value))
         del field
@@ -41,6 +44,8 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
         secret = "SecretStr" in str(field.annotation) or name in ("access_key_hash", "access_key_sha256")
         if secret and field.alias and env.get(field.alias):
             values.append(env[field.alias])
+    upper = {k.upper(): v for k, v in env.items()}
+    values.extend(upper[var] for var in KEY_VARIABLES if upper.get(var))
     return values
 
 

@@ -6,15 +6,18 @@ An invalid value is an error naming the variable, never a silent fallback.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from core.errors import InvalidInput
 from core.ids import RepoName
+from core.llm.presets import BASE_URL_VARIABLES, KEY_VARIABLES
 
 _ORIGIN_RE = re.compile(r"^https?://[A-Za-z0-9.-]+(:\d{1,5})?$")
 _HOST_RE = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$")
@@ -39,19 +42,10 @@ class Settings(BaseSettings):
     # "off" turns it off; unset: the user's cache folder (none on Lambda).
     cache_dir: str | None = Field(default=None, alias="PREVIOUSLY_CACHE_DIR")
 
-    anthropic_api_key: SecretStr | None = Field(default=None, alias="ANTHROPIC_API_KEY")
-    anthropic_base_url: str | None = Field(default=None, alias="ANTHROPIC_BASE_URL")
-    openai_api_key: SecretStr | None = Field(default=None, alias="OPENAI_API_KEY")
-    openai_base_url: str | None = Field(default=None, alias="OPENAI_BASE_URL")
-    deepseek_api_key: SecretStr | None = Field(default=None, alias="DEEPSEEK_API_KEY")
-    moonshot_api_key: SecretStr | None = Field(default=None, alias="MOONSHOT_API_KEY")
-    dashscope_api_key: SecretStr | None = Field(default=None, alias="DASHSCOPE_API_KEY")
-    gemini_api_key: SecretStr | None = Field(default=None, alias="GEMINI_API_KEY")
-    google_api_key: SecretStr | None = Field(default=None, alias="GOOGLE_API_KEY")
-    google_generative_ai_api_key: SecretStr | None = Field(default=None, alias="GOOGLE_GENERATIVE_AI_API_KEY")
-    mistral_api_key: SecretStr | None = Field(default=None, alias="MISTRAL_API_KEY")
-    xai_api_key: SecretStr | None = Field(default=None, alias="XAI_API_KEY")
-    groq_api_key: SecretStr | None = Field(default=None, alias="GROQ_API_KEY")
+    # The model providers' variables, as the registry names them (core/llm/presets.py):
+    # every `KEY_VARIABLES` entry that is set → its key, every `BASE_URL_VARIABLES` one → its URL.
+    model_keys: dict[str, SecretStr] = Field(default_factory=dict)
+    model_urls: dict[str, str] = Field(default_factory=dict)
     # The deployment's model names (a user's Settings choice in config.json wins over these).
     model: str | None = Field(default=None, alias="PREVIOUSLY_MODEL")
     worker_model: str | None = Field(default=None, alias="PREVIOUSLY_WORKER_MODEL")
@@ -81,6 +75,33 @@ class Settings(BaseSettings):
     cors_origins: str | None = Field(default=None, alias="PREVIOUSLY_CORS_ORIGINS")
 
     model_config = SettingsConfigDict(populate_by_name=True, case_sensitive=False, extra="ignore")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        provider_env = _ProviderEnv(settings_cls)
+        return (init_settings, env_settings, provider_env, dotenv_settings, file_secret_settings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_provider_arguments(cls, data: Any) -> Any:
+        """Provider variables given as arguments (by their registry names) win over the environment;
+        an empty one unsets the variable."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for names, target in ((KEY_VARIABLES, "model_keys"), (BASE_URL_VARIABLES, "model_urls")):
+            given = _provider_values(data, names)
+            if given:
+                merged = {**dict(data.get(target) or {}), **given}
+                data[target] = {k: v for k, v in merged.items() if v.strip()}
+        return data
 
     @field_validator("storage", mode="before")
     @classmethod
@@ -167,6 +188,33 @@ class Settings(BaseSettings):
         if self.storage == "github" and not (self.github_token and self.github_repo):
             raise ValueError("STORAGE=github needs GITHUB_TOKEN and GITHUB_REPO (owner/name)")
         return self
+
+
+class _ProviderEnv(PydanticBaseSettingsSource):
+    """The registry's provider variables from the environment (any letter case, like the fields)."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for names, target in ((KEY_VARIABLES, "model_keys"), (BASE_URL_VARIABLES, "model_urls")):
+            values = {k: v for k, v in _provider_values(dict(os.environ), names).items() if v.strip()}
+            if values:
+                found[target] = values
+        return found
+
+
+def _provider_values(given: dict[str, Any], names: tuple[str, ...]) -> dict[str, str]:
+    """The values among `given` whose key is one of `names` in any letter case, by the registry's name."""
+    upper = {n.upper(): n for n in names}
+    out: dict[str, str] = {}
+    for key, value in given.items():
+        name = upper.get(str(key).upper())
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if name is not None and isinstance(text, str):
+            out[name] = text
+    return out
 
 
 def load_settings(**overrides: object) -> Settings:

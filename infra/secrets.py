@@ -14,24 +14,17 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from core.llm.presets import BASE_URL_VARIABLES, HINT_KEYS
 from functions.api.guard import ORIGIN_SECRET_HEADER
 from functions.aws.config import ORIGIN_SECRET_ENV
 from infra.config import StageConfig
 
-# The keys a deployment reads from the secret (names as in docs/DEPLOY.md "Put your keys in the secret").
+# The keys a deployment reads from the secret (names as in docs/DEPLOY.md "Put your keys in the secret");
+# the model providers' come from their registry (core/llm/presets.py): one key per provider, the base URLs.
 SECRET_KEYS = (
     "GITHUB_TOKEN",
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "OPENAI_BASE_URL",
-    "ANTHROPIC_BASE_URL",
-    "DEEPSEEK_API_KEY",
-    "MOONSHOT_API_KEY",
-    "DASHSCOPE_API_KEY",
-    "GEMINI_API_KEY",
-    "MISTRAL_API_KEY",
-    "XAI_API_KEY",
-    "GROQ_API_KEY",
+    *HINT_KEYS,
+    *BASE_URL_VARIABLES,
     "PREVIOUSLY_MODEL",
     "PREVIOUSLY_WORKER_MODEL",
     "SEARXNG_URL",  # the web tools (docs/WEB.md)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from core.errors import NotFound
+from core.i18n import t
 from core.memory.card.identity import parse_identity
 from core.memory.card.model import Card, overdue_horizon, render_card
 from core.memory.card.store import StoredCard
@@ -29,27 +30,6 @@ MAX_LOOPS = 4
 LABEL_MAX = 30
 LOOP_SLICES = 3  # open loops come from this many newest slices
 RECENT_SLICES = 8
-
-_WORDS = {
-    "en": {
-        "continue_label": "Continue: {focus}",
-        "continue_prompt": "Let's continue where we left off: {focus}",
-        "threads_label": "Show my open threads",
-        "threads_prompt": "Show my open threads and where each one stands.",
-        "talk_label": "Talk about {focus}",
-        "talk_prompt": "Let's talk about this again: {focus}",
-        "overdue": "{text} (was due {by})",
-    },
-    "zh": {
-        "continue_label": "继续：{focus}",
-        "continue_prompt": "接着上次聊：{focus}",
-        "threads_label": "看看还欠着的事",
-        "threads_prompt": "列出我还没了结的事，以及每件事现在的进展。",
-        "talk_label": "聊聊：{focus}",
-        "talk_prompt": "我们再聊聊这个：{focus}",
-        "overdue": "{text}（原定 {by} 前）",
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -187,7 +167,7 @@ def open_loops(
 ) -> list[str]:
     """Up to four loops: the newest slice's, overdue Horizon items, then older slices', each said
     once (a loop that repeats an earlier one in the same or fewer words is left out)."""
-    words = _WORDS[normalize_locale(locale)]
+    lang = normalize_locale(locale)
     recent = list(slices[:LOOP_SLICES])
     out: list[str] = []
     seen: list[tuple[str, frozenset[str]]] = []
@@ -195,7 +175,7 @@ def open_loops(
         _dedupe_add(out, seen, loop)
     for item in overdue_horizon(card.horizon, today) if card else []:
         # Compared by its words, not by the date added to them.
-        _dedupe_add(out, seen, item.text, words["overdue"].format(text=js_trim(item.text), by=item.by))
+        _dedupe_add(out, seen, item.text, t("briefing.overdue", lang, text=js_trim(item.text), by=item.by))
     for s in recent[1:]:
         for loop in s.open_loops:
             _dedupe_add(out, seen, loop)
@@ -211,18 +191,17 @@ def suggestions(
 ) -> list[Suggestion]:
     """The chips: continue the last topic, show open threads, talk about another recent topic."""
     lang = normalize_locale(locale)
-    words = _WORDS[lang]
     known = openings or {}
     out: list[Suggestion] = []
     if last is not None:
         out.append(
             Suggestion(
-                shorten(words["continue_label"].format(focus=_topic(last, known, quote=False))),
-                words["continue_prompt"].format(focus=_topic(last, known)),
+                shorten(t("briefing.continue.label", lang, focus=_topic(last, known, quote=False))),
+                t("briefing.continue.prompt", lang, focus=_topic(last, known)),
             )
         )
     if has_loops:
-        out.append(Suggestion(shorten(words["threads_label"]), words["threads_prompt"]))
+        out.append(Suggestion(shorten(t("briefing.threads.label", lang)), t("briefing.threads.prompt", lang)))
     last_topic = _topic(last, known).lower() if last else ""
     other = next(
         (s for s in slices if s is not last and _own_topic(s) and _own_topic(s).lower() != last_topic), None
@@ -232,8 +211,8 @@ def suggestions(
         subject = _without_talk(focus, lang)
         out.append(
             Suggestion(
-                shorten(words["talk_label"].format(focus=_mid_sentence(subject, lang))),
-                words["talk_prompt"].format(focus=subject),
+                shorten(t("briefing.talk.label", lang, focus=_mid_sentence(subject, lang))),
+                t("briefing.talk.prompt", lang, focus=subject),
             )
         )
     return out

@@ -17,6 +17,7 @@ from core.errors import PreviouslyError
 from core.llm import errors
 from core.llm.assembly import MessageBuilder, make_tool_call
 from core.llm.catalog import ModelInfo, describe
+from core.llm.presets import PRESET_BY_ID
 from core.llm.types import (
     AssistantMessage,
     Finish,
@@ -55,7 +56,7 @@ class AnthropicAdapter:
     api_key: str
     base_url: str | None = None
     label: str = "Anthropic"
-    env_var: str = "ANTHROPIC_API_KEY"
+    env_var: str = PRESET_BY_ID["anthropic"].env_var
     _client: anthropic.Anthropic | None = field(default=None, repr=False)
 
     def stream(self, request: ModelRequest) -> Iterator[StreamEvent]:

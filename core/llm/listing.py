@@ -14,6 +14,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Literal
 
+from core.llm.presets import OPENAI
+
 ListingState = Literal["listed", "empty", "no_listing", "refused", "unreachable"]
 
 
@@ -32,7 +34,7 @@ class Listing:
         if self.state == "unreachable":
             return f"cannot reach {base_url} ({self.detail})"
         if self.state == "refused":
-            return f"the server at {base_url} refused the key ({self.detail}): check OPENAI_API_KEY"
+            return f"the server at {base_url} refused the key ({self.detail}): check {OPENAI.env_var}"
         return f"the server at {base_url} lists no models"
 
 

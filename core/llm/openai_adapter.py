@@ -18,7 +18,7 @@ from core.errors import PreviouslyError
 from core.llm import errors
 from core.llm.assembly import MessageBuilder, make_tool_call
 from core.llm.catalog import ModelInfo, ProviderId, describe
-from core.llm.presets import Flavor
+from core.llm.presets import OPENAI, Flavor
 from core.llm.types import (
     AssistantMessage,
     Finish,
@@ -54,7 +54,7 @@ class OpenAIAdapter:
     base_url: str | None = None
     flavor: Flavor = "openai"
     label: str = "OpenAI"
-    env_var: str = "OPENAI_API_KEY"
+    env_var: str = OPENAI.env_var
     provider: ProviderId = "openai"
     _client: openai.OpenAI | None = field(default=None, repr=False)
 
@@ -85,7 +85,8 @@ class OpenAIAdapter:
             inner = body.get("error", body)
             detail = str(inner.get("message") or detail) if isinstance(inner, dict) else detail
         headers = dict(exc.response.headers) if exc.response is not None else None
-        env_var = "OPENAI_API_KEY (and OPENAI_BASE_URL)" if self.flavor == "compatible" else self.env_var
+        compatible = f"{OPENAI.env_var} (and {OPENAI.base_url_var})"
+        env_var = compatible if self.flavor == "compatible" else self.env_var
         return errors.from_status(
             exc.status_code, detail, provider=self.label, env_var=env_var, model=model, headers=headers
         )

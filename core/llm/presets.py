@@ -1,5 +1,9 @@
 """The hosted providers Previously knows by name: endpoint, key variables, curated models, main/worker.
 
+This is the one place a provider's environment variables are spelled (`*_API_KEY`, `*_BASE_URL`):
+the settings, the deployment's secret, `previously aws-secrets` and the set-up hints derive from
+`KEY_VARIABLES` / `BASE_URL_VARIABLES` (a unit test keeps the names out of every other module).
+
 Every preset but Anthropic speaks the OpenAI chat-completions API at its own endpoint; `flavor`
 says how its reasoning controls are spelled (see `core.llm.openai_adapter.thinking_params`).
 The curated lists are a starting point, not a gate: any other id the provider serves can be named.
@@ -22,7 +26,8 @@ class Preset:
 
     `env_vars`: the variables that may carry its key (the first one set wins). `base_url`: None
     for the SDK's own default. `prefixes`: model ids starting with one of these belong to it.
-    `signup`: where a key is created.
+    `signup`: where a key is created. `base_url_var`: the variable that points it at another
+    (compatible) server, for the presets that have one.
     """
 
     id: ProviderId
@@ -35,6 +40,7 @@ class Preset:
     worker: str
     prefixes: tuple[str, ...]
     signup: str
+    base_url_var: str | None = None
 
     @property
     def env_var(self) -> str:
@@ -148,6 +154,7 @@ PRESETS: tuple[Preset, ...] = (
         "claude-haiku-4-5",
         ("claude-",),
         "https://console.anthropic.com",
+        "ANTHROPIC_BASE_URL",
     ),
     Preset(
         "openai",
@@ -160,6 +167,7 @@ PRESETS: tuple[Preset, ...] = (
         "gpt-5.4-mini",
         ("gpt-", "chatgpt-", "o1", "o3", "o4"),
         "https://platform.openai.com",
+        "OPENAI_BASE_URL",
     ),
     Preset(
         "moonshot",
@@ -237,3 +245,11 @@ PRESETS: tuple[Preset, ...] = (
 
 PRESET_BY_ID: dict[ProviderId, Preset] = {p.id: p for p in PRESETS}
 KEY_VARIABLES: tuple[str, ...] = tuple(v for p in PRESETS for v in p.env_vars)
+"""Every variable that may carry a provider's key (secret values: redacted, kept in the secret)."""
+BASE_URL_VARIABLES: tuple[str, ...] = tuple(p.base_url_var for p in PRESETS if p.base_url_var)
+"""The variables that point a provider's API at another server (plain values, not secrets)."""
+OPENAI = PRESET_BY_ID["openai"]
+"""The preset a local or other OpenAI-compatible server is configured through."""
+LOCAL_EXAMPLE_URL = "http://localhost:11434/v1"  # Ollama's OpenAI-compatible endpoint, for hints
+HINT_KEYS: tuple[str, ...] = tuple(p.env_var for p in PRESETS)
+"""The key variables set-up hints name: one per provider (Google's aliases left out)."""

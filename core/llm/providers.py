@@ -24,7 +24,9 @@ _SDK_DEFAULT_URL = {"openai": "https://api.openai.com/v1", "anthropic": "https:/
 class ProviderConfig:
     """Keys, endpoints and the deployment's model names, as plain values (no settings object reaches core).
 
-    `keys`: the other presets' key variables (`MOONSHOT_API_KEY` …) → their values.
+    `keys`: any preset's key variable (core/llm/presets.py `KEY_VARIABLES`) → its value; the three
+    named `*_api_key` fields are a shorthand for the DeepSeek, Anthropic and OpenAI presets' first
+    variable and win over `keys`.
     `main_model` / `worker_model`: `PREVIOUSLY_MODEL` / `PREVIOUSLY_WORKER_MODEL` (or `serve --model`).
     """
 
@@ -41,12 +43,12 @@ class ProviderConfig:
     def key_for(self, preset: Preset) -> tuple[str, str] | None:
         """(the key, the variable it came from) for a preset, when one is set."""
         named = {
-            "DEEPSEEK_API_KEY": self.deepseek_api_key,
-            "ANTHROPIC_API_KEY": self.anthropic_api_key,
-            "OPENAI_API_KEY": self.openai_api_key,
-        }
+            "deepseek": self.deepseek_api_key,
+            "anthropic": self.anthropic_api_key,
+            "openai": self.openai_api_key,
+        }.get(preset.id)
         for var in preset.env_vars:
-            value = (named.get(var) or self.keys.get(var) or "").strip()
+            value = ((named if var == preset.env_var else None) or self.keys.get(var) or "").strip()
             if value:
                 return value, var
         return None
@@ -103,7 +105,8 @@ def providers_from(config: ProviderConfig) -> list[Provider]:
 
 def _openai_or_compatible(config: ProviderConfig, preset: Preset) -> Provider | None:
     base = (config.openai_base_url or "").strip() or None
-    key = (config.openai_api_key or "").strip()
+    found = config.key_for(preset)
+    key = found[0] if found else ""
     if not (key or base):
         return None
     compatible = base is not None and urlparse(base).hostname != "api.openai.com"
@@ -113,7 +116,7 @@ def _openai_or_compatible(config: ProviderConfig, preset: Preset) -> Provider | 
         "openai",
         key or _PLACEHOLDER_KEY,
         base,
-        "OPENAI_API_KEY",
+        preset.env_var,
         compatible,
     )
 

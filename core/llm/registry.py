@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.clock import Clock
 from core.errors import InvalidInput, NoModelConfigured
+from core.i18n import any_of, t
 from core.llm import catalog
 from core.llm.catalog import PROVIDER_TIERS, ModelInfo
 from core.llm.client import RetryingClient
 from core.llm.counting import CountingClient, ModelCalls, OnCall
 from core.llm.listing import Listing, fetch_model_ids, listing_failure, listing_from
-from core.llm.presets import KEY_VARIABLES
+from core.llm.presets import HINT_KEYS, LOCAL_EXAMPLE_URL, OPENAI
 from core.llm.providers import DEEPSEEK_BASE_URL, Provider, ProviderConfig, default_client, providers_from
 from core.llm.types import EFFORTS, Effort, Message, ModelClient, ModelRequest, UserMessage
 from core.retry import RetryPolicy
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEEPSEEK_BASE_URL",
     "SETUP_HINT",
+    "SETUP_HINT_ZH",
     "BoundModel",
     "ModelPrefs",
     "ModelRegistry",
@@ -44,12 +46,21 @@ __all__ = [
 ]
 
 DOCS_PATH = "/help/models"  # the served copy of docs/MODELS.md
-SETUP_HINT = (
-    "No model provider is configured. Set the API key of one provider — "
-    + ", ".join(v for v in KEY_VARIABLES if not v.startswith("GOOGLE_"))
-    + " — or, for a local or other OpenAI-compatible server (Ollama, vLLM, llama.cpp), "
-    "OPENAI_BASE_URL (e.g. http://localhost:11434/v1)."
-)
+
+
+def setup_hint(lang: str) -> str:
+    """What to configure when no provider is, in the page's language (the variable names as they are)."""
+    return t(
+        "setup.noModel",
+        lang,
+        keys=any_of(HINT_KEYS, lang),
+        baseUrl=OPENAI.base_url_var,
+        example=LOCAL_EXAMPLE_URL,
+    )
+
+
+SETUP_HINT = setup_hint("en")
+SETUP_HINT_ZH = setup_hint("zh")
 # Where the main or worker model came from, as shown in Settings and `previously models`.
 Source = Literal["request", "config", "env", "default", "derived", "main"]
 
@@ -325,7 +336,7 @@ class ModelRegistry:
         found = self.listing(server)
         if found.state == "unreachable":
             raise NoModelConfigured(
-                f"{found.describe(server.endpoint)}: start the server or check OPENAI_BASE_URL."
+                f"{found.describe(server.endpoint)}: start the server or check {OPENAI.base_url_var}."
             )
         if found.state == "refused":
             raise NoModelConfigured(f"{found.describe(server.endpoint)}.")

@@ -1,8 +1,9 @@
 """Human labels for tool calls ("Viewing Jul 25 14:30", "Recalled 2 conversations about …").
 
-The tools step puts them on the turn's events and the UI shows them instead of tool names.
-Slice ids are UTC minutes; given the user's zone the label shows their local time. Every tool the
-agent has, in every state, in en and zh.
+The tools step puts them on the turn's events (`tool.call` `label`) and the page, the CLI and MCP
+show them instead of tool names. Each tool declares its phrases beside its definition
+(core/agent/main_tools.py `TOOL_LABELS`); this module fills in the subject. Slice ids are UTC
+minutes; given the user's zone the label shows their local time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import UTC, date
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.agent.main_tools import TOOL_LABELS
 from core.ids import DayKey
 from core.memory.paths import SliceId
 from core.reltime import normalize_locale, zone
@@ -22,65 +24,6 @@ from core.text import utf16_len, utf16_slice
 QUERY_CHARS = 40
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
-# tool → locale → (running, completed, error); `{x}` is the subject of the call.
-_PHRASES: dict[str, dict[str, tuple[str, str, str]]] = {
-    "recall": {
-        "en": ('Recalling "{x}"', 'Recalled "{x}"', 'Could not recall "{x}"'),
-        "zh": ("正在回忆“{x}”", "已回忆“{x}”", "未能回忆“{x}”"),
-    },
-    "readSlice": {
-        "en": ("Viewing {x}", "Viewed {x}", "Could not open {x}"),
-        "zh": ("正在查看 {x}", "已查看 {x}", "无法打开 {x}"),
-    },
-    "readSliceSummary": {
-        "en": ("Skimming {x}", "Skimmed {x}", "Could not skim {x}"),
-        "zh": ("正在浏览 {x} 的摘要", "已浏览 {x} 的摘要", "无法读取 {x} 的摘要"),
-    },
-    "readTimelineWindow": {
-        "en": ("Viewing {x}", "Viewed {x}", "Could not view {x}"),
-        "zh": ("正在查看{x}", "已查看{x}", "无法查看{x}"),
-    },
-    "readPreviously": {
-        "en": ("Reading {x}", "Read {x}", "Could not read {x}"),
-        "zh": ("正在读取{x}", "已读取{x}", "无法读取{x}"),
-    },
-    "readAgentTimeline": {
-        "en": ("Viewing notes from {x}", "Viewed notes from {x}", "Could not open notes from {x}"),
-        "zh": ("正在查看 {x} 的思考记录", "已查看 {x} 的思考记录", "无法打开 {x} 的思考记录"),
-    },
-    "currentTime": {
-        "en": ("Checking the time", "Checked the time", "Could not check the time"),
-        "zh": ("正在查看时间", "已查看时间", "无法查看时间"),
-    },
-    "thinkDeep": {
-        "en": ('Thinking about "{x}"', 'Thought about "{x}"', 'Could not finish thinking about "{x}"'),
-        "zh": ("正在深入思考“{x}”", "已深入思考“{x}”", "未能完成思考“{x}”"),
-    },
-    "readMemoryFile": {
-        "en": ("Reading {x}", "Read {x}", "Could not read {x}"),
-        "zh": ("正在读取 {x}", "已读取 {x}", "无法读取 {x}"),
-    },
-    "writeMemoryFile": {
-        "en": ("Saving {x}", "Saved {x}", "Could not save {x}"),
-        "zh": ("正在保存 {x}", "已保存 {x}", "无法保存 {x}"),
-    },
-    "webSearch": {
-        "en": (
-            'Searching the web for "{x}"',
-            'Searched the web for "{x}"',
-            'Could not search the web for "{x}"',
-        ),
-        "zh": ("正在网上搜索“{x}”", "已在网上搜索“{x}”", "未能在网上搜索“{x}”"),
-    },
-    "webFetch": {
-        "en": ("Fetching {x}", "Fetched {x}", "Could not fetch {x}"),
-        "zh": ("正在获取 {x}", "已获取 {x}", "无法获取 {x}"),
-    },
-    "listMemoryFiles": {
-        "en": ("Browsing {x}", "Browsed {x}", "Could not browse {x}"),
-        "zh": ("正在浏览 {x}", "已浏览 {x}", "无法浏览 {x}"),
-    },
-}
 _OTHER = {
     "en": ("Using {x}", "Used {x}", "{x} failed"),
     "zh": ("正在使用 {x}", "已使用 {x}", "{x} 失败"),
@@ -112,7 +55,7 @@ def tool_label(
     """
     loc = normalize_locale(locale)
     args = args if isinstance(args, Mapping) else {}
-    running, done, failed = _PHRASES.get(name, {}).get(loc) or _OTHER[loc]
+    running, done, failed = TOOL_LABELS.get(name, {}).get(loc) or _OTHER[loc]
     subject = _subject(name, args, loc, timezone)
     if name == "recall" and state == "completed":
         counted = _recall_done(subject, output, loc)

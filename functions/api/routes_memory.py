@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from core.actions.briefing import arrival
 from core.actions.edit import DONE_LOOPS
 from core.clock import iso
-from core.llm.registry import SETUP_HINT, ModelPrefs
+from core.llm.registry import ModelPrefs, setup_hint
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.recent import sorted_catalog, strand_counts, strand_slices, timeline_view
 from core.memory.catalog.window import DEFAULT_LIMIT, MAX_LIMIT, window
@@ -76,19 +76,10 @@ def _turn(t: Turn, cognition: str | None = None) -> TurnOut:
     )
 
 
-# SETUP_HINT in Chinese, for the page in that language (the variable names stay as they are).
-SETUP_HINT_ZH = (
-    "还没有配置模型服务。请设置其中一个服务的 API 密钥：DEEPSEEK_API_KEY、ANTHROPIC_API_KEY、OPENAI_API_KEY、"
-    "MOONSHOT_API_KEY、DASHSCOPE_API_KEY、GEMINI_API_KEY、MISTRAL_API_KEY、XAI_API_KEY 或 GROQ_API_KEY；"
-    "本地或其他兼容 OpenAI 的服务（Ollama、vLLM、llama.cpp）请设置 OPENAI_BASE_URL"
-    "（例如 http://localhost:11434/v1）。"
-)
-
-
 def _setup(deps: Deps, lang: str, config: dict[str, object]) -> list[str]:
     # An empty memory needs no note here: the briefing itself invites the first message.
     if not deps.models.configured:
-        return [SETUP_HINT_ZH if lang == "zh" else SETUP_HINT]
+        return [setup_hint(lang)]
     problem = deps.models.setup_problem(ModelPrefs.from_config(config))
     return [problem] if problem else []
 

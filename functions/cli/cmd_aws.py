@@ -15,17 +15,27 @@ from typing import Annotated, Any
 
 import typer
 
-from core.llm.presets import KEY_VARIABLES
+from core.llm.model_info import ProviderId
+from core.llm.presets import KEY_VARIABLES, PRESET_BY_ID, Preset
 from functions.cli.app import JsonOpt, app, emit_json, fail
 
+
+def _provider_fields(preset: Preset) -> tuple[tuple[str, str], ...]:
+    """The prompts for one provider's key and, where it has one, its base URL."""
+    if preset.base_url_var is None:
+        return ((preset.env_var, f"{preset.name} API key"),)
+    compatible = f"{preset.name}-compatible"
+    return (
+        (preset.env_var, f"{preset.name} (or {compatible}) API key"),
+        (preset.base_url_var, f"{compatible} base URL (empty for {preset.name} itself)"),
+    )
+
+
+_ASKED: tuple[ProviderId, ...] = ("anthropic", "openai", "deepseek")  # the others: --from-env only
 # Asked for in this order; the access key is handled apart (only its hash is stored).
 FIELDS = (
     ("GITHUB_TOKEN", "GitHub token (fine-grained, contents read/write on the memory repository)"),
-    ("ANTHROPIC_API_KEY", "Anthropic API key"),
-    ("ANTHROPIC_BASE_URL", "Anthropic-compatible base URL (empty for Anthropic itself)"),
-    ("OPENAI_API_KEY", "OpenAI (or OpenAI-compatible) API key"),
-    ("OPENAI_BASE_URL", "OpenAI-compatible base URL (empty for OpenAI itself)"),
-    ("DEEPSEEK_API_KEY", "DeepSeek API key"),
+    *(f for p in _ASKED for f in _provider_fields(PRESET_BY_ID[p])),
 )
 # Taken from the environment with --from-env only: the other providers' keys and the model names.
 ENV_ONLY_FIELDS = (

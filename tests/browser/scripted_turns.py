@@ -3,7 +3,8 @@
 The page talks to the real `previously serve` for everything else; only the turn's transport —
 `WS /api/ws`, `GET /api/turns/{id}`, `POST /api/turns`, `POST /api/turns/{id}/cancel` — is
 answered here from a fixed script, so every event type and all five tool states appear without a
-model. A script is a list of events; the string "PAUSE" holds the rest until `release()`.
+model. A script is a list of events (a `tool.call` without a label gets the one the server would
+give it); the string "PAUSE" holds the rest until `release()`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from typing import Any
 
 from playwright.sync_api import Page, Route, WebSocketRoute
 
+from core.turn.labels import tool_label
+
 PAUSE = "PAUSE"
 TURN_ID = "turnscripted1"
 SLICE_ID = "2026-11-30-1200"
+PAGE_ZONE = "Europe/London"  # the browser's zone in these tests (conftest.py)
 
 REPLY = (
     "## The plan\n\n"
@@ -33,7 +37,21 @@ REPLY = (
 
 
 def _event(seq: int, type_: str, step: str = "agent", attempt: int = 1, **fields: Any) -> dict[str, Any]:
+    if type_ == "tool.call" and not fields.get("label"):
+        fields = {**fields, "label": server_label(fields)}
     return {"turn_id": TURN_ID, "seq": seq, "type": type_, "step": step, "attempt": attempt, **fields}
+
+
+def server_label(fields: dict[str, Any], locale: str = "en") -> str:
+    """The label the server would put on this `tool.call` event (the page's zone: Europe/London)."""
+    return tool_label(
+        fields["tool"],
+        fields.get("input"),
+        fields["state"],
+        locale,
+        timezone=PAGE_ZONE,
+        output=fields.get("output"),
+    )
 
 
 def full_script(paused: bool = False) -> list[Any]:

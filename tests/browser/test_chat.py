@@ -81,13 +81,14 @@ def test_cards_arrive_in_order_with_their_labels_and_states(make_app, demo_serve
     states = cards.evaluate_all(
         "els => els.map(e => [e.dataset.tool, e.dataset.state, e.querySelector('.card-label').innerText])"
     )
+    # Each card shows the label its event carries (the server's, core/turn/labels.py).
     assert states == [
-        ["recall", "completed", 'Found 2 conversations about "flights"'],
+        ["recall", "completed", 'Recalled "flights"'],
         ["readSlice", "completed", "Viewed Jul 25 14:30"],
-        ["readTimelineWindow", "completed", "Viewed Jul 1, 2026 – Jul 31, 2026"],
-        ["webFetch", "error", "Fetched example.org/fares"],
-        ["webSearch", "denied", 'Searched the web for "cheap flights"'],
-        ["readSliceSummary", "interrupted", "Checked the summary of Nov 26 20:10"],
+        ["readTimelineWindow", "completed", "Viewed Jul 2026"],
+        ["webFetch", "error", "Could not fetch example.org/fares"],
+        ["webSearch", "denied", 'Searching the web for "cheap flights" — not allowed'],
+        ["readSliceSummary", "interrupted", "Skimming Nov 26 20:10"],
     ]
     expect(cards.nth(4)).to_contain_text("Denied: web search is off")
 

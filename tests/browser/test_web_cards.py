@@ -63,7 +63,7 @@ def test_web_cards_show_their_states_and_sources(make_app, demo_server: Server, 
     )
     assert states[0] == ["webSearch", "completed", 'Searched the web for "balcony tomatoes"']
     assert [s[1] for s in states] == ["completed", "error", "interrupted", "denied"]
-    assert states[1][2] == "Fetched 192.168.1.1"
+    assert states[1][2] == "Could not fetch 192.168.1.1"
     first = cards.first
     first.locator(".card-head").first.click()
     links = first.locator("[data-testid=web-source] a")

@@ -44,9 +44,7 @@ def test_secret_values_override_the_environment_and_empty_ones_are_ignored(
     settings = compose.settings_for(compose.secret_key())
     assert settings.storage == "github" and settings.github_repo == "me/memory"
     assert settings.github_token is not None and settings.github_token.get_secret_value() == "ghp_x"
-    assert (
-        settings.anthropic_api_key is not None and settings.anthropic_api_key.get_secret_value() == "from-env"
-    )
+    assert settings.model_keys["ANTHROPIC_API_KEY"].get_secret_value() == "from-env"
 
 
 def test_a_secret_that_is_not_a_json_object_is_a_clear_error(sm: Any) -> None:

@@ -104,3 +104,28 @@ def test_periods(start: str | None, end: str | None, en: str, zh: str) -> None:
 
 def test_slice_when_rejects_impossible_minutes() -> None:
     assert slice_when("2026-02-30-1200") == "" and slice_when("2026-07-25-2570") == ""
+
+
+def test_every_tool_declares_its_label_in_every_language_the_page_speaks() -> None:
+    from pathlib import Path
+    from typing import get_args
+
+    from core.agent.main_tools import TOOL_LABELS
+    from core.reltime import Locale
+
+    page = {p.stem for p in (Path(__file__).resolve().parents[2] / "web/app/i18n").glob("*.js")}
+    assert set(get_args(Locale)) == page
+    assert set(TOOL_LABELS) == set(TOOL_NAMES)
+    for name, phrases in TOOL_LABELS.items():
+        assert set(phrases) == page, name
+        assert all(len(p) == 3 and all(p) for p in phrases.values()), name
+
+
+def test_the_page_keeps_no_label_phrases_of_its_own() -> None:
+    """The page shows the events' labels; its dictionaries hold no per-tool phrases to drift apart."""
+    from pathlib import Path
+
+    i18n = Path(__file__).resolve().parents[2] / "web/app/i18n"
+    for path in i18n.glob("*.js"):
+        text = path.read_text(encoding="utf-8")
+        assert [n for n in TOOL_NAMES if f'"tool.{n}.' in text] == [], path.name

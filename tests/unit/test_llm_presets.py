@@ -24,7 +24,6 @@ from core.llm.types import (
     ToolSpec,
     UserMessage,
 )
-from functions.llm import _PRESET_KEYS
 from tests.fakes.openai_schema import request_problems
 
 pytestmark = pytest.mark.unit
@@ -71,11 +70,6 @@ def test_each_preset_resolves_its_pair_from_its_key(preset: Preset, clock: Fixed
         assert res.worker.thinking is False
     if preset.base_url is not None:
         assert res.main.provider.endpoint == preset.base_url
-
-
-def test_every_preset_key_variable_is_read_from_the_environment() -> None:
-    every = {v for p in PRESETS for v in p.env_vars}
-    assert every - set(NAMED) == set(_PRESET_KEYS)
 
 
 def test_nine_providers_with_vision_flagged_per_model() -> None:

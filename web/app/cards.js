@@ -185,7 +185,7 @@ function outputText(output) {
 }
 
 export function ToolCard({ item, t, locale, onOpenSlice }) {
-  const label = toolLabel(item, t, locale);
+  const label = toolLabel(item);
   const state = item.state;
   const isRecall = item.tool === "recall";
   const icon =
