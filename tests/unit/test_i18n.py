@@ -36,6 +36,7 @@ DATA = {
     "core/agent/recall/once.py": "full-width punctuation trimmed from a query",
     "core/memory/card/model.py": "full-width parentheses in a card heading (file format)",
     "core/memory/paths.py": "a comment's example of full-width digits the id parser refuses",
+    "core/ids.py": "a comment's example of full-width digits the day-key parser refuses",
     "core/actions/briefing.py": "Chinese topic words it strips from a focus ('聊聊…'), read not shown",
 }
 # User-facing words not yet moved into the catalogue (issue 31 item 4). Only ever remove a line.
