@@ -12,7 +12,7 @@ from core.errors import DamagedFile
 from core.memory.config import ConfigProblem, UserConfig, load_config, parse_config, patch_config
 from core.memory.damage import read_text
 from core.memory.paths import CONFIG_JSON, MemoryPath
-from core.storage.base import WriteBatch
+from core.storage.base import Storage, WriteBatch
 
 SAVE_MESSAGE = f"Update {CONFIG_JSON}"
 
@@ -41,4 +41,12 @@ def queue_config_patch(batch: WriteBatch, partial: dict[str, Any]) -> UserConfig
         return None if text == current else text
 
     batch.update(CONFIG_JSON, apply)
+    return result
+
+
+def save_config_patch(storage: Storage, partial: dict[str, Any]) -> UserConfig:
+    """Validate `partial` and save it in one commit (nothing is written when it is refused)."""
+    batch = WriteBatch.open(storage)
+    result = queue_config_patch(batch, partial)
+    batch.commit(SAVE_MESSAGE)
     return result

@@ -3,25 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
 from core.clock import iso
-from core.memory.card import history
+from core.memory.card import history, user_edits
 from core.memory.card.edit import numbered_entries
-from core.memory.card.store import (
-    CardWrite,
-    delete_card_entry,
-    edit_card_entry,
-    read_card,
-    redo_card,
-    restore_card,
-    undo_card,
-)
+from core.memory.card.store import read_card
 from core.reltime import local_date_key
-from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
 from functions.api.schemas import CardEntry, CardEntryPatch, CardHistoryView, CardVersion, CardView, ErrorBody
 from functions.deps import Deps
@@ -81,9 +71,7 @@ def get_card(deps: DepsDep, tz: Tz = None) -> CardView:
 )
 def edit_entry(section: Section, n: Position, body: CardEntryPatch, deps: DepsDep, tz: Tz = None) -> CardView:
     """Replace one entry's text; every other entry stays as it is. Undo with POST /api/card/undo."""
-    batch = WriteBatch.open(deps.storage)
-    _, message = edit_card_entry(batch, section, n, body.text, deps.clock.now())
-    batch.commit(message)
+    user_edits.edit_entry(deps.storage, section, n, body.text, deps.clock.now())
     return card_view(deps, tz)
 
 
@@ -92,29 +80,22 @@ def edit_entry(section: Section, n: Position, body: CardEntryPatch, deps: DepsDe
 )
 def delete_entry(section: Section, n: Position, deps: DepsDep, tz: Tz = None) -> CardView:
     """Remove one entry; every other entry stays as it is. Undo with POST /api/card/undo."""
-    batch = WriteBatch.open(deps.storage)
-    _, message = delete_card_entry(batch, section, n, deps.clock.now())
-    batch.commit(message)
-    return card_view(deps, tz)
-
-
-def _commit(deps: Deps, tz: str | None, change: Callable[[WriteBatch], CardWrite]) -> CardView:
-    batch = WriteBatch.open(deps.storage)
-    write = change(batch)
-    batch.commit(write.message)
+    user_edits.remove_entry(deps.storage, section, n, deps.clock.now())
     return card_view(deps, tz)
 
 
 @router.post("/api/card/undo", response_model=CardView, dependencies=MUTATION, responses=ENTRY_ERRORS)
 def undo(deps: DepsDep, tz: Tz = None) -> CardView:
     """Step back to the card before its last change; each undo steps one change further back."""
-    return _commit(deps, tz, lambda b: undo_card(b, deps.clock.now()))
+    user_edits.undo(deps.storage, deps.clock.now())
+    return card_view(deps, tz)
 
 
 @router.post("/api/card/redo", response_model=CardView, dependencies=MUTATION, responses=ENTRY_ERRORS)
 def redo(deps: DepsDep, tz: Tz = None) -> CardView:
     """Step forward again over the last undo (404 when no undo waits to be redone)."""
-    return _commit(deps, tz, lambda b: redo_card(b, deps.clock.now()))
+    user_edits.redo(deps.storage, deps.clock.now())
+    return card_view(deps, tz)
 
 
 @router.get("/api/card/history", response_model=CardHistoryView, dependencies=AUTH)
@@ -149,4 +130,5 @@ def _version(row: history.Row) -> CardVersion:
 )
 def restore(version_id: VersionId, deps: DepsDep, tz: Tz = None) -> CardView:
     """Make an earlier version the live card; the card it replaces is kept, so this can be undone."""
-    return _commit(deps, tz, lambda b: restore_card(b, version_id, deps.clock.now()))
+    user_edits.restore(deps.storage, version_id, deps.clock.now())
+    return card_view(deps, tz)

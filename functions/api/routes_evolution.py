@@ -9,10 +9,8 @@ from pydantic import BaseModel, Field
 
 from core.errors import NotFound
 from core.jobs.evolve_runs import EvolveRun, EvolveRuns
-from core.memory.evolution.paths import DIRECTION_MD, playbook_md
-from core.memory.evolution.store import reject_hypothesis, set_playbook, undo_file
+from core.memory.evolution import user_edits
 from core.memory.evolution.view import EvolutionView, evolution_view
-from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody
 from functions.deps import Deps
@@ -50,9 +48,7 @@ def get_evolution(deps: DepsDep) -> EvolutionView:
 )
 def reject(hypothesis_id: HypothesisId, deps: DepsDep) -> EvolutionView:
     """Rule a hypothesis out: it leaves the pool and is not proposed again. One commit, undoable."""
-    batch = WriteBatch.open(deps.storage)
-    write = reject_hypothesis(batch, hypothesis_id, deps.clock.now())
-    batch.commit(write.message)
+    user_edits.reject(deps.storage, hypothesis_id, deps.clock.now())
     return _view(deps)
 
 
@@ -61,9 +57,7 @@ def reject(hypothesis_id: HypothesisId, deps: DepsDep) -> EvolutionView:
 )
 def edit_playbook(agent: Agent, body: PlaybookBody, deps: DepsDep) -> EvolutionView:
     """Replace a playbook's text. One commit, undoable."""
-    batch = WriteBatch.open(deps.storage)
-    write = set_playbook(batch, agent, body.text, f"the user edited the {agent} playbook")
-    batch.commit(write.message)
+    user_edits.edit_playbook(deps.storage, agent, body.text)
     return _view(deps)
 
 
@@ -72,9 +66,7 @@ def edit_playbook(agent: Agent, body: PlaybookBody, deps: DepsDep) -> EvolutionV
 )
 def undo(target: UndoTarget, deps: DepsDep) -> EvolutionView:
     """Go back to the direction or a playbook before its last change (again re-applies it)."""
-    batch = WriteBatch.open(deps.storage)
-    write = undo_file(batch, DIRECTION_MD if target == "direction" else playbook_md(target))
-    batch.commit(write.message)
+    user_edits.undo(deps.storage, target)
     return _view(deps)
 
 

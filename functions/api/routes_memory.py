@@ -19,10 +19,9 @@ from core.memory.catalog.recent import sorted_catalog, strand_counts, strand_sli
 from core.memory.catalog.window import DEFAULT_LIMIT, MAX_LIMIT, window
 from core.memory.config_store import read_config
 from core.memory.owners.scan import notices
-from core.memory.slice.flush import queue_flush
+from core.memory.slice.flush import flush as save_flush
 from core.memory.slice.model import Turn, as_text_list
 from core.memory.slice.view import read_slice_detail
-from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
 from functions.api.schemas import (
     SLICE_ID_PATTERN,
@@ -227,7 +226,5 @@ def flush(body: FlushRequest, deps: DepsDep) -> FlushResult:
     """Emergency save: append turns to a slice's core.md (creating it when missing)."""
     if deps.storage.demo:
         return FlushResult(success=True, demo=True)
-    batch = WriteBatch.open(deps.storage)
-    message = queue_flush(batch, body.model_dump(), iso(deps.clock.now()))
-    batch.commit(message)
+    save_flush(deps.storage, body.model_dump(), iso(deps.clock.now()))
     return FlushResult(success=True)

@@ -10,8 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from core.errors import NotFound
 from core.llm.models_view import ModelsOverview
 from core.llm.registry import ModelPrefs
-from core.memory.config_store import SAVE_MESSAGE, queue_config_patch, read_config
-from core.storage.base import WriteBatch
+from core.memory.config_store import read_config, save_config_patch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ConfigPatch, ConfigView, ErrorBody, ModelsView
 from functions.deps import REPO_ROOT, Deps
@@ -83,7 +82,5 @@ def get_config(deps: DepsDep) -> ConfigView:
 def patch_config(body: ConfigPatch, deps: DepsDep) -> ConfigView:
     """Change some preferences: deep-merged into the file, ranges and choices checked."""
     partial = body.model_dump(exclude_none=True)
-    batch = WriteBatch.open(deps.storage)
-    queue_config_patch(batch, partial)
-    batch.commit(SAVE_MESSAGE)
+    save_config_patch(deps.storage, partial)
     return config_view(deps)

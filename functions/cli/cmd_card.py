@@ -10,11 +10,12 @@ import typer
 
 from core.clock import SystemClock
 from core.errors import PreviouslyError
+from core.memory.card import user_edits
 from core.memory.card.edit import format_numbered, numbered_entries
 from core.memory.card.history import undo_redo
-from core.memory.card.store import delete_card_entry, edit_card_entry, read_card, redo_card, undo_card
+from core.memory.card.store import read_card
 from core.reltime import local_date_key
-from core.storage.base import WriteBatch
+from core.storage.base import Storage
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
 
@@ -62,15 +63,12 @@ def show(memory: MemoryOpt = None, json_out: JsonOpt = False) -> None:
     typer.echo(format_numbered(card, today))
 
 
-def _commit(memory: Path | None, change: Callable[[WriteBatch], tuple[T, str]]) -> T:
+def _change(memory: Path | None, change: Callable[[Storage], T]) -> T:
     storage = open_storage(memory)
-    batch = WriteBatch.open(storage)
     try:
-        result, message = change(batch)
-        batch.commit(message)
+        return change(storage)
     except PreviouslyError as exc:
         raise fail(str(exc)) from exc
-    return result
 
 
 @card_app.command("edit")
@@ -82,7 +80,7 @@ def edit(
 ) -> None:
     """Replace one entry's text; the rest of the card stays as it is."""
     now = SystemClock().now()
-    entry = _commit(memory, lambda b: edit_card_entry(b, section, n, text, now))
+    entry = _change(memory, lambda s: user_edits.edit_entry(s, section, n, text, now))
     typer.echo(f"{entry.address}  {entry.line}  {UNDO_HINT}")
 
 
@@ -90,7 +88,7 @@ def edit(
 def rm(section: SectionArg, n: PositionArg, memory: MemoryOpt = None) -> None:
     """Remove one entry; the rest of the card stays as it is."""
     now = SystemClock().now()
-    gone = _commit(memory, lambda b: delete_card_entry(b, section, n, now))
+    gone = _change(memory, lambda s: user_edits.remove_entry(s, section, n, now))
     typer.echo(f"removed {gone.address}: {gone.line}  {UNDO_HINT}")
 
 
@@ -98,7 +96,7 @@ def rm(section: SectionArg, n: PositionArg, memory: MemoryOpt = None) -> None:
 def undo(memory: MemoryOpt = None) -> None:
     """Go back to the card before its last change (again: one more change back)."""
     now = SystemClock().now()
-    _commit(memory, lambda b: (None, undo_card(b, now).message))
+    _change(memory, lambda s: user_edits.undo(s, now))
     typer.echo("The card is back to its previous version (`previously card redo` steps forward again).")
 
 
@@ -106,5 +104,5 @@ def undo(memory: MemoryOpt = None) -> None:
 def redo(memory: MemoryOpt = None) -> None:
     """Re-apply the change the last undo took back."""
     now = SystemClock().now()
-    _commit(memory, lambda b: (None, redo_card(b, now).message))
+    _change(memory, lambda s: user_edits.redo(s, now))
     typer.echo("The change is back (`previously card undo` takes it back again).")

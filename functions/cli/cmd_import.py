@@ -10,16 +10,14 @@ from typing import Annotated, Any
 import typer
 
 from core.clock import SystemClock
-from core.errors import InvalidInput
-from core.imports.locomo import conversation_slices, load_conversations, pick_conversation
+from core.imports.locomo_import import import_locomo
 from core.imports.plan import ImportPlan, Progress
 from core.imports.run import apply_plan, preview
 from core.imports.source import ExportFile
-from core.imports.writer import ImportReport, import_slices
-from core.search import refresh_index
-from core.storage.base import Storage, WriteBatch
+from core.imports.writer import ImportReport
+from core.storage.base import Storage
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
-from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail, user_config
+from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail
 
 
 class ImportFormat(StrEnum):
@@ -152,16 +150,5 @@ def _import_locomo(file: Path, conversation: str | None, memory: Path | None, js
 def _locomo(
     storage: Storage, text: str, name: str, conversation: str | None, json_out: bool
 ) -> tuple[str, ImportReport]:
-    chosen = pick_conversation(load_conversations(text, name), conversation)
-    slices = conversation_slices(chosen)
-    if not slices:
-        raise InvalidInput(f"Conversation {chosen.sample_id} has no sessions with turns.")
-    batch = WriteBatch.open(storage)
     with progress_bar("Importing sessions", enabled=not json_out) as (set_total, tick):
-        set_total(len(slices))
-        report = import_slices(batch, slices, SystemClock().now(), user_config(batch).locale, tick)
-    if report.imported:
-        # Imported sessions are usually dated in the past: index them now, not at the next maintain.
-        refresh_index(batch, SystemClock())
-        batch.commit(f"import: LoCoMo {chosen.sample_id} ({len(report.imported)} slices)")
-    return chosen.sample_id, report
+        return import_locomo(storage, text, name, conversation, SystemClock(), tick, set_total)

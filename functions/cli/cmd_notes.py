@@ -7,11 +7,9 @@ from typing import Annotated
 
 import typer
 
+from core.actions.notes import accept_note, decline_note
 from core.clock import RandomIds, SystemClock
-from core.memory.config import load_config
-from core.memory.paths import CONFIG_JSON
 from core.memory.slice import staged_notes
-from core.storage.base import WriteBatch
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.memory import run_or_fail
 from functions.cli.memory_root import open_storage
@@ -53,15 +51,7 @@ def notes(
 def accept(note_id: NoteArg, memory: MemoryOpt = None) -> None:
     """Add a staged note to the open conversation as a turn marked with where it came from."""
     storage = open_storage(memory)
-
-    def run() -> staged_notes.StagedNote:
-        batch = WriteBatch.open(storage)
-        config = load_config(batch.read(CONFIG_JSON))
-        done = staged_notes.accept(batch, note_id, config, SystemClock().now(), RandomIds())
-        batch.commit(f"Accept note {note_id} into slice {done.slice_id}")
-        return done
-
-    done = run_or_fail(run)
+    done = run_or_fail(lambda: accept_note(storage, note_id, SystemClock().now(), RandomIds()))
     typer.echo(f"Accepted: note {note_id} is now a turn of slice {done.slice_id}.")
 
 
@@ -69,12 +59,5 @@ def accept(note_id: NoteArg, memory: MemoryOpt = None) -> None:
 def decline(note_id: NoteArg, memory: MemoryOpt = None) -> None:
     """Decline a staged note: it never joins the memory (its file stays, marked declined)."""
     storage = open_storage(memory)
-
-    def run() -> staged_notes.StagedNote:
-        batch = WriteBatch.open(storage)
-        done = staged_notes.decline(batch, note_id, SystemClock().now())
-        batch.commit(f"Decline note {note_id}")
-        return done
-
-    run_or_fail(run)
+    run_or_fail(lambda: decline_note(storage, note_id, SystemClock().now()))
     typer.echo(f"Declined: note {note_id} stays out of the memory.")

@@ -6,23 +6,13 @@ from typing import Annotated, Any
 
 import typer
 
+from core.actions.weave import weave as rebuild
 from core.clock import SystemClock
-from core.memory.catalog.rebuild import RebuildReport, rebuild_indexes
-from core.storage.base import WriteBatch
+from core.memory.catalog.rebuild import RebuildReport
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
-from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail, user_config
+from functions.cli.memory import echo_list, open_memory, progress_bar, run_or_fail
 
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would change; write nothing.")]
-
-
-def pending_changes(batch: WriteBatch) -> list[dict[str, str]]:
-    """The files a batch would change: `{"path", "change": "new"|"modified"}`."""
-    out = []
-    for path in batch.pending_paths:
-        before, after = batch.snapshot.read(path), batch.read(path)
-        if after is not None and after != before:
-            out.append({"path": str(path), "change": "new" if before is None else "modified"})
-    return out
 
 
 @app.command()
@@ -31,14 +21,8 @@ def weave(memory: MemoryOpt = None, dry_run: DryRunOpt = False, json_out: JsonOp
     storage, label = open_memory(memory, must_exist=True)
 
     def run() -> tuple[RebuildReport, list[dict[str, str]]]:
-        batch = WriteBatch.open(storage)
-        locale = user_config(batch).locale
         with progress_bar("Reading slices", enabled=not json_out) as (set_total, tick):
-            report = rebuild_indexes(batch, SystemClock().now(), locale, tick, set_total)
-        changes = pending_changes(batch)
-        if changes and not dry_run:
-            batch.commit(f"weave: rebuild indexes from {report.slices} slices")
-        return report, changes
+            return rebuild(storage, SystemClock().now(), dry_run, tick, set_total)
 
     report, changes = run_or_fail(run)
     if json_out:

@@ -12,9 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from core.errors import PreviouslyError
-from core.memory.config import UserConfig, load_config
-from core.memory.paths import CONFIG_JSON
-from core.storage.base import Reader, Storage
+from core.storage.base import Storage
 from functions.cli.app import fail
 from functions.cli.errors import exit_code
 from functions.cli.memory_root import open_storage
@@ -30,11 +28,6 @@ def open_memory(memory: Path | None, *, must_exist: bool) -> tuple[Storage, str]
     storage = open_storage(memory, must_exist=must_exist)
     root = getattr(storage, "root", None)
     return storage, str(root) if root is not None else storage.name
-
-
-def user_config(reader: Reader) -> UserConfig:
-    """The memory's own preferences (locale, caps); defaults when missing or unreadable."""
-    return load_config(reader.read(CONFIG_JSON))
 
 
 @contextmanager

@@ -204,3 +204,52 @@ def test_agent_subpackages_import_each_other_without_a_cycle() -> None:
         targets = {t for m in _modules(p) if (t := _agent_subpackage(m))} - {source}
         graph.setdefault(source, set()).update(targets)
     assert _find_cycle(graph) == []
+
+
+# Who commits (docs/DEVELOPING.md "Rules of thumb", Storage): a core operation takes storage and
+# commits once; the adapters under functions/ (api routes, cli commands, mcp tools, handlers, aws)
+# call that operation and never open a WriteBatch or call `.commit(` themselves. Modules allowed
+# to anyway (the composition root, should it ever have to): none today.
+MAY_COMMIT: set[str] = set()
+
+
+def _commit_sites(source: str) -> list[str]:
+    """Where a module touches a WriteBatch or calls a `commit` method: `line: what`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and any(a.name == "WriteBatch" for a in node.names):
+            found.append(f"{node.lineno}: imports WriteBatch")
+        elif getattr(node, "id", None) == "WriteBatch" or getattr(node, "attr", None) == "WriteBatch":
+            found.append(f"{node.lineno}: uses WriteBatch")  # a Name or an Attribute
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "commit":
+            found.append(f"{node.lineno}: calls .commit()")
+    return sorted(found, key=lambda site: int(site.split(":")[0]))
+
+
+@pytest.mark.unit
+def test_the_commit_check_sees_a_batch_and_a_commit() -> None:
+    source = (
+        "from core.storage.base import WriteBatch\n"
+        "import core.storage.base as base\n"
+        "def f(storage):\n"
+        "    batch = WriteBatch.open(storage)\n"
+        "    base.WriteBatch.open(storage)\n"
+        "    storage.commit([], 'm')\n"
+    )
+    assert _commit_sites(source) == [
+        "1: imports WriteBatch",
+        "4: uses WriteBatch",
+        "5: uses WriteBatch",
+        "6: calls .commit()",
+    ]
+
+
+@pytest.mark.unit
+def test_no_adapter_opens_a_batch_or_commits() -> None:
+    offenders = {
+        rel: sites
+        for p in _py_files("functions")
+        if (rel := str(p.relative_to(ROOT))) not in MAY_COMMIT
+        and (sites := _commit_sites(p.read_text(encoding="utf-8")))
+    }
+    assert offenders == {}, "move the batch into a core operation that commits once (docs/DEVELOPING.md)"

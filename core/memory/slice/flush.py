@@ -13,7 +13,7 @@ from typing import Any
 from core.errors import PathDenied
 from core.memory.paths import core_md
 from core.memory.slice.core_edits import flush_core_md, parse_flush_request
-from core.storage.base import WriteBatch
+from core.storage.base import Storage, WriteBatch
 
 
 def queue_flush(batch: WriteBatch, body: Any, now_iso: str) -> str:
@@ -24,3 +24,11 @@ def queue_flush(batch: WriteBatch, body: Any, now_iso: str) -> str:
         raise PathDenied(f'"{path}" is not a slice file.')
     batch.update(path, lambda existing: flush_core_md(existing, request.slice_id, request.turns, now_iso))
     return f"Flush turns for slice {request.slice_id}"
+
+
+def flush(storage: Storage, body: Any, now_iso: str) -> str:
+    """Validate `body` and append its turns in one commit (nothing written when refused): the message."""
+    batch = WriteBatch.open(storage)
+    message = queue_flush(batch, body, now_iso)
+    batch.commit(message)
+    return message
