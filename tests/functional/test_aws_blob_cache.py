@@ -98,3 +98,19 @@ def test_only_a_deployed_lambda_with_a_run_bucket_uses_it(s3: Any) -> None:
     assert run_bucket_cache(None, "octo/memory", s3, {"AWS_LAMBDA_FUNCTION_NAME": "api"}) is None
     assert run_bucket_cache("off", "octo/memory", s3, LAMBDA) is None
     assert isinstance(run_bucket_cache(None, "octo/memory", s3, LAMBDA), S3BlobCache)
+
+
+def test_what_one_container_committed_the_next_reads_without_asking(fake_github: FakeGitHub, s3: Any) -> None:
+    """A turn's commit keeps the new head's listing and its files in the bucket: the next cold
+    container (the next step, the next turn) reads the ref from GitHub and nothing else."""
+    seed(fake_github, 3)
+    batch, cache = container(fake_github, s3)
+    path = core_md("2026-09-01-1000")
+    text = "---\nslice_id: 2026-09-01-1000\n---\n\nwritten here, U+2028 \u2028 and 🙂\n"
+    batch.put(path, text)
+    batch.commit("write")
+    cache.flush()
+    fake_github.reset_counts()
+    again, _ = container(fake_github, s3)
+    assert again.read(path) == text
+    assert set(fake_github.counts) == {REF}
