@@ -233,17 +233,23 @@ def build_storage(
         from core.storage.local import LocalStorage
 
         return LocalStorage(memory_override or settings.memory_root)
-    from core.storage.disk_cache import DiskCache, cache_root
+    from core.storage.disk_cache import DiskCache, SharedCache, cache_root
     from core.storage.github import GitHubStorage
+    from functions.aws.blob_cache import run_bucket_cache
 
     token = settings.github_token.get_secret_value() if settings.github_token else ""
-    root = cache_root(settings.cache_dir, settings.github_repo or "")
+    repo = settings.github_repo or ""
+    root = cache_root(settings.cache_dir, repo)
+    # A folder for the server and CLI; inside a deployed Lambda, the run bucket.
+    shared: SharedCache | None = (
+        DiskCache(root) if root is not None else run_bucket_cache(settings.cache_dir, repo)
+    )
     return GitHubStorage(
-        settings.github_repo or "",
+        repo,
         token,
         branch=settings.github_branch,
         api_url=settings.github_api_url,
-        disk_cache=DiskCache(root) if root is not None else None,
+        disk_cache=shared,
     )
 
 

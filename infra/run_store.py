@@ -1,4 +1,5 @@
-"""The run store's bucket: turns' events and scratch data, a demo's overlays; lifecycle rules expire them."""
+"""The run store's bucket: turns' events and scratch data, a demo's overlays, GitHub's blobs (a
+cache); lifecycle rules expire them."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from functions.aws.blob_cache import CACHE_PREFIX
 from functions.aws.demo_overlay import DEMO_OVERLAY_DAYS, DEMO_PREFIX
 from functions.aws.runstore import PERSONA_RUN_PREFIX, RUN_PREFIX
 from infra.config import StageConfig
@@ -14,6 +16,9 @@ from infra.config import StageConfig
 RUN_BUCKET_ENV = "RUN_BUCKET"
 # Every prefix runs live under: the default's, and the demo's other personas' own.
 EXPIRED_PREFIXES = (("expire-runs", RUN_PREFIX), ("expire-persona-runs", PERSONA_RUN_PREFIX))
+# GitHub's blobs kept for every container (functions/aws/blob_cache.py): a blob still in use
+# after this is fetched once more.
+BLOB_CACHE_DAYS = 30
 
 
 class RunStoreBucket(Construct):
@@ -32,6 +37,7 @@ class RunStoreBucket(Construct):
                     _expire(rule_id, prefix, config.run_retention_days)
                     for rule_id, prefix in EXPIRED_PREFIXES
                 ),
+                *([] if config.demo else [_expire("expire-blob-cache", CACHE_PREFIX, BLOB_CACHE_DAYS)]),
                 # A demo's visitors' changes (functions/aws/demo_overlay.py): never kept longer.
                 *([_expire("expire-demo-overlays", DEMO_PREFIX, DEMO_OVERLAY_DAYS)] if config.demo else []),
             ],

@@ -10,7 +10,8 @@ by the owner only. The folder is bounded: past `max_bytes` the least recently us
 
 The folder holds copies of the memory's files: it lives with the user's other caches
 (`$PREVIOUSLY_CACHE_DIR`, else `$XDG_CACHE_HOME/previously`, else `~/.cache/previously`),
-one subfolder per repository; `PREVIOUSLY_CACHE_DIR=off` turns it off.
+one subfolder per repository; `PREVIOUSLY_CACHE_DIR=off` turns it off. On Lambda the same
+cache lives in the run bucket (functions/aws/blob_cache.py): `SharedCache` is what both offer.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from core.storage.local import git_blob_sha
 
@@ -37,6 +40,37 @@ class CachedListing:
 
     tree: str
     entries: dict[str, tuple[str, int, str]]
+
+
+class SharedCache(Protocol):
+    """Blobs by sha and listings by commit, kept beyond one process (a folder, a bucket)."""
+
+    def get_blob(self, sha: str) -> bytes | None: ...
+
+    def get_blobs(self, shas: Iterable[str]) -> dict[str, bytes]: ...
+
+    def put_blob(self, sha: str, data: bytes) -> None: ...
+
+    def get_listing(self, commit: str) -> CachedListing | None: ...
+
+    def put_listing(self, commit: str, listing: CachedListing) -> None: ...
+
+
+def well_formed_sha(sha: object) -> bool:
+    return isinstance(sha, str) and bool(_SHA_RE.match(sha))
+
+
+def listing_bytes(listing: CachedListing) -> bytes | None:
+    """A listing as it is kept (None for one that names no well-formed tree)."""
+    if not _SHA_RE.match(listing.tree):
+        return None
+    body = {"tree": listing.tree, "files": {p: list(e) for p, e in listing.entries.items()}}
+    return json.dumps(body, separators=(",", ":")).encode("utf-8")
+
+
+def blob_if_sound(sha: str, data: bytes | None) -> bytes | None:
+    """`data` when it is the blob `sha` names, else None (damaged or planted: never served)."""
+    return data if data is not None and git_blob_sha(data) == sha else None
 
 
 class DiskCache:
@@ -64,6 +98,10 @@ class DiskCache:
         _touch(path)
         return data
 
+    def get_blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """The blobs among `shas` that are here (each checked as by `get_blob`)."""
+        return {sha: data for sha in shas if (data := self.get_blob(sha)) is not None}
+
     def put_blob(self, sha: str, data: bytes) -> None:
         """Keep a blob (only under its own sha: a mismatch is not written)."""
         path = self._path("blobs", sha)
@@ -80,7 +118,7 @@ class DiskCache:
         data = _read(path)
         if data is None:
             return None
-        listing = _parse_listing(data)
+        listing = parse_listing(data)
         if listing is None:
             _remove(path)
             return None
@@ -89,10 +127,10 @@ class DiskCache:
 
     def put_listing(self, commit: str, listing: CachedListing) -> None:
         path = self._path("listings", commit)
-        if path is None or path.exists() or not _SHA_RE.match(listing.tree):
+        body = listing_bytes(listing)
+        if path is None or path.exists() or body is None:
             return
-        body = {"tree": listing.tree, "files": {p: list(e) for p, e in listing.entries.items()}}
-        self._write(path, json.dumps(body, separators=(",", ":")).encode("utf-8"))
+        self._write(path, body)
 
     # ------------------------------------------------------------------ internals
 
@@ -146,7 +184,8 @@ class DiskCache:
         return removed
 
 
-def _parse_listing(data: bytes) -> CachedListing | None:
+def parse_listing(data: bytes) -> CachedListing | None:
+    """A kept listing read back; None for anything not of its shape."""
     try:
         body = json.loads(data)
     except ValueError:

@@ -58,7 +58,7 @@ from core.storage.base import (
     text_of,
 )
 from core.storage.blobcache import BlobCache
-from core.storage.disk_cache import CachedListing, DiskCache
+from core.storage.disk_cache import CachedListing, SharedCache
 from core.storage.github_archive import download, matching_files
 from core.storage.github_errors import GitHubRetry, RefConflict, Target, call, spent_message
 from core.storage.local import git_blob_sha
@@ -201,7 +201,7 @@ class GitHubStorage:
         timeout: int = 20,
         retry: GitHubRetry | None = None,
         blob_cache_bytes: int = 128 * 1024 * 1024,
-        disk_cache: DiskCache | None = None,
+        disk_cache: SharedCache | None = None,
     ) -> None:
         if not RepoName.matches(repo):
             raise InvalidInput(f'GITHUB_REPO must look like owner/name, not "{repo}".')
@@ -210,7 +210,9 @@ class GitHubStorage:
         self.repo_name = repo
         self.retry = retry or GitHubRetry()
         self.blobs = BlobCache(blob_cache_bytes)
-        self.disk = disk_cache  # blobs and listings kept across processes (core/storage/disk_cache.py)
+        # Blobs and listings kept across processes: a folder (core/storage/disk_cache.py), or
+        # on Lambda the run bucket (functions/aws/blob_cache.py).
+        self.disk = disk_cache
         self._timeout = timeout
         self._gh = Github(
             base_url=api_url.rstrip("/"),
@@ -301,8 +303,12 @@ class GitHubStorage:
         missing: dict[MemoryPath, Entry] = {}
         for path in paths:
             entry = listing.entries.get(path.value)
-            if entry is not None and entry.size <= size_limit(path) and self._cached(entry.sha) is None:
+            if entry is not None and entry.size <= size_limit(path) and self.blobs.get(entry.sha) is None:
                 missing[path] = entry
+        if missing and self.disk is not None:  # asked together: a bucket answers them side by side
+            for sha, data in self.disk.get_blobs({e.sha for e in missing.values()}).items():
+                self.blobs.put(sha, _as_stored(data), len(data))
+            missing = {p: e for p, e in missing.items() if self.blobs.get(e.sha) is None}
         fetched = 0
         if len(missing) > ARCHIVE_OVER:
             problem = "its files differ from the stored blobs"

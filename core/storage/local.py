@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import PathDenied, StorageError
@@ -39,7 +40,22 @@ _NEW_FILE_MODE = 0o644
 _RACY_NS = 2_000_000_000
 _DIR, _FILE, _OTHER = 0, 1, 2  # a listed entry: a plain folder, a regular file, anything else
 Entries = list[tuple[str, int]]
-Listings = dict[str, tuple[int, Entries]]
+Stamps = tuple[tuple[str, int], ...]  # (folder, mtime) of every folder a listing entered
+Entered = list[tuple[str, int]]
+KEPT_TREES = 4_096  # listings of whole prefixes remembered (a search lists ~30 on every question)
+
+
+@dataclass
+class Listings:
+    """What a storage's views remember of its folders, each entry checked by folder times.
+
+    `folders`: folder → (mtime, entries), so a listing scans only the folders that changed;
+    `trees`: prefix → (every folder entered with its mtime, the sorted paths found), so a
+    prefix listed again with no folder moved costs one stat per folder and nothing else.
+    """
+
+    folders: dict[str, tuple[int, Entries]] = field(default_factory=dict)
+    trees: dict[str, tuple[Stamps, tuple[MemoryPath, ...]]] = field(default_factory=dict)
 
 
 class LocalSnapshot:
@@ -59,7 +75,7 @@ class LocalSnapshot:
         self._plain_files: set[str] = set()  # regular files (not links) seen by a listing
         # Shared by a storage's views: a 5 MB index.json is hashed once, not once per batch.
         self._versions = {} if versions is None else versions
-        self._listings: Listings = {} if listings is None else listings
+        self._listings = Listings() if listings is None else listings
 
     def read(self, path: MemoryPath) -> str | None:
         data = self._read_bytes(path)
@@ -69,25 +85,43 @@ class LocalSnapshot:
         return self._read_bytes(path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
+        if _mtime(f"{self.root}/{require_memory_path(prefix).value}") < 0:
+            return []  # nothing there, through a link or not (a search asks for years to come)
         base = self._file(prefix)
+        top = str(base)
+        held = self._listings.trees.get(top)
+        if held is not None and all(_mtime(folder) == mtime for folder, mtime in held[0]):
+            return list(held[1])
         if not base.is_dir():
             return []
         found: list[MemoryPath] = []
         skip = len(str(self.root)) + 1
-        for file in self._walk(str(base)):
+        entered: Entered = []
+        for file in self._walk(top, entered):
             with contextlib.suppress(PathDenied):
                 found.append(MemoryPath(file[skip:].replace(os.sep, "/")))
-        return sorted(found)
+        found.sort()
+        trees = self._listings.trees
+        if all(0 <= mtime < time.time_ns() - _RACY_NS for _, mtime in entered):
+            if len(trees) >= KEPT_TREES:
+                trees.clear()
+            trees[top] = (tuple(entered), tuple(found))
+        return found
 
-    def _walk(self, top: str) -> Iterator[str]:
+    def _walk(self, top: str, entered: Entered | None = None) -> Iterator[str]:
         """Every file below `top` (what os.walk lists), without entering linked folders.
 
         A scandir loop rather than os.walk, which lstat's every folder a second time; a
-        10,000-slice memory has 20,000 of them. Folders entered are remembered as plain.
+        10,000-slice memory has 20,000 of them. Folders entered are remembered as plain, and
+        appended to `entered` with their mtime (-1: gone before it could be read).
         """
         stack = [top]
         while stack:
-            for path, kind in self._entries(stack.pop()):
+            folder = stack.pop()
+            mtime, entries = self._entries(folder)
+            if entered is not None:
+                entered.append((folder, mtime))
+            for path, kind in entries:
                 if kind == _DIR:
                     self._plain_dirs.add(path)
                     stack.append(path)
@@ -96,7 +130,7 @@ class LocalSnapshot:
                     self._plain_files.add(path)
                 yield path
 
-    def _entries(self, folder: str) -> Entries:
+    def _entries(self, folder: str) -> tuple[int, Entries]:
         """A folder's entries as (path, kind), dot-names left out; read again only once it changed.
 
         A folder's mtime moves whenever an entry is added, removed or renamed in it (a write
@@ -104,17 +138,16 @@ class LocalSnapshot:
         lists the newest months on every question stats each folder instead. As for file
         versions, a folder changed in the last two seconds is not remembered.
         """
-        try:
-            mtime = os.stat(folder).st_mtime_ns
-        except OSError:
-            return []
-        held = self._listings.get(folder)
+        mtime = _mtime(folder)
+        if mtime < 0:
+            return mtime, []
+        held = self._listings.folders.get(folder)
         if held is not None and held[0] == mtime:
-            return held[1]
+            return held
         try:
             scan = os.scandir(folder)
         except OSError:
-            return []
+            return -1, []
         found: Entries = []
         with scan:
             for entry in scan:
@@ -131,8 +164,8 @@ class LocalSnapshot:
                 else:
                     found.append((entry.path, _FILE if entry.is_file(follow_symlinks=False) else _OTHER))
         if mtime < time.time_ns() - _RACY_NS:
-            self._listings[folder] = (mtime, found)
-        return found
+            self._listings.folders[folder] = (mtime, found)
+        return mtime, found
 
     def stamp_of(self, path: MemoryPath) -> str | None:
         """A change token without reading the file (`base.change_token`): its size, mtime and
@@ -245,7 +278,7 @@ class LocalStorage:
         self._lock = threading.Lock()
         self._git: GitCommitter | None = None
         self._versions: dict[str, tuple[tuple[int, int, int], str]] = {}  # path → (stat stamp, sha)
-        self._listings: Listings = {}  # folder → (mtime, entries): a listing reads only changed folders
+        self._listings = Listings()  # a listing reads only changed folders
 
     def snapshot(self) -> LocalSnapshot:
         """A live view of the folder (which may not exist yet: then every read is None)."""
@@ -390,3 +423,11 @@ def decode_text(path: MemoryPath, data: bytes) -> str:
 def git_blob_sha(data: bytes) -> str:
     """Git's blob id of raw bytes."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _mtime(folder: str) -> int:
+    """A folder's mtime in ns, -1 when it cannot be read (gone, or not a folder any more)."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return -1

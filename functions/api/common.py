@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 
 from core.errors import InvalidInput
@@ -35,9 +36,19 @@ def client_of(request: Request) -> str:
     return get_deps(request).security.request_guard.client(request.headers, peer)
 
 
-def authenticate(request: Request) -> None:
-    """Refuse the call unless auth is not required or the caller shows the key or a session."""
-    get_deps(request).security.require(request.headers, request.cookies, client_of(request))
+async def authenticate(request: Request) -> None:
+    """Refuse the call unless auth is not required or the caller shows the key or a session.
+
+    Asynchronous so that a server which requires no sign-in decides on the event loop: a sync
+    dependency is a round trip to a worker thread, which on a busy machine costs a search
+    more than its own question (docs/RECALL.md). Checking a key (scrypt) runs on a worker.
+    """
+    deps: Deps = request.app.state.deps  # security is one for every persona and visitor
+    if not deps.security.required:
+        return
+    await run_in_threadpool(
+        lambda: get_deps(request).security.require(request.headers, request.cookies, client_of(request))
+    )
 
 
 def same_origin(request: Request) -> None:

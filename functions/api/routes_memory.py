@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from core.actions.briefing import arrival
 from core.actions.edit import DONE_LOOPS
@@ -22,7 +23,7 @@ from core.memory.owners.scan import notices
 from core.memory.slice.flush import flush as save_flush
 from core.memory.slice.model import Turn, as_text_list
 from core.memory.slice.view import read_slice_detail
-from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
+from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone, get_deps
 from functions.api.schemas import (
     SLICE_ID_PATTERN,
     ErrorBody,
@@ -175,12 +176,21 @@ def get_slice(slice_id: SliceId, deps: DepsDep) -> SliceView:
 
 
 @router.get("/api/search", response_model=SearchView)
-def search(
-    deps: DepsDep,
+async def search(
+    request: Request,
     q: Annotated[str, Query(min_length=1, max_length=1000, description="Words, names, dates")],
     k: Annotated[int, Query(ge=1, le=50)] = 10,
 ) -> SearchView:
-    """Full-text search across every slice (the deterministic recall floor), best first."""
+    """Full-text search across every slice (the deterministic recall floor), best first.
+
+    One trip to a worker thread for the whole answer (the Deps, the search, the catalog's
+    entries): each sync dependency would be another, and on a busy machine those trips cost
+    more than the question itself on the warm index (docs/RECALL.md)."""
+    return await run_in_threadpool(_search, request, q, k)
+
+
+def _search(request: Request, q: str, k: int) -> SearchView:
+    deps = get_deps(request)
     snapshot = deps.storage.snapshot()
     hits = deps.search(snapshot, q, k, deps.clock.now())
     known = {e["id"]: e for e in sorted_catalog(snapshot) or []}  # kept: no entry built but the hits'

@@ -210,6 +210,8 @@ def test_the_run_store_is_private_and_expires(template: Any) -> None:
                         Match.object_like({"ExpirationInDays": 14, "Prefix": prefix, "Status": "Enabled"})
                         for prefix in ("runs/", "personas/")  # the demo's other personas: their own
                     ]
+                    # GitHub's blobs for every container (functions/aws/blob_cache.py)
+                    + [Match.object_like({"ExpirationInDays": 30, "Prefix": "cache/", "Status": "Enabled"})]
                 )
             },
             "PublicAccessBlockConfiguration": {

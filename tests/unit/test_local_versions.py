@@ -58,3 +58,31 @@ def test_a_file_written_just_now_is_not_remembered(tmp_path: Path) -> None:
         f.write("xyz")
     os.utime(tmp_path / INDEX.value, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     assert storage.snapshot().version_of(INDEX) == blob_sha("xyz")
+
+
+def _age_tree(root: Path, seconds: float) -> None:
+    past = time.time() - seconds
+    for folder, _, _ in os.walk(root):
+        os.utime(folder, (past, past))
+
+
+def test_a_prefix_listed_again_unchanged_is_only_stat_ed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search lists the newest months on every question: unchanged, no folder is scanned and
+    no path is built again; a file added deep below appears at once (issue 33 item 2)."""
+    storage = LocalStorage(tmp_path)
+    months = paths.SLICES / "2026/08"
+    storage.commit([Put(paths.core_md(f"2026-08-0{d}-1000"), "x") for d in range(1, 4)], "seed")
+    _age_tree(tmp_path / "memory", 60)
+    first = storage.snapshot().list(months)
+    scans: list[object] = []
+    real = os.scandir
+    monkeypatch.setattr(local.os, "scandir", lambda p: scans.append(p) or real(p))
+    again = storage.snapshot().list(months)
+    assert again == first and all(a is b for a, b in zip(again, first, strict=True)) and scans == []
+    assert storage.snapshot().list(paths.SLICES / "2031") == []  # a year to come: nothing there
+    storage.commit([Put(paths.core_md("2026-08-02-1200"), "y")], "a new slice in an existing day")
+    assert paths.core_md("2026-08-02-1200") in storage.snapshot().list(months)
+    (tmp_path / paths.core_md("2026-08-01-1000").value).unlink()
+    assert paths.core_md("2026-08-01-1000") not in storage.snapshot().list(months)
