@@ -14,7 +14,7 @@ from core.memory.config_store import SAVE_MESSAGE, queue_config_patch, read_conf
 from core.storage.base import WriteBatch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ConfigPatch, ConfigView, ErrorBody, ModelsView
-from functions.deps import REPO_ROOT, Deps
+from functions.compose.deps import REPO_ROOT, Deps
 from functions.models_json import models_json
 
 router = APIRouter(tags=["settings"], dependencies=AUTH, responses={401: {"model": ErrorBody}})

@@ -24,8 +24,8 @@ from core.turn.service import TurnInput
 from functions.chat import local_timezone, model_calls
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
+from functions.compose.backends import build_local_turns, build_run_store
 from functions.settings import load_settings
-from functions.turn_deps import build_local_turns, build_run_store
 from functions.turn_printer import Styled, TurnPrinter
 
 EXIT_NO_MODEL = 3

@@ -10,8 +10,8 @@ from core.jobs.evolve_now import EvolveNowReport, run_evolve_now
 from core.turn.runstore import MemoryRunStore
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
+from functions.compose.backends import build_turn_deps
 from functions.settings import load_settings
-from functions.turn_deps import build_turn_deps
 
 
 @app.command()

@@ -12,8 +12,8 @@ from core.jobs.maintain import MaintenanceReport, run_maintenance
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.errors import EX_TEMPFAIL
 from functions.cli.memory_root import open_storage
+from functions.compose.backends import build_turn_deps, memory_run_store
 from functions.settings import load_settings
-from functions.turn_deps import build_turn_deps, memory_run_store
 
 
 @app.command()

@@ -12,9 +12,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from core.memory import paths
 from core.storage.demo import DemoStorage
-from functions import deps as deps_module
 from functions.api.app import create_app
-from functions.deps import PERSONA_COOKIE, VISITOR_COOKIE, Deps, build_deps
+from functions.compose import deps as deps_module
+from functions.compose.deps import PERSONA_COOKIE, VISITOR_COOKIE, Deps, build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer

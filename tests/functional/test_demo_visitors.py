@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from core.clock import FixedClock
 from functions.api.app import create_app
-from functions.deps import VISITOR_COOKIE, VISITOR_HOURS, Deps, build_deps
+from functions.compose.deps import VISITOR_COOKIE, VISITOR_HOURS, Deps, build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer

@@ -12,7 +12,7 @@ from core.storage.base import Put, Update
 from core.storage.demo import DemoStorage
 from core.storage.github import GitHubStorage
 from core.storage.local import LocalStorage
-from functions import deps
+from functions.compose import deps
 from functions.settings import load_settings
 from tests.fakes.fake_github import FakeGitHub
 

@@ -34,7 +34,7 @@ from functions.settings import Settings, load_settings
 if TYPE_CHECKING:
     from core.jobs.evolve_runs import EvolveRuns
     from core.turn.deps import TurnDeps
-    from functions.deps import DemoCast, DemoVisitors, Deps
+    from functions.compose.deps import DemoCast, DemoVisitors, Deps
 
 SecretKey = tuple[tuple[str, str], ...]
 
@@ -110,7 +110,7 @@ def persona_turns(persona: str) -> StepFunctionsTurns:
 @lru_cache(maxsize=1)
 def api_deps(key: SecretKey) -> Deps:
     """The API's dependencies: auth always required, turns on Step Functions, no local timers."""
-    from functions.deps import build_deps
+    from functions.compose.deps import build_deps
 
     settings = settings_for(key)
     deps = build_deps(
@@ -151,7 +151,7 @@ def _visitors_on_aws(deps: Deps, visitors: DemoVisitors) -> DemoVisitors:
     """Demo visitors on AWS: their overlays are in the run bucket (so every container makes their
     Deps for reads too, and the bucket's wipe sets how long they last); their turns run on Step
     Functions with the visitor named in the execution, over their persona's S3 run store."""
-    from functions.deps import DemoVisitors
+    from functions.compose.deps import DemoVisitors
 
     default = deps.cast.default if deps.cast is not None else None
     make = visitors.make
@@ -188,8 +188,8 @@ def evolve_runs(key: SecretKey) -> EvolveRuns | None:
 @lru_cache(maxsize=1)
 def turn_deps(key: SecretKey) -> TurnDeps:
     """The turn steps' dependencies over the memory the settings name and the S3 run store."""
-    from functions.deps import build_storage
-    from functions.turn_deps import build_turn_deps
+    from functions.compose.backends import build_turn_deps
+    from functions.compose.deps import build_storage
 
     settings = settings_for(key)
     return build_turn_deps(settings, build_storage(settings, overlay_for=demo_overlay), run_store())
@@ -199,10 +199,10 @@ def turn_deps(key: SecretKey) -> TurnDeps:
 def persona_turn_deps(key: SecretKey, persona: str) -> TurnDeps:
     """The turn steps' dependencies for the demo persona a turn's execution input names: its
     memory overlay and run store (the default's `turn_deps` for the default's id). InvalidInput
-    for an id the demo does not offer (functions/deps.py `recorded_persona`)."""
+    for an id the demo does not offer (functions/compose/deps.py `recorded_persona`)."""
     from core.storage.demo import DemoStorage
-    from functions.deps import recorded_persona
-    from functions.turn_deps import build_turn_deps
+    from functions.compose.backends import build_turn_deps
+    from functions.compose.deps import recorded_persona
 
     settings = settings_for(key)
     found = recorded_persona(settings, persona)
@@ -216,8 +216,8 @@ def visitor_turn_deps(key: SecretKey, persona: str | None, visitor: str) -> Turn
     """The turn steps' dependencies for a demo visitor's turn: `persona` (None: the default)
     under the visitor's own overlay, over that persona's run store."""
     from core.storage.demo import DemoStorage
-    from functions.deps import SAMPLE_ROOT, recorded_persona
-    from functions.turn_deps import build_turn_deps
+    from functions.compose.backends import build_turn_deps
+    from functions.compose.deps import SAMPLE_ROOT, recorded_persona
 
     settings = settings_for(key)
     found = recorded_persona(settings, persona)

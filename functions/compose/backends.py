@@ -1,6 +1,6 @@
 """Wiring for turns in this process: `TurnDeps`, the folder run store, the `LocalTurnService`.
 
-The API's composition root (`functions/deps.py`), `previously chat` and `previously maintain`
+The API's composition root (`functions/compose/deps.py`), `previously chat` and `previously maintain`
 build their turn machinery here, so the choices live in one place.
 """
 

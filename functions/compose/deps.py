@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the API's security pulls in FastAPI, which step and mainten
     from core.jobs.evolve_runs import EvolveRuns
     from functions.api.security import Security
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # The bundled sample persona (a memory root: it holds memory/).
 SAMPLE_ROOT = REPO_ROOT / "sample"
 
@@ -277,7 +277,7 @@ def build_security(settings: Settings, required: bool, secret_file: Path | None 
 def _secret_file(settings: Settings, storage: Storage) -> Path | None:
     """Where a local server keeps its session-signing secret: in the runs folder beside the memory."""
     from core.storage.local import LocalStorage
-    from functions.turn_deps import runs_root
+    from functions.compose.backends import runs_root
 
     if not isinstance(storage, LocalStorage) or storage.demo:
         return None
@@ -393,7 +393,7 @@ def _deps_over(
 ) -> Deps:
     """The Deps over one storage, with the shared registry, security and clock."""
     from core.jobs.evolve_runs import EvolveRuns
-    from functions.turn_deps import build_turn_deps, memory_run_store
+    from functions.compose.backends import build_turn_deps, memory_run_store
 
     runs = memory_run_store(settings, storage, clock)
     turn_deps = build_turn_deps(settings, storage, runs, clock=clock, registry=registry)
