@@ -21,7 +21,7 @@ from functions.aws.demo_overlay import DEMO_OVERLAY_DAYS, S3Overlay, overlay_pre
 from functions.aws.steps import TaskPayload
 from functions.aws.turns import StepFunctionsTurns, execution_input
 from functions.compose import aws as compose
-from functions.compose.deps import SAMPLE_ROOT, VISITOR_HOURS
+from functions.compose.demo import SAMPLE_ROOT, VISITOR_HOURS
 
 pytestmark = pytest.mark.functional
 

@@ -19,7 +19,7 @@ from functions.aws.runstore import persona_run_prefix
 from functions.aws.steps import TaskPayload
 from functions.aws.turns import StepFunctionsTurns, execution_input
 from functions.compose import aws as compose
-from functions.compose.deps import recorded_persona
+from functions.compose.demo import recorded_persona
 from functions.logs import step_keys
 from functions.settings import Settings, load_settings
 

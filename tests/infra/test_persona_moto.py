@@ -242,12 +242,12 @@ def test_steps_that_do_not_offer_the_persona_end_its_turn_with_that_error_on_its
 ) -> None:
     """Steps shipped without the persona (a deployment half rolled out): Jia's page reads a
     turn.error naming the persona, her message is not lost to another persona's memory."""
-    import functions.compose.deps
+    import functions.compose.demo
 
     assert _http("GET", "/api/demo/personas")[0] == 200  # the API's container is up and knows Jia
     only_nell = tmp_path / "sample"
-    shutil.copytree(functions.compose.deps.SAMPLE_ROOT, only_nell, ignore=shutil.ignore_patterns("personas"))
-    monkeypatch.setattr(functions.compose.deps, "SAMPLE_ROOT", only_nell)  # the steps' copy lacks her
+    shutil.copytree(functions.compose.demo.SAMPLE_ROOT, only_nell, ignore=shutil.ignore_patterns("personas"))
+    monkeypatch.setattr(functions.compose.demo, "SAMPLE_ROOT", only_nell)  # the steps' copy lacks her
     demo.brain.main(Reply(text="Never asked for."))
     turn_id = demo.start("Are you there?", query="persona=jia")
     view = demo.finish(turn_id, "persona=jia")
