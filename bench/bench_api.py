@@ -21,7 +21,7 @@ from core.memory.paths import SLICES
 from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.local_service import LocalTurnService
-from functions.deps import build_deps
+from functions.compose.local import build_deps
 from functions.server import ServeOptions, build_app
 from functions.settings import Settings
 from tests.fakes.brain import Brain

@@ -26,7 +26,7 @@ from bench.memory_gen import _WORDS, generate
 from core.search import open_index
 from core.search.warm import WarmIndex
 from core.storage.local import LocalStorage
-from functions.deps import KeptIndex
+from functions.compose.deps import KeptIndex
 from tests.functional.api_env import HOST, make_env
 
 SIZES = (100, 1_000, 10_000)

@@ -24,7 +24,8 @@ from core.memory.config_store import read_config
 from functions.api import site
 from functions.api.app import create_app
 from functions.api.security import generate_key, is_loopback, key_weakness
-from functions.deps import REPO_ROOT, Deps, build_deps
+from functions.compose.deps import REPO_ROOT, Deps
+from functions.compose.local import build_deps
 from functions.settings import Settings
 
 log = logging.getLogger("previously.server")

@@ -39,7 +39,7 @@ class Assets:
 
 def stage_app_code(out: Path, repo_root: Path = REPO_ROOT, with_sample: bool = False) -> Path:
     """Copy the runtime packages into `out` (replacing it), the function asset's root; with
-    `with_sample` (a demo stage) the sample personas too, where `functions/deps.py` looks."""
+    `with_sample` (a demo stage) the sample personas too, where `functions/compose/demo.py` looks."""
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)

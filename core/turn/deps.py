@@ -1,6 +1,6 @@
 """What a turn step may use: storage, time, ids, the run store, the models, where events go.
 
-Built once per process by the composition root (`functions/turn_deps.py`) or from fakes in
+Built once per process by the composition root (`functions/compose/backends.py`) or from fakes in
 tests. Steps share nothing else: every step re-reads what it needs from storage and the run
 store, so the same step runs unchanged in this process or in a Lambda.
 """

@@ -30,7 +30,7 @@ from functions.api import (
 from functions.api.guard import GuardMiddleware
 from functions.api.limits import BodyLimit, Preflight, SecurityHeaders
 from functions.api.schemas import ErrorBody
-from functions.deps import Deps
+from functions.compose.deps import Deps
 from functions.mcp import http as mcp_http
 
 MAX_BODY_BYTES = 2 * 1024 * 1024

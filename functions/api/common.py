@@ -11,7 +11,8 @@ from starlette.requests import HTTPConnection
 from core.errors import InvalidInput
 from core.reltime import zone
 from functions.api.guard import STATE_CHANGING, visitor_in
-from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps, persona_deps
+from functions.compose.demo import PERSONA_COOKIE, PERSONA_PARAM, persona_deps
+from functions.compose.deps import Deps
 
 
 def get_deps(request: Request) -> Deps:

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from core.storage.visitor import visitor_id
 from functions.api.errors import ApiError, error_response
-from functions.deps import VISITOR_COOKIE, new_visitor_id
+from functions.compose.demo import VISITOR_COOKIE, new_visitor_id
 
 ORIGIN_SECRET_HEADER = "x-previously-origin"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})

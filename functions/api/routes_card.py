@@ -14,7 +14,7 @@ from core.memory.card.store import read_card
 from core.reltime import local_date_key
 from functions.api.common import AUTH, MUTATION, DepsDep, checked_timezone
 from functions.api.schemas import CardEntry, CardEntryPatch, CardHistoryView, CardVersion, CardView, ErrorBody
-from functions.deps import Deps
+from functions.compose.deps import Deps
 
 router = APIRouter(tags=["card"], responses={401: {"model": ErrorBody}})
 Section = Annotated[

@@ -1,7 +1,7 @@
 """The demo's personas: which ones the page can switch between, and which one this request sees.
 
 A request names its persona with `?persona=ID` or the `previously_persona` cookie the page's
-picker sets (functions/deps.py `DemoCast.pick`); every other route then reads and writes that
+picker sets (functions/compose/demo.py `DemoCast.pick`); every other route then reads and writes that
 persona's memory. Outside a demo with several personas the list is empty.
 """
 
@@ -17,7 +17,8 @@ from core.storage.base import Snapshot
 from core.storage.demo import Persona
 from functions.api.common import AUTH
 from functions.api.schemas import ErrorBody
-from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, Deps
+from functions.compose.demo import PERSONA_COOKIE, PERSONA_PARAM
+from functions.compose.deps import Deps
 
 router = APIRouter(tags=["demo"], responses={401: {"model": ErrorBody}, 400: {"model": ErrorBody}})
 

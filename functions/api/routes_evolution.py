@@ -13,7 +13,7 @@ from core.memory.evolution import user_edits
 from core.memory.evolution.view import EvolutionView, evolution_view
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ErrorBody
-from functions.deps import Deps
+from functions.compose.deps import Deps
 
 router = APIRouter(tags=["evolution"], responses={401: {"model": ErrorBody}})
 ERRORS: dict[int | str, dict[str, Any]] = {c: {"model": ErrorBody} for c in (400, 403, 404, 409)}

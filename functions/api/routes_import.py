@@ -31,7 +31,7 @@ from core.imports.source import ExportFile
 from functions.api.common import MUTATION, DepsDep
 from functions.api.errors import INTERNAL_MESSAGE
 from functions.api.schemas import ErrorBody
-from functions.deps import Deps
+from functions.compose.deps import Deps
 
 log = logging.getLogger("previously.api")
 router = APIRouter(tags=["import"], dependencies=MUTATION, responses={401: {"model": ErrorBody}})

@@ -41,7 +41,7 @@ from functions.api.schemas import (
     TimelineView,
     TurnOut,
 )
-from functions.deps import Deps
+from functions.compose.deps import Deps
 
 router = APIRouter(tags=["memory"], dependencies=AUTH, responses={401: {"model": ErrorBody}})
 SliceId = Annotated[str, Path(pattern=SLICE_ID_PATTERN, description="YYYY-MM-DD-HHMM (UTC start minute)")]

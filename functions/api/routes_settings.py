@@ -13,7 +13,7 @@ from core.llm.registry import ModelPrefs
 from core.memory.config_store import read_config, save_config_patch
 from functions.api.common import AUTH, MUTATION, DepsDep
 from functions.api.schemas import ConfigPatch, ConfigView, ErrorBody, ModelsView
-from functions.deps import REPO_ROOT, Deps
+from functions.compose.deps import REPO_ROOT, Deps
 from functions.models_json import models_json
 
 router = APIRouter(tags=["settings"], dependencies=AUTH, responses={401: {"model": ErrorBody}})

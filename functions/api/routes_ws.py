@@ -25,7 +25,7 @@ from functions.api.errors import ApiError
 from functions.api.schemas import WsFollow, WsStart
 from functions.api.turns import follow, to_input
 from functions.api.ws_protocol import WsRefusal, parse_action
-from functions.deps import Deps
+from functions.compose.deps import Deps
 
 router = APIRouter()
 log = logging.getLogger("previously.api")

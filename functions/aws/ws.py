@@ -31,7 +31,7 @@ from core.turn.service import TurnInput, TurnService
 from functions.api.schemas import WsFollow, WsStart
 from functions.api.ws_protocol import WsRefusal, parse_action
 from functions.aws.push import ConnectionPusher
-from functions.deps import PERSONA_COOKIE, PERSONA_PARAM, VISITOR_COOKIE
+from functions.compose.demo import PERSONA_COOKIE, PERSONA_PARAM, VISITOR_COOKIE
 
 # `$connect`'s headers, cookies and source address → 200, or the status of the refusal.
 Admit = Callable[[Mapping[str, str], Mapping[str, str], str | None], int]
@@ -46,7 +46,7 @@ class WsTarget:
     to_input: Callable[[WsStart], TurnInput]
 
 
-# A persona's target from `(?persona=, cookie, visitor id)`: functions/deps.py `persona_deps`
+# A persona's target from `(?persona=, cookie, visitor id)`: functions/compose/demo.py `persona_deps`
 # (InvalidInput for an unknown `?persona=`, the default for an unknown cookie; a demo visitor's
 # own overlay for a visitor id).
 PickPersona = Callable[[str | None, str | None, str | None], WsTarget]

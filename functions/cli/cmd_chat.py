@@ -24,8 +24,8 @@ from core.turn.service import TurnInput
 from functions.chat import local_timezone, model_calls
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
+from functions.compose.local import chat_turns
 from functions.settings import load_settings
-from functions.turn_deps import build_local_turns, build_run_store
 from functions.turn_printer import Styled, TurnPrinter
 
 EXIT_NO_MODEL = 3
@@ -108,7 +108,7 @@ def chat(
     storage = open_storage(memory, must_exist=False)
     settings = load_settings()
     try:
-        service = build_local_turns(settings, storage, build_run_store(settings, storage))
+        service = chat_turns(settings, storage)
         request = TurnInput(message, timezone=timezone or local_timezone(), model=model, attachments=images)
         turn_id = service.start(request)
     except InvalidInput as exc:

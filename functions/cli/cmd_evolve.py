@@ -7,11 +7,10 @@ from rich.console import Console
 
 from core.errors import PreviouslyError
 from core.jobs.evolve_now import EvolveNowReport, run_evolve_now
-from core.turn.runstore import MemoryRunStore
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json, fail
 from functions.cli.memory_root import open_storage
+from functions.compose.local import one_off_turn_deps
 from functions.settings import load_settings
-from functions.turn_deps import build_turn_deps
 
 
 @app.command()
@@ -23,7 +22,7 @@ def evolve(memory: MemoryOpt = None, json_out: JsonOpt = False) -> None:
     change.". Refused for the demo memory.
     """
     storage = open_storage(memory)
-    deps = build_turn_deps(load_settings(), storage, MemoryRunStore())
+    deps = one_off_turn_deps(load_settings(), storage)
     try:
         if json_out:
             report = run_evolve_now(deps)

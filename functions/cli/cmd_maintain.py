@@ -12,8 +12,8 @@ from core.jobs.maintain import MaintenanceReport, run_maintenance
 from functions.cli.app import JsonOpt, MemoryOpt, app, emit_json
 from functions.cli.errors import EX_TEMPFAIL
 from functions.cli.memory_root import open_storage
+from functions.compose.local import turn_deps
 from functions.settings import load_settings
-from functions.turn_deps import build_turn_deps, memory_run_store
 
 
 @app.command()
@@ -36,7 +36,7 @@ def maintain(
     storage = open_storage(memory)
     settings = load_settings()
     # the runs `previously chat` and serve write: a turn a dead process left is recovered here
-    deps = build_turn_deps(settings, storage, memory_run_store(settings, storage))
+    deps = turn_deps(settings, storage)
     started = time.perf_counter()
     console = Console(stderr=True)
     if json_out:

@@ -31,8 +31,8 @@ def mcp(
     if tz is not None and zone(tz) is None:
         raise fail(f'unknown timezone "{tz}"; use an IANA name such as Europe/Lisbon')
     from functions.api.app import version
+    from functions.compose.mcp import build_access
     from functions.llm import build_registry
-    from functions.mcp.access import build_access
     from functions.mcp.server import build_server
 
     storage = open_storage(memory)

@@ -8,7 +8,7 @@ from core.errors import InvalidInput
 from core.storage.base import Storage
 from core.storage.local import LocalStorage
 from functions.cli.app import fail
-from functions.deps import build_storage
+from functions.compose.backends import build_storage
 from functions.settings import load_settings
 
 

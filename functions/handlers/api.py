@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from functions.aws import compose
+from functions.compose import aws as compose
 from functions.handlers.snapshot import API_MODULES, preload
 
 preload(*API_MODULES)

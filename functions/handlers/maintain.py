@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from functions.aws import compose
 from functions.aws.evolve import EVOLVE_JOB
 from functions.aws.metrics import record_maintenance_stopped
+from functions.compose import aws as compose
 from functions.handlers.snapshot import MAINTAIN_MODULES, preload
 from functions.logs import correlate, lambda_logger
 

@@ -44,10 +44,10 @@ STEP_MODULES = (
     "core.llm.anthropic_adapter",
     "core.llm.openai_adapter",
     "core.storage.github",
-    "functions.aws.compose",
+    "functions.compose.aws",
     "functions.llm",
 )
-API_MODULES = ("functions.api.app", "mangum", "core.storage.github", "functions.aws.compose")
+API_MODULES = ("functions.api.app", "mangum", "core.storage.github", "functions.compose.aws")
 # The scheduled pass and evolve-now: maintenance, the card passes' models, GitHub.
 MAINTAIN_MODULES = (
     "core.jobs.maintain",
@@ -55,6 +55,6 @@ MAINTAIN_MODULES = (
     "core.llm.anthropic_adapter",
     "core.llm.openai_adapter",
     "core.storage.github",
-    "functions.aws.compose",
+    "functions.compose.aws",
     "functions.llm",
 )

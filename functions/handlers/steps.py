@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from functions.aws import compose
 from functions.aws.steps import TaskPayload, run_task
+from functions.compose import aws as compose
 from functions.handlers.snapshot import STEP_MODULES, preload
 from functions.logs import correlate, step_keys
 

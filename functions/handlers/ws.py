@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from functions.aws import compose
 from functions.aws.push import ConnectionPusher
 from functions.aws.ws import WsRoutes, WsTarget
-from functions.deps import Deps, new_visitor_id, persona_deps
+from functions.compose import aws as compose
+from functions.compose.demo import new_visitor_id, persona_deps
+from functions.compose.deps import Deps
 from functions.handlers.snapshot import API_MODULES, preload
 
 preload(*API_MODULES)

@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 from core.errors import InvalidInput
 from functions.api.common import request_deps
 from functions.api.errors import error_response
-from functions.deps import Deps
+from functions.compose.deps import Deps
 
 PATH = "/mcp"
 
@@ -56,7 +56,7 @@ class McpEndpoint:
         # Imported on first use: the MCP SDK is not needed by a cold start that serves only /api.
         from mcp.server.transport_security import TransportSecuritySettings
 
-        from functions.mcp.access import build_access
+        from functions.compose.mcp import build_access
         from functions.mcp.server import build_server
 
         access = build_access(

@@ -17,7 +17,7 @@ from core.storage.memory import InMemoryStorage
 from functions.api.app import create_app
 from functions.api.guard import RequestGuard
 from functions.api.security import Security
-from functions.deps import Deps
+from functions.compose.deps import Deps
 from tests.fakes.fake_turns import ScriptedTurns
 from tests.functional.turn_support import Harness
 

@@ -136,7 +136,7 @@ def test_search_passes_the_query_and_adds_the_focus(sample_env) -> None:  # type
 
 
 def test_search_with_the_real_floor_finds_the_sample() -> None:
-    from functions.deps import KeptIndex
+    from functions.compose.deps import KeptIndex
 
     env = make_env(storage=DemoStorage(SAMPLE_ROOT), search=KeptIndex())  # type: ignore[arg-type]
     hits = env.client.get("/api/search?q=Chengdu flights").json()["hits"]

@@ -11,8 +11,8 @@ import pytest
 from moto import mock_aws
 
 from core.errors import InvalidInput
-from functions.aws import compose
 from functions.aws.config import AwsResources, secret_values
+from functions.compose import aws as compose
 
 pytestmark = pytest.mark.functional
 

@@ -17,11 +17,11 @@ from core.memory import paths
 from core.storage.base import Put
 from core.storage.demo import DemoStorage
 from core.turn.service import TurnInput
-from functions.aws import compose
 from functions.aws.demo_overlay import DEMO_OVERLAY_DAYS, S3Overlay, overlay_prefix
 from functions.aws.steps import TaskPayload
 from functions.aws.turns import StepFunctionsTurns, execution_input
-from functions.deps import SAMPLE_ROOT, VISITOR_HOURS
+from functions.compose import aws as compose
+from functions.compose.demo import SAMPLE_ROOT, VISITOR_HOURS
 
 pytestmark = pytest.mark.functional
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from functions.aws import compose
 from functions.aws.turns import StepFunctionsTurns
+from functions.compose import aws as compose
 from tests.fakes.aws_events import API_HOST, http_event
 
 pytestmark = pytest.mark.functional

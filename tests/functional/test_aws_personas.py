@@ -15,11 +15,11 @@ from moto import mock_aws
 
 from core.errors import InvalidInput
 from core.turn.service import TurnInput
-from functions.aws import compose
 from functions.aws.runstore import persona_run_prefix
 from functions.aws.steps import TaskPayload
 from functions.aws.turns import StepFunctionsTurns, execution_input
-from functions.deps import recorded_persona
+from functions.compose import aws as compose
+from functions.compose.demo import recorded_persona
 from functions.logs import step_keys
 from functions.settings import Settings, load_settings
 

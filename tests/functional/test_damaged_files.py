@@ -15,7 +15,7 @@ from core.memory import paths
 from core.storage.local import LocalStorage
 from functions.cli import cmd_check, cmd_maintain, cmd_weave  # noqa: F401 - registers the commands
 from functions.cli.app import app
-from functions.deps import KeptIndex
+from functions.compose.deps import KeptIndex
 from tests.conftest import SAMPLE_ROOT
 from tests.functional.api_env import make_env
 

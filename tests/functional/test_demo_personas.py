@@ -12,9 +12,11 @@ from starlette.websockets import WebSocketDisconnect
 
 from core.memory import paths
 from core.storage.demo import DemoStorage
-from functions import deps as deps_module
 from functions.api.app import create_app
-from functions.deps import PERSONA_COOKIE, VISITOR_COOKIE, Deps, build_deps
+from functions.compose import demo as deps_module
+from functions.compose.demo import PERSONA_COOKIE, VISITOR_COOKIE
+from functions.compose.deps import Deps
+from functions.compose.local import build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer
@@ -45,7 +47,7 @@ def _demo(monkeypatch: pytest.MonkeyPatch, memory: Path | None = None) -> tuple[
     for var in ("GITHUB_TOKEN", "GITHUB_REPO", "PREVIOUSLY_MEMORY", "PREVIOUSLY_ACCESS_KEY"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("STORAGE", "demo")
-    deps = build_deps(load_settings(), memory_override=memory, require_auth=False, in_process_turns=False)
+    deps = build_deps(load_settings(), memory_override=memory, require_auth=False)
     return deps, TestClient(create_app(deps), base_url=f"http://{HOST}")
 
 
@@ -159,7 +161,7 @@ def test_a_demo_folder_with_one_persona_has_no_picker(
 
 def test_outside_the_demo_the_list_is_empty(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("STORAGE", "local")
-    deps = build_deps(load_settings(), memory_override=tmp_path, require_auth=False, in_process_turns=False)
+    deps = build_deps(load_settings(), memory_override=tmp_path, require_auth=False)
     client = TestClient(create_app(deps), base_url=f"http://{HOST}")
     assert deps.cast is None
     assert client.get("/api/demo/personas").json()["personas"] == []

@@ -11,7 +11,9 @@ from fastapi.testclient import TestClient
 
 from core.clock import FixedClock
 from functions.api.app import create_app
-from functions.deps import VISITOR_COOKIE, VISITOR_HOURS, Deps, build_deps
+from functions.compose.demo import VISITOR_COOKIE, VISITOR_HOURS
+from functions.compose.deps import Deps
+from functions.compose.local import build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer
@@ -32,8 +34,8 @@ def _demo_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("STORAGE", "demo")
 
 
-def _deps(clock: FixedClock | None = None, in_process_turns: bool = False) -> Deps:
-    return build_deps(load_settings(), require_auth=False, in_process_turns=in_process_turns, clock=clock)
+def _deps(clock: FixedClock | None = None) -> Deps:
+    return build_deps(load_settings(), require_auth=False, clock=clock)
 
 
 def _browser(deps: Deps, cookies: dict[str, str] | None = None) -> TestClient:
@@ -68,7 +70,7 @@ def test_a_visitors_turn_is_seen_by_them_only(
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", fake_models.openai_base_url)
     Brain.install(fake_models).main("Good to see you again, Nell.")
-    deps = _deps(in_process_turns=True)
+    deps = _deps()
     a, b = _browser(deps), _browser(deps)
     before = len(b.get("/api/timeline").json()["slices"])
     done = a.post("/api/turns?wait=25", json={"message": "Back from the market."}, headers=same_origin())

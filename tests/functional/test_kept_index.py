@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from functions.deps import build_deps
+from functions.compose.local import build_deps
 from functions.server import ServeOptions, build_app
 from functions.settings import load_settings
 from tests.conftest import SAMPLE_ROOT

@@ -39,7 +39,7 @@ def handler_module(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ig
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("RUN_BUCKET", "runs")
     monkeypatch.setenv("STATE_MACHINE_ARN", "arn:aws:states:us-east-1:123456789012:stateMachine:turn")
-    from functions.aws import compose
+    from functions.compose import aws as compose
 
     compose.reset()
     import functions.handlers.api as module

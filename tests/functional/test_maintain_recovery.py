@@ -24,7 +24,7 @@ from core.memory.slice.model import parse_core_md
 from core.turn.recovery import LOST_REASON
 from core.turn.runstore import status_of
 from core.turn.runstore_fs import FolderRunStore
-from functions.deps import build_deps
+from functions.compose.local import build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import ANALYZER, Brain
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply

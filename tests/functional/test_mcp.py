@@ -31,7 +31,7 @@ from core.memory.paths import CONFIG_JSON, core_md
 from core.memory.slice.model import parse_core_md
 from core.memory.slice.staged_notes import NOTES_DIR
 from functions.cli import _load_commands, app
-from functions.deps import build_deps
+from functions.compose.local import build_deps
 from functions.server import ServeOptions, build_app
 from functions.settings import load_settings
 from tests.conftest import LOCOMO_DEV, REPO_ROOT

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from core.memory.slice.model import parse_core_md
 from functions.api.app import create_app
-from functions.deps import build_deps
+from functions.compose.local import build_deps
 from functions.settings import load_settings
 from tests.fakes.brain import Brain
 from tests.fakes.fake_model_server import FakeModelServer, Reply

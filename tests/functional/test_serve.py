@@ -167,7 +167,7 @@ def _tree_digest(root: Path) -> str:
 
 def test_demo_chat_without_a_model_keeps_the_message_in_memory_only(clean_env: Path) -> None:
     from core.storage.demo import DemoStorage
-    from functions.deps import SAMPLE_ROOT
+    from functions.compose.demo import SAMPLE_ROOT
 
     before = _tree_digest(SAMPLE_ROOT)
     deps = prepare(ServeOptions(demo=True), load_settings())

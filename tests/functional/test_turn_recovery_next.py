@@ -134,8 +134,8 @@ def test_every_turn_records_when_it_was_accepted_and_its_deadline(tmp_path: Path
 def test_the_deadline_follows_the_configured_turn_timeout(tmp_path: Path) -> None:
     """A deployment whose turns may run two hours: a turn nobody can ask is alive for all of
     them (the execution could still be running) and dead only after."""
+    from functions.compose.backends import build_turn_deps
     from functions.settings import load_settings
-    from functions.turn_deps import build_turn_deps
 
     clock = FixedClock.at("2026-08-11T11:15:00.000Z")
     h = make_harness(LocalStorage(tmp_path), clock, None)

@@ -15,8 +15,8 @@ from core.web import WebAccess
 from core.web.fetch import WebFetcher
 from core.web.guard import PRIVATE_REFUSAL, FetchGuard
 from core.web.search import BraveSearch, SearxngSearch
+from functions.compose.backends import build_web
 from functions.settings import load_settings
-from functions.web import build_web
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, ToolCall
 from tests.fakes.fake_web import BRAVE_KEY, FakeWeb
 from tests.functional.turn_support import make_harness

@@ -18,8 +18,8 @@ from typing import Any
 import boto3
 import pytest
 
-from functions.aws import compose
 from functions.aws.demo_overlay import DEMO_OVERLAY_MAX_BYTES
+from functions.compose import aws as compose
 from functions.handlers import steps as steps_handler
 from infra.packaging import SAMPLE_DIR
 from layers.build import LAMBDA_UNZIPPED_LIMIT

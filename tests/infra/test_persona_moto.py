@@ -24,7 +24,7 @@ import pytest
 from core.memory.paths import core_md
 from core.memory.slice.model import parse_core_md
 from core.turn.steps import STEP_TABLE
-from functions.aws import compose
+from functions.compose import aws as compose
 from functions.handlers import steps as steps_handler
 from infra.turn_workflow import function_id
 from tests.fakes.aws_events import http_event
@@ -242,12 +242,12 @@ def test_steps_that_do_not_offer_the_persona_end_its_turn_with_that_error_on_its
 ) -> None:
     """Steps shipped without the persona (a deployment half rolled out): Jia's page reads a
     turn.error naming the persona, her message is not lost to another persona's memory."""
-    import functions.deps
+    import functions.compose.demo
 
     assert _http("GET", "/api/demo/personas")[0] == 200  # the API's container is up and knows Jia
     only_nell = tmp_path / "sample"
-    shutil.copytree(functions.deps.SAMPLE_ROOT, only_nell, ignore=shutil.ignore_patterns("personas"))
-    monkeypatch.setattr(functions.deps, "SAMPLE_ROOT", only_nell)  # the steps' copy lacks her
+    shutil.copytree(functions.compose.demo.SAMPLE_ROOT, only_nell, ignore=shutil.ignore_patterns("personas"))
+    monkeypatch.setattr(functions.compose.demo, "SAMPLE_ROOT", only_nell)  # the steps' copy lacks her
     demo.brain.main(Reply(text="Never asked for."))
     turn_id = demo.start("Are you there?", query="persona=jia")
     view = demo.finish(turn_id, "persona=jia")

@@ -25,8 +25,8 @@ from core.memory.slice.model import parse_core_md
 from core.storage.local import LocalStorage
 from core.turn.service import TurnInput, TurnState
 from core.turn.steps import STEP_TABLE
-from functions.aws import compose
 from functions.aws.turns import StepFunctionsTurns
+from functions.compose import aws as compose
 from functions.handlers import steps as steps_handler
 from infra.turn_workflow import function_id
 from tests.fakes.brain import Brain

@@ -41,8 +41,8 @@ def test_cold_import_loads_no_model_sdk(tmp_path: Path) -> None:
 
 
 STEP_PROBE = (
-    "import json, sys; import functions.handlers.steps, functions.handlers.maintain, functions.aws.compose, "
-    "functions.deps, functions.turn_deps; "
+    "import json, sys; import functions.handlers.steps, functions.handlers.maintain, functions.compose.aws, "
+    "functions.compose.deps, functions.compose.backends, functions.compose.demo; "
     "print(json.dumps(sorted(m for m in ('fastapi', 'starlette', 'mangum', 'anthropic', 'openai', 'typer') "
     "if m in sys.modules)))"
 )

@@ -253,3 +253,68 @@ def test_no_adapter_opens_a_batch_or_commits() -> None:
         and (sites := _commit_sites(p.read_text(encoding="utf-8")))
     }
     assert offenders == {}, "move the batch into a core operation that commits once (docs/DEVELOPING.md)"
+
+
+# The storage backends, run stores and turn runners: the composition root alone builds them.
+BACKEND_CLASSES = {
+    "LocalStorage",
+    "GitHubStorage",
+    "DemoStorage",
+    "InMemoryStorage",
+    "FolderRunStore",
+    "MemoryRunStore",
+    "S3RunStore",
+    "S3Overlay",
+    "StepFunctionsTurns",
+    "LocalTurnService",
+}
+COMPOSE = ROOT / "functions/compose"
+
+
+def _calls(path: Path) -> list[ast.Call]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+@pytest.mark.unit
+def test_only_functions_compose_builds_a_storage_backend_or_run_store() -> None:
+    """functions/compose/ is the one composition root: a handler, command or route asks its container."""
+    offenders = sorted(
+        f"{p.relative_to(ROOT)}: {name}"
+        for top in ("core", "functions")
+        for p in _py_files(top)
+        if not p.is_relative_to(COMPOSE)
+        for name in {_called_name(c) for c in _calls(p)} & BACKEND_CLASSES
+    )
+    assert offenders == []
+
+
+def _first_arg_name(call: ast.Call) -> str:
+    arg = call.args[0] if call.args else None
+    return arg.id if isinstance(arg, ast.Name) else arg.attr if isinstance(arg, ast.Attribute) else ""
+
+
+@pytest.mark.unit
+def test_no_container_is_patched_after_it_is_built() -> None:
+    """Containers are built whole: no `dataclasses.replace` in functions/compose/, nor on a
+    `*deps`/`*access` value anywhere in production code."""
+    offenders = sorted(
+        f"{p.relative_to(ROOT)}:{c.lineno}"
+        for top in ("core", "functions")
+        for p in _py_files(top)
+        for c in _calls(p)
+        if _called_name(c) == "replace"
+        and not isinstance(getattr(c.func, "value", None), ast.Constant)
+        and (p.is_relative_to(COMPOSE) or _first_arg_name(c).lower().endswith(("deps", "access")))
+    )
+    assert offenders == []
+
+
+@pytest.mark.unit
+def test_compose_needs_no_cloud_construct_library() -> None:
+    assert [str(p.relative_to(ROOT)) for p in _py_files("functions") if "aws_cdk" in _imports(p)] == []

@@ -96,7 +96,7 @@ def test_the_data_cache_name_is_the_one_sign_out_forgets() -> None:
 
 
 def test_the_offline_copy_is_kept_per_persona_by_the_header_the_page_sends() -> None:
-    from functions.deps import PERSONA_COOKIE, PERSONA_PARAM
+    from functions.compose.demo import PERSONA_COOKIE, PERSONA_PARAM
 
     sw = (WEB / "sw.js").read_text(encoding="utf-8")
     api = (WEB / "app" / "api.js").read_text(encoding="utf-8")

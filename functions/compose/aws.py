@@ -2,8 +2,8 @@
 
 Built once per Lambda container and rebuilt when the secret's values change (they are re-read
 at most every five minutes), so a rotated key takes effect without a deployment. The API and
-WebSocket functions get the API's `Deps` with the run store and turn service swapped for their
-AWS forms (evolve now runs in the maintenance function: functions/aws/evolve.py); the step and
+WebSocket functions get the API's `Deps` built over the S3 run store with turns on Step
+Functions (evolve now runs in the maintenance function: functions/aws/evolve.py); the step and
 maintenance functions get the turn's `TurnDeps` over the same storage.
 
 In a demo with several personas, every persona but the default keeps its runs under a prefix
@@ -16,7 +16,6 @@ container's step writes, the next step and the API read in theirs.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from datetime import timedelta
 from functools import cache, lru_cache
@@ -29,12 +28,20 @@ from functions.aws.environment import LambdaStepEnvironment, SinkFor, boto_clien
 from functions.aws.evolve import LambdaEvolveLauncher
 from functions.aws.runstore import S3RunStore, persona_run_prefix
 from functions.aws.turns import StepFunctionsTurns
+from functions.compose import demo
+from functions.compose.backends import (
+    build_security,
+    build_storage,
+    build_turn_deps,
+    memory_run_store,
+    secret_file,
+)
+from functions.compose.deps import Deps, Shared
 from functions.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from core.jobs.evolve_runs import EvolveRuns
     from core.turn.deps import TurnDeps
-    from functions.deps import DemoCast, DemoVisitors, Deps
 
 SecretKey = tuple[tuple[str, str], ...]
 
@@ -109,25 +116,20 @@ def persona_turns(persona: str) -> StepFunctionsTurns:
 
 @lru_cache(maxsize=1)
 def api_deps(key: SecretKey) -> Deps:
-    """The API's dependencies: auth always required, turns on Step Functions, no local timers."""
-    from functions.deps import build_deps
+    """The API's dependencies: turns on Step Functions over the S3 run store, no local timers;
+    sign-in required unless `auth_required` says otherwise."""
+    from functions.llm import build_registry
 
     settings = settings_for(key)
-    deps = build_deps(
-        settings,
-        require_auth=auth_required(settings),
-        in_process_turns=False,
-        overlay_for=demo_overlay,
-        visitor_overlay=visitor_overlay,
-    )
-    deps = dataclasses.replace(
-        deps, runs=run_store(), turns=turns(), maintenance=None, evolve_now=evolve_runs(key)
-    )
-    if deps.cast is not None:
-        _cast_on_aws(deps, deps.cast)
-    if deps.visitors is not None:
-        deps.visitors = _visitors_on_aws(deps, deps.visitors)
-    return deps
+    clock = SystemClock()
+    storage = build_storage(settings, overlay_for=demo_overlay)
+    security = build_security(settings, auth_required(settings), secret_file(settings, storage))
+    shared = Shared(settings, clock, build_registry(settings, clock), security)
+    deps = shared.deps(storage, run_store(), turns(), evolve_now=evolve_runs(key))
+    if not storage.demo:
+        return deps
+    terms = demo.VisitorTerms(lifetime=timedelta(days=DEMO_OVERLAY_DAYS), made_on_read=True)
+    return demo.add_demo(deps, demo.SAMPLE_ROOT, lambda seat: _seat_deps(shared, seat), terms)
 
 
 def auth_required(settings: Settings) -> bool:
@@ -136,34 +138,30 @@ def auth_required(settings: Settings) -> bool:
     return not (settings.storage == "demo" and not settings.has_access_key)
 
 
-def _cast_on_aws(deps: Deps, cast: DemoCast) -> None:
-    """The demo's personas on AWS: the default is `deps` (not the Deps before the swap); every
-    other one keeps its own memory overlay and runs its turns over its own S3 run store."""
-    cast.deps[cast.default] = deps
-    for persona in cast.personas[1:]:
-        own = cast.deps[persona.id]
-        cast.deps[persona.id] = dataclasses.replace(
-            own, runs=persona_run_store(persona.id), turns=persona_turns(persona.id), maintenance=None
-        )
+def _seat_deps(shared: Shared, seat: demo.Seat) -> Deps:
+    """A demo seat on AWS: every persona but the default keeps its runs under its own prefix and
+    names itself in each execution; a visitor's overlay is in the run bucket (so every container
+    makes their Deps for reads too) and their turns name them in the execution."""
+    from core.jobs.evolve_runs import EvolveRuns
+    from core.storage.demo import DemoStorage
 
-
-def _visitors_on_aws(deps: Deps, visitors: DemoVisitors) -> DemoVisitors:
-    """Demo visitors on AWS: their overlays are in the run bucket (so every container makes their
-    Deps for reads too, and the bucket's wipe sets how long they last); their turns run on Step
-    Functions with the visitor named in the execution, over their persona's S3 run store."""
-    from functions.deps import DemoVisitors
-
-    default = deps.cast.default if deps.cast is not None else None
-    make = visitors.make
-
-    def on_aws(persona: str, visitor: str) -> Deps:
-        other = None if persona == default or deps.cast is None else persona
-        runs = run_store() if other is None else persona_run_store(other)
+    other = None if seat.default else seat.persona.id
+    runs = run_store() if other is None else persona_run_store(other)
+    visitor = seat.visitor
+    if visitor is None:
+        storage = DemoStorage(seat.persona.root, demo_overlay)
+        own: StepFunctionsTurns = persona_turns(seat.persona.id)
+    else:
+        storage = DemoStorage(seat.persona.root, lambda pid: visitor_overlay(pid, visitor))
         own = visitor_turns(runs, other, visitor)
-        return dataclasses.replace(make(persona, visitor), runs=runs, turns=own, maintenance=None)
-
-    lifetime = timedelta(days=DEMO_OVERLAY_DAYS)
-    return DemoVisitors(on_aws, deps.clock, kept=visitors.kept, lifetime=lifetime, made_on_read=True)
+    in_process = build_turn_deps(
+        shared.settings,
+        storage,
+        memory_run_store(shared.settings, storage, shared.clock),
+        clock=shared.clock,
+        registry=shared.models,
+    )
+    return shared.deps(storage, runs, own, ids=in_process.ids, evolve_now=EvolveRuns(in_process))
 
 
 def visitor_turns(runs: S3RunStore, persona: str | None, visitor: str) -> StepFunctionsTurns:
@@ -188,9 +186,6 @@ def evolve_runs(key: SecretKey) -> EvolveRuns | None:
 @lru_cache(maxsize=1)
 def turn_deps(key: SecretKey) -> TurnDeps:
     """The turn steps' dependencies over the memory the settings name and the S3 run store."""
-    from functions.deps import build_storage
-    from functions.turn_deps import build_turn_deps
-
     settings = settings_for(key)
     return build_turn_deps(settings, build_storage(settings, overlay_for=demo_overlay), run_store())
 
@@ -199,13 +194,11 @@ def turn_deps(key: SecretKey) -> TurnDeps:
 def persona_turn_deps(key: SecretKey, persona: str) -> TurnDeps:
     """The turn steps' dependencies for the demo persona a turn's execution input names: its
     memory overlay and run store (the default's `turn_deps` for the default's id). InvalidInput
-    for an id the demo does not offer (functions/deps.py `recorded_persona`)."""
+    for an id the demo does not offer (functions/compose/deps.py `recorded_persona`)."""
     from core.storage.demo import DemoStorage
-    from functions.deps import recorded_persona
-    from functions.turn_deps import build_turn_deps
 
     settings = settings_for(key)
-    found = recorded_persona(settings, persona)
+    found = demo.recorded_persona(settings, persona)
     if found is None:
         return turn_deps(key)
     return build_turn_deps(settings, DemoStorage(found.root, demo_overlay), persona_run_store(found.id))
@@ -216,12 +209,10 @@ def visitor_turn_deps(key: SecretKey, persona: str | None, visitor: str) -> Turn
     """The turn steps' dependencies for a demo visitor's turn: `persona` (None: the default)
     under the visitor's own overlay, over that persona's run store."""
     from core.storage.demo import DemoStorage
-    from functions.deps import SAMPLE_ROOT, recorded_persona
-    from functions.turn_deps import build_turn_deps
 
     settings = settings_for(key)
-    found = recorded_persona(settings, persona)
-    root = found.root if found is not None else SAMPLE_ROOT
+    found = demo.recorded_persona(settings, persona)
+    root = found.root if found is not None else demo.SAMPLE_ROOT
     runs = run_store() if found is None else persona_run_store(found.id)
     storage = DemoStorage(root, lambda pid: visitor_overlay(pid, visitor))
     return build_turn_deps(settings, storage, runs)
@@ -238,7 +229,15 @@ def step_environment(
         base = turn_deps(key) if persona is None else persona_turn_deps(key, persona)
 
     def make_deps(sink_for: SinkFor) -> Any:
-        return dataclasses.replace(base, sink_for=sink_for)
+        return build_turn_deps(
+            settings_for(key),
+            base.storage,
+            base.run_store,
+            clock=base.clock,
+            ids=base.ids,
+            registry=base.models,
+            sink_for=sink_for,
+        )
 
     return LambdaStepEnvironment(base.run_store, push_client(), make_deps)
 

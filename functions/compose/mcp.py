@@ -1,8 +1,6 @@
-"""Wiring an `OutsideAccess` for the MCP server: the memory, the clock, ids, and the models."""
+"""The MCP server's container: an `OutsideAccess` over the memory, the clock, ids and the models."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from core.agent.outside import ModelsFor, OutsideAccess
 from core.clock import Clock, IdSource, RandomIds, SystemClock
@@ -11,16 +9,18 @@ from core.llm.registry import ModelPrefs, Resolution
 from core.memory.config import UserConfig
 from core.search.warm import WarmIndex
 from core.storage.base import Storage
+from functions.compose.deps import ModelDirectory, ModelResolver
 
 # API Gateway gives a request 30 seconds: a remote recall's worker scan must end well before.
 REMOTE_RECALL_SECONDS = 20.0
 
 
-def models_for(registry: Any) -> ModelsFor:
-    """Resolve the worker from the memory's own config.json (None: recall uses the floor)."""
+def models_for(registry: ModelDirectory | ModelResolver | None) -> ModelsFor:
+    """Resolve the worker from the memory's own config.json (None: recall uses the floor, also
+    when the directory cannot resolve a model at all)."""
 
     def resolve(config: UserConfig) -> Resolution | None:
-        if registry is None or not getattr(registry, "configured", False) or not hasattr(registry, "resolve"):
+        if not isinstance(registry, ModelResolver) or not registry.configured:
             return None
         try:
             resolution: Resolution = registry.resolve(None, ModelPrefs.from_config(config.data))
@@ -33,7 +33,7 @@ def models_for(registry: Any) -> ModelsFor:
 
 def build_access(
     storage: Storage,
-    registry: Any,
+    registry: ModelDirectory | ModelResolver | None,
     *,
     source: str,
     clock: Clock | None = None,
