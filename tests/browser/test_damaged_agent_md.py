@@ -18,6 +18,8 @@ from tests.browser.conftest import (
     Server,
     launch_server,
     previously_bin,
+    save_screenshot,
+    settle,
     stop_server,
     wait_ready,
 )
@@ -57,6 +59,9 @@ def test_the_briefing_names_the_damaged_agent_md_and_the_page_still_works(
     expect(notice).to_be_visible()
     expect(notice).to_contain_text(AGENT_MD)
     expect(notice).to_contain_text("not UTF-8")
+    notice.scroll_into_view_if_needed()
+    settle(page)
+    save_screenshot(page, "damage-notice-desktop")
     expect(page.locator(f"[role=option][data-slice-id='{DAMAGED}']")).to_have_count(1)  # the wheel loads
     page.goto(f"{damaged_server.url}/#/slice/{DAMAGED}")
     expect(page.get_by_test_id("slice-view")).to_be_visible()  # its turns still open

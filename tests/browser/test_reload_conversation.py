@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import REAL_TURN_MS, Server
+from tests.browser.conftest import REAL_TURN_MS, Server, save_screenshot, settle
 from tests.fakes.fake_model_server import FakeModelServer, RecordedRequest, Reply, echo_responder
 
 pytestmark = pytest.mark.browser
@@ -73,6 +73,9 @@ def test_a_reload_mid_reply_keeps_the_conversation_and_its_slice(
     earlier_reply = page.locator("[data-testid=msg-assistant][data-earlier]", has_text="You said: D9 two")
     expect(earlier_reply).to_have_count(1)
     _reply_done(page, f"{SLOW} D9 three")
+    page.get_by_test_id("earlier-note").scroll_into_view_if_needed()
+    settle(page)
+    save_screenshot(page, "reload-earlier-phone")
     assert page.locator(".reply", has_text=f"{SLOW} D9 three").inner_text().count("You said") == 1
 
     _send(page, "D9 four: the harvest")

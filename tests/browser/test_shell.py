@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import App, Server, assert_fits, save_screenshot
+from tests.browser.conftest import App, Server, assert_fits, save_screenshot, settle
 from tests.browser.scripted_turns import ScriptedTurns, full_script
 
 pytestmark = pytest.mark.browser
@@ -142,6 +142,11 @@ def test_the_demo_wears_a_badge_that_explains_itself(
     popover = page.locator(".popover[role=dialog]")
     expect(popover).to_be_visible()
     expect(popover).to_have_text(re.compile(r"\S"))
+    box = popover.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"], box
+    if size == "phone":
+        settle(page)
+        save_screenshot(page, "demo-notice-phone")
     page.keyboard.press("Escape")
     popover.wait_for(state="detached")
     own = make_app(empty_server, size=size)

@@ -13,7 +13,7 @@ function DemoBadge({ t }) {
   const wrap = useRef(null);
   const button = useRef(null);
   usePopover(open, setOpen, wrap, button);
-  return html`<div class="popover-wrap" ref=${wrap}>
+  return html`<div class="popover-wrap demo-wrap" ref=${wrap}>
     <button
       ref=${button}
       type="button"
