@@ -1,10 +1,10 @@
 """Human labels for tool calls ("Viewing Jul 25 14:30", "Recalled 2 conversations about …").
 
 The tools step puts them on the turn's events (`tool.call` `label`) and the page, the CLI and MCP
-show them instead of tool names. Each tool declares its phrases beside its definition
-(core/agent/main_tools.py `TOOL_LABELS`); this module fills in the subject. Every word comes from
-the message catalogue (core/i18n: `tool.*`, `date.*`, `period.*`). Slice ids are UTC minutes;
-given the user's zone the label shows their local time.
+show them instead of tool names. Each tool declares its label's catalogue key beside its
+definition (core/agent/main_tools.py `TOOL_LABELS`); this module fills in the subject. Every word
+comes from the message catalogue (core/i18n: `tool.*`, `date.*`, `period.*`). Slice ids are UTC
+minutes; given the user's zone the label shows their local time.
 """
 
 from __future__ import annotations
@@ -41,20 +41,16 @@ def tool_label(
     """
     loc = normalize_locale(locale)
     args = args if isinstance(args, Mapping) else {}
-    running, done, failed = TOOL_LABELS.get(name, {}).get(loc) or tuple(
-        t(f"tool.other.{s}", loc) for s in ("running", "completed", "error")
-    )
+    key = TOOL_LABELS.get(name, "tool.other")
     subject = _subject(name, args, loc, timezone)
     if name == "recall" and state == "completed":
         counted = _recall_done(subject, output, loc)
         if counted:
             return counted
-    if state == "completed":
-        return done.format(x=subject)
-    if state == "error":
-        return failed.format(x=subject)
+    if state in ("completed", "error"):
+        return t(f"{key}.{state}", loc, x=subject)
     suffix = t(f"tool.state.{state}", loc) if state in ("interrupted", "denied") else ""
-    return running.format(x=subject) + suffix
+    return t(f"{key}.running", loc, x=subject) + suffix
 
 
 def _subject(name: str, args: Mapping[str, Any], loc: str, tz: str | None) -> str:

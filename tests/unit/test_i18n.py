@@ -41,8 +41,6 @@ DATA = {
 }
 # User-facing words not yet moved into the catalogue (issue 31 item 4). Only ever remove a line.
 NOT_YET_MOVED = {
-    "core/agent/main_tools.py",
-    "core/agent/web_tools.py",
     "core/reltime.py",
 }
 
