@@ -3,7 +3,8 @@
 Everything here is pure and never raises: an unparseable date or an unknown zone degrades to
 an empty phrase (or UTC), never to an exception, because these strings only decorate prompts.
 Dates are compared as calendar days in the user's zone, so "yesterday" means the user's
-yesterday, not UTC's.
+yesterday, not UTC's. Its words are read by the model (prompts, tool results), not shown to the
+user, so they stay here beside their rules rather than in the message catalogue (core/i18n).
 """
 
 from __future__ import annotations

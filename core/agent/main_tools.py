@@ -18,7 +18,7 @@ from core.agent.recall.once import REPEAT_NOTE
 from core.agent.recall.scan import run_recall
 from core.agent.slice_tools import SliceRange
 from core.agent.think_deep import think_deep
-from core.agent.tool_context import ToolContext, ToolPhrases
+from core.agent.tool_context import ToolContext, ToolLabel
 from core.agent.web_tools import WEB_TOOL_LABELS, WEB_TOOL_NAMES, web_tools
 from core.clock import iso
 from core.errors import PreviouslyError
@@ -141,53 +141,21 @@ def _helpers(ctx: ToolContext) -> list[Callable[..., Any]]:
     return [currentTime, thinkDeep, readMemoryFile, writeMemoryFile, listMemoryFiles]
 
 
-# How each tool's calls are labelled on the turn's events (core/turn/labels.py puts the subject in
-# `{x}`), in every language the page speaks: tool → locale → (running, completed, error).
-TOOL_LABELS: dict[str, ToolPhrases] = {
-    "recall": {
-        "en": ('Recalling "{x}"', 'Recalled "{x}"', 'Could not recall "{x}"'),
-        "zh": ("正在回忆“{x}”", "已回忆“{x}”", "未能回忆“{x}”"),
-    },
-    "readSlice": {
-        "en": ("Viewing {x}", "Viewed {x}", "Could not open {x}"),
-        "zh": ("正在查看 {x}", "已查看 {x}", "无法打开 {x}"),
-    },
-    "readSliceSummary": {
-        "en": ("Skimming {x}", "Skimmed {x}", "Could not skim {x}"),
-        "zh": ("正在浏览 {x} 的摘要", "已浏览 {x} 的摘要", "无法读取 {x} 的摘要"),
-    },
-    "readTimelineWindow": {
-        "en": ("Viewing {x}", "Viewed {x}", "Could not view {x}"),
-        "zh": ("正在查看{x}", "已查看{x}", "无法查看{x}"),
-    },
-    "readPreviously": {
-        "en": ("Reading {x}", "Read {x}", "Could not read {x}"),
-        "zh": ("正在读取{x}", "已读取{x}", "无法读取{x}"),
-    },
-    "readAgentTimeline": {
-        "en": ("Viewing notes from {x}", "Viewed notes from {x}", "Could not open notes from {x}"),
-        "zh": ("正在查看 {x} 的思考记录", "已查看 {x} 的思考记录", "无法打开 {x} 的思考记录"),
-    },
-    "currentTime": {
-        "en": ("Checking the time", "Checked the time", "Could not check the time"),
-        "zh": ("正在查看时间", "已查看时间", "无法查看时间"),
-    },
-    "thinkDeep": {
-        "en": ('Thinking about "{x}"', 'Thought about "{x}"', 'Could not finish thinking about "{x}"'),
-        "zh": ("正在深入思考“{x}”", "已深入思考“{x}”", "未能完成思考“{x}”"),
-    },
-    "readMemoryFile": {
-        "en": ("Reading {x}", "Read {x}", "Could not read {x}"),
-        "zh": ("正在读取 {x}", "已读取 {x}", "无法读取 {x}"),
-    },
-    "writeMemoryFile": {
-        "en": ("Saving {x}", "Saved {x}", "Could not save {x}"),
-        "zh": ("正在保存 {x}", "已保存 {x}", "无法保存 {x}"),
-    },
-    "listMemoryFiles": {
-        "en": ("Browsing {x}", "Browsed {x}", "Could not browse {x}"),
-        "zh": ("正在浏览 {x}", "已浏览 {x}", "无法浏览 {x}"),
-    },
+# How each tool's calls are labelled on the turn's events: tool → its catalogue key, whose
+# `.running`, `.completed` and `.error` phrases core/i18n holds in every language the page speaks
+# (core/turn/labels.py puts the call's subject in `{x}`).
+TOOL_LABELS: dict[str, ToolLabel] = {
+    "recall": "tool.recall",
+    "readSlice": "tool.readSlice",
+    "readSliceSummary": "tool.readSliceSummary",
+    "readTimelineWindow": "tool.readTimelineWindow",
+    "readPreviously": "tool.readPreviously",
+    "readAgentTimeline": "tool.readAgentTimeline",
+    "currentTime": "tool.currentTime",
+    "thinkDeep": "tool.thinkDeep",
+    "readMemoryFile": "tool.readMemoryFile",
+    "writeMemoryFile": "tool.writeMemoryFile",
+    "listMemoryFiles": "tool.listMemoryFiles",
     **WEB_TOOL_LABELS,
 }
 

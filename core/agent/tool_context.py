@@ -8,7 +8,7 @@ tool of the same turn queued) and never commit: the caller commits `ctx.batch`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,14 +16,13 @@ from core.agent.recall.once import RecallMemo
 from core.clock import Clock
 from core.llm.registry import Resolution
 from core.memory.config import UserConfig
-from core.reltime import Locale
 from core.search import OpenIndex
 from core.storage.base import Reader, WriteBatch
 from core.web import WebAccess
 
-# A tool's label phrases per locale (every `Locale` the page speaks): (running, completed, error),
-# `{x}` standing for the call's subject. Each tool declares its own beside its definition.
-ToolPhrases = Mapping[Locale, tuple[str, str, str]]
+# A tool's label: the catalogue key (core/i18n) under which `.running`, `.completed` and `.error`
+# phrases stand, `{x}` for the call's subject. Each tool declares its own beside its definition.
+ToolLabel = str
 ProgressFn = Callable[[str, str], None]
 HitsFn = Callable[[str, dict[str, Any]], None]
 

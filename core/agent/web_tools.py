@@ -12,25 +12,15 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from core.agent.tool_context import ToolContext, ToolPhrases
+from core.agent.tool_context import ToolContext, ToolLabel
 from core.agent.workers.search_agent import web_search
 from core.web.fetch import FetchRange, fetch_text
 
 WEB_TOOL_NAMES = ("webSearch", "webFetch")
-# Their labels on the turn's events (see main_tools.TOOL_LABELS).
-WEB_TOOL_LABELS: dict[str, ToolPhrases] = {
-    "webSearch": {
-        "en": (
-            'Searching the web for "{x}"',
-            'Searched the web for "{x}"',
-            'Could not search the web for "{x}"',
-        ),
-        "zh": ("正在网上搜索“{x}”", "已在网上搜索“{x}”", "未能在网上搜索“{x}”"),
-    },
-    "webFetch": {
-        "en": ("Fetching {x}", "Fetched {x}", "Could not fetch {x}"),
-        "zh": ("正在获取 {x}", "已获取 {x}", "无法获取 {x}"),
-    },
+# Their labels' catalogue keys (see main_tools.TOOL_LABELS; the phrases are in core/i18n).
+WEB_TOOL_LABELS: dict[str, ToolLabel] = {
+    "webSearch": "tool.webSearch",
+    "webFetch": "tool.webFetch",
 }
 NO_WEB_NOTE = (
     "You have no access to the web in this deployment: you cannot search or open pages. "

@@ -1,8 +1,9 @@
 """Human labels for tool calls ("Viewing Jul 25 14:30", "Recalled 2 conversations about …").
 
 The tools step puts them on the turn's events (`tool.call` `label`) and the page, the CLI and MCP
-show them instead of tool names. Each tool declares its phrases beside its definition
-(core/agent/main_tools.py `TOOL_LABELS`); this module fills in the subject. Slice ids are UTC
+show them instead of tool names. Each tool declares its label's catalogue key beside its
+definition (core/agent/main_tools.py `TOOL_LABELS`); this module fills in the subject. Every word
+comes from the message catalogue (core/i18n: `tool.*`, `date.*`, `period.*`). Slice ids are UTC
 minutes; given the user's zone the label shows their local time.
 """
 
@@ -16,28 +17,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from core.agent.main_tools import TOOL_LABELS
+from core.i18n import t
 from core.ids import DayKey
 from core.memory.paths import SliceId
 from core.reltime import normalize_locale, zone
 from core.text import utf16_len, utf16_slice
 
 QUERY_CHARS = 40
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-_OTHER = {
-    "en": ("Using {x}", "Used {x}", "{x} failed"),
-    "zh": ("正在使用 {x}", "已使用 {x}", "{x} 失败"),
-}
-_SUFFIX = {
-    "interrupted": {"en": " — stopped", "zh": "（已中断）"},
-    "denied": {"en": " — not allowed", "zh": "（未获允许）"},
-}
-_WORDS = {
-    "en": {"a_slice": "a slice", "a_page": "a page", "card": "the user card", "card_of": "the card from {x}",
-           "timeline": "the timeline", "since": "since {x}", "until": "up to {x}"},
-    "zh": {"a_slice": "一个时间片", "a_page": "一个网页", "card": "用户卡片", "card_of": " {x} 的卡片",
-           "timeline": "时间线", "since": " {x} 以来", "until": " {x} 以前"},
-}  # fmt: skip
 
 
 def tool_label(
@@ -55,34 +41,32 @@ def tool_label(
     """
     loc = normalize_locale(locale)
     args = args if isinstance(args, Mapping) else {}
-    running, done, failed = TOOL_LABELS.get(name, {}).get(loc) or _OTHER[loc]
+    key = TOOL_LABELS.get(name, "tool.other")
     subject = _subject(name, args, loc, timezone)
     if name == "recall" and state == "completed":
         counted = _recall_done(subject, output, loc)
         if counted:
             return counted
-    if state == "completed":
-        return done.format(x=subject)
-    if state == "error":
-        return failed.format(x=subject)
-    return running.format(x=subject) + _SUFFIX.get(state, {}).get(loc, "")
+    if state in ("completed", "error"):
+        return t(f"{key}.{state}", loc, x=subject)
+    suffix = t(f"tool.state.{state}", loc) if state in ("interrupted", "denied") else ""
+    return t(f"{key}.running", loc, x=subject) + suffix
 
 
 def _subject(name: str, args: Mapping[str, Any], loc: str, tz: str | None) -> str:
-    words = _WORDS[loc]
     if name in ("recall", "thinkDeep", "webSearch"):
         return short_text(args.get("query") or args.get("question") or "")
     if name in ("readSlice", "readSliceSummary", "readAgentTimeline"):
-        return slice_when(args.get("sliceId"), loc, tz) or words["a_slice"]
+        return slice_when(args.get("sliceId"), loc, tz) or t("tool.subject.aSlice", loc)
     if name == "readPreviously":
         when = slice_when(args.get("sliceId"), loc, tz)
-        return words["card_of"].format(x=when) if when else words["card"]
+        return t("tool.subject.cardOf", loc, x=when) if when else t("tool.subject.card", loc)
     if name == "readTimelineWindow":
         return period(args.get("from"), args.get("to"), loc)
     if name in ("readMemoryFile", "writeMemoryFile"):
         return str(args.get("path") or "")
     if name == "webFetch":
-        return url_summary(args.get("url")) or words["a_page"]
+        return url_summary(args.get("url")) or t("tool.subject.aPage", loc)
     if name == "listMemoryFiles":
         return str(args.get("prefix") or "memory/")
     return name
@@ -99,12 +83,8 @@ def _recall_done(query: str, output: str | None, loc: str) -> str | None:
     count = hit_count(output)
     if count is None:
         return None
-    if loc == "zh":
-        return f"没有找到关于“{query}”的对话" if count == 0 else f"回忆起 {count} 段关于“{query}”的对话"
-    if count == 0:
-        return f'Found nothing about "{query}"'
-    noun = "conversation" if count == 1 else "conversations"
-    return f'Recalled {count} {noun} about "{query}"'
+    key = "foundNone" if count == 0 else "foundOne" if count == 1 else "foundMany"
+    return t(f"tool.recall.{key}", loc, count=count, query=query)
 
 
 def hit_count(output: str | None) -> int | None:
@@ -123,17 +103,20 @@ def short_text(value: Any) -> str:
     return text if utf16_len(text) <= QUERY_CHARS else utf16_slice(text, 0, QUERY_CHARS - 1) + "…"
 
 
+def _month(month: int, loc: str) -> str:
+    return t("date.monthNames", loc).split()[month - 1]
+
+
 def slice_when(slice_id: Any, locale: str = "en", tz: str | None = None) -> str:
-    """`Jul 25 14:30` / `7月25日 14:30` for a slice id, in `tz` when given; "" for a bad id."""
+    """`Jul 25 14:30` (`date.dayTime`) for a slice id, in `tz` when given; "" for a bad id."""
     sid = SliceId.try_parse(slice_id)
     moment = sid.started if sid else None
     if moment is None:
         return ""
     if tz:
         moment = moment.astimezone(zone(tz) or UTC)
-    if normalize_locale(locale) == "zh":
-        return f"{moment.month}月{moment.day}日 {moment:%H:%M}"
-    return f"{_MONTHS[moment.month - 1]} {moment.day} {moment:%H:%M}"
+    loc = normalize_locale(locale)
+    return t("date.dayTime", loc, month=_month(moment.month, loc), day=moment.day, time=f"{moment:%H:%M}")
 
 
 def _day(value: Any) -> date | None:
@@ -145,35 +128,35 @@ def period(start: Any, end: Any, locale: str = "en") -> str:
     """A date window as words: `Jul 2026`, `Jul 3–20, 2026`, `since Jul 3, 2026`, `the timeline`."""
     loc = normalize_locale(locale)
     a, b = _day(start), _day(end)
-    words = _WORDS[loc]
     if a and b:
         return _span(a, b, loc) if a <= b else _span(b, a, loc)
     if a:
-        return words["since"].format(x=_full(a, loc))
+        return t("period.since", loc, x=_full(a, loc))
     if b:
-        return words["until"].format(x=_full(b, loc))
-    return words["timeline"]
+        return t("period.until", loc, x=_full(b, loc))
+    return t("period.all", loc)
 
 
 def _full(d: date, loc: str) -> str:
-    return f"{d.year}年{d.month}月{d.day}日" if loc == "zh" else f"{_MONTHS[d.month - 1]} {d.day}, {d.year}"
+    return t("date.full", loc, year=d.year, month=_month(d.month, loc), day=d.day)
 
 
 def _span(a: date, b: date, loc: str) -> str:
-    zh = loc == "zh"
     whole_month = a.day == 1 and b.day == calendar.monthrange(b.year, b.month)[1]
     if (a.year, a.month) == (b.year, b.month):
         if whole_month:
-            return f" {a.year}年{a.month}月" if zh else f"{_MONTHS[a.month - 1]} {a.year}"
+            return t("period.month", loc, month=_month(a.month, loc), year=a.year)
         if a == b:
-            return f" {_full(a, loc)}" if zh else _full(a, loc)
-        return (
-            f" {a.year}年{a.month}月{a.day}日–{b.day}日"
-            if zh
-            else f"{_MONTHS[a.month - 1]} {a.day}–{b.day}, {a.year}"
-        )
-    if zh:
-        return f" {_full(a, loc)}–{_full(b, loc)}"
+            return t("period.day", loc, date=_full(a, loc))
+        return t("period.sameMonth", loc, month=_month(a.month, loc), fromDay=a.day, toDay=b.day, year=a.year)
     if a.year == b.year:
-        return f"{_MONTHS[a.month - 1]} {a.day} – {_MONTHS[b.month - 1]} {b.day}, {a.year}"
-    return f"{_full(a, loc)} – {_full(b, loc)}"
+        return t(
+            "period.sameYear",
+            loc,
+            fromMonth=_month(a.month, loc),
+            fromDay=a.day,
+            toMonth=_month(b.month, loc),
+            toDay=b.day,
+            year=a.year,
+        )
+    return t("period.otherYears", loc, start=_full(a, loc), end=_full(b, loc))

@@ -111,14 +111,15 @@ def test_every_tool_declares_its_label_in_every_language_the_page_speaks() -> No
     from typing import get_args
 
     from core.agent.main_tools import TOOL_LABELS
+    from core.i18n import CATALOGUES
     from core.reltime import Locale
 
     page = {p.stem for p in (Path(__file__).resolve().parents[2] / "web/app/i18n").glob("*.js")}
-    assert set(get_args(Locale)) == page
+    assert set(get_args(Locale)) == page == set(CATALOGUES)
     assert set(TOOL_LABELS) == set(TOOL_NAMES)
-    for name, phrases in TOOL_LABELS.items():
-        assert set(phrases) == page, name
-        assert all(len(p) == 3 and all(p) for p in phrases.values()), name
+    for name, key in TOOL_LABELS.items():
+        for words in CATALOGUES.values():
+            assert all(words.get(f"{key}.{state}") for state in ("running", "completed", "error")), name
 
 
 def test_the_page_keeps_no_label_phrases_of_its_own() -> None:
