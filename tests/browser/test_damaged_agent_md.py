@@ -59,6 +59,9 @@ def test_the_briefing_names_the_damaged_agent_md_and_the_page_still_works(
     expect(notice).to_be_visible()
     expect(notice).to_contain_text(AGENT_MD)
     expect(notice).to_contain_text("not UTF-8")
+    icon = notice.locator(".damage-title svg").bounding_box()
+    words = notice.locator(".damage-title span").bounding_box()
+    assert icon and words and words["x"] - (icon["x"] + icon["width"]) >= 4, "the icon touches the title"
     notice.scroll_into_view_if_needed()
     settle(page)
     save_screenshot(page, "damage-notice-desktop")

@@ -88,7 +88,7 @@ function SetupNotice({ lines, t }) {
  * everything else works, and the user should know which file to repair. */
 function DamageNotice({ lines, t }) {
   return html`<div class="notice setup-notice" role="status" data-testid="damage-notice">
-    <p><${Icon} name="circle-alert" />${t("briefing.damagedTitle")}</p>
+    <p class="damage-title"><${Icon} name="circle-alert" /><span>${t("briefing.damagedTitle")}</span></p>
     ${lines.map((line) => html`<p>${line}</p>`)}
   </div>`;
 }
