@@ -13,13 +13,14 @@ full loader (tests/unit/test_yaml_fast.py checks this property with generated in
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 from core.memory.formats import yaml_types as yt
 
-# `key:` at column 0, followed by a space and a value or by the end of the line.
-_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)")
+# `key:` at column 0, followed by spaces and a value or by the end of the line.
+_KEY_LINE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*)| *)")
 # Anything that makes a file not plain: tabs, CR, YAML 1.1 line breaks, a BOM, and every
 # character outside what the YAML reader accepts as printable.
 _UNUSUAL_RE = re.compile(
@@ -28,6 +29,9 @@ _UNUSUAL_RE = re.compile(
 # A plain scalar may not start with an indicator (a `-`, `?` or `:` followed by a space or
 # the end is one too); inside, `: ` and ` #` end it, and a final `:` makes it a key.
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+# A plain scalar starting with none of these is a string unless `: `, ` #` or a final `:` or
+# space is in it (the common case, checked first).
+_SPECIAL_START = _INDICATORS | yt.MAYBE_TYPED | frozenset(" ")
 _BLOCK_HEADERS = {"|": ("\n", "\n"), "|-": ("\n", ""), ">": (" ", "\n"), ">-": (" ", "")}
 
 
@@ -50,13 +54,12 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     i, count = 0, len(lines)
     while i < count:
-        match = _KEY_RE.match(lines[i])
+        match = _KEY_LINE_RE.fullmatch(lines[i])
         if match is None:
             raise _NotPlain
-        key = match.group(1)
-        if key in result or yt.implicit_tag(key) is not None:
+        key, rest = match.groups("")
+        if key in result or not _plain_key(key):
             raise _NotPlain
-        rest = lines[i][match.end() :]
         i += 1
         if rest in _BLOCK_HEADERS:
             result[key], i = _block(lines, i, *_BLOCK_HEADERS[rest])
@@ -71,6 +74,12 @@ def _mapping(lines: list[str]) -> dict[str, Any]:
     if not result:
         raise _NotPlain
     return result
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain_key(key: str) -> bool:
+    """A key that reads as the string it spells (not `true`, `null`, `Y2`...; cached: keys repeat)."""
+    return yt.implicit_tag(key) is None
 
 
 def _sequence(lines: list[str], i: int) -> tuple[list[Any], int]:
@@ -105,7 +114,13 @@ def _block(lines: list[str], i: int, joiner: str, ending: str) -> tuple[str, int
 
 def _one_line(text: str) -> Any:
     """A one-line value: `[]`, `{}`, a quoted string or a plain scalar, with nothing after it."""
-    if not text or text[0] == " " or text.endswith(" "):
+    if not text or text[-1] == " ":
+        raise _NotPlain
+    if text[0] not in _SPECIAL_START:
+        if ": " in text or " #" in text or text[-1] == ":":
+            raise _NotPlain
+        return text
+    if text[0] == " ":
         raise _NotPlain
     if text == "[]":
         return []
