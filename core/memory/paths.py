@@ -166,11 +166,12 @@ class SliceId:
         except ValueError:
             return None
 
-    @property
+    # Cached: an id is immutable, and a path is checked when made (the weave asks twice per slice).
+    @functools.cached_property
     def dir(self) -> MemoryPath:
         return SLICES / self.slash
 
-    @property
+    @functools.cached_property
     def core_md(self) -> MemoryPath:
         return self.dir / "timeline/core.md"
 

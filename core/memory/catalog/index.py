@@ -65,20 +65,15 @@ def entry_from_meta(slice_id: str, meta: SliceMeta) -> CatalogEntry:
         start=as_text(fm.get("start")) or f"{sid.date}T00:00:00.000Z",
         end=as_text(fm.get("end")),
         turn_count=meta.turn_count,
+        **_described(fm),
     )
-    return _finish_entry(entry, fm)
+    entry.needs_marking = entry.dry
+    return entry
 
 
 def entry_from_slice(s: Slice, strands: Sequence[str] = ()) -> CatalogEntry:
     """A catalog entry from an in-memory slice (the upsert of a slice being written)."""
     sid = SliceId.parse(s.slice_id)
-    entry = CatalogEntry(
-        id=sid.dash,
-        date=sid.date,
-        start=s.start or f"{sid.date}T00:00:00.000Z",
-        end=s.end,
-        turn_count=len(s.turns),
-    )
     fm = {
         "status": s.status,
         "focus": s.focus,
@@ -88,22 +83,30 @@ def entry_from_slice(s: Slice, strands: Sequence[str] = ()) -> CatalogEntry:
         "open_loops": s.open_loops,
         "decisions": s.decisions,
     }
-    return _finish_entry(entry, fm, list(strands))
-
-
-def _finish_entry(
-    entry: CatalogEntry, fm: Mapping[str, Any], strands: list[str] | None = None
-) -> CatalogEntry:
-    entry.status = "closed" if fm.get("status") == "closed" else "active"
-    entry.focus = as_text(fm.get("focus"))
-    entry.summary = as_text(fm.get("summary"))
-    entry.tags = coerce_list(fm.get("tags"))
-    entry.tone = as_text(fm.get("emotional_tone"))
-    entry.open_loops = coerce_list(fm.get("open_loops"))
-    entry.decisions = coerce_list(fm.get("decisions"))
-    entry.strands = strands or []
+    entry = CatalogEntry(
+        id=sid.dash,
+        date=sid.date,
+        start=s.start or f"{sid.date}T00:00:00.000Z",
+        end=s.end,
+        turn_count=len(s.turns),
+        **_described(fm, list(strands)),
+    )
     entry.needs_marking = entry.dry
     return entry
+
+
+def _described(fm: Mapping[str, Any], strands: list[str] | None = None) -> dict[str, Any]:
+    """The fields a slice's frontmatter describes, for one `CatalogEntry(...)` call."""
+    return {
+        "status": "closed" if fm.get("status") == "closed" else "active",
+        "focus": as_text(fm.get("focus")),
+        "summary": as_text(fm.get("summary")),
+        "tags": coerce_list(fm.get("tags")),
+        "tone": as_text(fm.get("emotional_tone")),
+        "open_loops": coerce_list(fm.get("open_loops")),
+        "decisions": coerce_list(fm.get("decisions")),
+        "strands": strands or [],
+    }
 
 
 def entry_from_monthly(m: Mapping[str, Any]) -> CatalogEntry:

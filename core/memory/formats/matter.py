@@ -19,7 +19,7 @@ from typing import Any
 
 from core.errors import SliceFormatError
 from core.memory.formats.yaml_emit import dump
-from core.memory.formats.yaml_load import load_yaml_node
+from core.memory.formats.yaml_load import load_yaml, load_yaml_node
 from core.text import js_trim
 
 OPEN = "---"
@@ -70,9 +70,13 @@ def split(text: str) -> Matter:
 
 
 def load(matter: Matter, source: str = "frontmatter") -> dict[str, Any]:
-    """The frontmatter as a dict (empty when there is none); SliceFormatError when it does not parse."""
-    data, _ = load_with_nodes(matter, source)
-    return data
+    """The frontmatter as a dict (empty when there is none); SliceFormatError when it does not parse.
+
+    Without the node tree, plain frontmatter takes `load_yaml`'s fast reader.
+    """
+    if not _has_yaml(matter, source):
+        return {}
+    return _mapping_or_error(load_yaml(matter.yaml_text + "\n", first_line=1, source=source), source)
 
 
 def load_with_nodes(matter: Matter, source: str = "frontmatter") -> tuple[dict[str, Any], Any]:
@@ -81,23 +85,35 @@ def load_with_nodes(matter: Matter, source: str = "frontmatter") -> tuple[dict[s
     Frontmatter without its closing `---` is an error too: read as gray-matter does, the whole
     file would be frontmatter and every turn would silently disappear.
     """
+    if not _has_yaml(matter, source):
+        return {}, None
+    data, node = load_yaml_node(matter.yaml_text + "\n", first_line=1, source=source)
+    return _mapping_or_error(data, source), node
+
+
+def _has_yaml(matter: Matter, source: str) -> bool:
+    """Whether there is frontmatter YAML to read; SliceFormatError when it never closes.
+
+    The YAML is read with the line break before the closing `---`, which ends its last line
+    (a `|` value's too).
+    """
     if not matter.closed:
         raise SliceFormatError(
             f"{source} has no closing `---` line (it opens at line 1), so no turn can be read; "
             "add a line `---` after the last frontmatter key — the file is left untouched until then."
         )
-    if not matter.has_frontmatter or matter.yaml_is_blank:
-        return {}, None
-    # The line break before the closing `---` ends the last line of the YAML (a `|` value's too).
-    data, node = load_yaml_node(matter.yaml_text + "\n", first_line=1, source=source)
+    return matter.has_frontmatter and not matter.yaml_is_blank
+
+
+def _mapping_or_error(data: Any, source: str) -> dict[str, Any]:
     if data is None:
-        return {}, node
+        return {}
     if not isinstance(data, dict):
         raise SliceFormatError(
             f"{source} is not a mapping of keys to values (found {type(data).__name__}); "
             "fix it by hand — the file is left untouched until then."
         )
-    return data, node
+    return data
 
 
 def load_text(text: str, source: str = "frontmatter") -> dict[str, Any]:

@@ -17,6 +17,10 @@ from yaml.resolver import BaseResolver
 
 from core.errors import SliceFormatError
 from core.memory.formats import yaml_types as yt
+from core.memory.formats.yaml_fast import load_plain_mapping
+from core.memory.formats.yaml_types import YamlDate
+
+__all__ = ["YamlDate", "js_key", "load_yaml", "load_yaml_node", "scan_tokens"]
 
 try:
     from yaml.cyaml import CParser as _FastParser  # type: ignore[attr-defined]
@@ -24,22 +28,11 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     _FastParser = None  # type: ignore[assignment, misc]
 
 
-class YamlDate(str):
-    """An unquoted YAML timestamp (`2026-08-16T10:00:00.000Z`, `2024-01-01`), kept as written."""
-
-    __slots__ = ()
-    is_yaml_timestamp = True
-
-
-# A plain scalar can only be a non-string if it starts with one of these (see yaml_types).
-_MAYBE_TYPED = frozenset("~nNtTfF+-.0123456789<")
-
-
 class _JsResolver(BaseResolver):
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
         """A plain scalar's tag by js-yaml's rules; everything else as PyYAML does."""
         if kind is ScalarNode and implicit[0]:
-            if value and value[0] not in _MAYBE_TYPED:
+            if value and value[0] not in yt.MAYBE_TYPED:
                 return self.DEFAULT_SCALAR_TAG
             return yt.implicit_tag(value) or self.DEFAULT_SCALAR_TAG
         return super().resolve(kind, value, implicit)
@@ -148,7 +141,14 @@ def js_key(key: Any) -> str:
 
 
 def load_yaml(text: str, first_line: int = 1, source: str = "YAML") -> Any:
-    """Parse one YAML document; SliceFormatError (naming the line) when it does not parse."""
+    """Parse one YAML document; SliceFormatError (naming the line) when it does not parse.
+
+    Plain frontmatter (what the product writes) takes the fast reader; anything else, and every
+    error, goes through the full loader.
+    """
+    plain = load_plain_mapping(text)
+    if plain is not None:
+        return plain
     data, _ = load_yaml_node(text, first_line, source)
     return data
 

@@ -19,6 +19,9 @@ FLOAT = "tag:yaml.org,2002:float"
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 MERGE = "tag:yaml.org,2002:merge"
 
+# A plain scalar can only be a non-string if it starts with one of these.
+MAYBE_TYPED = frozenset("~nNtTfF+-.0123456789<")
+
 _NULLS = frozenset({"~", "null", "Null", "NULL"})
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
@@ -178,3 +181,10 @@ def js_to_string(value: int | float) -> str:
         mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
         body = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
     return sign + body
+
+
+class YamlDate(str):
+    """An unquoted YAML timestamp (`2026-08-16T10:00:00.000Z`, `2024-01-01`), kept as written."""
+
+    __slots__ = ()
+    is_yaml_timestamp = True
