@@ -130,10 +130,15 @@ def plan_overlay(
     path was found to be by an earlier listing.
     """
     whole = not stored.present or bool(stored.problems) or not stored.newest
-    prefixes = [SLICES] if whole else tail_prefixes(stored.newest)
-    listed = slice_paths(snapshot, prefixes, kinds)
-    if whole or stale is None:
-        stale = stale_entries(stored.views, listed if whole else None)
+    if whole:
+        listed = slice_paths(snapshot, [SLICES], kinds)
+        stale = stale_entries(stored.views, listed)
+    else:
+        # The slices the index holds as closed are answered from it: their folders are not
+        # walked (a closed slice's file changes only by edit or forget, which re-index it).
+        if stale is None:
+            stale = stale_entries(stored.views, None)
+        listed = slice_paths(snapshot, tail_prefixes(stored.newest), kinds, closed=stale[1])
     skip, known, reread = stale
     for sid in reread:
         listed.setdefault(sid, _slice_path(snapshot, sid))
