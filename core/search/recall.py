@@ -211,12 +211,15 @@ def _slice_path(snapshot: Readable, slice_id: str) -> MemoryPath:
 class _Existing:
     """Whether a stored slice's file still exists (checked only for hits).
 
-    The slice's own folder is listed (a couple of entries; on GitHub it comes from the tree
-    listing), and its day folder only when that has no core.md: a legacy flat `HHMM.md`.
+    On a local folder its core.md is stat'ed (`stamp_of`: one call, where a listing checks
+    every folder on the way); elsewhere the slice's own folder is listed (a couple of entries;
+    on GitHub it comes from the tree listing). Its day folder is listed only when it has no
+    core.md: a legacy flat `HHMM.md`.
     """
 
     def __init__(self, snapshot: Readable, corpus: Corpus, overlay_from: int) -> None:
         self.snapshot, self.corpus, self.overlay_from = snapshot, corpus, overlay_from
+        self.stamp: Callable[[MemoryPath], str | None] | None = getattr(snapshot, "stamp_of", None)
         self.days: dict[MemoryPath, set[MemoryPath]] = {}
         self.seen: dict[int, bool] = {}  # answered once per open index (one snapshot)
 
@@ -229,7 +232,11 @@ class _Existing:
         return found
 
     def _exists(self, sid: str) -> bool:
-        if core_md(sid) in self.snapshot.list(slice_dir(sid)):
+        core = core_md(sid)
+        if self.stamp is not None:
+            if self.stamp(core) is not None:
+                return True
+        elif core in self.snapshot.list(slice_dir(sid)):
             return True
         day = parse_slice_id(sid).day_dir
         files = self.days.get(day)
