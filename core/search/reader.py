@@ -6,7 +6,7 @@ and the turns are still indexed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -62,15 +62,23 @@ def slice_paths(
     snapshot: Readable,
     prefixes: Sequence[MemoryPath] = (SLICES,),
     known: dict[MemoryPath, PathClass] | None = None,
+    closed: Collection[str] = (),
 ) -> dict[str, MemoryPath]:
     """Slice id → its core.md (or legacy flat `HHMM.md`) for every slice under `prefixes`.
 
     `known` remembers what each path is across calls (a process that lists the same folders
-    again: core/search/warm.py).
+    again: core/search/warm.py). `closed`: slices the caller takes from elsewhere (the stored
+    index holds them as closed); a reader that lists one folder at a time (`Browsable`, a
+    local folder) does not enter their folders, so they may be left out of the answer.
     """
     found: dict[str, MemoryPath] = {}
     legacy: dict[str, MemoryPath] = {}
-    for path in (p for prefix in prefixes for p in snapshot.list(prefix)):
+    browse = getattr(snapshot, "entries", None) if closed else None
+    if browse is None:
+        listed: Iterable[MemoryPath] = (p for prefix in prefixes for p in snapshot.list(prefix))
+    else:
+        listed = (p for prefix in prefixes for p in _browse(browse, prefix, closed))
+    for path in listed:
         kind = known.get(path) if known is not None else None
         if kind is None:
             kind = classify(path)
@@ -85,6 +93,29 @@ def slice_paths(
     for sid, path in legacy.items():
         found.setdefault(sid, path)
     return found
+
+
+def _browse(
+    entries: Callable[[MemoryPath], tuple[Sequence[MemoryPath], Sequence[MemoryPath]]],
+    prefix: MemoryPath,
+    closed: Collection[str],
+) -> list[MemoryPath]:
+    """Every file below `prefix` but those in the folders of `closed` slices (`YYYY/MM/DD/HHMM`
+    under the slices root): a day folder costs its own entries, a closed slice nothing."""
+    under = f"{SLICES.value}/"
+    start = len(under)
+    prune = prefix.value.startswith(under) or prefix == SLICES
+    files: list[MemoryPath] = []
+    stack = [prefix]
+    while stack:
+        folders, here = entries(stack.pop())
+        files.extend(here)
+        for sub in folders:
+            rel = sub.value[start:]
+            if prune and rel.count("/") == 3 and rel.replace("/", "-") in closed:
+                continue
+            stack.append(sub)
+    return files
 
 
 def read_slice(slice_id: str, text: str) -> SliceText:

@@ -130,10 +130,15 @@ def plan_overlay(
     path was found to be by an earlier listing.
     """
     whole = not stored.present or bool(stored.problems) or not stored.newest
-    prefixes = [SLICES] if whole else tail_prefixes(stored.newest)
-    listed = slice_paths(snapshot, prefixes, kinds)
-    if whole or stale is None:
-        stale = stale_entries(stored.views, listed if whole else None)
+    if whole:
+        listed = slice_paths(snapshot, [SLICES], kinds)
+        stale = stale_entries(stored.views, listed)
+    else:
+        # The slices the index holds as closed are answered from it: their folders are not
+        # walked (a closed slice's file changes only by edit or forget, which re-index it).
+        if stale is None:
+            stale = stale_entries(stored.views, None)
+        listed = slice_paths(snapshot, tail_prefixes(stored.newest), kinds, closed=stale[1])
     skip, known, reread = stale
     for sid in reread:
         listed.setdefault(sid, _slice_path(snapshot, sid))
@@ -206,12 +211,15 @@ def _slice_path(snapshot: Readable, slice_id: str) -> MemoryPath:
 class _Existing:
     """Whether a stored slice's file still exists (checked only for hits).
 
-    The slice's own folder is listed (a couple of entries; on GitHub it comes from the tree
-    listing), and its day folder only when that has no core.md: a legacy flat `HHMM.md`.
+    On a local folder its core.md is stat'ed (`stamp_of`: one call, where a listing checks
+    every folder on the way); elsewhere the slice's own folder is listed (a couple of entries;
+    on GitHub it comes from the tree listing). Its day folder is listed only when it has no
+    core.md: a legacy flat `HHMM.md`.
     """
 
     def __init__(self, snapshot: Readable, corpus: Corpus, overlay_from: int) -> None:
         self.snapshot, self.corpus, self.overlay_from = snapshot, corpus, overlay_from
+        self.stamp: Callable[[MemoryPath], str | None] | None = getattr(snapshot, "stamp_of", None)
         self.days: dict[MemoryPath, set[MemoryPath]] = {}
         self.seen: dict[int, bool] = {}  # answered once per open index (one snapshot)
 
@@ -224,7 +232,11 @@ class _Existing:
         return found
 
     def _exists(self, sid: str) -> bool:
-        if core_md(sid) in self.snapshot.list(slice_dir(sid)):
+        core = core_md(sid)
+        if self.stamp is not None:
+            if self.stamp(core) is not None:
+                return True
+        elif core in self.snapshot.list(slice_dir(sid)):
             return True
         day = parse_slice_id(sid).day_dir
         files = self.days.get(day)

@@ -134,6 +134,17 @@ class Stamped(Protocol):
     def stamp_of(self, path: MemoryPath) -> str | None: ...
 
 
+class Browsable(Protocol):
+    """A reader that lists one folder's own entries without walking below it (a local folder,
+    where an unchanged folder costs one stat): a caller that knows which subfolders cannot
+    hold what it looks for walks only the others (core/search/reader.py `slice_paths`)."""
+
+    def entries(self, folder: MemoryPath) -> tuple[Sequence[MemoryPath], Sequence[MemoryPath]]:
+        """(the folders, the files) directly in `folder`, sorted; dot-names and linked folders
+        left out, as `list` does. Both empty when it does not exist."""
+        ...
+
+
 def change_token(reader: object, path: MemoryPath) -> str | None:
     """A token that changes whenever the file changes (it may also change when the file did
     not): the reader's cheap stamp when it has one, else the blob sha (free on GitHub, where

@@ -42,6 +42,7 @@ _DIR, _FILE, _OTHER = 0, 1, 2  # a listed entry: a plain folder, a regular file,
 Entries = list[tuple[str, int]]
 Stamps = tuple[tuple[str, int], ...]  # (folder, mtime) of every folder a listing entered
 Entered = list[tuple[str, int]]
+Browsed = tuple[int, tuple[MemoryPath, ...], tuple[MemoryPath, ...], tuple[str, ...], tuple[str, ...]]
 KEPT_TREES = 4_096  # listings of whole prefixes remembered (a search lists ~30 on every question)
 
 
@@ -56,6 +57,7 @@ class Listings:
 
     folders: dict[str, tuple[int, Entries]] = field(default_factory=dict)
     trees: dict[str, tuple[Stamps, tuple[MemoryPath, ...]]] = field(default_factory=dict)
+    browsed: dict[str, Browsed] = field(default_factory=dict)
 
 
 class LocalSnapshot:
@@ -107,6 +109,33 @@ class LocalSnapshot:
                 trees.clear()
             trees[top] = (tuple(entered), tuple(found))
         return found
+
+    def entries(self, folder: MemoryPath) -> tuple[tuple[MemoryPath, ...], tuple[MemoryPath, ...]]:
+        """The folders and files directly in `folder` (`base.Browsable`): one stat when it has not
+        changed since a view of this storage last read it (its paths are not built again)."""
+        top = f"{self.root}/{require_memory_path(folder).value}"
+        if top not in self._plain_dirs:  # not met as a plain subfolder by this view: check the way
+            if _mtime(top) < 0:
+                return (), ()
+            if not self._file(folder).is_dir():  # PathDenied when a link leads outside the root
+                return (), ()
+        mtime, found = self._entries(top)
+        held = self._listings.browsed.get(top)
+        if held is None or held[0] != mtime or mtime < 0:
+            skip = len(str(self.root)) + 1
+            dirs: list[MemoryPath] = []
+            files: list[MemoryPath] = []
+            for path, kind in found:
+                with contextlib.suppress(PathDenied):
+                    (dirs if kind == _DIR else files).append(MemoryPath(path[skip:].replace(os.sep, "/")))
+            plain = tuple(p for p, kind in found if kind == _DIR)
+            regular = tuple(p for p, kind in found if kind == _FILE)
+            held = (mtime, tuple(sorted(dirs)), tuple(sorted(files)), plain, regular)
+            if 0 <= mtime < time.time_ns() - _RACY_NS:
+                self._listings.browsed[top] = held
+        self._plain_dirs.update(held[3])
+        self._plain_files.update(held[4])
+        return held[1], held[2]
 
     def _walk(self, top: str, entered: Entered | None = None) -> Iterator[str]:
         """Every file below `top` (what os.walk lists), without entering linked folders.

@@ -85,6 +85,29 @@ def test_a_linked_folder_out_of_the_root_is_refused_and_one_inside_allowed(tmp_p
     assert snap.read(MemoryPath("memory/alias/y.md")) == "inside\n"
 
 
+def test_one_folder_s_entries_keep_the_listing_s_rules(tmp_path: Path) -> None:
+    """`entries` (a search's walk of the newest days) leaves out dot-names and linked folders as
+    `list` does, refuses a link out of the root, and sees a file added below at once."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("secret\n")
+    root = tmp_path / "root"
+    (root / "memory" / "real" / "deep").mkdir(parents=True)
+    (root / "memory" / "real" / "y.md").write_text("inside\n")
+    (root / "memory" / "real" / ".y.md.tmp").write_text("staged\n")
+    (root / "memory" / "real" / "away").symlink_to(outside)
+    (root / "memory" / "away").symlink_to(outside)
+    storage = LocalStorage(root)
+    folders, files = storage.snapshot().entries(MemoryPath("memory/real"))
+    assert list(folders) == [MemoryPath("memory/real/deep")]
+    assert list(files) == [MemoryPath("memory/real/y.md")]
+    assert storage.snapshot().entries(MemoryPath("memory/none")) == ((), ())
+    with pytest.raises(PathDenied, match="outside the memory folder"):
+        storage.snapshot().entries(MemoryPath("memory/away"))
+    storage.commit([Put(MemoryPath("memory/real/z.md"), "new\n")], "new")
+    assert MemoryPath("memory/real/z.md") in storage.snapshot().entries(MemoryPath("memory/real"))[1]
+
+
 def test_non_utf8_files_are_refused_not_mangled(tmp_path: Path) -> None:
     write_raw(tmp_path, {A.value: b"caf\xe9\n"})
     storage = LocalStorage(tmp_path)

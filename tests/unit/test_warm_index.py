@@ -146,3 +146,89 @@ def test_folder_listings_read_only_changed_folders_and_see_every_new_file(tmp_pa
     assert core_md(sid) in storage.snapshot().list(prefix)
     storage.commit([Delete(core_md(_slice_id(1)))], "gone")
     assert core_md(_slice_id(1)) not in storage.snapshot().list(prefix)
+
+
+def _minute(n: int) -> str:
+    """Slices three days apart in the newest months, many to a day (the bench's density)."""
+    return f"2026-02-{1 + n % 3:02d}-{n // 60:02d}{n % 60:02d}"
+
+
+def _put_at(storage: LocalStorage, sid: str, words: str) -> None:
+    storage.commit([Put(core_md(sid), slice_text(sid, [("user", words), ("agent", "noted")]))], sid)
+
+
+def _stats_of_a_warm_question(storage: LocalStorage, warm: WarmIndex, monkeypatch: pytest.MonkeyPatch) -> int:
+    from core.storage import local
+
+    calls: list[object] = []
+    real = os.stat
+
+    def counted(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        calls.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(local.os, "stat", counted)
+    try:
+        warm.open(storage.snapshot())
+    finally:
+        monkeypatch.setattr(local.os, "stat", real)
+    return len(calls)
+
+
+def test_a_warm_question_does_not_stat_the_folders_of_closed_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checking that the kept index is current stats the month and day folders and the folders
+    of slices the index does not hold as closed — not two folders per slice (issue 33 item 2)."""
+    storage = LocalStorage(tmp_path)
+    for n in range(12):
+        _put_at(storage, _minute(n), TOPICS[n % len(TOPICS)])
+    _index(storage)
+    _age(tmp_path)
+    warm = WarmIndex()
+    warm.open(storage.snapshot())
+    few = _stats_of_a_warm_question(storage, warm, monkeypatch)
+    for n in range(12, 120):  # ten times the closed slices, in the same day folders
+        _put_at(storage, _minute(n), TOPICS[n % len(TOPICS)])
+    _index(storage)
+    _age(tmp_path)
+    warm.open(storage.snapshot())
+    many = _stats_of_a_warm_question(storage, warm, monkeypatch)
+    assert many == few  # before: two more stats for every slice (its folder and its timeline/)
+    _put_at(storage, "2026-02-02-2300", "zebra crossing")  # one slice the index does not hold
+    _age(tmp_path)
+    warm.open(storage.snapshot())
+    # its folder, its timeline/ and its core.md (the version the kept overlay is checked by)
+    assert _stats_of_a_warm_question(storage, warm, monkeypatch) == few + 3
+    assert _hits(warm, storage, "zebra") == {"2026-02-02-2300"}
+
+
+def test_new_edited_and_forgotten_slices_show_in_the_next_warm_question(tmp_path: Path) -> None:
+    """The folders of closed slices are no longer walked: what changes them is the product's
+    edit and forget, which re-index the slice, and a new slice moves its day folder's time."""
+    from core.actions.edit import SliceChanges, edit_slice_marks
+    from core.actions.forget import forget
+
+    storage = LocalStorage(tmp_path)
+    for n in range(30):
+        _put_at(storage, _minute(n), TOPICS[n % len(TOPICS)])
+    _index(storage)
+    _age(tmp_path)
+    warm = WarmIndex()
+    assert _hits(warm, storage, "zebra") == set()
+    _put_at(storage, "2026-02-03-2359", "a zebra at the zoo")  # new, on disk, not in the index
+    assert _hits(warm, storage, "zebra") == {"2026-02-03-2359"}
+    _age(tmp_path)
+    assert _hits(warm, storage, "zebra") == {"2026-02-03-2359"}
+    closed = _minute(4)
+    edit_slice_marks(storage, closed, SliceChanges(focus="the zebra drawing"), CLOCK)
+    assert _hits(warm, storage, "zebra") == {"2026-02-03-2359", closed}
+    _age(tmp_path)
+    _same(storage, warm)
+    gone = _minute(0)
+    assert gone in _hits(warm, storage, "kayak")
+    forget(storage, gone, CLOCK)
+    assert gone not in _hits(warm, storage, "kayak")
+    _age(tmp_path)
+    assert gone not in _hits(warm, storage, "kayak")
+    _same(storage, warm)
