@@ -33,7 +33,7 @@ def env_and_harness(
     return env, h
 
 
-def finished(env: ApiEnv, run_id: str, timeout: float = 10) -> dict[str, Any]:
+def finished(env: ApiEnv, run_id: str, timeout: float = 60) -> dict[str, Any]:
     """Poll GET /api/evolution/run/{id} as the page does until the run is no longer running."""
     deadline = time.monotonic() + timeout
     while True:
