@@ -100,6 +100,8 @@ def test_d12_d13_the_model_how_to_opens_in_the_page_in_its_language(
     expect(dialog.locator("ol li")).to_have_count(3)
     expect(dialog).to_contain_text("API 密钥")
     expect(dialog.locator("code").first).to_be_visible()
+    # The key variables come from the server's presets (GET /api/models), not a hand-kept list.
+    expect(dialog).to_contain_text("MISTRAL_API_KEY")
     dialog.get_by_test_id("setup-full").click()
     # The full guide is rendered: its tables are tables, not pipes.
     expect(dialog.locator(".setup-full table").first).to_be_visible()

@@ -52,9 +52,11 @@ function CardDialog({ open, onClose, sliceId, excerpt, t, onOpenCard }) {
 
 /** The short how-to in the page's language, and on request the full guide (docs/MODELS.md, as
  * `GET /api/help/models` serves it) rendered, never shown as a raw text file. */
-function SetupGuide({ open, onClose, t }) {
+function SetupGuide({ open, onClose, t, presets }) {
   const [full, setFull] = useState(null); // null | "loading" | "failed" | the guide's text
-  const steps = ["setup.step1", "setup.step2", "setup.step3"].map((k, i) => `${i + 1}. ${t(k)}`).join("\n");
+  const keys = keyVariables(presets);
+  const vars = { key: keys[0], others: keys.slice(1).map((k) => `\`${k}\``).join(", ") };
+  const steps = ["setup.step1", "setup.step2", "setup.step3"].map((k, i) => `${i + 1}. ${t(k, vars)}`).join("\n");
   const load = () => {
     setFull("loading");
     fetch("/api/help/models", { credentials: "same-origin" })
@@ -71,9 +73,16 @@ function SetupGuide({ open, onClose, t }) {
   </${Dialog}>`;
 }
 
+/** The variable that turns each known provider on, as the server names them (`GET /api/models`
+ * presets), so the guide never goes stale when a provider is added; the usual three until it answers. */
+export function keyVariables(presets) {
+  const names = (presets || []).map((p) => (p.env || [])[0]).filter(Boolean);
+  return names.length ? [...new Set(names)] : ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY"];
+}
+
 /** What the server says is missing (no model): after the briefing's content, and folded to one
  * line on a phone so it does not push the content off the first screen. */
-function SetupNotice({ lines, t }) {
+function SetupNotice({ lines, t, presets }) {
   const [open] = useState(() => !window.matchMedia("(max-width: 767.98px)").matches);
   const [guide, setGuide] = useState(false);
   return html`<details class="notice setup-notice" data-testid="setup-notice" open=${open}>
@@ -81,7 +90,7 @@ function SetupNotice({ lines, t }) {
     <div>${lines.map((line) => html`<p>${line}</p>`)}
       <p><button type="button" class="link-btn" data-testid="setup-guide" onClick=${() => setGuide(true)}>${t("briefing.setupLink")}</button></p></div>
   </details>
-  <${SetupGuide} open=${guide} onClose=${() => setGuide(false)} t=${t} />`;
+  <${SetupGuide} open=${guide} onClose=${() => setGuide(false)} t=${t} presets=${presets} />`;
 }
 
 /** Memory files the server could not read and left as they are (a damaged card, config.json):
@@ -94,7 +103,7 @@ function DamageNotice({ lines, t }) {
 }
 
 /** The briefing shown in the live view while the conversation is empty. */
-export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, onOpenCard, canSend }) {
+export function Briefing({ state, presets, lastStartMs, t, nowMs, onSend, onOpenSlice, onOpenCard, canSend }) {
   const [cardOpen, setCardOpen] = useState(false);
   const name = (state && state.name) || t("briefing.fallbackName");
   const loops = ((state && state.open_loops) || []).slice(0, 4);
@@ -147,7 +156,7 @@ export function Briefing({ state, lastStartMs, t, nowMs, onSend, onOpenSlice, on
     html`<button type="button" class="link-btn brief-more" onClick=${() => setCardOpen(true)}>
       <${Icon} name="brain" size=${14} />${t("briefing.viewCard")}
     </button>`}
-    ${setup.length > 0 && html`<${SetupNotice} lines=${setup} t=${t} />`}
+    ${setup.length > 0 && html`<${SetupNotice} lines=${setup} t=${t} presets=${presets} />`}
     ${damaged.length > 0 && html`<${DamageNotice} lines=${damaged} t=${t} />`}
     <${CardDialog}
       open=${cardOpen}

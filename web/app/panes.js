@@ -88,7 +88,7 @@ export function PaneContent({ shown, data, chat, slice, nav, prefs, t, nowMs }) 
   }
   if (data.state && !chat.resuming) {
     const last = (data.catalog || []).find((e) => e.id === data.state.last_slice_id);
-    return html`<${Briefing} state=${data.state} lastStartMs=${last ? entryMs(last) : NaN} t=${t} nowMs=${nowMs}
+    return html`<${Briefing} state=${data.state} presets=${(data.models && data.models.presets) || []} lastStartMs=${last ? entryMs(last) : NaN} t=${t} nowMs=${nowMs}
       onSend=${send} onOpenSlice=${go} onOpenCard=${() => (location.hash = "#/card")} canSend=${!chat.running && nav.online !== false} />`;
   }
   if (data.stateError) {

@@ -84,7 +84,7 @@ export default {
   "briefing.setupLink": "How to set up a model →",
   "setup.title": "Setting up a model",
   "setup.step1": "Get an API key from OpenAI, Anthropic or DeepSeek — or run a model on your own machine (Ollama, LM Studio, vLLM).",
-  "setup.step2": "Start Previously with the key in its environment: `OPENAI_API_KEY=… previously serve` (or `ANTHROPIC_API_KEY`, `DEEPSEEK_API_KEY`; for a model of your own, `OPENAI_BASE_URL=http://localhost:11434/v1`).",
+  "setup.step2": "Start Previously with the key in its environment: `{key}=… previously serve` (or {others}; for a model of your own, `OPENAI_BASE_URL=http://localhost:11434/v1`).",
   "setup.step3": "Reload this page and pick the model in the input bar or in Settings. `previously models --check` says whether it answers.",
   "setup.full": "Show the full guide (English)",
   "setup.fullFailed": "The full guide couldn't be loaded. It is docs/MODELS.md in the repository.",

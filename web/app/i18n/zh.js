@@ -72,7 +72,7 @@ export default {
   "briefing.setupLink": "如何配置模型 →",
   "setup.title": "配置模型",
   "setup.step1": "从 OpenAI、Anthropic 或 DeepSeek 获取 API 密钥——或者在自己的电脑上运行模型（Ollama、LM Studio、vLLM）。",
-  "setup.step2": "启动 Previously 时把密钥放进环境变量：`OPENAI_API_KEY=… previously serve`（或 `ANTHROPIC_API_KEY`、`DEEPSEEK_API_KEY`；自己的模型用 `OPENAI_BASE_URL=http://localhost:11434/v1`）。",
+  "setup.step2": "启动 Previously 时把密钥放进环境变量：`{key}=… previously serve`（或 {others}；自己的模型用 `OPENAI_BASE_URL=http://localhost:11434/v1`）。",
   "setup.step3": "重新加载本页，在输入栏或设置里选择模型。`previously models --check` 会告诉你它是否能应答。",
   "setup.full": "查看完整指南（英文）",
   "setup.fullFailed": "完整指南加载失败。它就是仓库里的 docs/MODELS.md。",
