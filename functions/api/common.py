@@ -22,10 +22,11 @@ def get_deps(request: Request) -> Deps:
     return request_deps(request.app.state.deps, request, request.method in STATE_CHANGING)
 
 
-def request_deps(deps: Deps, request: HTTPConnection, create: bool) -> Deps:
-    """The Deps one request or socket reads and writes (see `get_deps`)."""
+def request_deps(deps: Deps, request: HTTPConnection, create: bool, hold: bool = True) -> Deps:
+    """The Deps one request or socket reads and writes (see `get_deps`; `hold`: see
+    DemoVisitors.get)."""
     asked, remembered = request.query_params.get(PERSONA_PARAM), request.cookies.get(PERSONA_COOKIE)
-    return persona_deps(deps, asked, remembered, visitor_in(request.scope), create)
+    return persona_deps(deps, asked, remembered, visitor_in(request.scope), create, hold)
 
 
 DepsDep = Annotated[Deps, Depends(get_deps)]

@@ -202,12 +202,19 @@ def scope_headers(scope: Scope) -> dict[str, str]:
 
 
 _VISITOR_STATE = "demo_visitor"
+_VISITOR_NEW = "demo_visitor_new"
 
 
 def served_over_https(headers: Mapping[str, str], scheme: str) -> bool:
     """The browser reached this server over https (the proxy's X-Forwarded-Proto, else the scheme)."""
     proto = headers.get("x-forwarded-proto", scheme)
     return proto.split(",")[0].strip().lower() == "https"
+
+
+def visitor_is_new(scope: Scope) -> bool:
+    """Whether the guard named a new demo visitor for this request (the caller sent no cookie)."""
+    state = scope.get("state")
+    return bool(state.get(_VISITOR_NEW)) if isinstance(state, Mapping) else False
 
 
 def visitor_in(scope: Scope) -> str | None:
@@ -253,7 +260,8 @@ class GuardMiddleware:
             return send
         known = visitor_id(_cookie(headers, VISITOR_COOKIE))
         visitor = known or self.new_visitor()
-        scope.setdefault("state", {})[_VISITOR_STATE] = visitor
+        state = scope.setdefault("state", {})
+        state[_VISITOR_STATE], state[_VISITOR_NEW] = visitor, known is None
         if known is not None or scope["type"] != "http":
             return send
         secure = served_over_https(headers, scope.get("scheme", ""))

@@ -125,8 +125,13 @@ class DemoVisitors:
         self._held: OrderedDict[tuple[str, str], tuple[datetime, Deps]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, persona: str, visitor: str, create: bool) -> Deps | None:
-        """The visitor's Deps for `persona`; None when they have none (and `create` is off)."""
+    def get(self, persona: str, visitor: str, create: bool, hold: bool = True) -> Deps | None:
+        """The visitor's Deps for `persona`; None when they have none (and `create` is off).
+
+        `hold` off (a caller that keeps no cookie, so will never name this visitor again): a
+        Deps made now serves this one request and is not held, so it cannot push out the
+        visitors who will come back.
+        """
         key, now = (persona, visitor), self.clock.now()
         with self._lock:
             held = self._held.get(key)
@@ -137,6 +142,8 @@ class DemoVisitors:
             if not (create or self.made_on_read):
                 return None
             made = self.make(persona, visitor)
+            if not hold:
+                return made
             self._held[key] = (now, made)
             while len(self._held) > self.kept:
                 self._held.popitem(last=False)
@@ -166,11 +173,16 @@ def add_demo(first: Deps, root: Path, seat_deps: SeatDeps, terms: VisitorTerms) 
 
 
 def persona_deps(
-    deps: Deps, asked: str | None, remembered: str | None, visitor: str | None = None, create: bool = False
+    deps: Deps,
+    asked: str | None,
+    remembered: str | None,
+    visitor: str | None = None,
+    create: bool = False,
+    hold: bool = True,
 ) -> Deps:
     """The Deps of the persona a request names (`deps` itself outside a multi-persona demo);
     in a demo, those of that persona under the `visitor`'s own overlay once they have one
-    (`create`: a request that may change something makes it)."""
+    (`create`: a request that may change something makes it; `hold`: see DemoVisitors.get)."""
     if deps.cast is None:
         pid, chosen = str(getattr(deps.storage, "persona", "")), deps
     else:
@@ -178,7 +190,7 @@ def persona_deps(
     visitor = visitor_id(visitor)
     if deps.visitors is None or visitor is None:
         return chosen
-    return deps.visitors.get(pid, visitor, create) or chosen
+    return deps.visitors.get(pid, visitor, create, hold) or chosen
 
 
 def demo_personas(root: Path) -> list[Persona]:

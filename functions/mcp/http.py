@@ -21,6 +21,7 @@ from starlette.types import Receive, Scope, Send
 from core.errors import InvalidInput
 from functions.api.common import request_deps
 from functions.api.errors import error_response
+from functions.api.guard import visitor_is_new
 from functions.compose.deps import Deps
 
 PATH = "/mcp"
@@ -46,7 +47,9 @@ class McpEndpoint:
             await _not_allowed(scope, receive, send)
             return
         try:
-            deps = request_deps(self.deps, request, create=True)
+            # A client that sent no visitor cookie gets a sandbox for this exchange alone: MCP
+            # clients rarely keep cookies, and one held per POST would push real visitors out.
+            deps = request_deps(self.deps, request, create=True, hold=not visitor_is_new(scope))
         except InvalidInput as exc:
             await error_response(400, "invalid_input", str(exc))(scope, receive, send)
             return

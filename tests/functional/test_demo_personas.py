@@ -225,3 +225,20 @@ def test_mcp_naming_an_unknown_persona_is_a_clear_400(demo: tuple[Deps, TestClie
     deps, _ = demo
     status, body = _mcp_card(deps, "?persona=zed")
     assert status == 400 and '"invalid_input"' in body and "nell, jia, xiaowen" in body
+
+
+def test_cookieless_mcp_calls_never_push_visitors_out(demo: tuple[Deps, TestClient]) -> None:
+    """An MCP client that keeps no cookie names a new visitor on every POST: each call gets a
+    sandbox of its own for that exchange, and none is held, so a visitor with a cookie keeps
+    their changes however many such calls come in."""
+    deps, client = demo
+    assert deps.visitors is not None
+    r = client.patch("/api/config", json={"slicing": {"maxSliceMinutes": 45}}, headers=same_origin())
+    assert r.status_code == 200, r.text
+    held = len(deps.visitors)
+    for _ in range(deps.visitors.kept + 5):
+        status, body = _mcp_card(deps)
+        assert status == 200 and "Tidewater" in body
+    assert len(deps.visitors) == held
+    # the visitor with a cookie kept their change
+    assert client.get("/api/config").json()["config"]["slicing"]["maxSliceMinutes"] == 45
