@@ -68,6 +68,7 @@ class FakeGitHub:
         self.server_seconds = 0.0  # time spent answering, so benchmarks can report the client's share
         self.bytes_sent = 0  # response payloads, so benchmarks can report bytes per operation
         self.bytes_received = 0  # request bodies (uploads)
+        self.transfers: list[tuple[str, int, int]] = []  # (request, bytes sent, bytes received)
         self.budget = RateBudget()
         self._archives: dict[str, bytes] = {}
         self._archive_token = secrets.token_hex(8)
@@ -148,11 +149,13 @@ class FakeGitHub:
             self.requests.clear()
             self.server_seconds = 0.0
             self.bytes_sent = self.bytes_received = 0
+            self.transfers.clear()
 
-    def sent(self, nbytes: int, received: int = 0) -> None:
+    def sent(self, nbytes: int, received: int = 0, request: str = "") -> None:
         with self._meta:
             self.bytes_sent += nbytes
             self.bytes_received += received
+            self.transfers.append((request, nbytes, received))
 
     def codeload_url(self, sha: str) -> str:
         """Where `/tarball/{ref}` redirects: a download URL carrying its own short-lived token."""
@@ -388,7 +391,7 @@ class _Handler(BaseHTTPRequestHandler):
             payload = resp.body
         else:
             payload = b"" if resp.body is None else json.dumps(resp.body).encode("utf-8")
-        self.fake.sent(len(payload), len(body))
+        self.fake.sent(len(payload), len(body), f"{self.command} {self.path}")
         self.send_response(resp.status)
         resp.headers.setdefault("Content-Type", "application/json; charset=utf-8")
         for key, value in resp.headers.items():
