@@ -113,7 +113,7 @@ def _plain_update(batch: Any, path: paths.MemoryPath, fn: Callable[[str | None],
 # (module, attribute, stand-in): every owner check the turn and maintain run, and the plain
 # read or update it wraps.
 _OFF: list[tuple[Any, str, Any]] = [
-    (maintain_module, "refresh_slice_checks", lambda batch: []),
+    (maintain_module, "refresh_slice_checks", lambda batch, now=None: []),
     (maintain_module, "damaged_authored", lambda view: []),
     (maintain_module, "card_text", _plain_text),
     (evolving_module, "card_text", _plain_text),

@@ -151,7 +151,7 @@ def _damaged(batch: WriteBatch, search: RefreshReport, now: datetime, locale: st
     A damaged file is never indexed, so an index holding every listed slice proves there is
     no damaged core.md, and an unchanged memory costs no core.md read here.
     """
-    authored = [str(d) for d in [*damaged_authored(batch), *refresh_slice_checks(batch)]]
+    authored = [str(d) for d in [*damaged_authored(batch), *refresh_slice_checks(batch, now)]]
     if search.slices >= len(slice_files(batch)) and not search.damaged:
         return authored
     slices = damaged_slices(batch)

@@ -16,9 +16,9 @@ nothing makes no commit — which is what makes re-running a step harmless.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from core.errors import InvalidInput
 from core.storage.changes import (
@@ -143,6 +143,15 @@ class Browsable(Protocol):
         """(the folders, the files) directly in `folder`, sorted; dot-names and linked folders
         left out, as `list` does. Both empty when it does not exist."""
         ...
+
+
+def folder_times(reader: object, prefix: MemoryPath) -> Mapping[str, int] | None:
+    """Every folder below `prefix` → its mtime in ns (-1: not to be trusted this time), when the
+    reader is a local folder (`LocalSnapshot.folder_times`); None when it cannot tell. A folder's
+    time moves when a file in it is added, removed or renamed into place, not when one is
+    rewritten in place: a caller relying on it also looks at every file now and then."""
+    times = getattr(reader, "folder_times", None)
+    return None if times is None else cast("Mapping[str, int] | None", times(prefix))
 
 
 def change_token(reader: object, path: MemoryPath) -> str | None:
@@ -317,6 +326,21 @@ class WriteBatch:
             content = self._content(path)
             return None if content is None else blob_sha(content)
         return self.snapshot.version_of(path)
+
+    def folder_times(self, prefix: MemoryPath) -> Mapping[str, int] | None:
+        """`folder_times` of the snapshot, with every folder holding a queued change (or
+        about to) marked -1: its time says nothing of what this batch will write there."""
+        times = folder_times(self.snapshot, prefix)
+        if times is None:
+            return None
+        marked = dict(times)
+        for path in self._pending():
+            if path.is_under(prefix):
+                folder = path.value
+                while "/" in folder and len(folder) > len(prefix.value):
+                    folder = folder.rsplit("/", 1)[0]
+                    marked[folder] = -1
+        return marked
 
     def stamp_of(self, path: MemoryPath) -> str | None:
         """`change_token` as this batch sees it (a pending change: its blob sha; one that cannot

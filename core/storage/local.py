@@ -78,6 +78,7 @@ class LocalSnapshot:
         # Shared by a storage's views: a 5 MB index.json is hashed once, not once per batch.
         self._versions = {} if versions is None else versions
         self._listings = Listings() if listings is None else listings
+        self._entered: dict[str, Entered] = {}  # prefix → the folders its last walk by this view entered
 
     def read(self, path: MemoryPath) -> str | None:
         data = self._read_bytes(path)
@@ -93,6 +94,7 @@ class LocalSnapshot:
         top = str(base)
         held = self._listings.trees.get(top)
         if held is not None and all(_mtime(folder) == mtime for folder, mtime in held[0]):
+            self._entered[top] = list(held[0])
             return list(held[1])
         if not base.is_dir():
             return []
@@ -103,12 +105,30 @@ class LocalSnapshot:
             with contextlib.suppress(PathDenied):
                 found.append(MemoryPath(file[skip:].replace(os.sep, "/")))
         found.sort()
+        self._entered[top] = entered
         trees = self._listings.trees
         if all(0 <= mtime < time.time_ns() - _RACY_NS for _, mtime in entered):
             if len(trees) >= KEPT_TREES:
                 trees.clear()
             trees[top] = (tuple(entered), tuple(found))
         return found
+
+    def folder_times(self, prefix: MemoryPath) -> dict[str, int]:
+        """Every folder below `prefix` (itself included), as a memory path → its mtime in ns
+        (`base.FolderTimed`); -1 for one changed in the last two seconds, whose time a later
+        change could keep. A folder's time moves when an entry in it is added, removed or
+        renamed — every write here is a rename into place — but not when a file in it is
+        rewritten in place. Free after `list(prefix)`: that walk's own folder times."""
+        top = str(self._file(prefix))
+        if top not in self._entered:
+            self.list(prefix)
+        entered = self._entered.get(top, [])
+        skip = len(str(self.root)) + 1
+        racy = time.time_ns() - _RACY_NS
+        return {
+            folder[skip:].replace(os.sep, "/"): (mtime if 0 <= mtime < racy else -1)
+            for folder, mtime in entered
+        }
 
     def entries(self, folder: MemoryPath) -> tuple[tuple[MemoryPath, ...], tuple[MemoryPath, ...]]:
         """The folders and files directly in `folder` (`base.Browsable`): one stat when it has not

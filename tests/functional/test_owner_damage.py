@@ -17,6 +17,7 @@ from core.memory.owners.scan import damage_of
 from core.memory.paths import MemoryPath, classify
 from core.storage.local import LocalStorage
 from tests.fakes.fake_model_server import FakeModelServer
+from tests.fakes.files import save_as_an_editor
 from tests.fakes.images import jpeg
 from tests.functional.api_env import make_env
 from tests.functional.turn_support import make_harness
@@ -111,7 +112,7 @@ def test_a_damaged_file_blocks_nothing(
     if damaged is None:
         pytest.skip(f"{how} does not apply to {owner.name}")
     file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_bytes(damaged)
+    save_as_an_editor(file, damaged)
     # The owner's own reader says whether this is damage (a truncated file may still read whole).
     is_damaged = damage_of(LocalStorage(root).snapshot(), owner, path) is not None  # type: ignore[arg-type]
     if owner.binary:  # a picture cut short or too large is damage, told by its bytes

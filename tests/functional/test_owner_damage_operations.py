@@ -22,6 +22,7 @@ from core.memory.owners.registry import Owner
 from core.memory.owners.scan import damage_of
 from core.memory.paths import SLICES, classify
 from core.storage.local import LocalStorage
+from tests.fakes.files import save_as_an_editor
 from tests.functional.test_owner_damage import CASES, DAMAGES, LATER, _before, _target, template
 
 pytestmark = pytest.mark.functional
@@ -40,7 +41,7 @@ def test_check_export_mcp_and_forget_meet_a_damaged_file(
     if damaged is None:
         pytest.skip(f"{how} does not apply to {owner.name}")
     file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_bytes(damaged)
+    save_as_an_editor(file, damaged)
     storage = LocalStorage(root)
     clock = FixedClock.at(LATER)
     is_damaged = damage_of(storage.snapshot(), owner, path) is not None  # type: ignore[arg-type]

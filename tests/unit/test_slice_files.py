@@ -3,11 +3,15 @@ whose files changed since the last one, names what is damaged, and the page read
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from core.memory import paths
+from core.memory.owners import slice_files
 from core.memory.owners.slice_files import (
     damaged_slice_files,
     folder_files,
@@ -16,6 +20,7 @@ from core.memory.owners.slice_files import (
     refresh_slice_checks,
 )
 from core.storage.base import WriteBatch
+from core.storage.local import LocalSnapshot, LocalStorage
 from core.storage.memory import InMemoryStorage, MemorySnapshot
 from tests.fakes.images import jpeg
 
@@ -139,3 +144,160 @@ def test_folder_files_takes_what_classify_calls_a_slice_folder_file_other_than_c
         if found.folder_id is not None and found.kind is not paths.PathKind.CORE_MD:
             by_classify.setdefault(found.folder_id.dash, []).append(p)
     assert folder_files(listing) == by_classify and len(by_classify[sid]) == 6
+
+
+# A local folder: the digest is of folder times (free after the listing), so an unchanged memory
+# costs no stat per file; each folder's files are also looked at once an hour of clock time, for
+# what an in-place rewrite hid (a part of them at each pass).
+
+LONG_AGO = 1_700_000_000  # every file and folder is made older than the two-second window
+
+
+def _local(root: Path) -> LocalStorage:
+    for sid in IDS:
+        for path, text in (
+            (paths.core_md(sid), "---\nfocus: x\n---\n"),
+            (paths.agent_md(sid), "## Cognition a\n"),
+            (paths.card_snapshot(sid), "# Previously On\n"),
+        ):
+            (root / path.value).parent.mkdir(parents=True, exist_ok=True)
+            (root / path.value).write_text(text, encoding="utf-8")
+    _age(root)
+    return LocalStorage(root)
+
+
+def _age(root: Path) -> None:
+    for folder, _, files in os.walk(root):
+        for name in files:
+            os.utime(Path(folder) / name, (LONG_AGO, LONG_AGO))
+        os.utime(folder, (LONG_AGO, LONG_AGO))
+
+
+def _local_pass(storage: LocalStorage, now: datetime) -> list[str]:
+    batch = WriteBatch.open(storage)
+    found = [str(d) for d in refresh_slice_checks(batch, now)]
+    batch.commit("checks")  # only timeline/checked.json: no slice folder's time moves
+    return found
+
+
+@pytest.fixture
+def file_looks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every slice file a pass reads or stamps (the per-file costs the folder times avoid)."""
+    seen: list[str] = []
+    stamp, read = LocalSnapshot.stamp_of, LocalSnapshot._read_bytes
+
+    def stamp_of(self: LocalSnapshot, path: paths.MemoryPath) -> str | None:
+        seen.append(path.value)
+        return stamp(self, path)
+
+    def read_bytes(self: LocalSnapshot, path: paths.MemoryPath, limit: bool = True) -> bytes | None:
+        seen.append(path.value)
+        return read(self, path, limit=limit)
+
+    monkeypatch.setattr(LocalSnapshot, "stamp_of", stamp_of)
+    monkeypatch.setattr(LocalSnapshot, "_read_bytes", read_bytes)
+    return seen
+
+
+def _slice_looks(seen: list[str]) -> list[str]:
+    return sorted({p for p in seen if p.startswith(paths.SLICES.value + "/")})
+
+
+class _Forgetful(dict[str, datetime]):
+    def __setitem__(self, key: str, value: datetime) -> None:
+        pass
+
+
+NOW = datetime(2026, 8, 20, 12, 0, tzinfo=UTC)  # on a minute: 30 s later no part of the look is due
+SOON = NOW + timedelta(seconds=30)
+
+
+def test_a_local_pass_over_an_unchanged_memory_looks_at_no_slice_file(
+    tmp_path: Path, file_looks: list[str]
+) -> None:
+    storage = _local(tmp_path)
+    assert _local_pass(storage, NOW) == []
+    assert len(_slice_looks(file_looks)) == 6  # the first pass: every checked file
+    file_looks.clear()
+    record = (storage.root / paths.SLICE_CHECKS_JSON.value).read_bytes()
+    assert _local_pass(storage, SOON) == []
+    assert _slice_looks(file_looks) == []
+    assert (storage.root / paths.SLICE_CHECKS_JSON.value).read_bytes() == record  # not rewritten
+    checks = parse_checks(record.decode())
+    assert sorted(checks.folders) == IDS and checks.swept == NOW
+
+
+def test_a_file_written_into_place_is_checked_at_the_next_pass_and_only_its_folder(
+    tmp_path: Path, file_looks: list[str]
+) -> None:
+    storage = _local(tmp_path)
+    _local_pass(storage, NOW)
+    bad = tmp_path / paths.agent_md(IDS[1]).value
+    staged = bad.with_name(".agent.md.tmp")
+    staged.write_bytes(b"\xff\xfe not UTF-8")
+    os.replace(staged, bad)  # how the product and most editors save: the folder's time moves
+    _age(tmp_path)
+    os.utime(bad.parent, (LONG_AGO + 60, LONG_AGO + 60))
+    file_looks.clear()
+    [line] = _local_pass(storage, SOON)
+    assert line.startswith(paths.agent_md(IDS[1]).value) and "UTF-8" in line
+    assert {p for p in _slice_looks(file_looks) if not p.endswith("core.md")} <= {
+        paths.agent_md(IDS[1]).value,
+        paths.card_snapshot(IDS[1]).value,
+    }
+    assert bad.read_bytes() == b"\xff\xfe not UTF-8"  # named, left as it is
+
+
+@pytest.mark.parametrize("fresh_process", [False, True], ids=["serve", "cron"])
+@pytest.mark.parametrize("every", [timedelta(minutes=1), timedelta(minutes=7), timedelta(hours=2)])
+def test_an_in_place_rewrite_is_found_within_the_hour_however_often_passes_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: timedelta, fresh_process: bool
+) -> None:
+    if fresh_process:  # each pass its own process: only the record says when the last look was
+        monkeypatch.setattr(slice_files, "_LOOKED", _Forgetful())
+    storage = _local(tmp_path)
+    _local_pass(storage, NOW)
+    bad = tmp_path / paths.card_snapshot(IDS[2]).value
+    with bad.open("r+b") as handle:  # rewritten in place: no folder time moves
+        handle.write(b"\xff")
+    _age(tmp_path)
+    os.utime(bad, (LONG_AGO + 120, LONG_AGO + 120))  # the file's own time did
+    assert _local_pass(storage, SOON) == []  # not seen yet: folder times alone
+    when, found = SOON, []
+    while not found and when - SOON <= timedelta(hours=3):
+        when += every
+        found = _local_pass(storage, when)
+    assert when - SOON <= max(every, timedelta(hours=1))
+    assert [line.split(":")[0] for line in found] == [paths.card_snapshot(IDS[2]).value]
+
+
+def test_passes_a_minute_apart_look_at_a_part_each_and_at_every_folder_within_the_hour(
+    tmp_path: Path, file_looks: list[str]
+) -> None:
+    storage = _local(tmp_path)
+    _local_pass(storage, NOW)
+    looked: list[set[str]] = []
+    for minute in range(1, 61):
+        file_looks.clear()
+        assert _local_pass(storage, NOW + timedelta(minutes=minute)) == []
+        looked.append({"/".join(p.split("/")[:7]) for p in _slice_looks(file_looks)})  # slice folders
+    assert sum(len(folders) for folders in looked) == len(IDS)  # each folder once in the hour
+    assert set().union(*looked) == {paths.slice_dir(sid).value for sid in IDS}
+
+
+def test_a_folder_changed_moments_ago_or_queued_in_the_batch_is_checked_every_time(tmp_path: Path) -> None:
+    storage = _local(tmp_path)
+    _local_pass(storage, NOW)
+    batch = WriteBatch.open(storage)
+    target = paths.agent_md(IDS[0])
+    batch.put(target, "## Cognition b\n")
+    assert refresh_slice_checks(batch, NOW + timedelta(hours=1)) == []
+    times = batch.folder_times(paths.SLICES)
+    assert times is not None and times[paths.slice_dir(IDS[0]).value + "/timeline"] == -1
+    batch.commit("an edit")  # just now: inside the two-second window
+    snap = storage.snapshot().folder_times(paths.SLICES)
+    assert snap[paths.slice_dir(IDS[0]).value + "/timeline"] == -1
+    (tmp_path / target.value).write_bytes(b"\xff")  # and damaged in place right after
+    assert [d.path for d in refresh_slice_checks(WriteBatch.open(storage), NOW + timedelta(hours=2))] == [
+        target.value
+    ]
