@@ -103,7 +103,7 @@ def check_strands(path: str, text: str) -> list[Finding]:
 
 
 def check_catalog(path: str, text: str) -> list[Finding]:
-    """timeline/index.json: readable and well formed."""
+    """timeline/index.json (the single-file catalog of earlier versions): readable and well formed."""
     return _json_findings(path, text, parse_index(text)[1])
 
 

@@ -72,7 +72,7 @@ def read_catalog(view: Reader, now: datetime, max_age: timedelta | None = None) 
 def read_recent_catalog(view: Reader, now: datetime, before: str, enough: int) -> dict[str, Any] | None:
     """Enough of the catalog for the `enough` newest closed slices before `before` and the
     counts of the rest: timeline/head.json with the pending entries when that is exact (a
-    few kilobytes), else `read_catalog` (the whole index.json)."""
+    few kilobytes), else `read_catalog` (the whole catalog)."""
     return head_catalog(view, before, enough) or read_catalog(view, now)
 
 

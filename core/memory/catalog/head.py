@@ -1,7 +1,7 @@
 """The head of the catalog: its newest entries and counters, kept in `timeline/pending.json`.
 
 Every turn's system prompt shows the newest closed slices and how many came before (the frozen
-timeline brief). Parsing the whole index.json for that costs about 70 ms and, on GitHub, a
+timeline brief). Parsing the whole catalog for that costs about 70 ms and, on GitHub, a
 6 MB download at 10,000 slices. So each weave also writes, into the small pending file every
 turn reads anyway, the newest `HEAD_ENTRIES` entries of the catalog it wrote, the counters
 over the entries older than them, and the blob sha of the catalog's top file (which names
@@ -9,7 +9,7 @@ every month file's sha: core/memory/catalog/layout.py). A reader lays the
 pending entries over it
 (`head_catalog`) and gets the same brief as from the whole catalog — or None whenever that
 cannot be guaranteed (the index was changed without this file, a pending or active entry is
-older than the head, too few entries are left): the caller then reads index.json.
+older than the head, too few entries are left): the caller then reads the catalog.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ Entry = dict[str, Any]
 
 @dataclass(frozen=True)
 class Head:
-    """The newest entries of one index.json, ascending by id, and what lies before them."""
+    """The newest entries of one catalog version, ascending by id, and what lies before them."""
 
     index: str  # blob sha of the catalog top file (or single index.json) these entries come from
     entries: list[Entry]
@@ -43,7 +43,7 @@ class Head:
 
 
 def head_of(doc: Mapping[str, Any], index_sha: str, keep: int = HEAD_ENTRIES) -> dict[str, Any]:
-    """The head of a catalog document (its slices ascending by id) whose index.json has this sha."""
+    """The head of a catalog document (its slices ascending by id) whose top file has this sha."""
     slices: Sequence[Entry] = doc["slices"]
     cut = max(0, len(slices) - keep)
     older = [e for e in slices[:cut] if e.get("status") == "closed"]
@@ -105,7 +105,7 @@ def _current(reader: Reader) -> tuple[Head, list[Entry], list[str] | None] | Non
 
 def head_dry(reader: Reader, exclude: Collection[str], limit: int) -> list[str] | None:
     """The oldest closed slices still needing marking (at most `limit`, none of `exclude`), as
-    the whole catalog would list them; None when the head cannot tell (read index.json)."""
+    the whole catalog would list them; None when the head cannot tell (read the catalog)."""
     found = _current(reader)
     if found is None:
         return None

@@ -128,7 +128,7 @@ def entry_from_monthly(m: Mapping[str, Any]) -> CatalogEntry:
     return entry
 
 
-# ------------------------------------------------------------------ index.json
+# ------------------------------------------------------------------ the document
 
 
 def build_index(entries: Sequence[Entry], now: datetime) -> dict[str, Any]:
@@ -194,7 +194,7 @@ def read_index(reader: Reader) -> dict[str, Any] | None:
 
 def catalog_active(reader: Reader) -> list[str] | None:
     """The ids the catalog lists as active, from the small pending file alone; None when that
-    file does not carry the list (the caller then looks at the slices or index.json)."""
+    file does not carry the list (the caller then looks at the slices or the catalog)."""
     return parse_active(read_or_none(reader, paths.PENDING_JSON))
 
 
