@@ -17,10 +17,13 @@ from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.index import build_index, read_index, render_index, stored_index_text
 from core.memory.catalog.layout import LEGACY, TOP, parse_top, split
+from core.memory.catalog.weave import queue_catalog_entries
 from core.memory.config import load_config
+from core.memory.slice.model import parse_core_md
 from core.storage.base import WriteBatch
-from core.storage.memory import InMemoryStorage
+from core.storage.memory import InMemoryStorage, MemorySnapshot
 from tests.conftest import SAMPLE_ROOT
+from tests.fakes.slices import slice_text
 
 pytestmark = pytest.mark.unit
 
@@ -114,3 +117,90 @@ def test_a_damaged_month_is_rebuilt_from_its_slices() -> None:
     batch.commit("rebuild")
     assert storage.files[month] == good
     assert stored_index_text(storage.snapshot()) == before
+
+
+class _Counting(InMemoryStorage):
+    """An in-memory storage whose snapshots note every path read."""
+
+    read_paths: list[str]
+
+    def snapshot(self) -> MemorySnapshot:
+        base = super().snapshot()
+        seen = self.read_paths
+
+        class Snap(MemorySnapshot):
+            def read(self, path: paths.MemoryPath) -> str | None:
+                seen.append(path.value)
+                return super().read(path)
+
+        return Snap(base.files, base.version)
+
+
+def _settled_memory() -> _Counting:
+    storage = _Counting()
+    storage.read_paths = []
+    for i in range(6):
+        sid = f"2026-0{3 + i // 2}-1{i}-0900"
+        text = slice_text(
+            sid, [("user", f"garden {i}"), ("agent", "Noted.")], focus=f"garden {i}", summary="s"
+        )
+        storage.files[paths.core_md(sid)] = text
+    for _ in range(2):  # the first pass builds the catalog, the second records nothing new
+        batch = WriteBatch.open(storage)
+        reconcile_catalog(batch, NOW, "en")
+        batch.commit("Maintenance — indexes")
+    return storage
+
+
+NOW = parse_iso("2026-08-11T12:00:00.000Z")
+
+
+def _month_reads(storage: _Counting) -> list[str]:
+    return [p for p in storage.read_paths if paths.classify(p).kind is paths.PathKind.CATALOG_MONTH]
+
+
+def test_an_unchanged_pass_reads_no_month_file_and_writes_nothing() -> None:
+    storage = _settled_memory()
+    top = parse_top(storage.files[TOP])
+    assert top is not None and top.settled is not None
+    storage.read_paths.clear()
+    commits = len(storage.commits)
+    batch = WriteBatch.open(storage)
+    assert reconcile_catalog(batch, NOW, "en")["total"] == 6
+    assert not batch.commit("Maintenance — indexes").changed and len(storage.commits) == commits
+    assert _month_reads(storage) == []
+
+
+def _new_slice(storage: InMemoryStorage) -> None:
+    sid = "2026-08-11-1100"
+    storage.files[paths.core_md(sid)] = slice_text(sid, [("user", "hi")], focus="f", summary="s")
+
+
+def _strands(storage: InMemoryStorage) -> None:
+    storage.files[paths.STRANDS_JSON] = '{"garden": ["2026/03/10/0900"]}'
+
+
+def _month_edited(storage: InMemoryStorage) -> None:
+    month = paths.catalog_month("2026-03")
+    storage.files[month] = str(storage.files[month]).replace('"garden 0"', '"garden 0, by hand"')
+
+
+def _pending(storage: InMemoryStorage) -> None:
+    text = slice_text("2026-03-10-0900", [("user", "garden 0")], focus="changed", summary="s")
+    storage.files[paths.core_md("2026-03-10-0900")] = text
+    batch = WriteBatch.open(storage)
+    queue_catalog_entries(batch, [parse_core_md(text)])
+    batch.commit("turn")
+
+
+@pytest.mark.parametrize("change", [_new_slice, _strands, _month_edited, _pending])
+def test_any_changed_input_makes_the_pass_read_the_catalog(change: Any) -> None:
+    storage = _settled_memory()
+    change(storage)
+    storage.read_paths.clear()
+    batch = WriteBatch.open(storage)
+    reconcile_catalog(batch, NOW, "en")
+    batch.commit("Maintenance — indexes")
+    assert _month_reads(storage)
+    top = parse_top(storage.files[TOP])
+    assert top is not None and top.settled is not None  # settled again for the next pass

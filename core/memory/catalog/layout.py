@@ -89,6 +89,7 @@ class Top:
     counters: dict[str, Any]
     months: dict[str, tuple[int, str]]  # YYYY-MM → (entries, blob sha of its file)
     shas: dict[str, str]  # slice id → blob sha prefix of the core.md its entry was made from
+    settled: str | None = None  # the weave's mark of its inputs (core/memory/catalog/settled.py)
 
 
 def parse_top(text: str | None) -> Top | None:
@@ -100,7 +101,9 @@ def parse_top(text: str | None) -> Top | None:
         months = {str(m["month"]): (int(m["slices"]), str(m["sha"])) for m in raw["months"]}
         if not all(_is_month(m) for m in months):
             return None
-        return Top({k: raw[k] for k in COUNTERS if k in raw}, months, shas_in(raw))
+        settled = raw.get("settled")
+        settled = settled if isinstance(settled, str) else None
+        return Top({k: raw[k] for k in COUNTERS if k in raw}, months, shas_in(raw), settled)
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -109,22 +112,30 @@ def _is_month(month: str) -> bool:
     return paths.classify(paths.CATALOG_MONTHS / f"{month}.json").kind is paths.PathKind.CATALOG_MONTH
 
 
-def render_top(doc: Mapping[str, Any], months: Mapping[str, str], shas: Mapping[str, str]) -> str:
-    """The top file for `doc` whose month files have these texts, recording `shas`."""
+def render_top(
+    doc: Mapping[str, Any], months: Mapping[str, str], shas: Mapping[str, str], settled: str | None = None
+) -> str:
+    """The top file for `doc` whose month files have these texts, recording `shas` (and the
+    weave's `settled` mark when it has one)."""
     counts = {m: 0 for m in months}
     for e in doc["slices"]:
         counts[month_of(str(e["id"]))] += 1
     lines = [{"month": m, "slices": counts[m], "sha": blob_sha(months[m])} for m in sorted(months)]
     counters = {k: doc[k] for k in COUNTERS if k in doc}
-    return jsjson.dumps({**counters, "months": lines, "core_md": dict(sorted(shas.items()))})
+    top = {**counters, "months": lines, "core_md": dict(sorted(shas.items()))}
+    if settled is not None:
+        top["settled"] = settled
+    return jsjson.dumps(top)
 
 
-def split(doc: Mapping[str, Any], shas: Mapping[str, str] | None = None) -> dict[paths.MemoryPath, str]:
-    """The files of a catalog document: the top file (recording `shas`) and one file per month
-    with entries."""
+def split(
+    doc: Mapping[str, Any], shas: Mapping[str, str] | None = None, settled: str | None = None
+) -> dict[paths.MemoryPath, str]:
+    """The files of a catalog document: the top file (recording `shas` and `settled`) and one
+    file per month with entries."""
     months = {m: render_month(m, entries) for m, entries in by_month(doc["slices"]).items()}
     files = {paths.catalog_month(m): text for m, text in months.items()}
-    return {TOP: render_top(doc, months, shas or {}), **files}
+    return {TOP: render_top(doc, months, shas or {}, settled), **files}
 
 
 def join(top: Top, months: Mapping[str, Sequence[Entry]]) -> dict[str, Any]:
@@ -143,6 +154,11 @@ class Stored:
     legacy: bool = False
     damaged: tuple[str, ...] = ()
     shas: Mapping[str, str] = field(default_factory=dict)
+
+
+def read_top(reader: Reader) -> Top | None:
+    """The top file alone (None when missing or unreadable)."""
+    return parse_top(_read(reader, TOP))
 
 
 def read_stored(reader: Reader, legacy_parse: Callable[[str | None], dict[str, Any] | None]) -> Stored:
@@ -188,11 +204,13 @@ def has_catalog(listing: Iterable[paths.MemoryPath]) -> bool:
     return TOP in names or LEGACY in names
 
 
-def queue_catalog(batch: Writer, doc: Mapping[str, Any], shas: Mapping[str, str]) -> str:
+def queue_catalog(
+    batch: Writer, doc: Mapping[str, Any], shas: Mapping[str, str], settled: str | None = None
+) -> str:
     """Queue the catalog's files for `doc` and `shas` (an unchanged month file is not written:
     the commit skips it), remove month files left without entries and the files of the earlier
     layout; returns the top file's text."""
-    files = split(doc, shas)
+    files = split(doc, shas, settled)
     for path, text in files.items():
         batch.put(path, text)
     for path in batch.list(paths.CATALOG_MONTHS):

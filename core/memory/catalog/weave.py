@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog import settled
 from core.memory.catalog.damaged import render_damaged
 from core.memory.catalog.entry import CatalogEntry, spread
 from core.memory.catalog.head import head_of
@@ -30,7 +31,7 @@ from core.memory.catalog.index import (
     slice_meta,
     stored_catalog,
 )
-from core.memory.catalog.layout import has_catalog, queue_catalog
+from core.memory.catalog.layout import has_catalog, queue_catalog, read_top
 from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.recent import read_entry
@@ -191,6 +192,13 @@ def weave_catalog(
 ) -> tuple[dict[str, Any] | None, WeaveResult]:
     """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
     the new catalog document (None when the throttle skipped the weave)."""
+    if slice_ids is None:
+        slice_ids = list_slice_ids(batch)
+    today = iso(now)[:10]
+    if keep_time_if_unchanged and not reread_all and not problems:
+        nothing = _settled_result(batch, slice_ids, today)
+        if nothing is not None:  # a maintenance pass over an unchanged memory reads no month file
+            return None, nothing
     stored = stored_catalog(batch)
     index = stored.doc  # a damaged month is left out: its slices are read again
     pending_text = read_or_none(batch, paths.PENDING_JSON) if index is not None else None
@@ -207,9 +215,6 @@ def weave_catalog(
         if current is not None
         else seed_from_monthly(batch, now)
     )
-    if slice_ids is None:
-        slice_ids = list_slice_ids(batch)
-    today = iso(now)[:10]
     versions = Versions(stored.shas, lambda sid: version_of(batch, paths.core_md(sid)))
     unchanged = versions.unchanged if projected else (lambda sid: False)
     stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
@@ -221,7 +226,7 @@ def weave_catalog(
         doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
     # A full rebuild keeps the recorded versions: an unchanged file still gives the same entry.
     shas = stored.shas if reread_all else versions.record(doc["slices"], today)
-    top_text = queue_catalog(batch, doc, shas)
+    top_text = queue_catalog(batch, doc, shas, settled.settled_mark(doc["slices"], shas, slice_ids, batch))
     batch.put(paths.TIMELINE_MD, render_timeline_md(doc, locale))
     _record_unreadable(batch, slice_ids, {e.id for e in entries})
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
@@ -236,6 +241,19 @@ def weave_catalog(
         total=doc["slice_count"],
     )
     return doc, result
+
+
+def _settled_result(batch: Writer, slice_ids: list[str], today: str) -> WeaveResult | None:
+    """The result of a weave that would change nothing, told from the top file and the listing
+    (core/memory/catalog/settled.py); None when that cannot be told."""
+    top = read_top(batch)
+    pending = parse_pending(read_or_none(batch, paths.PENDING_JSON))
+    if top is None or not settled.unchanged(batch, top, slice_ids, today, pending):
+        return None
+    counters = top.counters
+    return WeaveResult(
+        needs_marking=int(counters.get("needs_marking") or 0), total=int(counters.get("slice_count") or 0)
+    )
 
 
 def _record_unreadable(batch: Writer, slice_ids: Iterable[str], catalogued: set[str]) -> None:
