@@ -21,6 +21,7 @@ from core.media.images import read_stored
 from core.memory import paths
 from core.memory.card.model import is_card, parse_card
 from core.memory.catalog.index import parse_index, read_index
+from core.memory.catalog.layout import parse_month, parse_top
 from core.memory.catalog.monthly import parse_monthly
 from core.memory.catalog.strands import parse_strands
 from core.memory.config import parse_config
@@ -102,8 +103,25 @@ def check_strands(path: str, text: str) -> list[Finding]:
 
 
 def check_catalog(path: str, text: str) -> list[Finding]:
-    """timeline/index.json: readable and well formed."""
+    """timeline/index.json (the single-file catalog of earlier versions): readable and well formed."""
     return _json_findings(path, text, parse_index(text)[1])
+
+
+def check_catalog_top(path: str, text: str) -> list[Finding]:
+    """timeline/catalog.json: the catalog's counters and months."""
+    if parse_top(text) is not None:
+        return []
+    problem = 'must be an object with a "months" list of {month, slices, sha}; `previously weave` rebuilds it'
+    return _json_findings(path, text, [problem])
+
+
+def check_catalog_month(path: str, text: str) -> list[Finding]:
+    """timeline/index/YYYY-MM.json: that month's catalog entries."""
+    month = path.rsplit("/", 1)[-1][:7]
+    if parse_month(month, text) is not None:
+        return []
+    problem = f'must be an object with a "slices" list of entries of {month}; `previously weave` rebuilds it'
+    return _json_findings(path, text, [problem])
 
 
 def check_monthly(path: str, text: str) -> list[Finding]:
@@ -255,6 +273,8 @@ def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding |
 _FIXED_CHECKS: dict[PathKind, FileCheck] = {
     PathKind.STRANDS: check_strands,
     PathKind.CATALOG: check_catalog,
+    PathKind.CATALOG_TOP: check_catalog_top,
+    PathKind.CATALOG_MONTH: check_catalog_month,
     PathKind.CONFIG: check_config,
     PathKind.MONTHLY_INDEX: check_monthly,
 }
@@ -358,7 +378,7 @@ def _check_catalog_against(reader: Reader, folders: dict[str, set[str]]) -> list
     real = {sid for sid, files in folders.items() if "timeline/core.md" in files}
     found = []
     phantoms, missing = sorted(listed - real), sorted(real - listed)
-    where = paths.CATALOG_JSON.value
+    where = paths.CATALOG_TOP_JSON.value
     if phantoms:
         found.append(
             Finding(

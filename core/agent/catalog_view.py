@@ -1,4 +1,4 @@
-"""The timeline catalog as the agent reads it: index.json, never older than the slices say.
+"""The timeline catalog as the agent reads it: the stored catalog, never older than the slices say.
 
 The catalog is derived and may lag: it can be missing (a young memory), stale (a slice closed
 minutes ago while the weave is throttled) or unreadable. Readers here never write. They rebuild
@@ -46,6 +46,9 @@ class _Scratch:
         if new is not None:
             self.files[path] = new
 
+    def delete(self, path: paths.MemoryPath) -> None:
+        self.files.pop(path, None)
+
 
 def rebuilt_catalog(view: Reader, now: datetime) -> dict[str, Any] | None:
     """The catalog woven in memory from the slice folders (nothing is written)."""
@@ -54,7 +57,7 @@ def rebuilt_catalog(view: Reader, now: datetime) -> dict[str, Any] | None:
 
 
 def read_catalog(view: Reader, now: datetime, max_age: timedelta | None = None) -> dict[str, Any] | None:
-    """index.json; rebuilt in memory when missing, unreadable, or older than `max_age`."""
+    """The stored catalog; rebuilt in memory when missing, unreadable, or older than `max_age`."""
     try:
         index = read_index(view)
     except InvalidInput:
@@ -69,7 +72,7 @@ def read_catalog(view: Reader, now: datetime, max_age: timedelta | None = None) 
 def read_recent_catalog(view: Reader, now: datetime, before: str, enough: int) -> dict[str, Any] | None:
     """Enough of the catalog for the `enough` newest closed slices before `before` and the
     counts of the rest: timeline/head.json with the pending entries when that is exact (a
-    few kilobytes), else `read_catalog` (the whole index.json)."""
+    few kilobytes), else `read_catalog` (the whole catalog)."""
     return head_catalog(view, before, enough) or read_catalog(view, now)
 
 

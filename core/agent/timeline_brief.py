@@ -156,5 +156,5 @@ def pointer_lines(timeline_md: str) -> list[str]:
 
 
 def paginate_markdown(timeline_md: str, limit: int, page: int = 1) -> str:
-    """A page of timeline.md's pointer lines (when index.json cannot be read)."""
+    """A page of timeline.md's pointer lines (when the catalog cannot be read)."""
     return paginate_lines(pointer_lines(timeline_md), limit, page)

@@ -33,7 +33,7 @@ from core.llm.registry import Resolution
 from core.media.migrate import COMMIT_MESSAGE as PICTURES_MESSAGE
 from core.media.migrate import migrate_pictures
 from core.memory.card.model import aged_now_items, is_card, overdue_horizon, parse_card
-from core.memory.catalog.index import read_index
+from core.memory.catalog.index import catalog_active, read_index
 from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.memory.config import UserConfig
 from core.memory.damage import damaged_slices, slice_files
@@ -225,16 +225,24 @@ def expired_slices(batch: WriteBatch, now: datetime, config: UserConfig) -> list
         active = recover_active(batch, now)
         if active is not None:
             found[active.slice.slice_id] = active
-    index = read_index(batch)
-    for entry in index["slices"] if index else []:
-        sid = str(entry["id"])
-        if entry.get("status") != "active" or sid in found:
+    for sid in _active_ids(batch):
+        if sid in found:
             continue
         loaded = _load(batch, sid)
         if loaded is not None and loaded.status == "active":
             found[sid] = ActiveSlice(loaded, core_md(sid))
     cap_ms = config.max_slice_minutes * 60_000
     return [a for a in found.values() if slice_age_exceeded(a.slice.start, now, cap_ms)]
+
+
+def _active_ids(batch: WriteBatch) -> list[str]:
+    """The ids the catalog lists as active: the pending file's list when it has one (a small
+    file), else the whole catalog."""
+    listed = catalog_active(batch)
+    if listed is not None:
+        return listed
+    index = read_index(batch)
+    return [str(e["id"]) for e in index["slices"] if e.get("status") == "active"] if index else []
 
 
 def _legacy_files_near(batch: WriteBatch, now: datetime) -> bool:

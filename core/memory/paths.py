@@ -55,7 +55,9 @@ MEMORY = MemoryPath("memory")
 EPISODIC = MemoryPath("memory/episodic")
 SLICES = MemoryPath("memory/episodic/slices")
 STRANDS_JSON = MemoryPath("memory/episodic/strands.json")
-CATALOG_JSON = MemoryPath("memory/episodic/timeline/index.json")
+CATALOG_JSON = MemoryPath("memory/episodic/timeline/index.json")  # the single-file layout, still read
+CATALOG_TOP_JSON = MemoryPath("memory/episodic/timeline/catalog.json")  # the catalog's counters and months
+CATALOG_MONTHS = MemoryPath("memory/episodic/timeline/index")  # one YYYY-MM.json per month
 TIMELINE_MD = MemoryPath("memory/episodic/timeline.md")
 PENDING_JSON = MemoryPath("memory/episodic/timeline/pending.json")
 CATALOG_SHAS_JSON = MemoryPath("memory/episodic/timeline/shas.json")
@@ -259,6 +261,14 @@ def monthly_index(year: str, month: str) -> MemoryPath:
     return SLICES / f"{year}/{int(month):02d}/_index.json"
 
 
+def catalog_month(month: str) -> MemoryPath:
+    """The catalog file of one month (`YYYY-MM`): `timeline/index/YYYY-MM.json`."""
+    year, _, mm = month.partition("-")
+    if not (_digits(year, 4) and _digits(mm, 2)):
+        raise InvalidInput(f"{month!r} is not a month (YYYY-MM).")
+    return CATALOG_MONTHS / f"{month}.json"
+
+
 def day_dir(year: str, month: str, day: str) -> MemoryPath:
     return SLICES / f"{year}/{month}/{day}"
 
@@ -276,6 +286,8 @@ class PathKind(StrEnum):
     CONFIG = "config"
     STRANDS = "strands"
     CATALOG = "catalog"
+    CATALOG_TOP = "catalog_top"
+    CATALOG_MONTH = "catalog_month"
     TIMELINE_MD = "timeline_md"
     PENDING = "pending"
     CATALOG_SHAS = "catalog_shas"
@@ -318,6 +330,7 @@ _FIXED = {
     CONFIG_JSON.value: PathKind.CONFIG,
     STRANDS_JSON.value: PathKind.STRANDS,
     CATALOG_JSON.value: PathKind.CATALOG,
+    CATALOG_TOP_JSON.value: PathKind.CATALOG_TOP,
     TIMELINE_MD.value: PathKind.TIMELINE_MD,
     PENDING_JSON.value: PathKind.PENDING,
     CATALOG_SHAS_JSON.value: PathKind.CATALOG_SHAS,
@@ -340,6 +353,8 @@ def classify(path: MemoryPath | str) -> PathClass:
         return PathClass(kind)
     if _under(value, SEARCH_DIR):
         return PathClass(PathKind.SEARCH)
+    if _is_month_file(value):
+        return PathClass(PathKind.CATALOG_MONTH)
     if value.startswith(CARD_HISTORY_DIR.value + "/"):
         return PathClass(PathKind.CARD_HISTORY)
     if _under(value, EVOLUTION_DIR) or _under(value, PLAYBOOKS_DIR):
@@ -349,6 +364,14 @@ def classify(path: MemoryPath | str) -> PathClass:
     if not value.startswith(SLICES.value + "/"):
         return PathClass(PathKind.OTHER)
     return _classify_slice_tree(value[len(SLICES.value) + 1 :])
+
+
+def _is_month_file(value: str) -> bool:
+    """`timeline/index/YYYY-MM.json` (a catalog month file)."""
+    name = value[len(CATALOG_MONTHS.value) + 1 :]
+    if not value.startswith(CATALOG_MONTHS.value + "/") or len(name) != 12 or not name.endswith(".json"):
+        return False
+    return _digits(name[:4], 4) and name[4] == "-" and _digits(name[5:7], 2)
 
 
 def _under(value: str, root: MemoryPath) -> bool:

@@ -26,6 +26,7 @@ _INDEX_FILES = frozenset(
         "memory/episodic/timeline/checked.json",
     }
 )
+_INDEX_DIRS = ("memory/episodic/timeline/index/",)  # the catalog's month files: a busy month is large
 
 _PROTECTED = (
     re.compile(r"^memory/episodic/"),
@@ -141,10 +142,12 @@ def writable_path(raw: str) -> MemoryPath:
 def size_limit(path: MemoryPath) -> int:
     """The cap on one file: 1 MB, but more for the indexes that grow with the whole archive.
 
-    index.json holds ~450 bytes per slice, so a 10,000-slice memory needs ~5 MB; those files
+    the catalog holds ~570 bytes per slice, so a 10,000-slice memory needs ~5 MB (an imported
+    archive can put thousands in one month's file); those files
     are written only by their own code (never by a tool or a model) and rebuilt from the slices.
     """
-    return MAX_INDEX_BYTES if path.value in _INDEX_FILES else MAX_FILE_BYTES
+    big = path.value in _INDEX_FILES or path.value.startswith(_INDEX_DIRS)
+    return MAX_INDEX_BYTES if big else MAX_FILE_BYTES
 
 
 def check_size(path: MemoryPath, content: str | bytes) -> None:

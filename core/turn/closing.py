@@ -107,7 +107,7 @@ def queue_close(
 
 def active_ids(reader: Reader) -> set[str]:
     """The ids the catalog (with its pending entries) lists as active: from the pending file's
-    list when it has one, else from index.json (megabytes at 10,000 slices)."""
+    list when it has one, else from the whole catalog (megabytes at 10,000 slices)."""
     listed = catalog_active(reader)
     if listed is not None:
         return set(listed)
@@ -124,7 +124,7 @@ def upsert_catalog(
     known_active: set[str] | None = None,
 ) -> None:
     """Queue the catalog entries of these slices (into timeline/pending.json: a small file;
-    maintenance folds it into the ~5 MB index.json). No-op without a catalog.
+    maintenance folds it into the catalog's month files). No-op without a catalog.
 
     With `known_active`, the update refuses (ConflictError) pending entries that list an active
     slice outside it and these slices: another writer opened one since the caller looked.

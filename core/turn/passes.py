@@ -74,7 +74,7 @@ def consolidate(batch: WriteBatch, worker: BoundModel) -> int:
 
 def dry_slices(batch: WriteBatch, exclude: Collection[str], limit: int) -> list[str]:
     """The oldest closed catalog entries still needing a focus/summary (at most `limit`): from
-    the catalog's head in the small pending file when it can tell, else from index.json."""
+    the catalog's head in the small pending file when it can tell, else from the whole catalog."""
     listed = head_dry(batch, exclude, limit)
     if listed is not None:
         return listed

@@ -23,7 +23,7 @@ def damaged_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]
     shutil.copytree(SAMPLE / "memory", root / "memory-root" / "memory")
     core = root / "memory-root" / str(paths.core_md(DAMAGED))
     core.write_bytes(core.read_bytes() + b"\xff\xfe")
-    (root / "memory-root" / str(paths.CATALOG_JSON)).unlink()
+    (root / "memory-root" / str(paths.CATALOG_TOP_JSON)).unlink()
     server = wait_ready(launch_server(["--memory", str(root / "memory-root")], root / "serve.log"))
     yield server
     stop_server(server)

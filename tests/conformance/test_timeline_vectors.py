@@ -13,8 +13,9 @@ import pytest
 from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.index import entry_from_meta, read_index
+from core.memory.catalog.index import entry_from_meta, read_index, stored_index_text
 from core.memory.catalog.index import slice_meta as read_meta
+from core.memory.catalog.layout import split
 from core.memory.catalog.timeline_md import entries_of, group_entries, render_timeline_md, slice_line
 from core.memory.catalog.weave import index_slice, weave_timeline
 from core.memory.formats import jsjson
@@ -87,9 +88,10 @@ def test_weave_of_an_empty_tree_writes_an_empty_catalog() -> None:
     assert {k: result[k] for k in ("added", "removed", "total", "needs_marking")} == {
         "added": 0, "removed": 0, "total": 0, "needs_marking": 0,
     }  # fmt: skip
-    index = json.loads(storage.files[paths.CATALOG_JSON])
+    text = stored_index_text(storage.snapshot()) or ""
+    index = json.loads(text)
     assert index["slices"] == [] and index["slice_count"] == 0
-    assert '"slices": []' in storage.files[paths.CATALOG_JSON]
+    assert '"slices": []' in text
     assert storage.files[paths.TIMELINE_MD] == EMPTY_MD.replace("X", "2026-08-11T12:00:00.000Z")
 
 
@@ -139,10 +141,10 @@ def _upsert(storage: InMemoryStorage, case: Case) -> None:
 
 def _apply_changes(storage: InMemoryStorage, case: Case) -> None:
     if "injected_phantom" in case:
-        index = json.loads(storage.files[paths.CATALOG_JSON])
+        index = json.loads(stored_index_text(storage.snapshot()) or "")
         sid = case["injected_phantom"]
         index["slices"].insert(0, dict(index["slices"][0], id=sid, date=sid[:10]))
-        storage.files[paths.CATALOG_JSON] = json.dumps(index, ensure_ascii=False, indent=2)
+        storage.files.update(split(index))  # the catalog's files (core/memory/catalog/layout.py)
     for key in ("added_file", "refilled_file"):
         if key in case:
             storage.files[paths.MemoryPath(case[key]["path"])] = case[key]["content"]
@@ -173,7 +175,8 @@ def test_weave_scenario(case: Case) -> None:
     assert result == case["result"]
     if result["skipped"]:
         assert storage.files == before, "a skipped weave wrote something"
-    assert storage.files.get(paths.CATALOG_JSON) == case["index_json"]
+    # The month files together hold exactly what the single index.json held.
+    assert stored_index_text(storage.snapshot()) == case["index_json"]
     if "timeline_md" in case:
         assert storage.files.get(paths.TIMELINE_MD) == case["timeline_md"]
 

@@ -158,8 +158,9 @@ def test_flush_in_demo_writes_nothing(sample_env) -> None:  # type: ignore[no-un
 
 def test_the_open_slice_counts_the_turns_on_disk_not_the_catalogs_first_count() -> None:
     from core.clock import parse_iso
+    from core.memory.catalog.index import stored_index_text
     from core.memory.catalog.weave import weave_timeline
-    from core.memory.paths import CATALOG_JSON, core_md
+    from core.memory.paths import core_md
     from core.storage.base import WriteBatch
 
     sid = "2026-08-11-1100"
@@ -169,7 +170,7 @@ def test_the_open_slice_counts_the_turns_on_disk_not_the_catalogs_first_count() 
     batch = WriteBatch.open(storage)
     weave_timeline(batch, parse_iso("2026-08-11T11:01:00Z"), force=True)
     batch.commit("weave")
-    assert '"turn_count": 1' in (storage.snapshot().read(CATALOG_JSON) or "")
+    assert '"turn_count": 1' in (stored_index_text(storage.snapshot()) or "")
     body = "".join(
         turn.format(r=r, i=i, role=role) for i in range(4) for r, role in (("u", "user"), ("a", "agent"))
     )

@@ -56,13 +56,14 @@ def test_check_reports_a_broken_slice_on_github(fake_github: FakeGitHub) -> None
 
 def test_weave_rebuilds_the_indexes_as_one_commit(fake_github: FakeGitHub) -> None:
     files = _sample_files()
-    del files["memory/episodic/timeline/index.json"]
+    catalog = ("memory/episodic/timeline/catalog.json", "memory/episodic/timeline/index/")
+    files = {p: t for p, t in files.items() if not p.startswith(catalog)}
     del files["memory/episodic/timeline.md"]
     fake_github.commit_files(files, "Seed without a catalog")
     commits_before = len(fake_github.log())
     result = CliRunner().invoke(app, ["weave"], env=_env(fake_github))
     assert result.exit_code == 0, result.output
     assert len(fake_github.log()) == commits_before + 1
-    index = fake_github.read("memory/episodic/timeline/index.json") or ""
+    index = fake_github.read("memory/episodic/timeline/catalog.json") or ""
     assert '"slice_count": 50' in index
     assert (fake_github.read("memory/episodic/timeline.md") or "").startswith("# Timeline")

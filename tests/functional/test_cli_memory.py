@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from core.memory import paths
+from core.memory.catalog.index import stored_index_text
+from core.storage.local import LocalStorage
 from functions.cli import cmd_check, cmd_import, cmd_weave  # noqa: F401 - registers the commands
 from functions.cli.app import app
 from tests.conftest import SAMPLE_ROOT
@@ -71,11 +73,11 @@ def test_check_is_read_only(tree: Path) -> None:
 
 def test_weave_builds_indexes_then_has_nothing_to_do(tree: Path) -> None:
     code, out = _run("weave", "--memory", str(tree), "--dry-run")
-    assert code == 0 and "Would change" in out and "timeline/index.json (new)" in out
-    assert not (tree / str(paths.CATALOG_JSON)).exists()
+    assert code == 0 and "Would change" in out and "timeline/catalog.json (new)" in out
+    assert not (tree / str(paths.CATALOG_TOP_JSON)).exists()
     code, out = _run("weave", "--memory", str(tree))
     assert code == 0 and "Changed" in out
-    index = json.loads((tree / str(paths.CATALOG_JSON)).read_text(encoding="utf-8"))
+    index = json.loads(stored_index_text(LocalStorage(tree).snapshot()) or "")
     assert [e["id"] for e in index["slices"]] == ["2026-08-01-0900", "2026-08-02-0900"]
     strands = json.loads((tree / str(paths.STRANDS_JSON)).read_text(encoding="utf-8"))
     assert strands == {"garden": ["2026/08/01/0900", "2026/08/02/0900"]}
@@ -145,7 +147,7 @@ def test_import_locomo_twice_and_pick_a_conversation(tmp_path: Path) -> None:
     )
     report = json.loads(out)
     assert code == 0 and report["imported"] == [] and len(report["unchanged"]) == 2
-    assert (memory / str(paths.CATALOG_JSON)).is_file()
+    assert (memory / str(paths.CATALOG_TOP_JSON)).is_file()
     code, _ = _run("check", "--memory", str(memory))
     assert code == 0
 

@@ -74,7 +74,7 @@ def test_check_names_each_damaged_slice(damaged: Path) -> None:
 
 def test_the_api_serves_everything_else_and_names_the_damage(damaged: Path) -> None:
     before = _hashes(damaged)
-    (damaged / str(paths.CATALOG_JSON)).unlink()
+    (damaged / str(paths.CATALOG_TOP_JSON)).unlink()
     code, out = _run("weave", "--memory", str(damaged))  # a fresh catalog skips what it cannot read
     assert code == 0 and "catalog: 47 entries" in out
     env = make_env(storage=LocalStorage(damaged), search=KeptIndex())  # type: ignore[arg-type]

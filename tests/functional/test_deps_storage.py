@@ -95,7 +95,7 @@ def test_demo_over_the_bundled_sample_reads_the_persona_and_saves_nothing(
     monkeypatch.setenv("STORAGE", "demo")
     storage = backends.build_storage(load_settings())
     snap = storage.snapshot()
-    assert snap.read(paths.CATALOG_JSON) and snap.list(paths.SLICES)
+    assert snap.read(paths.CATALOG_TOP_JSON) and snap.list(paths.SLICES)
     before = (demo.SAMPLE_ROOT / paths.CARD.value).read_bytes()
     storage.commit([Update(paths.CARD, lambda t: (t or "") + "\n- demo visitor was here\n")], "demo turn")
     assert "demo visitor" in (storage.snapshot().read(paths.CARD) or "")

@@ -178,7 +178,7 @@ def test_large_exports_land_in_a_bounded_number_of_commits(
     storage = InMemoryStorage()
     report = _import(storage, _gpt_zip(tmp_path, convs), "chatgpt")
     assert len(report.imported) == 30 and report.commits == len(storage.commits) == 4
-    assert paths.CATALOG_JSON in storage.files and storage.commits[-1][0].endswith("(part 4)")
+    assert paths.CATALOG_TOP_JSON in storage.files and storage.commits[-1][0].endswith("(part 4)")
 
 
 def test_the_page_flow_previews_then_accepts_with_progress(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import pytest
 from core.actions.check import check_memory
 from core.clock import parse_iso
 from core.memory import paths
+from core.memory.catalog.index import stored_index_text
 from core.memory.catalog.rebuild import rebuild_indexes
 from core.memory.config import load_config
 from core.storage.base import WriteBatch
@@ -29,7 +30,7 @@ def _sample() -> InMemoryStorage:
 
 def test_rebuild_of_the_sample_changes_nothing() -> None:
     storage = _sample()
-    index = json.loads(storage.files[paths.CATALOG_JSON])
+    index = json.loads(stored_index_text(storage.snapshot()) or "")
     locale = load_config(storage.files.get(paths.CONFIG_JSON)).locale
     batch = WriteBatch.open(storage)
     report = rebuild_indexes(batch, parse_iso(index["updated_at"]), locale=locale)

@@ -9,6 +9,7 @@ import pytest
 from core.clock import FixedClock
 from core.jobs.maintain import run_maintenance
 from core.memory.card.model import Card, HorizonItem, NowItem, render_card
+from core.memory.catalog.index import stored_index_text
 from core.memory.paths import CARD, STRANDS_JSON, core_md
 from core.storage.memory import InMemoryStorage
 from tests.fakes.brain import CONSOLIDATOR, MARKER
@@ -66,7 +67,7 @@ def test_maintenance_closes_marks_consolidates_and_is_idempotent(fake_models: Fa
     }
     assert h.read(str(CARD)) == card_before, "stale items are flagged, never removed"
     assert h.storage.commits[0] == f"Maintenance — close slice {OLD}"
-    catalog = json.loads(h.read("memory/episodic/timeline/index.json") or "{}")
+    catalog = json.loads(stored_index_text(h.storage.snapshot()) or "{}")
     assert [(e["id"], e["status"]) for e in catalog["slices"]] == [(OLD, "closed")]
 
     calls = sum(len(v) for v in h.brain.requests.values())

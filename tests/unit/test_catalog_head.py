@@ -73,7 +73,7 @@ def test_the_head_is_not_used_when_it_could_differ() -> None:
     open_slice(storage, IDS[2])  # an entry older than the head changed (active again)
     assert head_catalog(storage.snapshot(), "2026-08-20-1200", RECENT) is None
     storage = memory()
-    storage.files[paths.CATALOG_JSON] += " "  # index.json changed without a weave
+    storage.files[paths.CATALOG_TOP_JSON] += " "  # the catalog changed without a weave
     assert head_catalog(storage.snapshot(), "2026-08-20-1200", RECENT) is None
     # The caller then reads the whole catalog: the same brief either way.
     whole = read_catalog(storage.snapshot(), NOW)

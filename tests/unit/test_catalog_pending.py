@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.memory import paths
-from core.memory.catalog.index import read_index
+from core.memory.catalog.index import read_index, stored_index_text
 from core.memory.catalog.pending import (
     drop_folded,
     overlay,
@@ -111,9 +111,10 @@ def test_a_new_slice_costs_only_the_small_file_until_the_weave_folds_it() -> Non
     assert index is not None and [e["id"] for e in index["slices"]] == ["2026-08-01-0900", "2026-08-11-1200"]
     batch = WriteBatch.open(storage)
     weave_timeline(batch, NOW, force=True)
-    folded = {paths.CATALOG_JSON, paths.TIMELINE_MD, paths.PENDING_JSON, paths.CATALOG_SHAS_JSON}
+    month = paths.catalog_month("2026-08")  # only the touched month's file and the top file
+    folded = {paths.CATALOG_TOP_JSON, month, paths.TIMELINE_MD, paths.PENDING_JSON}
     assert set(batch.commit("maintenance").written) == folded
-    assert json.loads(storage.files[paths.CATALOG_JSON])["slices"] == index["slices"]
+    assert json.loads(stored_index_text(storage.snapshot()) or "")["slices"] == index["slices"]
     assert parse_pending(storage.files[paths.PENDING_JSON]) == []
     assert "2026-08-11-1200" in storage.files[paths.TIMELINE_MD]
 
@@ -139,7 +140,7 @@ def test_a_weave_rereads_a_dry_slice_only_when_its_file_changed() -> None:
 
     weave()
     assert reads == ["2026-08-01-0900"]
-    assert parse_shas(storage.files[paths.CATALOG_SHAS_JSON]) == {
+    assert parse_shas(storage.files[paths.CATALOG_TOP_JSON]) == {
         dry.slice_id: blob_sha(render_core_md(dry))[:16]
     }
     weave()
@@ -150,7 +151,7 @@ def test_a_weave_rereads_a_dry_slice_only_when_its_file_changed() -> None:
     assert reads == ["2026-08-01-0900"] * 2
     index = read_index(storage.snapshot())
     assert index is not None and index["slices"][0]["focus"] == "Marked since"
-    assert parse_shas(storage.files[paths.CATALOG_SHAS_JSON]) == {}  # no longer dry, not today
+    assert parse_shas(storage.files[paths.CATALOG_TOP_JSON]) == {}  # no longer dry, not today
 
 
 @pytest.mark.parametrize("text", [None, "", "garbage", '{"core_md": []}', '{"core_md": {"x": 3}}'])

@@ -5,19 +5,29 @@ from __future__ import annotations
 import json
 
 from core.memory import paths
-from core.memory.catalog.index import read_index
+from core.memory.catalog.index import read_index, stored_index_text
 from core.memory.catalog.kept import INDEX, STRANDS, kept_index, kept_strands
+from core.memory.catalog.layout import split
 from core.memory.catalog.recent import strand_counts, strand_slices, timeline
 from core.storage.memory import InMemoryStorage
 from tests.conftest import SAMPLE_ROOT
 
 EPISODIC = SAMPLE_ROOT / "memory" / "episodic"
-INDEX_TEXT = (EPISODIC / "timeline" / "index.json").read_text(encoding="utf-8")
 STRANDS_TEXT = (EPISODIC / "strands.json").read_text(encoding="utf-8")
 
 
+def _sample_catalog() -> str:
+    """The sample's catalog as the single index.json would hold it."""
+    files = {str(p.relative_to(SAMPLE_ROOT)): p.read_text(encoding="utf-8") for p in EPISODIC.rglob("*.json")}
+    return stored_index_text(InMemoryStorage.from_texts(files).snapshot()) or ""
+
+
+INDEX_TEXT = _sample_catalog()
+
+
 def _storage(index: str = INDEX_TEXT, strands: str = STRANDS_TEXT) -> InMemoryStorage:
-    return InMemoryStorage.from_texts({paths.CATALOG_JSON.value: index, paths.STRANDS_JSON.value: strands})
+    files = {p.value: text for p, text in split(json.loads(index)).items()}  # stored by month
+    return InMemoryStorage.from_texts({**files, paths.STRANDS_JSON.value: strands})
 
 
 def test_an_unchanged_catalog_is_parsed_once_and_reads_the_same() -> None:

@@ -77,4 +77,4 @@ def test_rebuild_of_an_empty_memory_writes_an_empty_catalog_only() -> None:
     storage = InMemoryStorage()
     report = _rebuild(storage)
     assert report["slices"] == 0
-    assert set(storage.files) == {paths.CATALOG_JSON, paths.TIMELINE_MD, paths.PENDING_JSON}
+    assert set(storage.files) == {paths.CATALOG_TOP_JSON, paths.TIMELINE_MD, paths.PENDING_JSON}

@@ -122,7 +122,8 @@ def test_a_small_source_builds_every_file(tmp_path: Path) -> None:
         "memory/episodic/slices/2026/01/_index.json",
         "memory/episodic/strands.json",
         "memory/episodic/timeline.md",
-        "memory/episodic/timeline/index.json",
+        "memory/episodic/timeline/catalog.json",
+        "memory/episodic/timeline/index/2026-01.json",
         "memory/episodic/timeline/pending.json",
         "memory/user/config.json",
     ]

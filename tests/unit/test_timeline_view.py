@@ -10,6 +10,7 @@ from typing import Any
 
 from core.memory import paths
 from core.memory.catalog.damaged import parse_damaged
+from core.memory.catalog.index import stored_index_text
 from core.memory.catalog.recent import timeline, timeline_view
 from core.memory.catalog.weave import weave_timeline
 from core.storage.base import WriteBatch
@@ -51,7 +52,7 @@ def _woven() -> InMemoryStorage:
 def test_the_weave_lists_the_slices_it_could_not_read_in_damaged_json() -> None:
     storage = _woven()
     snap = storage.snapshot()
-    catalogued = {e["id"] for e in json.loads(snap.read(paths.CATALOG_JSON) or "{}")["slices"]}
+    catalogued = {e["id"] for e in json.loads(stored_index_text(snap) or "{}")["slices"]}
     assert BROKEN not in catalogued and set(GOOD) <= catalogued
     damaged = parse_damaged(snap.read(paths.CATALOG_DAMAGED_JSON))
     assert [e["id"] for e in damaged] == [BROKEN] and "UTF-8" in damaged[0]["problem"]

@@ -8,7 +8,7 @@ import pytest
 
 from core.clock import parse_iso
 from core.memory import paths
-from core.memory.catalog.index import read_index
+from core.memory.catalog.index import read_index, stored_index_text
 from core.memory.catalog.monthly import monthly_entry, render_monthly, upsert_monthly
 from core.memory.catalog.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
 from core.memory.slice.model import Slice, Turn, render_core_md
@@ -80,7 +80,7 @@ def test_phantom_entries_are_dropped_and_unreadable_slices_skipped() -> None:
 
 def test_malformed_catalog_is_rebuilt_from_the_slices() -> None:
     storage = _storage({"2026-08-01-0900": _core("2026-08-01-0900", "a")})
-    storage.files[paths.CATALOG_JSON] = "{not json"
+    storage.files[paths.CATALOG_JSON] = "{not json"  # the single-file layout, damaged
     assert _weave(storage)["added"] == 1
     assert _ids(storage) == ["2026-08-01-0900"]
 
@@ -90,9 +90,9 @@ def test_reused_entries_are_not_reread_unless_asked() -> None:
     _weave(storage)
     storage.files[paths.core_md("2026-08-01-0900")] = _core("2026-08-01-0900", "edited by hand")
     _weave(storage)
-    assert "old focus" in storage.files[paths.CATALOG_JSON]
+    assert "old focus" in (stored_index_text(storage.snapshot()) or "")
     _weave(storage, reread_all=True)
-    assert "edited by hand" in storage.files[paths.CATALOG_JSON]
+    assert "edited by hand" in (stored_index_text(storage.snapshot()) or "")
 
 
 def test_an_entry_that_becomes_dry_is_counted() -> None:
@@ -112,24 +112,31 @@ def test_index_slice_writes_monthly_strands_and_a_pending_catalog_entry() -> Non
         tags=["Garden"],
         turns=[Turn("t1", "2026-08-11T12:00:00.000Z", "user", "hello")],
     )
-    index_before, timeline_before = storage.files[paths.CATALOG_JSON], storage.files[paths.TIMELINE_MD]
+    index_before, timeline_before = stored_index_text(storage.snapshot()), storage.files[paths.TIMELINE_MD]
     batch = WriteBatch.open(storage)
     batch.put(paths.core_md(s.slice_id), render_core_md(s))
     index_slice(batch, s, NOW, created=True)
     result = batch.commit("turn")
-    assert paths.CATALOG_JSON not in result.written and paths.TIMELINE_MD not in result.written
+    assert set(result.written) == {
+        paths.core_md(s.slice_id),
+        paths.STRANDS_JSON,
+        paths.PENDING_JSON,
+        paths.monthly_index("2026", "08"),
+    }
     assert _ids(storage) == ["2026-08-01-0900", "2026-08-11-1200"]
     assert json.loads(storage.files[paths.STRANDS_JSON]) == {"garden": ["2026/08/11/1200"]}
     monthly = json.loads(storage.files[paths.monthly_index("2026", "08")])
     assert [e["id"] for e in monthly["slices"]] == ["2026-08-11-1200"]
-    assert (storage.files[paths.CATALOG_JSON], storage.files[paths.TIMELINE_MD]) == (
+    assert (stored_index_text(storage.snapshot()), storage.files[paths.TIMELINE_MD]) == (
         index_before,
         timeline_before,
     )
     # the next weave (maintenance) folds the pending entry into index.json and timeline.md
     _weave(storage)
     assert "- **2026-08-11-1200** *(no summary)* · 1 turn [Garden]" in storage.files[paths.TIMELINE_MD]
-    assert [e["id"] for e in json.loads(storage.files[paths.CATALOG_JSON])["slices"]] == _ids(storage)
+    assert [e["id"] for e in json.loads(stored_index_text(storage.snapshot()) or "")["slices"]] == _ids(
+        storage
+    )
     assert json.loads(storage.files[paths.PENDING_JSON])["slices"] == []
 
 
@@ -250,7 +257,7 @@ def test_a_stale_catalog_is_reconciled_with_the_slice_folders() -> None:
     result = weave_timeline(batch, parse_iso("2026-08-11T12:06:00.000Z"), force=False).as_dict()
     batch.commit("weave")
     assert (result["added"], result["removed"], result["total"], result["skipped"]) == (1, 1, 2, False)
-    index = json.loads(storage.files[paths.CATALOG_JSON])
+    index = json.loads(stored_index_text(storage.snapshot()) or "")
     assert [(e["id"], e["focus"]) for e in index["slices"]] == [
         ("2026-08-01-0900", "a"),
         ("2026-08-05-0900", "e"),

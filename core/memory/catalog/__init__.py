@@ -1,3 +1,3 @@
-"""The derived indexes over the slices: the timeline catalog (index.json, pending, shas), monthly
+"""The derived indexes over the slices: the timeline catalog (month files, pending, shas), monthly
 indexes, timeline.md, strands, the recent view, weave and rebuild.
 """

@@ -1,12 +1,12 @@
-"""One catalog entry (`timeline/index.json` → `slices[]`, docs/FORMAT.md "Timeline catalog"), typed.
+"""One catalog entry (the catalog document's `slices[]`, docs/FORMAT.md "Timeline catalog"), typed.
 
-The catalog documents (index.json, pending.json) keep their entries as the JSON objects they
+The catalog files (the month files, pending.json) keep their entries as the JSON objects they
 were read as, so an entry nobody changed is written back byte for byte — its key order, an odd
 value, a key we do not know. Every piece of code that reads or builds an entry goes through
 `CatalogEntry`: `from_json` is tolerant (a value of the wrong type reads as empty), and
 `to_json` gives back the stored object with only the fields that changed replaced in place and
 new ones appended, which is the original's `{...prior, ...fresh}` key order
-(docs/FORMAT.md "`memory/episodic/timeline/index.json`").
+(docs/FORMAT.md "The catalog document").
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ class CatalogEntry:
 def spread(prior: CatalogEntry, fresh: CatalogEntry) -> CatalogEntry:
     """`{...prior, ...fresh, strands: prior's, needs_marking}`: a refreshed entry keeps keys the
     slice file no longer has, and its strands until the next resolve
-    (docs/FORMAT.md "`memory/episodic/timeline/index.json`")."""
+    (docs/FORMAT.md "The catalog document")."""
     merged = {**prior.to_json(), **fresh.to_json()}
     merged["strands"] = prior.stored.get("strands", []) if "strands" in prior.stored else prior.strands
     merged["needs_marking"] = fresh.dry

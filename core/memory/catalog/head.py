@@ -1,14 +1,15 @@
 """The head of the catalog: its newest entries and counters, kept in `timeline/pending.json`.
 
 Every turn's system prompt shows the newest closed slices and how many came before (the frozen
-timeline brief). Parsing the whole index.json for that costs about 70 ms and, on GitHub, a
+timeline brief). Parsing the whole catalog for that costs about 70 ms and, on GitHub, a
 6 MB download at 10,000 slices. So each weave also writes, into the small pending file every
 turn reads anyway, the newest `HEAD_ENTRIES` entries of the catalog it wrote, the counters
-over the entries older than them, and the blob sha of that index.json. A reader lays the
+over the entries older than them, and the blob sha of the catalog's top file (which names
+every month file's sha: core/memory/catalog/layout.py). A reader lays the
 pending entries over it
 (`head_catalog`) and gets the same brief as from the whole catalog — or None whenever that
 cannot be guaranteed (the index was changed without this file, a pending or active entry is
-older than the head, too few entries are left): the caller then reads index.json.
+older than the head, too few entries are left): the caller then reads the catalog.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog.layout import catalog_version
 from core.memory.catalog.pending import parse_active, parse_pending, raw_head
-from core.storage.base import Reader
+from core.storage.base import Reader, Versioned
 
 SCHEMA = 1
 HEAD_ENTRIES = 24  # the brief shows 10 closed slices; room for a few active or changed ones
@@ -30,9 +32,9 @@ Entry = dict[str, Any]
 
 @dataclass(frozen=True)
 class Head:
-    """The newest entries of one index.json, ascending by id, and what lies before them."""
+    """The newest entries of one catalog version, ascending by id, and what lies before them."""
 
-    index: str  # blob sha of the index.json these entries come from
+    index: str  # blob sha of the catalog top file (or single index.json) these entries come from
     entries: list[Entry]
     older_closed: int  # closed entries older than the head
     older_dry: int  # of those, the ones still needing marking
@@ -41,7 +43,7 @@ class Head:
 
 
 def head_of(doc: Mapping[str, Any], index_sha: str, keep: int = HEAD_ENTRIES) -> dict[str, Any]:
-    """The head of a catalog document (its slices ascending by id) whose index.json has this sha."""
+    """The head of a catalog document (its slices ascending by id) whose top file has this sha."""
     slices: Sequence[Entry] = doc["slices"]
     cut = max(0, len(slices) - keep)
     older = [e for e in slices[:cut] if e.get("status") == "closed"]
@@ -88,23 +90,22 @@ def parse_head(raw: Any) -> Head | None:
 
 
 def _current(reader: Reader) -> tuple[Head, list[Entry], list[str] | None] | None:
-    """The head, the pending entries and the active list, when the head matches index.json."""
-    version_of = getattr(reader, "version_of", None)
-    if version_of is None:
+    """The head, the pending entries and the active list, when the head matches the stored catalog."""
+    if not isinstance(reader, Versioned):
         return None
     try:
         pending_text = reader.read(paths.PENDING_JSON)
     except (ValueError, InvalidInput):  # too large, not UTF-8: the whole index answers
         return None
     head = parse_head(raw_head(pending_text))
-    if head is None or head.index != version_of(paths.CATALOG_JSON):
+    if head is None or head.index != catalog_version(reader):
         return None
     return head, parse_pending(pending_text), parse_active(pending_text)
 
 
 def head_dry(reader: Reader, exclude: Collection[str], limit: int) -> list[str] | None:
     """The oldest closed slices still needing marking (at most `limit`, none of `exclude`), as
-    the whole catalog would list them; None when the head cannot tell (read index.json)."""
+    the whole catalog would list them; None when the head cannot tell (read the catalog)."""
     found = _current(reader)
     if found is None:
         return None

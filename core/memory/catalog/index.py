@@ -1,4 +1,4 @@
-"""The timeline catalog `memory/episodic/timeline/index.json`: one entry per slice, by id.
+"""The timeline catalog: one entry per slice, by id, stored by month (core/memory/catalog/layout.py).
 
 Derived from the slice files (they always win). Entries keep the key order of how they were
 made (docs/FORMAT.md "The timeline catalog"): fresh from disk, carried over from a previous catalog, or
@@ -17,6 +17,7 @@ from core.clock import iso, try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
+from core.memory.catalog.layout import Stored, read_stored
 from core.memory.catalog.pending import overlay, parse_active, parse_pending
 from core.memory.catalog.timeline_md import render_timeline_md
 from core.memory.formats import jsjson
@@ -127,7 +128,7 @@ def entry_from_monthly(m: Mapping[str, Any]) -> CatalogEntry:
     return entry
 
 
-# ------------------------------------------------------------------ index.json
+# ------------------------------------------------------------------ the document
 
 
 def build_index(entries: Sequence[Entry], now: datetime) -> dict[str, Any]:
@@ -164,10 +165,28 @@ def parse_index(text: str | None) -> tuple[dict[str, Any] | None, list[str]]:
     return {**raw, "slices": good}, problems
 
 
+def stored_catalog(reader: Reader) -> Stored:
+    """The catalog as stored (core/memory/catalog/layout.py: its month files, or the single
+    index.json of earlier versions), without the pending entries."""
+    return read_stored(reader, lambda text: parse_index(text)[0])
+
+
+def stored_index(reader: Reader) -> dict[str, Any] | None:
+    """The stored catalog document; None when there is none or a part of it cannot be read."""
+    found = stored_catalog(reader)
+    return None if found.damaged else found.doc
+
+
+def stored_index_text(reader: Reader) -> str | None:
+    """The stored catalog as the single index.json would hold it (`render_index`), or None."""
+    doc = stored_index(reader)
+    return None if doc is None else render_index(doc)
+
+
 def read_index(reader: Reader) -> dict[str, Any] | None:
-    """The current catalog — index.json with the entries still pending (`catalog_pending`)
+    """The current catalog — the stored one with the entries still pending (`catalog_pending`)
     overlaid — or None when there is none (or it is unreadable)."""
-    index = parse_index(read_or_none(reader, paths.CATALOG_JSON))[0]
+    index = stored_index(reader)
     if index is None:
         return None
     return overlay(index, parse_pending(read_or_none(reader, paths.PENDING_JSON)))
@@ -175,7 +194,7 @@ def read_index(reader: Reader) -> dict[str, Any] | None:
 
 def catalog_active(reader: Reader) -> list[str] | None:
     """The ids the catalog lists as active, from the small pending file alone; None when that
-    file does not carry the list (the caller then looks at the slices or index.json)."""
+    file does not carry the list (the caller then looks at the slices or the catalog)."""
     return parse_active(read_or_none(reader, paths.PENDING_JSON))
 
 
@@ -195,5 +214,5 @@ def is_fresh(index: Mapping[str, Any], now: datetime) -> bool:
 
 
 def render_files(index: Mapping[str, Any], locale: str) -> tuple[str, str]:
-    """index.json and timeline.md texts for one catalog document."""
+    """The single-file catalog text (what the month files hold together) and timeline.md."""
     return render_index(index), render_timeline_md(index, locale)

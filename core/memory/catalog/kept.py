@@ -1,6 +1,6 @@
 """The catalog and strands kept in the process, by the blob sha of the file they came from.
 
-Every arrival reads the timeline, the briefing and the strands; at 10,000 slices index.json is
+Every arrival reads the timeline, the briefing and the strands; at 10,000 slices the catalog is
 megabytes of JSON. A snapshot knows each file's git blob sha (from the tree listing on GitHub,
 from a stat-checked hash locally), so the parse of a version is made once and kept: a file whose
 sha has not moved is neither parsed again nor, where the sha comes without reading, read.
@@ -18,7 +18,8 @@ from typing import Any, Generic, TypeVar
 
 from core.memory import paths
 from core.memory.catalog.damaged import parse_damaged
-from core.memory.catalog.index import parse_index, read_or_none
+from core.memory.catalog.index import read_or_none, stored_index
+from core.memory.catalog.layout import catalog_version
 from core.memory.catalog.pending import overlay, parse_pending
 from core.memory.catalog.strands_file import load_strands
 from core.memory.formats.memo import TextMemo
@@ -36,14 +37,22 @@ class _Box(Generic[T]):
 class Kept(Generic[T]):
     """One derived file's parse, kept by `path@sha`."""
 
-    def __init__(self, path: paths.MemoryPath, parse: Callable[[str | None], T]) -> None:
+    def __init__(
+        self,
+        path: paths.MemoryPath,
+        parse: Callable[[str | None], T],
+        load: Callable[[Reader], T] | None = None,
+        version: Callable[[Reader], str | None] | None = None,
+    ) -> None:
         self.path = path
         self._parse = parse
+        self._load = load  # reads the value itself (a file in parts), keyed by `version`
+        self._version = version
         self._memo: TextMemo[_Box[T]] = TextMemo(_SIZE)
         self.parses = 0  # how many times the file was parsed (tests and benches read it)
 
     def get(self, reader: Reader) -> T:
-        sha = version_of(reader, self.path)
+        sha = self._version(reader) if self._version else version_of(reader, self.path)
         if sha is None:
             return self._fresh(reader)
         key = f"{self.path.value}@{sha}"
@@ -54,6 +63,8 @@ class Kept(Generic[T]):
 
     def _fresh(self, reader: Reader) -> T:
         self.parses += 1
+        if self._load is not None:
+            return self._load(reader)
         return self._parse(read_or_none(reader, self.path))
 
 
@@ -64,13 +75,16 @@ def _strand_ids(text: str | None) -> dict[str, tuple[str, ...]]:
     return out
 
 
-INDEX: Kept[dict[str, Any] | None] = Kept(paths.CATALOG_JSON, lambda text: parse_index(text)[0])
+# Keyed by the top file's sha, which names every month file's sha (core/memory/catalog/layout.py).
+INDEX: Kept[dict[str, Any] | None] = Kept(
+    paths.CATALOG_TOP_JSON, lambda text: None, load=stored_index, version=catalog_version
+)
 STRANDS: Kept[dict[str, tuple[str, ...]]] = Kept(paths.STRANDS_JSON, _strand_ids)
 DAMAGED: Kept[list[dict[str, Any]]] = Kept(paths.CATALOG_DAMAGED_JSON, parse_damaged)
 
 
 def kept_index(reader: Reader) -> dict[str, Any] | None:
-    """The current catalog as `read_index` gives it (index.json kept, the small pending file
+    """The current catalog as `read_index` gives it (the stored catalog kept, the small pending file
     overlaid on each read); shared: do not change it in place."""
     return overlay(INDEX.get(reader), parse_pending(read_or_none(reader, paths.PENDING_JSON)))
 

@@ -1,12 +1,13 @@
-"""Catalog entries written since `timeline/index.json` was last rendered: `timeline/pending.json`.
+"""Catalog entries written since the catalog was last rendered: `timeline/pending.json`.
 
-A slice that opens or closes changes one catalog entry, but index.json (~570 bytes a slice) and
-timeline.md are whole-archive files: re-rendering and uploading them on every such turn costs
-megabytes at 10,000 slices. So a turn upserts the entry here (a small file, rewritten as an
-Update so concurrent writers merge) and the next maintenance pass or weave folds the pending
-entries into index.json and timeline.md and drops them from this file. `read_index` overlays
-the pending entries, so our own readers always see the current catalog; the original's readers
-of index.json see it as of the last maintenance pass (docs/FORMAT.md).
+A slice that opens or closes changes one catalog entry, but timeline.md is a whole-archive file
+and the catalog's top file changes with every fold: re-rendering and uploading them on every
+such turn costs megabytes at 10,000 slices. So a turn upserts the entry here (a small file,
+rewritten as an Update so concurrent writers merge) and the next maintenance pass or weave folds
+the pending entries into the catalog's month files and timeline.md and drops them from this
+file. `read_index` overlays the pending entries, so our own readers always see the current
+catalog; a reader of the month files alone sees it as of the last maintenance pass
+(docs/FORMAT.md).
 
 The file also carries `active`: the ids of every slice the catalog lists as active. A weave
 writes the whole list (it knows the whole catalog); every upsert keeps it in step with the
@@ -108,7 +109,7 @@ def drop_folded(
     catalog_active: Iterable[str] | None = None,
     head: Any = None,
 ) -> str | None:
-    """The pending text without the entries a weave just folded into index.json.
+    """The pending text without the entries a weave just folded into the catalog.
 
     Only entries equal to what was folded go: one another writer upserted meanwhile stays.
     With `catalog_active` (the active ids of the catalog the weave wrote) the file's `active`

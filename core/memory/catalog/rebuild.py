@@ -1,6 +1,6 @@
 """A full rebuild of the derived indexes from the slice files (`previously weave`).
 
-Every slice is read once; then strands.json, the catalog (index.json + timeline.md) and the
+Every slice is read once; then strands.json, the catalog (its month files + timeline.md) and the
 monthly indexes are rebuilt from what the slices say. No model runs and nothing is marked.
 """
 
@@ -51,14 +51,15 @@ def rebuild_indexes(
     on_total: Callable[[int], None] | None = None,
     read_meta: MetaReader = slice_meta,
 ) -> RebuildReport:
-    """Queue rebuilt strands.json, index.json, timeline.md and monthly indexes into `batch`."""
+    """Queue rebuilt strands.json, the catalog, timeline.md and monthly indexes into `batch`."""
     listing = batch.list(paths.SLICES)
     slice_ids = slice_ids_in(listing)
     if on_total:
         on_total(len(slice_ids))
     # Every slice and every file the rebuild compares with: one archive download on GitHub.
     derived = [p for p in listing if paths.classify(p).kind is paths.PathKind.MONTHLY_INDEX]
-    derived += [paths.CATALOG_JSON, paths.TIMELINE_MD, paths.STRANDS_JSON]
+    derived += [paths.CATALOG_TOP_JSON, *batch.list(paths.CATALOG_MONTHS), paths.CATALOG_JSON]
+    derived += [paths.TIMELINE_MD, paths.STRANDS_JSON]
     prefetch(batch, [*(paths.core_md(sid) for sid in slice_ids), *derived])
     load = meta_loader(batch, read_meta, progress)
     metas: dict[str, SliceMeta | None] = {sid: load(sid) for sid in slice_ids}

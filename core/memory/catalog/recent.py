@@ -1,8 +1,8 @@
 """The newest slices at a glance, for the arrival briefing and `GET /api/state`.
 
-Read from the timeline catalog (`memory/episodic/timeline/index.json`) when it exists — one
-small file, whatever the size of the archive. Without a readable catalog (a young memory, or
-one written by hand) the slice files themselves are listed and the newest read.
+Read from the timeline catalog (`memory/episodic/timeline/`, core/memory/catalog/layout.py)
+when it exists, kept by version, whatever the size of the archive. Without a readable catalog
+(a young memory, or one written by hand) the slice files themselves are listed and the newest read.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import Any, Protocol
 from core.errors import DamagedFile, SliceFormatError
 from core.memory.catalog.entry import CatalogEntry
 from core.memory.catalog.kept import kept_damaged, kept_index, kept_strands
+from core.memory.catalog.layout import catalog_version
 from core.memory.catalog.window import month_counts
 from core.memory.damage import read_text
 from core.memory.formats.memo import TextMemo
 from core.memory.paths import (
     CATALOG_DAMAGED_JSON,
-    CATALOG_JSON,
     PENDING_JSON,
     SLICES,
     MemoryPath,
@@ -51,8 +51,8 @@ _CATALOGS: TextMemo[list[dict[str, Any]]] = TextMemo(4)
 
 def sorted_catalog(view: Lister) -> list[dict[str, Any]] | None:
     """The catalog's entries as stored, oldest first (by start, then id); None without a readable
-    catalog. Sorted once per version of index.json and pending.json and shared: do not change."""
-    key = _versions(view, CATALOG_JSON, PENDING_JSON)
+    catalog. Sorted once per version of the catalog and pending.json and shared: do not change."""
+    key = _versions(view, PENDING_JSON)
     found = _CATALOGS.get(key) if key else None
     if found is not None:
         return found
@@ -198,15 +198,15 @@ def timeline_view(view: Lister) -> TimelineView:
 
 
 def _view_key(view: Lister) -> str | None:
-    return _versions(view, CATALOG_JSON, PENDING_JSON, CATALOG_DAMAGED_JSON)
+    return _versions(view, PENDING_JSON, CATALOG_DAMAGED_JSON)
 
 
-def _versions(view: Lister, catalog: MemoryPath, *rest: MemoryPath) -> str | None:
-    """A key of the files' versions ("-": absent); None when the reader cannot tell or there
-    is no `catalog` file (then nothing is kept)."""
+def _versions(view: Lister, *rest: MemoryPath) -> str | None:
+    """A key of the catalog's and the files' versions ("-": absent); None when the reader cannot
+    tell or there is no stored catalog (then nothing is kept)."""
     if not isinstance(view, Versioned):
         return None
-    first = view.version_of(catalog)
+    first = catalog_version(view)
     if first is None:
         return None
     return "|".join((first, *(view.version_of(p) or "-" for p in rest)))

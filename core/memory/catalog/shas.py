@@ -1,10 +1,11 @@
-"""`timeline/shas.json`: which version of each re-readable slice its catalog entry was made from.
+"""Which version of each re-readable slice its catalog entry was made from: the `core_md` map of
+the catalog's top file (core/memory/catalog/layout.py; `timeline/shas.json` in earlier versions).
 
 The weave re-reads entries that are dry or dated today (they may have changed since). A file
 whose git blob sha is still the one its entry was made from cannot have changed, so it is not
 read again — on GitHub the sha comes with the tree listing, so an unchanged memory costs no
 slice reads at all. Only those entries are recorded (dry ones and today's): every other entry
-is never re-read anyway, so the file stays small however large the archive grows.
+is never re-read anyway, so the map stays small however large the archive grows.
 """
 
 from __future__ import annotations
@@ -14,29 +15,27 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.memory.formats import jsjson
-
-SCHEMA = 1
 SHA_LEN = 16  # a prefix is plenty to tell versions of one file apart
 
 
 def parse_shas(text: str | None) -> dict[str, str]:
-    """slice id → blob sha prefix; an unreadable file records nothing (everything is re-read)."""
+    """slice id → blob sha prefix, from a file's `core_md` map; an unreadable file records
+    nothing (everything is re-read)."""
     if not text:
         return {}
     try:
         raw = json.loads(text)
     except ValueError:
         return {}
+    return shas_in(raw)
+
+
+def shas_in(raw: Any) -> dict[str, str]:
+    """The `core_md` map of a parsed file; {} when it has none."""
     shas = raw.get("core_md") if isinstance(raw, dict) else None
     if not isinstance(shas, dict):
         return {}
     return {str(k): v for k, v in shas.items() if isinstance(v, str)}
-
-
-def render_shas(shas: Mapping[str, str]) -> str:
-    """`{"_schema": 1, "core_md": {id: sha, …}}` by id, 2-space JSON without a trailing newline."""
-    return jsjson.dumps({"_schema": SCHEMA, "core_md": dict(sorted(shas.items()))})
 
 
 @dataclass(frozen=True)

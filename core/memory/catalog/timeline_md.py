@@ -1,6 +1,6 @@
 """`memory/episodic/timeline.md`: the catalog as Markdown, eras and days newest first.
 
-A projection only — index.json is the canonical catalog. With locale `zh` the labels are the
+A projection only — the catalog (its month files) is canonical. With locale `zh` the labels are the
 original's, byte for byte; `en` says the same in English.
 """
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from core.clock import iso
 from core.errors import InvalidInput
 from core.memory import paths
+from core.memory.catalog import settled
 from core.memory.catalog.damaged import render_damaged
 from core.memory.catalog.entry import CatalogEntry, spread
 from core.memory.catalog.head import head_of
@@ -26,22 +27,23 @@ from core.memory.catalog.index import (
     entry_from_monthly,
     entry_from_slice,
     is_fresh,
-    parse_index,
     read_or_none,
-    render_files,
     slice_meta,
+    stored_catalog,
 )
+from core.memory.catalog.layout import has_catalog, queue_catalog, read_top
 from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_monthly, upsert_monthly
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.recent import read_entry
-from core.memory.catalog.shas import Versions, parse_shas, render_shas
+from core.memory.catalog.shas import Versions
 from core.memory.catalog.strands_file import load_strands, strands_file
+from core.memory.catalog.timeline_md import render_timeline_md
 from core.memory.owners.registry import update_derived
 from core.memory.slice.model import Slice
 from core.storage.base import Reader, blob_sha, prefetch, version_of
 
 SEED_MONTHS = 24
-_CATALOG_DIR = paths.MemoryPath(paths.CATALOG_JSON.parent)
+_CATALOG_DIR = paths.MemoryPath(paths.CATALOG_TOP_JSON.parent)
 
 Progress = Callable[[], None]  # called once per slice read
 
@@ -50,6 +52,8 @@ class Writer(Reader, Protocol):
     """A batch to queue writes into (a WriteBatch)."""
 
     def put(self, path: paths.MemoryPath, text: str) -> None: ...
+
+    def delete(self, path: paths.MemoryPath) -> None: ...
 
     def update(self, path: paths.MemoryPath, fn: Callable[[str | None], str | None]) -> None: ...
 
@@ -169,7 +173,7 @@ def weave_timeline(
     locale: str = "en",
     progress: Progress | None = None,
 ) -> WeaveResult:
-    """Reconcile the catalog with the slice folders and queue index.json + timeline.md."""
+    """Reconcile the catalog with the slice folders and queue its files + timeline.md."""
     load = meta_loader(batch, read_meta, progress)
     return weave_catalog(batch, now, load, force=force, reread_all=reread_all, locale=locale)[1]
 
@@ -188,7 +192,15 @@ def weave_catalog(
 ) -> tuple[dict[str, Any] | None, WeaveResult]:
     """`weave_timeline` with a given slice loader (and optionally the listed ids); also returns
     the new catalog document (None when the throttle skipped the weave)."""
-    index, _ = parse_index(read_or_none(batch, paths.CATALOG_JSON))
+    if slice_ids is None:
+        slice_ids = list_slice_ids(batch)
+    today = iso(now)[:10]
+    if keep_time_if_unchanged and not reread_all and not problems:
+        nothing = _settled_result(batch, slice_ids, today)
+        if nothing is not None:  # a maintenance pass over an unchanged memory reads no month file
+            return None, nothing
+    stored = stored_catalog(batch)
+    index = stored.doc  # a damaged month is left out: its slices are read again
     pending_text = read_or_none(batch, paths.PENDING_JSON) if index is not None else None
     if index is not None and not force and is_fresh(index, now):
         skipped = WeaveResult(
@@ -203,11 +215,7 @@ def weave_catalog(
         if current is not None
         else seed_from_monthly(batch, now)
     )
-    if slice_ids is None:
-        slice_ids = list_slice_ids(batch)
-    today = iso(now)[:10]
-    shas_text = read_or_none(batch, paths.CATALOG_SHAS_JSON)
-    versions = Versions(parse_shas(shas_text), lambda sid: version_of(batch, paths.core_md(sid)))
+    versions = Versions(stored.shas, lambda sid: version_of(batch, paths.core_md(sid)))
     unchanged = versions.unchanged if projected else (lambda sid: False)
     stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
     prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
@@ -216,17 +224,14 @@ def weave_catalog(
     doc = build_index([e.to_json() for e in entries], now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
         doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
-    index_text, md_text = render_files(doc, locale)
-    batch.put(paths.CATALOG_JSON, index_text)
-    batch.put(paths.TIMELINE_MD, md_text)
+    # A full rebuild keeps the recorded versions: an unchanged file still gives the same entry.
+    shas = stored.shas if reread_all else versions.record(doc["slices"], today)
+    top_text = queue_catalog(batch, doc, shas, settled.settled_mark(doc["slices"], shas, slice_ids, batch))
+    batch.put(paths.TIMELINE_MD, render_timeline_md(doc, locale))
     _record_unreadable(batch, slice_ids, {e.id for e in entries})
-    if not reread_all:  # a full rebuild leaves it: an unchanged file still gives the same entry
-        recorded = versions.record(doc["slices"], today)
-        if recorded or shas_text is not None:  # no file until there is something to record
-            batch.put(paths.CATALOG_SHAS_JSON, render_shas(recorded))
     folded = parse_pending(pending_text)  # a fresh copy: the entries above may have been changed
     active = [str(e["id"]) for e in doc["slices"] if e.get("status") == "active"]
-    head = head_of(doc, blob_sha(index_text))
+    head = head_of(doc, blob_sha(top_text))
     update_derived(batch, paths.PENDING_JSON, lambda text: drop_folded(text, folded, active, head))
     result = WeaveResult(
         added=counts.added,
@@ -236,6 +241,19 @@ def weave_catalog(
         total=doc["slice_count"],
     )
     return doc, result
+
+
+def _settled_result(batch: Writer, slice_ids: list[str], today: str) -> WeaveResult | None:
+    """The result of a weave that would change nothing, told from the top file and the listing
+    (core/memory/catalog/settled.py); None when that cannot be told."""
+    top = read_top(batch)
+    pending = parse_pending(read_or_none(batch, paths.PENDING_JSON))
+    if top is None or not settled.unchanged(batch, top, slice_ids, today, pending):
+        return None
+    counters = top.counters
+    return WeaveResult(
+        needs_marking=int(counters.get("needs_marking") or 0), total=int(counters.get("slice_count") or 0)
+    )
 
 
 def _record_unreadable(batch: Writer, slice_ids: Iterable[str], catalogued: set[str]) -> None:
@@ -299,12 +317,12 @@ def queue_catalog_entries(
 ) -> None:
     """Queue these slices' catalog entries into `timeline/pending.json`; no-op without a catalog.
 
-    index.json and timeline.md are not rewritten here (megabytes at 10,000 slices): the next
+    The catalog and timeline.md are not rewritten here (megabytes at 10,000 slices): the next
     maintenance pass or weave folds the pending entries in, and `read_index` overlays them
     meanwhile. The entry's strands are its tags that are strand keys now, as a weave sets them.
     `check` sees the pending entries before each write (and may refuse with an error).
     """
-    if not slices or paths.CATALOG_JSON not in batch.list(_CATALOG_DIR):
+    if not slices or not has_catalog(batch.list(_CATALOG_DIR)):
         return
     # Only tags can be strand keys: a slice without tags (one just opened) needs no strands read.
     keys = (
