@@ -1,12 +1,14 @@
-"""A folder that keeps what GitHub sent across processes: blobs by sha, tree listings by commit.
+"""A folder that keeps what GitHub sent across processes: blobs by sha, trees by tree sha, tree
+listings by commit.
 
-Both are content-addressed (a blob sha names exactly one content, a commit sha exactly one
-tree), so nothing in here can ever be stale: a new `maintain`, CLI command or server start
+All are content-addressed (a blob or tree sha names exactly one content, a commit sha exactly
+one tree), so nothing in here can ever be stale: a new `maintain`, CLI command or server start
 reads the ref, finds its commit's listing and the blobs it needs here, and downloads only what
-changed since. Every read checks what it found — a blob against its own sha, a listing's JSON
-against its shape — and treats anything else as a miss (and removes it), so a damaged or
-planted file is never served. Files are written whole (temporary file, then rename), readable
-by the owner only. The folder is bounded: past `max_bytes` the least recently used files go.
+changed since. Every read checks what it found — a blob or a tree against its own sha, a
+listing's JSON against its shape and version — and treats anything else as a miss (and
+removes it), so a damaged or planted file is never served. Files are written whole
+(temporary file, then rename), readable by the owner only. The folder is bounded: past
+`max_bytes` the least recently used files go.
 
 The folder holds copies of the memory's files: it lives with the user's other caches
 (`$PREVIOUSLY_CACHE_DIR`, else `$XDG_CACHE_HOME/previously`, else `~/.cache/previously`),
@@ -22,11 +24,12 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from core.storage.git_trees import answer_bytes, parse_answer
 from core.storage.local import git_blob_sha
 
 _SHA_RE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
@@ -51,7 +54,8 @@ class CachedListing:
 
 
 class SharedCache(Protocol):
-    """Blobs by sha and listings by commit, kept beyond one process (a folder, a bucket); also
+    """Blobs by sha, tree answers by tree sha (one level, or `recursive`) and listings by
+    commit, kept beyond one process (a folder, a bucket); also
     the commit a branch's last listing was of (`get_last`: only a hint, a listing to diff a new
     head against, so a stale or planted one costs requests, never a wrong file)."""
 
@@ -65,9 +69,18 @@ class SharedCache(Protocol):
 
     def put_listing(self, commit: str, listing: CachedListing) -> None: ...
 
+    def get_tree(self, sha: str, recursive: bool) -> dict[str, Any] | None: ...
+
+    def put_tree(self, sha: str, recursive: bool, answer: Mapping[str, Any]) -> None: ...
+
     def get_last(self, branch: str) -> str | None: ...
 
     def put_last(self, branch: str, commit: str) -> None: ...
+
+
+def tree_kind(recursive: bool) -> str:
+    """Where tree answers are kept: one level, or everything under the tree."""
+    return "trees-all" if recursive else "trees"
 
 
 def well_formed_sha(sha: object) -> bool:
@@ -154,6 +167,26 @@ class DiskCache:
             return
         self._write(path, body)
 
+    # ------------------------------------------------------------------ trees
+
+    def get_tree(self, sha: str, recursive: bool) -> dict[str, Any] | None:
+        """A tree answer kept by its sha, when it hashes to that sha; None otherwise."""
+        path = self._path(tree_kind(recursive), sha)
+        if path is None or (data := _read(path)) is None:
+            return None
+        answer = parse_answer(sha, data, recursive)
+        if answer is None:
+            _remove(path)  # damaged or planted: never served
+        else:
+            _touch(path)
+        return answer
+
+    def put_tree(self, sha: str, recursive: bool, answer: Mapping[str, Any]) -> None:
+        path = self._path(tree_kind(recursive), sha)
+        body = answer_bytes(answer) if answer.get("sha") == sha else None
+        if path is not None and body is not None and not path.exists():
+            self._write(path, body)
+
     def get_last(self, branch: str) -> str | None:
         """The commit of the branch's last kept listing (a hint), if any."""
         data = _read(self.root / "last" / _BRANCH_RE.sub("_", branch))
@@ -197,7 +230,7 @@ class DiskCache:
         """Remove the least recently used files until the folder is under 80% of `max_bytes`;
         returns how many went (stray temporary files of killed writers go too)."""
         files: list[tuple[float, int, Path]] = []
-        for kind in ("blobs", "listings", LISTINGS):
+        for kind in ("blobs", "listings", LISTINGS, tree_kind(False), tree_kind(True)):
             for path in (self.root / kind).glob("*/*"):
                 with contextlib.suppress(OSError):
                     st = path.stat()

@@ -385,15 +385,22 @@ class GitHubStorage:
             self.disk.put_listing(listing.commit, kept)
             self.disk.put_last(self.branch, listing.commit)
 
-    def _get_tree(self, sha: str, recursive: bool) -> dict[str, Any]:
-        """One tree listing as plain JSON (for tens of thousands of entries, dicts beat objects)."""
+    def _get_tree(self, sha: str, recursive: bool) -> Mapping[str, Any]:
+        """One tree answer as plain JSON (for tens of thousands of entries, dicts beat objects):
+        from the shared cache when another process fetched that tree, else one request."""
+        kept = self.disk.get_tree(sha, recursive) if self.disk is not None else None
+        if kept is not None:
+            return kept
         url = f"{self._repo.url}/git/trees/{quote(sha, safe='')}"
         params = {"recursive": 1} if recursive else None
         _, data = self._call(
             lambda: self._gh.requester.requestJsonAndCheck("GET", url, parameters=params),
             "list the memory files",
         )
-        return cast(dict[str, Any], data)
+        answer = cast(dict[str, Any], data)
+        if self.disk is not None and answer.get("sha") == sha:  # a tree, not a commit, was asked
+            self.disk.put_tree(sha, recursive, answer)
+        return answer
 
     def _try_commit(
         self,

@@ -14,13 +14,13 @@ hashed here as git does and checked against the root sha GitHub answered.
 from __future__ import annotations
 
 import functools
-import hashlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.storage.base import Content, encoded
+from core.storage.git_trees import git_tree_sha
 from core.storage.local import git_blob_sha
 from core.storage.paths import MemoryPath
 
@@ -211,21 +211,6 @@ def _subfolders(
     for sub, sha in trees.items():
         if sub and sub not in seen and sub.startswith(start) and "/" not in sub[len(start) :]:
             yield sub, sha
-
-
-def git_tree_sha(items: Iterable[tuple[str, str, str]]) -> str | None:
-    """The sha1 git gives a tree of (name, mode, sha) entries (None for non-sha1 ids)."""
-    body = bytearray()
-
-    def key(item: tuple[str, str, str]) -> bytes:
-        name = item[0].encode("utf-8")
-        return name + b"/" if item[1] in ("40000", "040000") else name
-
-    for name, mode, sha in sorted(items, key=key):
-        if len(sha) != 40:
-            return None
-        body += f"{mode.lstrip('0')} {name}".encode() + b"\0" + bytes.fromhex(sha)
-    return hashlib.sha1(b"tree %d\0" % len(body) + bytes(body), usedforsecurity=False).hexdigest()
 
 
 class Assembler:

@@ -2,7 +2,8 @@
 
 The Lambda side of core/storage/disk_cache.py (a folder there, the run bucket here), with the
 same rules: keys are content addresses (`cache/github/<repo>/blobs/<sha>`, a blob's own git
-sha; `…/listings-v2/<commit>`, a commit's tree listing), so nothing kept can be stale (only
+sha; `…/trees/<sha>` and `…/trees-all/<sha>`, a tree's answer one level or whole;
+`…/listings-v2/<commit>`, a commit's tree listing), so nothing kept can be stale (only
 `…/last/<branch>`, the commit last listed, changes: a hint to diff a new head against), and what is
 read back is checked — a blob against its sha, a listing against its shape — and anything
 else is a miss, never served. A cold container then reads the ref, its commit's listing and
@@ -30,8 +31,10 @@ from core.storage.disk_cache import (
     blob_if_sound,
     listing_bytes,
     parse_listing,
+    tree_kind,
     well_formed_sha,
 )
+from core.storage.git_trees import answer_bytes, parse_answer
 
 log = logging.getLogger(__name__)
 CACHE_PREFIX = "cache/"  # the lifecycle rule's prefix
@@ -79,6 +82,18 @@ class S3BlobCache:
         body = listing_bytes(listing)
         if well_formed_sha(commit) and body is not None:
             self._put_later(self._key(LISTINGS, commit), body, unless_as_long=True)
+
+    # ------------------------------------------------------------------ trees
+
+    def get_tree(self, sha: str, recursive: bool) -> dict[str, Any] | None:
+        if not well_formed_sha(sha):
+            return None
+        return parse_answer(sha, self._get(tree_kind(recursive), sha), recursive)
+
+    def put_tree(self, sha: str, recursive: bool, answer: Mapping[str, Any]) -> None:
+        body = answer_bytes(answer) if well_formed_sha(sha) and answer.get("sha") == sha else None
+        if body is not None:
+            self._put_later(self._key(tree_kind(recursive), sha), body)
 
     def get_last(self, branch: str) -> str | None:
         data = self._get("last", re.sub(r"[^A-Za-z0-9._-]", "_", branch))

@@ -197,3 +197,33 @@ def test_any_path_reads_and_lists_in_a_fresh_lazy_process(
     if folder.startswith("memory/"):
         listed = [p.value for p in fake.client(branch="main", lazy=LAZY).snapshot().list(MemoryPath(folder))]
         assert listed == [p for p in known if p.startswith(folder + "/")]
+
+
+def test_trees_another_process_fetched_come_from_the_shared_cache(
+    fake_github: FakeGitHub, tmp_path: Path
+) -> None:
+    files = seed(fake_github, months=6, per_month=5)
+    newest = core_md(ids_over_months(6, 5)[-1])
+    assert lazy_client(fake_github, tmp_path).snapshot().read(newest) == files[newest.value]
+    for kept in (*(tmp_path / LISTINGS).glob("*/*"), *(tmp_path / "last").glob("*")):
+        kept.unlink()  # no listing to start from: only the trees, kept by their sha
+    fake_github.reset_counts()
+    assert lazy_client(fake_github, tmp_path).snapshot().read(newest) == files[newest.value]
+    assert fake_github.counts[TREES] == 1  # the commit's root (asked by commit sha, not kept)
+
+
+def test_a_damaged_or_planted_tree_is_never_served(fake_github: FakeGitHub, tmp_path: Path) -> None:
+    files = seed(fake_github, months=3, per_month=4)
+    newest = core_md(ids_over_months(3, 4)[-1])
+    lazy_client(fake_github, tmp_path).snapshot().read(newest)
+    kept = sorted((tmp_path / "trees-all").glob("*/*"))
+    assert kept
+    body = json.loads(kept[0].read_bytes())
+    body["tree"] = [[p.replace("core.md", "planted.md"), *rest] for p, *rest in body["tree"]]
+    kept[0].write_text(json.dumps(body))
+    for other in (*(tmp_path / LISTINGS).glob("*/*"), *(tmp_path / "last").glob("*")):
+        other.unlink()
+    snap = lazy_client(fake_github, tmp_path).snapshot()
+    assert snap.read(newest) == files[newest.value]
+    month = MemoryPath(newest.value.rsplit("/", 4)[0])
+    assert [p.value for p in snap.list(month)] == sorted(p for p in files if p.startswith(month.value + "/"))
