@@ -2,9 +2,9 @@
 
 A snapshot costs one conditional ref read plus, when the head is new to this process, its
 listing: the trees that changed since a listing kept earlier, else one recursive listing, or
-with `lazy` the memory's slices a month at a time as reads need them (core/storage/github_listing.py);
-file texts are fetched on demand and cached by blob sha, or fetched
-ahead in bulk (`prefetch`: several blobs at a time, or the whole commit as one archive when
+with `lazy` the memory's slices a month at a time as reads need them
+(core/storage/github_listing.py). File texts are fetched on demand and cached by blob sha, or
+fetched ahead in bulk (`prefetch`: several blobs at a time, or the whole commit as one archive when
 many are wanted). Every answer's rate-limit headers are kept (`budget`); once the budget is
 spent we stop with `RateLimitSpent` before sending another request. A commit is
 three requests (plus one `POST /git/blobs` per file of bytes, a picture, sent base64): a tree
@@ -117,8 +117,8 @@ class GitHubSnapshot:
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
         while folders := self.listing.unlisted_within(prefix.value):
-            # Several unfetched folders under it: the folder in one recursive request instead.
-            whole = len(folders) > 1 and prefix.value in self.listing.trees
+            # The folder itself or several under it unfetched: all of it in one recursive request.
+            whole = prefix.value in self.listing.trees and (len(folders) > 1 or folders[0] == prefix.value)
             self.listing = self.owner.expand(self.listing, prefix.value if whole else folders[0], whole)
         found: list[MemoryPath] = []
         for path in self.listing.under(prefix.value):
