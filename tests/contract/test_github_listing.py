@@ -5,6 +5,7 @@ recursive answers still list every file, and a kept listing of another version i
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -172,9 +173,9 @@ def test_a_commit_on_a_lazy_listing_computes_the_new_trees(fake_github: FakeGitH
 
 
 @pytest.fixture(scope="module")
-def wide(tmp_path_factory: pytest.TempPathFactory) -> tuple[FakeGitHub, dict[str, str]]:
-    fake = FakeGitHub(tmp_path_factory.mktemp("wide") / "repo.git").start()
-    return fake, seed(fake, months=14, per_month=4)
+def wide(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FakeGitHub, dict[str, str]]]:
+    with FakeGitHub(tmp_path_factory.mktemp("wide") / "repo.git") as fake:
+        yield fake, seed(fake, months=14, per_month=4)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
