@@ -4,8 +4,11 @@ fresh process, and a closing turn's time at 10,000 slices against 100 (local fol
 The memory is one commit built straight into the GitHub stand-in's git repository
 (`memory_git`). Every operation runs as its own `python` process against it, as a cron job or
 a cold Lambda would: `maintain --no-model` on an unchanged memory, `weave`, and one turn (fake
-model) followed by `maintain`. Targets (issue 16): unchanged maintain ≤ 10 requests, a new turn
-then maintain ≤ 30, weave ≤ 10, whatever the size; closing turn 10k/100 ≤ 1.5x.
+model) followed by `maintain`, all sharing one disk cache as the product's processes do; then a
+turn with an empty cache (a first run, a new Lambda bucket) and a turn after that other writer
+moved the head (the shared cache holds an earlier commit's listing). Targets (issue 16): unchanged
+maintain ≤ 10 requests, a new turn then maintain ≤ 30, weave ≤ 10, whatever the size; closing
+turn 10k/100 ≤ 1.5x; an empty-cache turn's tree listings under 500 KB (issue 33).
 Sizes: `python -m bench scale` runs all; BENCH_SCALE_SIZES=1000,5000 picks some.
 """
 
@@ -26,6 +29,8 @@ from tests.fakes.fake_github import FakeGitHub
 
 SIZES = (1_000, 5_000, 10_000)
 TARGETS = {"maintain, unchanged": 10, "weave": 10, "turn + maintain": 30, "maintain, unchanged again": 10}
+ROWS_AFTER = ("turn, empty cache", "turn, head moved")
+TREE_TARGETS = {"turn, empty cache": 500_000}  # bytes of tree listings
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Cost:
     up: int  # bytes we sent
     seconds: float
     routes: Counter[str]
+    trees: int = 0  # bytes of tree listings among `down`
 
 
 def run(fake: FakeGitHub, argv: list[str], env: dict[str, str]) -> Cost:
@@ -47,8 +53,16 @@ def run(fake: FakeGitHub, argv: list[str], env: dict[str, str]) -> Cost:
     seconds = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(f"{argv} failed:\n{done.stderr[-3000:]}")
+    trees = sum(
+        sent for request, sent, _ in fake.transfers if request.startswith("GET ") and "/git/trees/" in request
+    )
     return Cost(
-        sum(fake.counts.values()), fake.bytes_sent, fake.bytes_received, seconds, Counter(fake.counts)
+        sum(fake.counts.values()),
+        fake.bytes_sent,
+        fake.bytes_received,
+        seconds,
+        Counter(fake.counts),
+        trees,
     )
 
 
@@ -89,6 +103,11 @@ def measure_size(n: int, tmp: Path) -> dict[str, Cost]:
         turn = run(fake, ["-m", "bench.scale_turn", ids[-1]], env)
         after = run(fake, ["-m", "functions.cli", "maintain", "--no-model", "--json"], env)
         costs["turn"], costs["then maintain"] = turn, after
+        empty = tmp / f"empty-home-{n}"
+        empty.mkdir()
+        costs["turn, empty cache"] = run(fake, ["-m", "bench.scale_turn", ids[-1]], child_env(fake, empty))
+        # The empty-cache turn moved the head: the shared cache holds the listing before it.
+        costs["turn, head moved"] = run(fake, ["-m", "bench.scale_turn", ids[-1]], env)
         costs["turn + maintain"] = Cost(
             turn.requests + after.requests,
             turn.down + after.down,
@@ -101,7 +120,8 @@ def measure_size(n: int, tmp: Path) -> dict[str, Cost]:
 
 def print_table(results: dict[int, dict[str, Cost]]) -> None:
     sizes = sorted(results)
-    print(f"\n  {'operation (fresh process)':28}" + "".join(f"{n:>22,}" for n in sizes) + "   target")
+    print("\n  each cell: requests, MB down and up, KB of it tree listings (GET /git/trees)")
+    print(f"\n  {'operation (fresh process)':28}" + "".join(f"{n:>30,}" for n in sizes) + "   target")
     for op in (
         "maintain, unchanged",
         "weave",
@@ -109,15 +129,18 @@ def print_table(results: dict[int, dict[str, Cost]]) -> None:
         "turn",
         "then maintain",
         "turn + maintain",
+        *ROWS_AFTER,
     ):
         cells = []
         for n in sizes:
             c = results[n][op]
-            cells.append(f"{c.requests:>5} req {c.down / 1e6:>5.1f}↓{c.up / 1e6:>4.1f}↑MB")
+            mb = f"{c.down / 1e6:>4.1f}↓{c.up / 1e6:>3.1f}↑MB"
+            cells.append(f"{c.requests:>4} req {mb} {c.trees / 1e3:>5.0f} KB")
         target = f"≤ {TARGETS[op]}" if op in TARGETS else ""
-        print(f"  {op:28}" + "".join(f"{cell:>22}" for cell in cells) + f"   {target}")
+        target += f"trees < {TREE_TARGETS[op] // 1000} KB" if op in TREE_TARGETS else ""
+        print(f"  {op:28}" + "".join(f"{cell:>30}" for cell in cells) + f"   {target}")
     print("\n  requests per route at the largest size:")
-    for op in ("maintain, unchanged", "weave", "turn", "then maintain"):
+    for op in ("maintain, unchanged", "weave", "turn", "then maintain", *ROWS_AFTER):
         routes = ", ".join(f"{r} ×{k}" for r, k in sorted(results[sizes[-1]][op].routes.items()))
         print(f"    {op}: {routes}")
 

@@ -1,10 +1,10 @@
 """Turns for the scale benchmark: one turn in a fresh process against GitHub (`python -m
-bench.scale_turn LAST_SLICE_ID`, the GITHUB_* settings from the environment), and the closing
-turn's own time on a local memory of 10,000 slices against one of 100."""
+bench.scale_turn LAST_SLICE_ID`, the storage built from the environment as the CLI builds it:
+the GITHUB_* settings and the shared disk cache under HOME), and the closing turn's own time on
+a local memory of 10,000 slices against one of 100."""
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import tempfile
@@ -17,8 +17,9 @@ from core.clock import FixedClock
 from core.memory.catalog.rebuild import rebuild_indexes
 from core.search import refresh_index
 from core.storage.base import WriteBatch
-from core.storage.github import GitHubStorage
 from core.storage.local import LocalStorage
+from functions.compose.backends import build_storage
+from functions.settings import load_settings
 from tests.fakes.fake_model_server import FakeModelServer
 
 ROUNDS = 7
@@ -33,12 +34,7 @@ def clock_after(slice_id: str, **later: float) -> FixedClock:
 
 def one_github_turn(last_id: str) -> None:
     """A turn a day after the newest slice: it opens a new slice (the others are closed)."""
-    storage = GitHubStorage(
-        os.environ["GITHUB_REPO"],
-        os.environ["GITHUB_TOKEN"],
-        branch=os.environ.get("GITHUB_BRANCH"),
-        api_url=os.environ["GITHUB_API_URL"],
-    )
+    storage = build_storage(load_settings())
     with FakeModelServer() as models:
         result = Bench(storage, clock_after(last_id, days=1), models).turn("Back again: how was the garden?")
     if result["status"] != "done":

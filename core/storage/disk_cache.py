@@ -1,12 +1,14 @@
-"""A folder that keeps what GitHub sent across processes: blobs by sha, tree listings by commit.
+"""A folder that keeps what GitHub sent across processes: blobs by sha, trees by tree sha, tree
+listings by commit.
 
-Both are content-addressed (a blob sha names exactly one content, a commit sha exactly one
-tree), so nothing in here can ever be stale: a new `maintain`, CLI command or server start
+All are content-addressed (a blob or tree sha names exactly one content, a commit sha exactly
+one tree), so nothing in here can ever be stale: a new `maintain`, CLI command or server start
 reads the ref, finds its commit's listing and the blobs it needs here, and downloads only what
-changed since. Every read checks what it found — a blob against its own sha, a listing's JSON
-against its shape — and treats anything else as a miss (and removes it), so a damaged or
-planted file is never served. Files are written whole (temporary file, then rename), readable
-by the owner only. The folder is bounded: past `max_bytes` the least recently used files go.
+changed since. Every read checks what it found — a blob or a tree against its own sha, a
+listing's JSON against its shape and version — and treats anything else as a miss (and
+removes it), so a damaged or planted file is never served. Files are written whole
+(temporary file, then rename), readable by the owner only. The folder is bounded: past
+`max_bytes` the least recently used files go.
 
 The folder holds copies of the memory's files: it lives with the user's other caches
 (`$PREVIOUSLY_CACHE_DIR`, else `$XDG_CACHE_HOME/previously`, else `~/.cache/previously`),
@@ -22,11 +24,12 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from core.storage.git_trees import answer_bytes, parse_answer
 from core.storage.local import git_blob_sha
 
 _SHA_RE = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?\Z")
@@ -34,16 +37,27 @@ DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _PRUNE_EVERY = 256  # writes between size checks
 
 
+LISTING_VERSION = 2  # a kept listing of another version is a miss (never misread)
+LISTINGS = f"listings-v{LISTING_VERSION}"  # older readers look elsewhere and never see these
+_BRANCH_RE = re.compile(r"[^A-Za-z0-9._-]")
+
+
 @dataclass(frozen=True)
 class CachedListing:
-    """A commit's files as a tree listing gave them: path → (blob sha, size, mode), and its tree."""
+    """A commit's files as tree listings gave them: path → (blob sha, size, mode), its root tree,
+    its folders' tree shas, and the folders not fetched yet (`unlisted`: a partial listing)."""
 
     tree: str
     entries: dict[str, tuple[str, int, str]]
+    trees: dict[str, str] = field(default_factory=dict)
+    unlisted: tuple[str, ...] = ()
 
 
 class SharedCache(Protocol):
-    """Blobs by sha and listings by commit, kept beyond one process (a folder, a bucket)."""
+    """Blobs by sha, tree answers by tree sha (one level, or `recursive`) and listings by
+    commit, kept beyond one process (a folder, a bucket); also
+    the commit a branch's last listing was of (`get_last`: only a hint, a listing to diff a new
+    head against, so a stale or planted one costs requests, never a wrong file)."""
 
     def get_blob(self, sha: str) -> bytes | None: ...
 
@@ -55,6 +69,19 @@ class SharedCache(Protocol):
 
     def put_listing(self, commit: str, listing: CachedListing) -> None: ...
 
+    def get_tree(self, sha: str, recursive: bool) -> dict[str, Any] | None: ...
+
+    def put_tree(self, sha: str, recursive: bool, answer: Mapping[str, Any]) -> None: ...
+
+    def get_last(self, branch: str) -> str | None: ...
+
+    def put_last(self, branch: str, commit: str) -> None: ...
+
+
+def tree_kind(recursive: bool) -> str:
+    """Where tree answers are kept: one level, or everything under the tree."""
+    return "trees-all" if recursive else "trees"
+
 
 def well_formed_sha(sha: object) -> bool:
     return isinstance(sha, str) and bool(_SHA_RE.match(sha))
@@ -64,7 +91,13 @@ def listing_bytes(listing: CachedListing) -> bytes | None:
     """A listing as it is kept (None for one that names no well-formed tree)."""
     if not _SHA_RE.match(listing.tree):
         return None
-    body = {"tree": listing.tree, "files": {p: list(e) for p, e in listing.entries.items()}}
+    body = {
+        "v": LISTING_VERSION,
+        "tree": listing.tree,
+        "trees": listing.trees,
+        "unlisted": list(listing.unlisted),
+        "files": {p: list(e) for p, e in listing.entries.items()},
+    }
     return json.dumps(body, separators=(",", ":")).encode("utf-8")
 
 
@@ -112,7 +145,7 @@ class DiskCache:
 
     def get_listing(self, commit: str) -> CachedListing | None:
         """The commit's listing when it is here and well formed; None otherwise."""
-        path = self._path("listings", commit)
+        path = self._path(LISTINGS, commit)
         if path is None:
             return None
         data = _read(path)
@@ -126,11 +159,43 @@ class DiskCache:
         return listing
 
     def put_listing(self, commit: str, listing: CachedListing) -> None:
-        path = self._path("listings", commit)
+        """Keep a listing, unless one of the same commit at least as full is here already (of
+        one commit, the listing with more fetched holds more: its body is longer)."""
+        path = self._path(LISTINGS, commit)
         body = listing_bytes(listing)
-        if path is None or path.exists() or body is None:
+        if path is None or body is None or _size(path) >= len(body):
             return
         self._write(path, body)
+
+    # ------------------------------------------------------------------ trees
+
+    def get_tree(self, sha: str, recursive: bool) -> dict[str, Any] | None:
+        """A tree answer kept by its sha, when it hashes to that sha; None otherwise."""
+        path = self._path(tree_kind(recursive), sha)
+        if path is None or (data := _read(path)) is None:
+            return None
+        answer = parse_answer(sha, data, recursive)
+        if answer is None:
+            _remove(path)  # damaged or planted: never served
+        else:
+            _touch(path)
+        return answer
+
+    def put_tree(self, sha: str, recursive: bool, answer: Mapping[str, Any]) -> None:
+        path = self._path(tree_kind(recursive), sha)
+        body = answer_bytes(answer) if answer.get("sha") == sha else None
+        if path is not None and body is not None and not path.exists():
+            self._write(path, body)
+
+    def get_last(self, branch: str) -> str | None:
+        """The commit of the branch's last kept listing (a hint), if any."""
+        data = _read(self.root / "last" / _BRANCH_RE.sub("_", branch))
+        sha = data.decode("ascii", "replace").strip() if data is not None else None
+        return sha if well_formed_sha(sha) else None
+
+    def put_last(self, branch: str, commit: str) -> None:
+        if well_formed_sha(commit):
+            self._write(self.root / "last" / _BRANCH_RE.sub("_", branch), commit.encode("ascii"))
 
     # ------------------------------------------------------------------ internals
 
@@ -165,7 +230,7 @@ class DiskCache:
         """Remove the least recently used files until the folder is under 80% of `max_bytes`;
         returns how many went (stray temporary files of killed writers go too)."""
         files: list[tuple[float, int, Path]] = []
-        for kind in ("blobs", "listings"):
+        for kind in ("blobs", "listings", LISTINGS, tree_kind(False), tree_kind(True)):
             for path in (self.root / kind).glob("*/*"):
                 with contextlib.suppress(OSError):
                     st = path.stat()
@@ -190,13 +255,20 @@ def parse_listing(data: bytes) -> CachedListing | None:
         body = json.loads(data)
     except ValueError:
         return None
-    if not isinstance(body, dict) or not isinstance(body.get("files"), dict):
+    if not isinstance(body, dict) or body.get("v") != LISTING_VERSION:
+        return None
+    files, trees, unlisted = body.get("files"), body.get("trees"), body.get("unlisted")
+    if not (isinstance(files, dict) and isinstance(trees, dict) and isinstance(unlisted, list)):
         return None
     tree = body.get("tree")
     if not isinstance(tree, str) or not _SHA_RE.match(tree):
         return None
+    if not all(isinstance(f, str) and well_formed_sha(s) for f, s in trees.items()):
+        return None
+    if not all(isinstance(f, str) and f in trees for f in unlisted):
+        return None
     entries: dict[str, tuple[str, int, str]] = {}
-    for path, entry in body["files"].items():
+    for path, entry in files.items():
         if not (isinstance(entry, list) and len(entry) == 3):
             return None
         sha, size, mode = entry
@@ -204,7 +276,7 @@ def parse_listing(data: bytes) -> CachedListing | None:
         if not (well_formed and isinstance(mode, str)):
             return None
         entries[path] = (sha, size, mode)
-    return CachedListing(tree, entries)
+    return CachedListing(tree, entries, trees, tuple(unlisted))
 
 
 def _read(path: Path) -> bytes | None:
@@ -212,6 +284,13 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
 
 
 def _remove(path: Path) -> None:

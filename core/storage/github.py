@@ -1,8 +1,10 @@
 """The GitHub backend: memory in one repository, one commit per batch (PyGithub, Git Data API).
 
-A snapshot costs one conditional ref read plus, when the head is new to this process, one
-recursive tree listing; file texts are fetched on demand and cached by blob sha, or fetched
-ahead in bulk (`prefetch`: several blobs at a time, or the whole commit as one archive when
+A snapshot costs one conditional ref read plus, when the head is new to this process, its
+listing: the trees that changed since a listing kept earlier, else one recursive listing, or
+with `lazy` the memory's slices a month at a time as reads need them
+(core/storage/github_listing.py). File texts are fetched on demand and cached by blob sha, or
+fetched ahead in bulk (`prefetch`: several blobs at a time, or the whole commit as one archive when
 many are wanted). Every answer's rate-limit headers are kept (`budget`); once the budget is
 spent we stop with `RateLimitSpent` before sending another request. A commit is
 three requests (plus one `POST /git/blobs` per file of bytes, a picture, sent base64): a tree
@@ -20,11 +22,9 @@ import logging
 import tarfile
 import threading
 import zlib
-from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
@@ -61,12 +61,12 @@ from core.storage.blobcache import BlobCache
 from core.storage.disk_cache import CachedListing, SharedCache
 from core.storage.github_archive import download, matching_files
 from core.storage.github_errors import GitHubRetry, RefConflict, Target, call, spent_message
+from core.storage.github_listing import Assembler, Entry, LazyTrees, Listing
 from core.storage.local import git_blob_sha
 from core.storage.paths import MemoryPath, check_size, size_limit, too_large
 
 log = logging.getLogger(__name__)
 DEFAULT_API_URL = "https://api.github.com"
-_FILE_MODES = ("100644", "100755")
 _LISTINGS_KEPT = 4
 # Past this many unread files one archive download (two requests) beats fetching blob by blob.
 ARCHIVE_OVER = 64
@@ -75,48 +75,6 @@ ARCHIVE_OVER = 64
 BLOB_FALLBACK_MAX = 200
 PARALLEL_READS = 8
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One file of a tree listing."""
-
-    sha: str
-    size: int
-    mode: str
-
-
-@dataclass(frozen=True)
-class Listing:
-    """Every file of one commit: path → entry, plus the sorted paths for prefix listing."""
-
-    commit: str
-    tree: str
-    entries: Mapping[str, Entry]
-    paths: tuple[str, ...]
-
-    @classmethod
-    def of(cls, commit: str, tree: str, entries: Mapping[str, Entry]) -> Listing:
-        """A listing from its entries (sorts the paths once)."""
-        return cls(commit, tree, entries, tuple(sorted(entries)))
-
-    def mode_of(self, path: str) -> str:
-        """The file's git mode, kept when we rewrite it (new files are 100644)."""
-        entry = self.entries.get(path)
-        return entry.mode if entry else "100644"
-
-    def with_files(
-        self, commit: str, tree: str, files: Mapping[MemoryPath, Content], deleted: Sequence[MemoryPath] = ()
-    ) -> Listing:
-        """The listing of a commit that wrote `files` (and removed `deleted`) on top of this one
-        (computed, not fetched)."""
-        entries = dict(self.entries)
-        for path in deleted:
-            entries.pop(path.value, None)
-        for path, content in files.items():
-            data = encoded(content)
-            entries[path.value] = Entry(git_blob_sha(data), len(data), self.mode_of(path.value))
-        return Listing.of(commit, tree, entries)
 
 
 class ArchiveUnusable(Exception):
@@ -140,9 +98,17 @@ class GitHubSnapshot:
     def read_bytes(self, path: MemoryPath) -> bytes | None:
         return bytes_of(self.read_content(path))
 
+    def _entry(self, path: MemoryPath) -> Entry | None:
+        """The file's entry, its folder fetched first when it has not been yet."""
+        folder = self.listing.unlisted_over(path.value)
+        while folder is not None:
+            self.listing = self.owner.expand(self.listing, folder)
+            folder = self.listing.unlisted_over(path.value)
+        return self.listing.entries.get(path.value)
+
     def read_content(self, path: MemoryPath) -> Content | None:
         """The file as the blob cache holds it: text when it is UTF-8, else bytes."""
-        entry = self.listing.entries.get(require_memory_path(path).value)
+        entry = self._entry(require_memory_path(path))
         if entry is None:
             return None
         if entry.size > size_limit(path):
@@ -150,13 +116,12 @@ class GitHubSnapshot:
         return self.owner.blob_content(entry, path)
 
     def list(self, prefix: MemoryPath) -> list[MemoryPath]:
-        start = prefix.value + "/"
-        paths = self.listing.paths
+        while folders := self.listing.unlisted_within(prefix.value):
+            # The folder itself or several under it unfetched: all of it in one recursive request.
+            whole = prefix.value in self.listing.trees and (len(folders) > 1 or folders[0] == prefix.value)
+            self.listing = self.owner.expand(self.listing, prefix.value if whole else folders[0], whole)
         found: list[MemoryPath] = []
-        for i in range(bisect_left(paths, start), len(paths)):
-            path = paths[i]
-            if not path.startswith(start):
-                break
+        for path in self.listing.under(prefix.value):
             if is_hidden(path):
                 continue
             try:
@@ -166,19 +131,22 @@ class GitHubSnapshot:
         return found
 
     def version_of(self, path: MemoryPath) -> str | None:
-        entry = self.listing.entries.get(path.value)
+        entry = self._entry(path)
         return entry.sha if entry else None
 
     def exists(self, path: MemoryPath) -> bool:
         """Whether the file is in this commit (without fetching it)."""
-        return path.value in self.listing.entries
+        return self._entry(path) is not None
 
     def prefetch(self, paths: Iterable[MemoryPath]) -> int:
-        return self.owner.prefetch(self.listing, paths)
+        wanted = list(paths)
+        for path in wanted:
+            self._entry(path)
+        return self.owner.prefetch(self.listing, wanted)
 
     def checked_version(self, path: MemoryPath) -> str | None:
         """`version_of`, refusing a stored file over its cap as reading it would."""
-        entry = self.listing.entries.get(path.value)
+        entry = self._entry(path)
         if entry is not None and entry.size > size_limit(path):
             raise too_large(path, entry.size)
         return entry.sha if entry else None
@@ -202,6 +170,7 @@ class GitHubStorage:
         retry: GitHubRetry | None = None,
         blob_cache_bytes: int = 128 * 1024 * 1024,
         disk_cache: SharedCache | None = None,
+        lazy: LazyTrees | None = None,
     ) -> None:
         if not RepoName.matches(repo):
             raise InvalidInput(f'GITHUB_REPO must look like owner/name, not "{repo}".')
@@ -213,6 +182,7 @@ class GitHubStorage:
         # Blobs and listings kept across processes: a folder (core/storage/disk_cache.py), or
         # on Lambda the run bucket (functions/aws/blob_cache.py).
         self.disk = disk_cache
+        self.lazy = lazy  # a folder listed as reads need it (the memory's slices), not up front
         self._timeout = timeout
         self._gh = Github(
             base_url=api_url.rstrip("/"),
@@ -371,45 +341,66 @@ class GitHubStorage:
             return head, listing
 
     def _fetch_listing(self, head: str) -> Listing:
-        kept = self.disk.get_listing(head) if self.disk is not None else None
-        if kept is not None:
-            listing = Listing.of(head, kept.tree, {p: Entry(*e) for p, e in kept.entries.items()})
-        else:
-            entries: dict[str, Entry] = {}
-            tree_sha = self._collect(head, "", entries)
-            listing = Listing.of(head, tree_sha, entries)
+        """The head's listing: kept, else assembled from what changed since a kept one."""
+        listing = self._kept_listing(head)
+        if listing is None:
+            listing = Assembler(self._get_tree, self.lazy, self._base()).listing(head)
             self._keep_listing(listing)
         self._remember(listing)
         return listing
 
+    def _kept_listing(self, commit: str) -> Listing | None:
+        kept = self.disk.get_listing(commit) if self.disk is not None else None
+        if kept is None:
+            return None
+        entries = {p: Entry(*e) for p, e in kept.entries.items()}
+        return Listing.of(commit, kept.tree, entries, kept.trees, kept.unlisted)
+
+    def _base(self) -> Listing | None:
+        """An earlier listing to diff a new head against: this process's last, else the one the
+        shared cache kept last for the branch."""
+        with self._lock:
+            if self._listings:
+                return next(reversed(self._listings.values()))
+        last = self.disk.get_last(self.branch) if self.disk is not None else None
+        return self._kept_listing(last) if last is not None else None
+
+    def expand(self, listing: Listing, folder: str, whole: bool = False) -> Listing:
+        """`listing` with its unfetched `folder` fetched (`whole`: all under it, in one request);
+        kept for the next snapshot too."""
+        with self._lock:
+            known = self._listings.get(listing.commit)
+            fuller = known is not None and len(known.paths) >= len(listing.paths)
+            if known is not None and fuller and not known.unlisted_within(folder):
+                return known  # another snapshot of this commit fetched it already
+            grown = Assembler(self._get_tree, self.lazy, None).expand(listing, folder, whole)
+            self._remember(grown)
+        self._keep_listing(grown)
+        return grown
+
     def _keep_listing(self, listing: Listing) -> None:
         if self.disk is not None:
             files = {p: (e.sha, e.size, e.mode) for p, e in listing.entries.items()}
-            self.disk.put_listing(listing.commit, CachedListing(listing.tree, files))
+            kept = CachedListing(listing.tree, files, dict(listing.trees), tuple(sorted(listing.unlisted)))
+            self.disk.put_listing(listing.commit, kept)
+            self.disk.put_last(self.branch, listing.commit)
 
-    def _collect(self, sha: str, prefix: str, entries: dict[str, Entry]) -> str:
-        """Add every file under tree (or commit) `sha`; walk subtrees when GitHub truncates."""
-        tree = self._get_tree(sha, recursive=True)
-        elements = tree["tree"]
-        if tree.get("truncated"):
-            top = self._get_tree(tree["sha"], recursive=False)
-            elements = [e for e in top["tree"] if e["type"] == "blob"]
-            for sub in (e for e in top["tree"] if e["type"] == "tree"):
-                self._collect(sub["sha"], f"{prefix}{sub['path']}/", entries)
-        for e in elements:
-            if e["type"] == "blob" and e["mode"] in _FILE_MODES:
-                entries[prefix + e["path"]] = Entry(e["sha"], e.get("size") or 0, e["mode"])
-        return str(tree["sha"])
-
-    def _get_tree(self, sha: str, recursive: bool) -> dict[str, Any]:
-        """One tree listing as plain JSON (for tens of thousands of entries, dicts beat objects)."""
+    def _get_tree(self, sha: str, recursive: bool) -> Mapping[str, Any]:
+        """One tree answer as plain JSON (for tens of thousands of entries, dicts beat objects):
+        from the shared cache when another process fetched that tree, else one request."""
+        kept = self.disk.get_tree(sha, recursive) if self.disk is not None else None
+        if kept is not None:
+            return kept
         url = f"{self._repo.url}/git/trees/{quote(sha, safe='')}"
         params = {"recursive": 1} if recursive else None
         _, data = self._call(
             lambda: self._gh.requester.requestJsonAndCheck("GET", url, parameters=params),
             "list the memory files",
         )
-        return cast(dict[str, Any], data)
+        answer = cast(dict[str, Any], data)
+        if self.disk is not None and answer.get("sha") == sha:  # a tree, not a commit, was asked
+            self.disk.put_tree(sha, recursive, answer)
+        return answer
 
     def _try_commit(
         self,
@@ -421,6 +412,7 @@ class GitHubStorage:
         """Create tree and commit on `listing` and move the branch; None when it moved first."""
         for path, content in written.items():
             check_size(path, content)
+        listing = self._fetched(listing, [*written, *deleted])
         elements = [self._tree_element(listing, p, content) for p, content in sorted(written.items())]
         # A null sha removes the path from the base tree.
         elements += [
@@ -474,6 +466,13 @@ class GitHubStorage:
             with self._lock:
                 self._posted.add(sha)
         return InputGitTreeElement(path.value, mode, "blob", sha=sha)
+
+    def _fetched(self, listing: Listing, paths: Iterable[MemoryPath]) -> Listing:
+        """`listing` with the folders holding `paths` fetched (the new tree's shas need them)."""
+        for path in paths:
+            while (folder := listing.unlisted_over(path.value)) is not None:
+                listing = self.expand(listing, folder)
+        return listing
 
     def _remember(self, listing: Listing) -> None:
         with self._lock:

@@ -2,7 +2,9 @@
 
 The Lambda side of core/storage/disk_cache.py (a folder there, the run bucket here), with the
 same rules: keys are content addresses (`cache/github/<repo>/blobs/<sha>`, a blob's own git
-sha; `…/listings/<commit>`, a commit's tree listing), so nothing kept can be stale, and what is
+sha; `…/trees/<sha>` and `…/trees-all/<sha>`, a tree's answer one level or whole;
+`…/listings-v2/<commit>`, a commit's tree listing), so nothing kept can be stale (only
+`…/last/<branch>`, the commit last listed, changes: a hint to diff a new head against), and what is
 read back is checked — a blob against its sha, a listing against its shape — and anything
 else is a miss, never served. A cold container then reads the ref, its commit's listing and
 the blobs it needs from the bucket, and from GitHub only what no container has fetched yet.
@@ -24,12 +26,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from core.storage.disk_cache import (
+    LISTINGS,
     CachedListing,
     blob_if_sound,
     listing_bytes,
     parse_listing,
+    tree_kind,
     well_formed_sha,
 )
+from core.storage.git_trees import answer_bytes, parse_answer
 
 log = logging.getLogger(__name__)
 CACHE_PREFIX = "cache/"  # the lifecycle rule's prefix
@@ -69,13 +74,35 @@ class S3BlobCache:
     # ------------------------------------------------------------------ listings
 
     def get_listing(self, commit: str) -> CachedListing | None:
-        data = self._get("listings", commit) if well_formed_sha(commit) else None
+        data = self._get(LISTINGS, commit) if well_formed_sha(commit) else None
         return parse_listing(data) if data is not None else None
 
     def put_listing(self, commit: str, listing: CachedListing) -> None:
+        """Kept unless the bucket holds a listing of the commit at least as full (longer)."""
         body = listing_bytes(listing)
         if well_formed_sha(commit) and body is not None:
-            self._put_later(self._key("listings", commit), body)
+            self._put_later(self._key(LISTINGS, commit), body, unless_as_long=True)
+
+    # ------------------------------------------------------------------ trees
+
+    def get_tree(self, sha: str, recursive: bool) -> dict[str, Any] | None:
+        if not well_formed_sha(sha):
+            return None
+        return parse_answer(sha, self._get(tree_kind(recursive), sha), recursive)
+
+    def put_tree(self, sha: str, recursive: bool, answer: Mapping[str, Any]) -> None:
+        body = answer_bytes(answer) if well_formed_sha(sha) and answer.get("sha") == sha else None
+        if body is not None:
+            self._put_later(self._key(tree_kind(recursive), sha), body)
+
+    def get_last(self, branch: str) -> str | None:
+        data = self._get("last", re.sub(r"[^A-Za-z0-9._-]", "_", branch))
+        sha = data.decode("ascii", "replace").strip() if data is not None else None
+        return sha if well_formed_sha(sha) else None
+
+    def put_last(self, branch: str, commit: str) -> None:
+        if well_formed_sha(commit):
+            self._put_later(self._key("last", re.sub(r"[^A-Za-z0-9._-]", "_", branch)), commit.encode())
 
     # ------------------------------------------------------------------ writes
 
@@ -86,13 +113,13 @@ class S3BlobCache:
         for future in pending:
             future.exception()
 
-    def _put_later(self, key: str, body: bytes) -> None:
+    def _put_later(self, key: str, body: bytes, unless_as_long: bool = False) -> None:
         with self._lock:
             if self._pending_bytes + len(body) > PENDING_MAX_BYTES:
                 self.dropped += 1
                 return
             self._pending_bytes += len(body)
-            future = self._pool.submit(self._put, key, body)
+            future = self._pool.submit(self._put, key, body, unless_as_long)
             self._pending.add(future)
         size = len(body)
         future.add_done_callback(lambda f: self._done(f, size))
@@ -102,13 +129,22 @@ class S3BlobCache:
             self._pending.discard(future)
             self._pending_bytes -= size
 
-    def _put(self, key: str, body: bytes) -> None:
+    def _put(self, key: str, body: bytes, unless_as_long: bool = False) -> None:
         try:
+            if unless_as_long and self._size(key) >= len(body):
+                return
             self.client.put_object(Bucket=self.bucket, Key=key, Body=body)
         except Exception as exc:  # a cache that cannot write is only slower
             log.warning("could not keep %s in the run bucket: %s", key, exc)
 
     # ------------------------------------------------------------------ reads
+
+    def _size(self, key: str) -> int:
+        """The object's length, -1 when there is none."""
+        try:
+            return int(self.client.head_object(Bucket=self.bucket, Key=key)["ContentLength"])
+        except Exception:  # absent (a 404 here is a ClientError, not NoSuchKey) or unreadable
+            return -1
 
     def _key(self, kind: str, sha: str) -> str:
         return f"{self.prefix}{kind}/{sha}"

@@ -49,8 +49,10 @@ def build_storage(
         return DemoStorage(memory_override or demo.SAMPLE_ROOT, overlay_for)
     if memory_override is not None or settings.storage == "local":
         return LocalStorage(memory_override or settings.memory_root)
+    from core.memory.paths import SLICES
     from core.storage.disk_cache import DiskCache, SharedCache, cache_root
     from core.storage.github import GitHubStorage
+    from core.storage.github_listing import LazyTrees
     from functions.aws.blob_cache import run_bucket_cache
 
     token = settings.github_token.get_secret_value() if settings.github_token else ""
@@ -66,6 +68,8 @@ def build_storage(
         branch=settings.github_branch,
         api_url=settings.github_api_url,
         disk_cache=shared,
+        # Slices are listed a month at a time as reads need them: a turn lists its month only.
+        lazy=LazyTrees(SLICES.value, depth=2),
     )
 
 

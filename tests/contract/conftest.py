@@ -11,14 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from core.memory.paths import MEMORY, MemoryPath
+from core.memory.paths import MEMORY, SLICES, MemoryPath
 from core.storage.base import Storage
 from core.storage.demo import DemoStorage
+from core.storage.disk_cache import DiskCache
+from core.storage.github import GitHubStorage
+from core.storage.github_listing import LazyTrees
 from core.storage.local import LocalStorage
 from core.storage.memory import InMemoryStorage
 from tests.fakes.fake_github import FakeGitHub
 
-BACKENDS = ["memory", "local", "local-git", "github", "demo", "demo-s3"]
+# "github-lazy": GitHub as functions/compose builds it (slices listed a month at a time as reads
+# need them, a shared disk cache that each reopened storage, a new process, finds).
+BACKENDS = ["memory", "local", "local-git", "github", "github-lazy", "demo", "demo-s3"]
 
 
 @dataclass
@@ -94,13 +99,17 @@ def _local_backend(tmp: Path, with_git: bool) -> Backend:
     return Backend(name, LocalStorage(root), seed, lambda: LocalStorage(root), history, root=root)
 
 
-def _github_backend(fake: FakeGitHub) -> Backend:
+def _github_backend(fake: FakeGitHub, cache: Path | None = None) -> Backend:
     def seed(files: dict[str, str | bytes]) -> None:
         fake.commit_files(dict(files), "seed")
 
-    return Backend(
-        "github", fake.client(), seed, fake.client, lambda: [c.message for c in fake.log()], fake=fake
-    )
+    def client() -> GitHubStorage:
+        if cache is None:
+            return fake.client()
+        return fake.client(lazy=LazyTrees(SLICES.value), disk_cache=DiskCache(cache))
+
+    name = "github" if cache is None else "github-lazy"
+    return Backend(name, client(), seed, client, lambda: [c.message for c in fake.log()], fake=fake)
 
 
 def _demo_backend(tmp: Path) -> Backend:
@@ -138,9 +147,9 @@ def make_backend(name: str, tmp: Path, fake: FakeGitHub | None) -> Backend:
         return _memory_backend()
     if name in ("local", "local-git"):
         return _local_backend(tmp, with_git=name == "local-git")
-    if name == "github":
+    if name in ("github", "github-lazy"):
         assert fake is not None
-        return _github_backend(fake)
+        return _github_backend(fake, tmp / "github-cache" if name == "github-lazy" else None)
     if name == "demo-s3":
         return _demo_s3_backend(tmp)
     return _demo_backend(tmp)
@@ -149,9 +158,9 @@ def make_backend(name: str, tmp: Path, fake: FakeGitHub | None) -> Backend:
 @contextmanager
 def open_backend(name: str, tmp: Path) -> Iterator[Backend]:
     """The backend `name`, with what it runs against (the fake GitHub, moto's S3) up around it."""
-    if name == "github":
+    if name in ("github", "github-lazy"):
         with FakeGitHub(tmp / "fake-github.git") as fake:
-            yield make_backend("github", tmp, fake)
+            yield make_backend(name, tmp, fake)
     elif name == "demo-s3":
         from moto import mock_aws
 

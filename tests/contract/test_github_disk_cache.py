@@ -12,7 +12,7 @@ import pytest
 
 from core.memory.paths import MemoryPath, core_md
 from core.storage.base import WriteBatch
-from core.storage.disk_cache import CachedListing, DiskCache, cache_root
+from core.storage.disk_cache import LISTINGS, CachedListing, DiskCache, cache_root
 from core.storage.local import git_blob_sha
 from tests.fakes.fake_github import FakeGitHub
 
@@ -85,7 +85,7 @@ def test_a_damaged_or_planted_cache_file_is_never_served(fake_github: FakeGitHub
     assert planted.is_file()
     planted.write_bytes(b"not what the memory says")
     head = fake_github.head() or ""
-    listing = tmp_path / "listings" / head[:2] / head
+    listing = tmp_path / LISTINGS / head[:2] / head
     listing.write_bytes(b"{broken")
     again = fresh(fake_github, tmp_path)
     assert again.read(wanted[0]) == fake_github.read(wanted[0].value)

@@ -18,7 +18,7 @@ A2 = MemoryPath("memory/episodic/slices/2026/08/11/1115/previously.md")
 B = MemoryPath("memory/episodic/slices/2026/08/11/1200/timeline/core.md")
 IDX = MemoryPath("memory/episodic/timeline/index.json")
 
-writable = backend_fixture("memory", "local", "local-git", "github")
+writable = backend_fixture("memory", "local", "local-git", "github", "github-lazy")
 
 
 def test_delete_removes_files_in_one_commit_and_leaves_the_rest(writable: Backend) -> None:

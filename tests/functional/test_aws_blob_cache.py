@@ -13,6 +13,7 @@ from moto import mock_aws
 
 from core.memory.paths import MemoryPath, core_md
 from core.storage.base import WriteBatch
+from core.storage.disk_cache import CachedListing
 from core.storage.local import git_blob_sha
 from functions.aws.blob_cache import S3BlobCache, run_bucket_cache
 from tests.fakes.fake_github import FakeGitHub
@@ -57,7 +58,7 @@ def test_a_cold_container_over_an_unchanged_memory_reads_only_the_ref_from_githu
     texts = [first.read(p) for p in wanted]
     cache.flush()
     kept = s3.list_objects_v2(Bucket=BUCKET, Prefix="cache/github/octo__memory/")["KeyCount"]
-    assert kept == 151  # every blob and the commit's listing
+    assert kept == 152  # every blob, the commit's listing and the branch's last-listed commit
     fake_github.reset_counts()
     again, _ = container(fake_github, s3)
     assert again.prefetch(wanted) == 0
@@ -114,3 +115,25 @@ def test_what_one_container_committed_the_next_reads_without_asking(fake_github:
     again, _ = container(fake_github, s3)
     assert again.read(path) == text
     assert set(fake_github.counts) == {REF}
+
+
+def test_a_partial_listing_never_replaces_a_fuller_one_in_the_bucket(s3: Any) -> None:
+    cache = run_bucket_cache(None, "octo/memory", s3, LAMBDA)
+    assert cache is not None
+    commit, tree = "a" * 40, "b" * 40
+    full = CachedListing(
+        tree, {"memory/a.md": ("c" * 40, 1, "100644"), "memory/b/c.md": ("d" * 40, 2, "100644")}
+    )
+    partial = CachedListing(
+        tree, {"memory/a.md": ("c" * 40, 1, "100644")}, {"memory/b": "e" * 40}, ("memory/b",)
+    )
+    cache.put_listing(commit, full)
+    cache.flush()
+    cache.put_listing(commit, partial)
+    cache.flush()
+    assert cache.get_listing(commit) == CachedListing(tree, full.entries)
+    cache.put_listing("f" * 40, partial)
+    cache.flush()
+    cache.put_listing("f" * 40, full)
+    cache.flush()
+    assert cache.get_listing("f" * 40) == full
