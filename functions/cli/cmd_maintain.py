@@ -33,7 +33,7 @@ def maintain(
     second time. Stale card items are listed, never removed. A pass that GitHub's rate limit
     stopped exits 75 ("try later"); run it again after the reset and it resumes.
     """
-    storage = open_storage(memory)
+    storage = open_storage(memory, every_slice=True)  # its scans list every slice anyway
     settings = load_settings()
     # the runs `previously chat` and serve write: a turn a dead process left is recovered here
     deps = turn_deps(settings, storage)

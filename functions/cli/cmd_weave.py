@@ -18,7 +18,7 @@ DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Show what would chan
 @app.command()
 def weave(memory: MemoryOpt = None, dry_run: DryRunOpt = False, json_out: JsonOpt = False) -> None:
     """Rebuild the timeline catalog, monthly indexes and strands from the slices (no model, no marks)."""
-    storage, label = open_memory(memory, must_exist=True)
+    storage, label = open_memory(memory, must_exist=True, every_slice=True)
 
     def run() -> tuple[RebuildReport, list[dict[str, str]]]:
         with progress_bar("Reading slices", enabled=not json_out) as (set_total, tick):

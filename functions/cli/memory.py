@@ -23,9 +23,9 @@ T = TypeVar("T")
 PROGRESS_MIN_ITEMS = 200
 
 
-def open_memory(memory: Path | None, *, must_exist: bool) -> tuple[Storage, str]:
+def open_memory(memory: Path | None, *, must_exist: bool, every_slice: bool = False) -> tuple[Storage, str]:
     """The memory a command works on (see `memory_root.open_storage`) and a label naming it."""
-    storage = open_storage(memory, must_exist=must_exist)
+    storage = open_storage(memory, must_exist=must_exist, every_slice=every_slice)
     root = getattr(storage, "root", None)
     return storage, str(root) if root is not None else storage.name
 

@@ -12,13 +12,14 @@ from functions.compose.backends import build_storage
 from functions.settings import load_settings
 
 
-def open_storage(option: Path | None, must_exist: bool = True) -> Storage:
+def open_storage(option: Path | None, must_exist: bool = True, *, every_slice: bool = False) -> Storage:
     """`--memory DIR` (a folder holding memory/), else STORAGE / GITHUB_* / $PREVIOUSLY_MEMORY.
 
-    A local folder that does not hold a memory yet is a clear error when `must_exist`.
+    A local folder that does not hold a memory yet is a clear error when `must_exist`;
+    `every_slice`: the command lists every slice (`backends.build_storage`).
     """
     try:
-        storage = build_storage(load_settings(), option)
+        storage = build_storage(load_settings(), option, every_slice=every_slice)
     except InvalidInput as exc:
         raise fail(str(exc)) from exc
     if isinstance(storage, LocalStorage) and storage.root.exists() and not storage.root.is_dir():

@@ -34,9 +34,17 @@ RUNS_KEPT_DAYS = 14
 
 
 def build_storage(
-    settings: Settings, memory_override: Path | None = None, overlay_for: OverlayFactory | None = None
+    settings: Settings,
+    memory_override: Path | None = None,
+    overlay_for: OverlayFactory | None = None,
+    *,
+    every_slice: bool = False,
 ) -> Storage:
     """The storage STORAGE selects; `--memory DIR` (the override) always means a folder.
+
+    On GitHub the slices are listed a month at a time as reads need them (a turn lists its
+    month only); `every_slice` says the caller lists them all anyway (`maintain`, `weave`), so
+    with nothing cached the listing is one recursive tree rather than a walk folder by folder.
 
     With an override, `demo` runs the read-only overlay on that folder and every other setting
     uses it as a local folder, so `previously check --memory DIR` reads exactly DIR. A demo's
@@ -68,8 +76,7 @@ def build_storage(
         branch=settings.github_branch,
         api_url=settings.github_api_url,
         disk_cache=shared,
-        # Slices are listed a month at a time as reads need them: a turn lists its month only.
-        lazy=LazyTrees(SLICES.value, depth=2),
+        lazy=None if every_slice else LazyTrees(SLICES.value, depth=2),
     )
 
 

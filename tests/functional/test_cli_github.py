@@ -67,3 +67,20 @@ def test_weave_rebuilds_the_indexes_as_one_commit(fake_github: FakeGitHub) -> No
     index = fake_github.read("memory/episodic/timeline/catalog.json") or ""
     assert '"slice_count": 50' in index
     assert (fake_github.read("memory/episodic/timeline.md") or "").startswith("# Timeline")
+
+
+@pytest.mark.parametrize("command", [["maintain", "--no-model", "--json"], ["weave", "--json"]])
+def test_a_command_that_reads_every_slice_lists_them_in_one_tree_request_with_nothing_cached(
+    fake_github: FakeGitHub, tmp_path: Path, command: list[str]
+) -> None:
+    """maintain and weave list every slice anyway: with an empty cache (a first run) they ask for
+    the whole tree at once, not folder by folder as a turn does (functions/compose/backends.py)."""
+    from functions.cli import cmd_maintain  # noqa: F401 - registers the command
+
+    fake_github.commit_files(_sample_files(), "Seed the sample memory")
+    fake_github.reset_counts()
+    env = {**_env(fake_github), "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    result = CliRunner().invoke(app, command, env=env)
+    assert result.exit_code == 0, result.output
+    trees = [r for r in fake_github.requests if "/git/trees/" in r and r.startswith("GET")]
+    assert len(trees) == 1, trees
