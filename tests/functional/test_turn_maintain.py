@@ -58,7 +58,7 @@ def test_maintenance_closes_marks_consolidates_and_is_idempotent(fake_models: Fa
     assert (closed.status, closed.closed_by, closed.focus) == ("closed", "time_cap", "Kyoto trip")
     assert closed.end == closed.turns[-1].timestamp and closed.marked_by == ""
     assert report.merges == 1
-    strands = json.loads(h.read(str(STRANDS_JSON)) or "{}")
+    strands = h.strands()
     assert "Kyoto trip" not in strands and set(strands["kyoto"]) >= {"2026/08/05/0800", "2026/08/03/0800"}
     assert report.stale_card == {
         "aged_now": ["Training for a 10k (since 2026-07-01)"],

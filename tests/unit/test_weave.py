@@ -10,6 +10,7 @@ from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog.index import read_index
 from core.memory.catalog.monthly import monthly_entry, render_monthly, upsert_monthly
+from core.memory.catalog.strand_shards import read_all_strands
 from core.memory.catalog.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
 from core.memory.slice.model import Slice, Turn, render_core_md
 from core.storage.base import WriteBatch
@@ -119,7 +120,7 @@ def test_index_slice_writes_monthly_strands_and_a_pending_catalog_entry() -> Non
     result = batch.commit("turn")
     assert paths.CATALOG_JSON not in result.written and paths.TIMELINE_MD not in result.written
     assert _ids(storage) == ["2026-08-01-0900", "2026-08-11-1200"]
-    assert json.loads(storage.files[paths.STRANDS_JSON]) == {"garden": ["2026/08/11/1200"]}
+    assert read_all_strands(storage.snapshot()) == {"garden": ["2026/08/11/1200"]}
     monthly = json.loads(storage.files[paths.monthly_index("2026", "08")])
     assert [e["id"] for e in monthly["slices"]] == ["2026-08-11-1200"]
     assert (storage.files[paths.CATALOG_JSON], storage.files[paths.TIMELINE_MD]) == (
