@@ -202,12 +202,18 @@ def test_format_doc_catalog_examples_match() -> None:
 def test_format_doc_strands_example_is_what_we_write() -> None:
     from pathlib import Path
 
+    from core.memory.catalog.strand_shards import menu_of, parse_menu, render_menu
     from core.memory.catalog.strands import render_strands
     from core.memory.catalog.strands_file import load_strands
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
-    example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]
-    assert render_strands(load_strands(example)) == example
+    section = doc.split("\n## Strands (", 1)[1]
+    shard, menu = (block.split("\n```\n", 1)[0] for block in section.split("```json\n")[1:3])
+    assert render_strands(load_strands(shard)) == shard
+    assert json.loads(menu) == json.loads(
+        render_menu(menu_of({"work-pressure": load_strands(shard)["work-pressure"]}))
+    )
+    assert render_menu(parse_menu(menu) or {}) == menu
 
 
 def _woven(files: dict[str, str]) -> InMemoryStorage:

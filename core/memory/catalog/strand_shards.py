@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ from core.memory.catalog.strands import (
     normalize_key,
     parse_strands,
     render_strands,
+    weave_tags,
 )
 from core.memory.formats import jsjson
 from core.memory.owners.registry import update_derived
@@ -268,6 +269,21 @@ def queue_strands(batch: ShardWriter, change: Change, keys: Iterable[str] | None
     )
     if legacy is not None:
         batch.delete(paths.STRANDS_JSON)
+
+
+def queue_weave(batch: ShardWriter, tags: Sequence[str], rel: str) -> None:
+    """Queue the slice path `rel` woven under each tag (`weave_tags`). When the menu shows every
+    tag's strand already naming it (a closed slice woven again), nothing past the menu is read."""
+    menu = read_menu(batch)
+    names: Strands = {key: [] for key in menu}
+    if all((key := find_matching(names, tag)) is not None and rel in menu[key].latest for tag in tags):
+        return
+    queue_strands(batch, lambda strands: _woven(strands, tags, rel), tags)
+
+
+def _woven(strands: Strands, tags: Sequence[str], rel: str) -> Strands:
+    weave_tags(strands, tags, rel)
+    return strands
 
 
 def _shard_update(

@@ -35,8 +35,7 @@ from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_month
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.recent import read_entry
 from core.memory.catalog.shas import Versions, parse_shas, render_shas
-from core.memory.catalog.strand_shards import ShardWriter, queue_strands, read_menu
-from core.memory.catalog.strands import Strands, weave_tags
+from core.memory.catalog.strand_shards import ShardWriter, queue_weave, read_menu
 from core.memory.owners.registry import update_derived
 from core.memory.slice.model import Slice
 from core.storage.base import Reader, blob_sha, prefetch, version_of
@@ -289,8 +288,7 @@ def upsert_monthly_entry(batch: Writer, s: Slice) -> None:
 def weave_slice_strands(batch: ShardWriter, s: Slice) -> None:
     """Queue the slice's tags into the strands (only their shards; nothing when it has no tags)."""
     if s.tags:
-        rel = paths.slice_rel(s.slice_id)
-        queue_strands(batch, lambda strands: _woven(strands, s.tags, rel), s.tags)
+        queue_weave(batch, s.tags, paths.slice_rel(s.slice_id))
 
 
 def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "en") -> None:
@@ -320,8 +318,3 @@ def queue_catalog_entries(
         return upsert_pending(text, entries)
 
     update_derived(batch, paths.PENDING_JSON, update)
-
-
-def _woven(strands: Strands, tags: Sequence[str], rel: str) -> Strands:
-    weave_tags(strands, tags, rel)
-    return strands
