@@ -27,6 +27,10 @@ _INDEX_FILES = frozenset(
     }
 )
 
+# The strand shards and their menu (`memory/episodic/strands/`): one strand under every slice
+# is ~24 bytes a slice, so a shard can outgrow 1 MB as the single strands.json could.
+_INDEX_DIRS = re.compile(r"^memory/episodic/strands/[^/]+\.json\Z")
+
 _PROTECTED = (
     re.compile(r"^memory/episodic/"),
     re.compile(r"(^|/)_index\.json$"),
@@ -144,7 +148,7 @@ def size_limit(path: MemoryPath) -> int:
     index.json holds ~450 bytes per slice, so a 10,000-slice memory needs ~5 MB; those files
     are written only by their own code (never by a tool or a model) and rebuilt from the slices.
     """
-    return MAX_INDEX_BYTES if path.value in _INDEX_FILES else MAX_FILE_BYTES
+    return MAX_INDEX_BYTES if path.value in _INDEX_FILES or _INDEX_DIRS.match(path.value) else MAX_FILE_BYTES
 
 
 def check_size(path: MemoryPath, content: str | bytes) -> None:
