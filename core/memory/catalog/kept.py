@@ -98,9 +98,11 @@ def _joined(parts: list[dict[str, tuple[str, ...]]]) -> dict[str, tuple[str, ...
     out: dict[str, list[str]] = {}
     for part in parts:
         for key, ids in part.items():
-            have = out.setdefault(key, [])
-            seen = set(have)
-            have.extend(i for i in ids if i not in seen)
+            if key not in out:
+                out[key] = list(ids)
+                continue
+            seen = set(out[key])
+            out[key].extend(i for i in ids if i not in seen)
     return {key: tuple(ids) for key, ids in out.items()}
 
 

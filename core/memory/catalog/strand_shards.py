@@ -39,6 +39,7 @@ from core.memory.catalog.strands import (
     render_strands,
     weave_tags,
 )
+from core.memory.catalog.strands_file import remember, strands_file
 from core.memory.formats import jsjson
 from core.memory.owners.registry import update_derived
 from core.storage.base import Reader
@@ -181,16 +182,23 @@ def _shards_present(view: Reader) -> list[int]:
 
 def read_shard(view: Reader, n: int) -> Strands:
     """One shard's strands ({} when absent or unreadable: rebuilt by the next weave)."""
-    return parse_strands(read_or_none(view, paths.strand_shard(n)))[0]
+    return strands_file(read_or_none(view, paths.strand_shard(n))).copy()
 
 
 def union(*maps: Mapping[str, list[str]]) -> Strands:
-    """Maps joined key by key, paths unioned (first seen first)."""
+    """Maps joined key by key: a key's paths as the first map has them, then the paths a later
+    map adds (the same file read alone gives its own lists back unchanged)."""
     out: Strands = {}
     for strands in maps:
         for key, rels in strands.items():
-            have = out.setdefault(key, [])
-            have.extend(p for p in rels if p not in set(have))
+            if key not in out:
+                out[key] = list(rels)
+                continue
+            seen = set(out[key])
+            for rel in rels:
+                if rel not in seen:
+                    seen.add(rel)
+                    out[key].append(rel)
     return out
 
 
@@ -290,9 +298,9 @@ def _shard_update(
     n: int, old: Strands, new: Strands, results: dict[int, Strands]
 ) -> Callable[[str | None], str | None]:
     def apply(text: str | None) -> str | None:
-        current = parse_strands(text)[0] if text is not None else {}
-        out = results[n] = apply_diff(current, old, new)
-        rendered = render_strands(out)
+        file = strands_file(text)  # parsed once per text; the splice re-renders what changed only
+        out = results[n] = apply_diff(file.copy(), old, new)
+        rendered = remember(file.splice(out)).text
         return None if rendered == text else rendered
 
     return apply

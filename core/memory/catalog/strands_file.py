@@ -18,7 +18,9 @@ from core.memory.catalog.strands import Strands, js_key_order, parse_strands, we
 from core.memory.formats import jsjson
 from core.memory.formats.memo import TextMemo
 
-_MEMO_SIZE = 4  # a turn sees a few versions of the file; each is ~2 MB in memory at 10k slices
+_MEMO_SIZE = (
+    48  # a turn sees a few versions of a few shards; all 32 together are ~2 MB in memory at 10k slices
+)
 _LIST_END = "\n  ]"
 _ITEM_SEP = ",\n    "
 
