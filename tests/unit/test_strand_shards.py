@@ -213,3 +213,20 @@ def test_a_damaged_menu_is_derived_from_the_shards_and_written_again() -> None:
         "garden": {"count": 2, "latest": ["2026/08/19/0900", "2026/08/10/1200"]},
         "work": {"count": 1, "latest": ["2026/08/19/0900"]},
     }
+
+
+def test_two_writers_over_one_snapshot_both_keep_their_paths_and_the_menu_counts_both() -> None:
+    storage = InMemoryStorage()
+    seed = WriteBatch.open(storage)
+    weave_slice_strands(seed, Slice(slice_id=SLICES[4], start="", tags=["garden", "Moving", "work"]))
+    seed.commit("seed")
+    first, second = WriteBatch.open(storage), WriteBatch.open(storage)
+    weave_slice_strands(first, Slice(slice_id=SLICES[2], start="", tags=["Garden"]))
+    weave_slice_strands(second, Slice(slice_id=SLICES[1], start="", tags=["garden", "moving"]))
+    queue_drop_slice(second, SLICES[4])  # forgets the seed slice: its strands keep only what others add
+    first.commit("first")
+    second.commit("second, over the first's commit")
+    view = storage.snapshot()
+    woven = {"garden": ["2026/07/01/0800", "2026/08/10/1200"], "moving": ["2026/08/10/1200"]}
+    assert read_all_strands(view) == woven
+    assert read_menu(view) == menu_of(woven)
