@@ -136,7 +136,7 @@ def _run(start: dict[str, str], ops: list[tuple[str, list[str], str]]) -> tuple[
     return storage, reference
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(legacy_maps, steps, st.booleans())
 def test_the_shards_hold_what_the_single_file_would_after_any_updates(
     legacy: Strands, ops: list[tuple[str, list[str], str]], from_legacy: bool

@@ -125,16 +125,14 @@ def parse_menu(text: str | None) -> Menu | None:
 
 
 def apply_diff(current: Strands, old: Mapping[str, list[str]], new: Mapping[str, list[str]]) -> Strands:
-    """`current` with the change from `old` to `new` applied (the module docstring): equal to
-    `new` when `current` is `old`; paths only `current` has stay."""
+    """`current` with the change from `old` to `new` applied (the module docstring): exactly
+    `new` when `current` is `old`; paths only `current` has stay, and a path another writer
+    removed meanwhile is not brought back unless this change adds it."""
     out: Strands = {}
     for key, rels in current.items():
         was = set(old.get(key, ()))
         if key in new:
-            gone = was - set(new[key])
-            kept = [p for p in rels if p not in gone]
-            have = set(kept)
-            out[key] = kept + [p for p in new[key] if p not in have]
+            out[key] = _merged(rels, list(old.get(key, ())), new[key])
         elif key in old:
             left = [p for p in rels if p not in was]
             if left:
@@ -142,13 +140,24 @@ def apply_diff(current: Strands, old: Mapping[str, list[str]], new: Mapping[str,
         else:
             out[key] = list(rels)
     for key, rels in new.items():
-        if key in out:
+        if key in out or key in current:
             continue
         was = set(old.get(key, ()))
         added = [p for p in rels if p not in was]
         if added or key not in old:  # a key another writer removed keeps only what this one added
             out[key] = added
     return out
+
+
+def _merged(current: list[str], old: list[str], now: list[str]) -> list[str]:
+    """One strand: `now` when nobody else changed it; else its current list less what this change
+    removed, then what this change added (as an update of the single file did)."""
+    if current == old:
+        return list(now)
+    was, wanted = set(old), set(now)
+    kept = [p for p in current if p in wanted or p not in was]
+    have = set(kept)
+    return kept + [p for p in now if p not in have and p not in was]
 
 
 def updated_menu(menu: Menu, changed: Mapping[int, Strands], order: Iterable[str] = ()) -> Menu:
