@@ -67,6 +67,8 @@ def _forget_indexes(root: Path) -> None:
     """Remove every derived file so the next weave starts from scratch again."""
     for path in (paths.CATALOG_JSON, paths.TIMELINE_MD, paths.STRANDS_JSON):
         (root / str(path)).unlink(missing_ok=True)
+    for shard in (root / paths.STRANDS_DIR.value).glob("*.json"):
+        shard.unlink()
     for monthly in root.glob("memory/episodic/slices/*/*/_index.json"):
         monthly.unlink()
 

@@ -23,6 +23,7 @@ from core.memory.card.model import is_card, parse_card
 from core.memory.catalog.index import parse_index, read_index
 from core.memory.catalog.layout import parse_month, parse_top
 from core.memory.catalog.monthly import parse_monthly
+from core.memory.catalog.strand_shards import parse_menu
 from core.memory.catalog.strands import parse_strands
 from core.memory.config import parse_config
 from core.memory.damage import read_text
@@ -100,6 +101,14 @@ def check_strands(path: str, text: str) -> list[Finding]:
     _, problems = parse_strands(text)
     advice = "; the product ignores what it cannot read and `previously weave` rebuilds it"
     return _json_findings(path, text, [p + advice for p in problems])
+
+
+def check_strand_menu(path: str, text: str) -> list[Finding]:
+    """strands/menu.json: strand → {count, latest}; derived from the shards."""
+    if parse_menu(text) is not None:
+        return []
+    problem = "not a strand menu (strand → {count, latest}); the product derives it again from the shards"
+    return _json_findings(path, text, [problem])
 
 
 def check_catalog(path: str, text: str) -> list[Finding]:
@@ -272,6 +281,8 @@ def _read(reader: Reader, path: paths.MemoryPath) -> tuple[str | None, Finding |
 
 _FIXED_CHECKS: dict[PathKind, FileCheck] = {
     PathKind.STRANDS: check_strands,
+    PathKind.STRAND_SHARD: check_strands,
+    PathKind.STRAND_MENU: check_strand_menu,
     PathKind.CATALOG: check_catalog,
     PathKind.CATALOG_TOP: check_catalog_top,
     PathKind.CATALOG_MONTH: check_catalog_month,
@@ -411,4 +422,4 @@ def _check_strands_against(reader: Reader, folders: dict[str, set[str]], flats: 
         f"{len(dangling)} slice paths point at no slice folder (first: {dangling[0]}); "
         "`previously weave` drops them"
     )
-    return [Finding(paths.STRANDS_JSON.value, "warning", message)]
+    return [Finding(paths.STRANDS_DIR.value, "warning", message)]

@@ -20,10 +20,10 @@ from core.agent.tool_context import ToolContext
 from core.clock import Clock, IdSource
 from core.errors import InvalidInput, NotFound, PreviouslyError, ReadOnly
 from core.llm.registry import Resolution
-from core.memory.catalog.kept import kept_strands
-from core.memory.catalog.strands import find_matching
+from core.memory.catalog.strand_shards import read_menu, read_strand
 from core.memory.config import UserConfig
 from core.memory.config_store import read_config
+from core.memory.paths import SliceId
 from core.memory.slice import staged_notes
 from core.memory.slice.model import parse_core_frontmatter
 from core.search import Hit
@@ -151,12 +151,11 @@ class OutsideAccess:
     @staticmethod
     def _strand_members(view: Reader, strand: str) -> set[str]:
         """The slice ids a strand runs through (its name matched as the weave matches tags)."""
-        kept = kept_strands(view)
-        key = strand if strand in kept else find_matching({k: [] for k in kept}, strand)
-        if key is None:
-            names = ", ".join(list(kept)[:30]) or "(none yet)"
+        found = read_strand(view, strand)
+        if found is None:
+            names = ", ".join(list(read_menu(view))[:30]) or "(none yet)"
             raise NotFound(f'No strand named "{strand}". Known strands: {names}')
-        return set(kept[key])
+        return {sid.dash for rel in found[1] if (sid := SliceId.from_either(rel))}
 
     def about(self, query: str, k: int = 5, budget_tokens: int = outside_context.DEFAULT_BUDGET) -> str:
         """Everything about `query` in one answer: recall's best slices with their summaries and

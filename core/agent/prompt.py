@@ -27,7 +27,7 @@ from core.clock import try_parse_iso
 from core.errors import InvalidInput
 from core.memory import paths
 from core.memory.card.timing import overdue_block
-from core.memory.catalog.strands_file import load_strands
+from core.memory.catalog.strand_shards import read_menu
 from core.memory.catalog.timeline_md import entries_of
 from core.memory.config import UserConfig
 from core.memory.slice.model import Slice
@@ -68,7 +68,7 @@ def build_system_prompt(
     )
     brief = timeline_brief(index, as_of=current.slice_id, timezone=tz, locale=locale)
     menu = blocks.strands_menu(
-        load_strands(_read(view, paths.STRANDS_JSON)),
+        {key: entry.latest for key, entry in read_menu(view).items()},
         before=paths.slice_rel(current.slice_id),
         anchor=start,
         timezone=tz,

@@ -34,6 +34,7 @@ from core.media.migrate import COMMIT_MESSAGE as PICTURES_MESSAGE
 from core.media.migrate import migrate_pictures
 from core.memory.card.model import aged_now_items, is_card, overdue_horizon, parse_card
 from core.memory.catalog.index import catalog_active, read_index
+from core.memory.catalog.strand_shards import migrate_strands
 from core.memory.catalog.weave import meta_loader, weave_catalog
 from core.memory.config import UserConfig
 from core.memory.damage import damaged_slices, slice_files
@@ -77,6 +78,7 @@ class MaintenanceReport:
     closed: list[ClosedSlice] = field(default_factory=list)
     merges: int = 0
     pruned_strands: list[str] = field(default_factory=list)
+    strands_converted: bool = False  # the single strands.json became the shards (docs/FORMAT.md "strands")
     marked: list[str] = field(default_factory=list)
     marked_by_fallback: list[str] = field(default_factory=list)
     remarked: list[str] = field(default_factory=list)  # fallback marks the worker replaced (remark.py)
@@ -197,6 +199,7 @@ def _tidy(
     """Strands after a close, the catalog, and the dry-slice marks (queued, not committed)."""
     now = deps.clock.now()
     worker = models.worker if models is not None and not deps.demo else None
+    report.strands_converted = migrate_strands(batch)
     if report.closed:
         say("Tidying strands")
         report.pruned_strands = prune_strands(batch, now)

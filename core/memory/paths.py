@@ -54,7 +54,10 @@ __all__ = [
 MEMORY = MemoryPath("memory")
 EPISODIC = MemoryPath("memory/episodic")
 SLICES = MemoryPath("memory/episodic/slices")
-STRANDS_JSON = MemoryPath("memory/episodic/strands.json")
+STRANDS_JSON = MemoryPath("memory/episodic/strands.json")  # the single-file layout, read until migrated
+STRANDS_DIR = MemoryPath("memory/episodic/strands")  # tag → slice paths in shards (docs/FORMAT.md "strands")
+STRANDS_MENU = MemoryPath("memory/episodic/strands/menu.json")
+STRAND_SHARDS = 32  # shard files `strands/NN.json`, 00 … 31
 CATALOG_JSON = MemoryPath("memory/episodic/timeline/index.json")  # the single-file layout, still read
 CATALOG_TOP_JSON = MemoryPath("memory/episodic/timeline/catalog.json")  # the catalog's counters and months
 CATALOG_MONTHS = MemoryPath("memory/episodic/timeline/index")  # one YYYY-MM.json per month
@@ -273,6 +276,13 @@ def day_dir(year: str, month: str, day: str) -> MemoryPath:
     return SLICES / f"{year}/{month}/{day}"
 
 
+def strand_shard(n: int) -> MemoryPath:
+    """`memory/episodic/strands/NN.json`: the shard holding the strands whose key hashes to `n`."""
+    if not 0 <= n < STRAND_SHARDS:
+        raise InvalidInput(f"No strand shard {n}: there are {STRAND_SHARDS} (0 … {STRAND_SHARDS - 1}).")
+    return STRANDS_DIR / f"{n:02d}.json"
+
+
 def legacy_flat_slice_id(path: MemoryPath | str) -> str | None:
     """The slice id a legacy flat file's path stands for, or None when it is not one."""
     found = classify(path)
@@ -284,7 +294,9 @@ class PathKind(StrEnum):
 
     CARD = "card"
     CONFIG = "config"
-    STRANDS = "strands"
+    STRANDS = "strands"  # the single strands.json (read, then migrated to the shards)
+    STRAND_SHARD = "strand_shard"  # memory/episodic/strands/NN.json
+    STRAND_MENU = "strand_menu"  # memory/episodic/strands/menu.json
     CATALOG = "catalog"
     CATALOG_TOP = "catalog_top"
     CATALOG_MONTH = "catalog_month"
@@ -329,6 +341,7 @@ _FIXED = {
     CARD.value: PathKind.CARD,
     CONFIG_JSON.value: PathKind.CONFIG,
     STRANDS_JSON.value: PathKind.STRANDS,
+    STRANDS_MENU.value: PathKind.STRAND_MENU,
     CATALOG_JSON.value: PathKind.CATALOG,
     CATALOG_TOP_JSON.value: PathKind.CATALOG_TOP,
     TIMELINE_MD.value: PathKind.TIMELINE_MD,
@@ -337,6 +350,7 @@ _FIXED = {
     CATALOG_DAMAGED_JSON.value: PathKind.CATALOG_DAMAGED,
     SLICE_CHECKS_JSON.value: PathKind.SLICE_CHECKS,
 }
+_STRAND_SHARD_RE = re.compile(r"^memory/episodic/strands/(?:[0-2][0-9]|3[01])\.json\Z")
 _AGENT_PART_RE = re.compile(r"^timeline/agent-[1-9]\d{0,5}\.md\Z")
 _SLICE_INNER = {
     "timeline/core.md": PathKind.CORE_MD,
@@ -355,6 +369,8 @@ def classify(path: MemoryPath | str) -> PathClass:
         return PathClass(PathKind.SEARCH)
     if _is_month_file(value):
         return PathClass(PathKind.CATALOG_MONTH)
+    if _STRAND_SHARD_RE.match(value):
+        return PathClass(PathKind.STRAND_SHARD)
     if value.startswith(CARD_HISTORY_DIR.value + "/"):
         return PathClass(PathKind.CARD_HISTORY)
     if _under(value, EVOLUTION_DIR) or _under(value, PLAYBOOKS_DIR):

@@ -28,6 +28,10 @@ _INDEX_FILES = frozenset(
 )
 _INDEX_DIRS = ("memory/episodic/timeline/index/",)  # the catalog's month files: a busy month is large
 
+# The strand shards and their menu (`memory/episodic/strands/`): one strand under every slice
+# is ~24 bytes a slice, so a shard can outgrow 1 MB as the single strands.json could.
+_STRAND_FILES = re.compile(r"^memory/episodic/strands/[^/]+\.json\Z")
+
 _PROTECTED = (
     re.compile(r"^memory/episodic/"),
     re.compile(r"(^|/)_index\.json$"),
@@ -146,7 +150,11 @@ def size_limit(path: MemoryPath) -> int:
     archive can put thousands in one month's file); those files
     are written only by their own code (never by a tool or a model) and rebuilt from the slices.
     """
-    big = path.value in _INDEX_FILES or path.value.startswith(_INDEX_DIRS)
+    big = (
+        path.value in _INDEX_FILES
+        or path.value.startswith(_INDEX_DIRS)
+        or bool(_STRAND_FILES.match(path.value))
+    )
     return MAX_INDEX_BYTES if big else MAX_FILE_BYTES
 
 

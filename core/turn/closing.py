@@ -16,9 +16,9 @@ from typing import Any
 from core.agent.workers.analyzer import CloseMarking
 from core.clock import Clock, iso
 from core.errors import ConflictError, NotFound
-from core.memory.catalog.index import catalog_active, read_index, read_or_none
-from core.memory.catalog.strands import prune
-from core.memory.catalog.strands_file import load_strands, remember, strands_file
+from core.memory.catalog.index import catalog_active, read_index
+from core.memory.catalog.strand_shards import queue_strands, read_menu
+from core.memory.catalog.strands import PRUNE_MIN_SLICES, prune
 from core.memory.catalog.weave import (
     WeaveResult,
     meta_loader,
@@ -27,7 +27,7 @@ from core.memory.catalog.weave import (
     weave_catalog,
     weave_slice_strands,
 )
-from core.memory.paths import CATALOG_JSON, STRANDS_JSON, MemoryPath, core_md
+from core.memory.paths import CATALOG_JSON, MemoryPath, core_md
 from core.memory.slice.merge import SliceEdit, edit_slice
 from core.memory.slice.model import Slice, parse_core_md
 from core.memory.slice.slicer import (
@@ -161,14 +161,13 @@ def ensure_catalog(batch: WriteBatch, now: datetime, locale: str) -> bool:
 
 
 def prune_strands(batch: WriteBatch, now: datetime) -> list[str]:
-    """Queue the deterministic strand prune (docs/FORMAT.md "strands.json"); the keys it drops."""
-    _, dropped = prune(load_strands(read_or_none(batch, STRANDS_JSON)), now)
+    """Queue the deterministic strand prune (docs/FORMAT.md "strands"); the keys it drops.
+
+    The menu tells which strands the prune drops (a strand under two slices has all its paths
+    in the menu's newest few), so only their shards are read and rewritten."""
+    menu = read_menu(batch)
+    few = {key: list(entry.latest) for key, entry in menu.items() if entry.count < PRUNE_MIN_SLICES}
+    _, dropped = prune(few, now)
     if dropped:
-
-        def apply(text: str | None) -> str | None:
-            file = strands_file(text)
-            kept, gone = prune(file.copy(), now)
-            return remember(file.splice(kept)).text if gone else None
-
-        batch.update(STRANDS_JSON, apply)
+        queue_strands(batch, lambda strands: prune(strands, now)[0], dropped)
     return dropped

@@ -17,16 +17,11 @@ from core.agent.workers.marker import mark_slice
 from core.clock import iso
 from core.llm.registry import BoundModel
 from core.memory.catalog.head import head_dry
-from core.memory.catalog.index import read_index, read_or_none
-from core.memory.catalog.strands import (
-    MergeProposal,
-    apply_merges,
-    filter_proposals,
-    render_strands,
-)
-from core.memory.catalog.strands_file import load_strands
+from core.memory.catalog.index import read_index
+from core.memory.catalog.strand_shards import queue_strands, read_all_strands
+from core.memory.catalog.strands import MergeProposal, Strands, apply_merges, filter_proposals
 from core.memory.catalog.weave import queue_catalog_entries
-from core.memory.paths import STRANDS_JSON, appendix_md, core_md
+from core.memory.paths import appendix_md, core_md
 from core.memory.slice.appendix import append_appendix
 from core.memory.slice.core_edits import backfill_rewrite
 from core.memory.slice.merge import edit_slice
@@ -51,24 +46,23 @@ class PassReport:
         return bool(self.merges or self.marked or self.marked_by_fallback)
 
 
-def merge_update(proposals: list[MergeProposal]) -> Callable[[str | None], str | None]:
-    """strands.json with the proposals applied to its current text (None when none applies)."""
+def merge_update(proposals: list[MergeProposal]) -> Callable[[Strands], Strands]:
+    """The strands with the proposals applied (over the shards of their sources and targets)."""
 
-    def apply(text: str | None) -> str | None:
-        strands = load_strands(text)
-        merged, applied = apply_merges(strands, filter_proposals(strands, proposals))
-        return render_strands(merged) if applied else None
+    def apply(strands: Strands) -> Strands:
+        return apply_merges(strands, filter_proposals(strands, proposals))[0]
 
     return apply
 
 
 def consolidate(batch: WriteBatch, worker: BoundModel) -> int:
     """Queue the worker's strand merges; how many apply to the current index."""
-    strands = load_strands(read_or_none(batch, STRANDS_JSON))
+    strands = read_all_strands(batch)
     proposals = propose_merges(worker, strands)
     _, applied = apply_merges(strands, filter_proposals(strands, proposals))
     if applied:
-        batch.update(STRANDS_JSON, merge_update(proposals))
+        keys = [name for p in proposals for name in (p.source, p.target)]
+        queue_strands(batch, merge_update(proposals), keys)
     return applied
 
 

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from core.memory import paths
 from core.memory.catalog.index import stored_index_text
+from core.memory.catalog.strand_shards import read_all_strands
 from core.storage.local import LocalStorage
 from functions.cli import cmd_check, cmd_import, cmd_weave  # noqa: F401 - registers the commands
 from functions.cli.app import app
@@ -79,7 +80,7 @@ def test_weave_builds_indexes_then_has_nothing_to_do(tree: Path) -> None:
     assert code == 0 and "Changed" in out
     index = json.loads(stored_index_text(LocalStorage(tree).snapshot()) or "")
     assert [e["id"] for e in index["slices"]] == ["2026-08-01-0900", "2026-08-02-0900"]
-    strands = json.loads((tree / str(paths.STRANDS_JSON)).read_text(encoding="utf-8"))
+    strands = read_all_strands(LocalStorage(tree).snapshot())
     assert strands == {"garden": ["2026/08/01/0900", "2026/08/02/0900"]}
     assert (tree / "memory/episodic/slices/2026/08/_index.json").is_file()
     code, out = _run("weave", "--memory", str(tree), "--json")

@@ -11,7 +11,6 @@ import pytest
 
 from core.clock import FixedClock
 from core.errors import TransientError
-from core.memory.paths import STRANDS_JSON
 from core.storage.memory import InMemoryStorage
 from core.turn.steps import STEP_TABLE, close_passes
 from core.turn.steps.common import StepContext
@@ -74,8 +73,7 @@ def test_a_failing_strands_pass_is_retried_alone(
         ("evolve", 1),
     ]
     assert_gap_free(state.events)
-    strands = h.read(STRANDS_JSON.value) or ""
-    assert "garden" in strands, "the retried pass wove the strands"
+    assert "garden" in h.strands(), "the retried pass wove the strands"
 
 
 def test_a_pass_that_keeps_failing_is_caught_and_the_later_passes_still_run(

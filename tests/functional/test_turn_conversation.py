@@ -154,7 +154,7 @@ def test_three_turns_close_consolidate_and_reopen(harness: Harness) -> None:
     assert prompts[-1] != prompts[0], "the new slice freezes a new prompt"
     assert "2026-08-11T11:50:00.000Z" in prompts[-1] and "2026-08-11T11:50:00.000Z" not in prompts[0]
 
-    strands = json.loads(harness.read(str(STRANDS_JSON)) or "{}")
+    strands = harness.strands()
     assert "tomato" not in strands
     assert set(strands["tomatoes"]) == {
         "2026/05/02/0800",

@@ -59,8 +59,10 @@ def test_maintenance_closes_marks_consolidates_and_is_idempotent(fake_models: Fa
     assert (closed.status, closed.closed_by, closed.focus) == ("closed", "time_cap", "Kyoto trip")
     assert closed.end == closed.turns[-1].timestamp and closed.marked_by == ""
     assert report.merges == 1
-    strands = json.loads(h.read(str(STRANDS_JSON)) or "{}")
+    strands = h.strands()
     assert "Kyoto trip" not in strands and set(strands["kyoto"]) >= {"2026/08/05/0800", "2026/08/03/0800"}
+    assert report.strands_converted and h.read(str(STRANDS_JSON)) is None  # now in the shards
+    assert {p for ps in strands.values() for p in ps} >= {p for ps in STRANDS.values() for p in ps}
     assert report.stale_card == {
         "aged_now": ["Training for a 10k (since 2026-07-01)"],
         "overdue_horizon": ["Renew the passport (by 2026-08-01)"],

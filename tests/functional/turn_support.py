@@ -12,6 +12,7 @@ from typing import Any
 
 from core.clock import FixedClock, SequentialIds
 from core.llm.registry import ModelRegistry, ProviderConfig
+from core.memory.catalog.strand_shards import read_all_strands
 from core.memory.paths import MEMORY, MemoryPath, core_md
 from core.memory.slice.model import Slice, parse_core_md
 from core.storage.base import Change, CommitResult, Snapshot, Storage
@@ -140,6 +141,10 @@ class Harness:
 
     def read(self, path: str) -> str | None:
         return self.storage.snapshot().read(MemoryPath(path))
+
+    def strands(self) -> dict[str, list[str]]:
+        """Every strand as the memory holds it now (shards, or a single strands.json)."""
+        return read_all_strands(self.storage.snapshot())
 
     def read_bytes(self, path: str) -> bytes | None:
         return self.storage.snapshot().read_bytes(MemoryPath(path))

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 
-from core.memory import paths
 from core.memory.catalog.index import read_index, stored_index_text
-from core.memory.catalog.kept import INDEX, STRANDS, kept_index, kept_strands
+from core.memory.catalog.kept import INDEX, SHARDS, kept_index, kept_strands
 from core.memory.catalog.layout import split
 from core.memory.catalog.recent import strand_counts, strand_slices, timeline
 from core.storage.memory import InMemoryStorage
 from tests.conftest import SAMPLE_ROOT
 
 EPISODIC = SAMPLE_ROOT / "memory" / "episodic"
-STRANDS_TEXT = (EPISODIC / "strands.json").read_text(encoding="utf-8")
+STRAND_FILES = {
+    f"memory/episodic/strands/{p.name}": p.read_text(encoding="utf-8")
+    for p in (EPISODIC / "strands").glob("*.json")
+}
 
 
 def _sample_catalog() -> str:
@@ -25,9 +27,9 @@ def _sample_catalog() -> str:
 INDEX_TEXT = _sample_catalog()
 
 
-def _storage(index: str = INDEX_TEXT, strands: str = STRANDS_TEXT) -> InMemoryStorage:
+def _storage(index: str = INDEX_TEXT) -> InMemoryStorage:
     files = {p.value: text for p, text in split(json.loads(index)).items()}  # stored by month
-    return InMemoryStorage.from_texts({**files, paths.STRANDS_JSON.value: strands})
+    return InMemoryStorage.from_texts({**files, **STRAND_FILES})
 
 
 def test_an_unchanged_catalog_is_parsed_once_and_reads_the_same() -> None:
@@ -61,8 +63,8 @@ def test_a_caller_changing_its_timeline_does_not_change_the_kept_catalog() -> No
 def test_strands_are_kept_and_counted() -> None:
     view = _storage().snapshot()
     ids = strand_slices(view)
-    before = STRANDS.parses
-    assert strand_slices(_storage().snapshot()) == ids and STRANDS.parses == before
+    before = sum(k.parses for k in SHARDS)
+    assert strand_slices(_storage().snapshot()) == ids and sum(k.parses for k in SHARDS) == before
     assert strand_counts(view) == {k: len(v) for k, v in ids.items()}
     ids[next(iter(ids))].append("2030-01-01-0000")  # a caller's copy
     assert "2030-01-01-0000" not in kept_strands(view)[next(iter(ids))]

@@ -9,6 +9,7 @@ import pytest
 from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog.rebuild import rebuild_indexes
+from core.memory.catalog.strand_shards import read_all_strands
 from core.storage.base import WriteBatch
 from core.storage.memory import InMemoryStorage
 from tests.unit.test_weave import _core
@@ -49,7 +50,8 @@ def test_rebuild_writes_every_index_from_the_slices() -> None:
     assert report["unreadable"] == ["2026-08-02-0900"]
     assert report["catalog"]["total"] == 2 and report["months"] == 3
     assert report["strand_phantoms_dropped"] == 1
-    strands = json.loads(storage.files[paths.STRANDS_JSON])
+    assert paths.STRANDS_JSON not in storage.files  # written in the shards' layout
+    strands = read_all_strands(storage.snapshot())
     # the July slice was already indexed (merged strand) so it is left alone; August is woven
     assert strands == {"陈永超": ["2026/07/01/0900"], "rust": ["2026/08/01/0900"]}
     june = json.loads(storage.files[paths.monthly_index("2026", "06")])

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from core.memory import paths
+from core.memory.catalog.strand_shards import shard_of
 from core.memory.slice.model import parse_core_md, render_core_md
 from scripts.samplekit import build as sample_build
 from scripts.samplekit.card_replay import replay_card
@@ -109,6 +111,9 @@ def test_turn_ids_are_six_base64url_chars() -> None:
 # ---------------------------------------------------------------- a small source, end to end
 
 
+STRAND_FILES = [paths.strand_shard(shard_of("garden")).value, paths.STRANDS_MENU.value]  # its one tag
+
+
 def test_a_small_source_builds_every_file(tmp_path: Path) -> None:
     files = sample_build.build(
         _source(tmp_path, evolution="summary: Met Nell.\nops:\n  - add_now: Growing tomatoes\n")
@@ -120,7 +125,7 @@ def test_a_small_source_builds_every_file(tmp_path: Path) -> None:
         "memory/episodic/slices/2026/01/02/1000/previously.md",
         "memory/episodic/slices/2026/01/02/1000/timeline/core.md",
         "memory/episodic/slices/2026/01/_index.json",
-        "memory/episodic/strands.json",
+        *STRAND_FILES,
         "memory/episodic/timeline.md",
         "memory/episodic/timeline/catalog.json",
         "memory/episodic/timeline/index/2026-01.json",

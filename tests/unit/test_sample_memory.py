@@ -20,6 +20,8 @@ import yaml
 
 from core.memory.card.identity import parse_identity
 from core.memory.card.model import overdue_horizon, parse_card, render_card
+from core.memory.catalog.strand_shards import read_all_strands
+from core.storage.local import LocalStorage
 from tests.conftest import SAMPLE_ROOT
 
 pytestmark = pytest.mark.unit
@@ -349,7 +351,7 @@ def test_monthly_indexes_match_the_slices() -> None:
 
 
 def test_strands_weave_every_tag_and_form_a_dozen_threads() -> None:
-    strands = _json(EPISODIC / "strands.json")
+    strands = read_all_strands(LocalStorage(MEMORY.parent).snapshot())
     woven = {(tag, s.rel) for s in sample_slices() for tag in s.fm["tags"]}
     assert {(tag, rel) for tag, paths in strands.items() for rel in paths} == woven
     assert 10 <= len(strands) <= 15

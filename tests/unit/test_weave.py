@@ -10,6 +10,7 @@ from core.clock import parse_iso
 from core.memory import paths
 from core.memory.catalog.index import read_index, stored_index_text
 from core.memory.catalog.monthly import monthly_entry, render_monthly, upsert_monthly
+from core.memory.catalog.strand_shards import read_all_strands, shard_of
 from core.memory.catalog.weave import index_slice, list_slice_ids, upsert_catalog_entry, weave_timeline
 from core.memory.slice.model import Slice, Turn, render_core_md
 from core.storage.base import WriteBatch
@@ -119,12 +120,13 @@ def test_index_slice_writes_monthly_strands_and_a_pending_catalog_entry() -> Non
     result = batch.commit("turn")
     assert set(result.written) == {
         paths.core_md(s.slice_id),
-        paths.STRANDS_JSON,
+        paths.strand_shard(shard_of("garden")),
+        paths.STRANDS_MENU,
         paths.PENDING_JSON,
         paths.monthly_index("2026", "08"),
     }
     assert _ids(storage) == ["2026-08-01-0900", "2026-08-11-1200"]
-    assert json.loads(storage.files[paths.STRANDS_JSON]) == {"garden": ["2026/08/11/1200"]}
+    assert read_all_strands(storage.snapshot()) == {"garden": ["2026/08/11/1200"]}
     monthly = json.loads(storage.files[paths.monthly_index("2026", "08")])
     assert [e["id"] for e in monthly["slices"]] == ["2026-08-11-1200"]
     assert (stored_index_text(storage.snapshot()), storage.files[paths.TIMELINE_MD]) == (
@@ -208,12 +210,18 @@ def test_format_doc_catalog_examples_match() -> None:
 def test_format_doc_strands_example_is_what_we_write() -> None:
     from pathlib import Path
 
+    from core.memory.catalog.strand_shards import menu_of, parse_menu, render_menu
     from core.memory.catalog.strands import render_strands
     from core.memory.catalog.strands_file import load_strands
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FORMAT.md").read_text(encoding="utf-8")
-    example = doc.split("\n## strands.json\n", 1)[1].split("```json\n", 1)[1].split("\n```\n", 1)[0]
-    assert render_strands(load_strands(example)) == example
+    section = doc.split("\n## Strands (", 1)[1]
+    shard, menu = (block.split("\n```\n", 1)[0] for block in section.split("```json\n")[1:3])
+    assert render_strands(load_strands(shard)) == shard
+    assert json.loads(menu) == json.loads(
+        render_menu(menu_of({"work-pressure": load_strands(shard)["work-pressure"]}))
+    )
+    assert render_menu(parse_menu(menu) or {}) == menu
 
 
 def _woven(files: dict[str, str]) -> InMemoryStorage:

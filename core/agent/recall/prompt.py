@@ -58,8 +58,8 @@ def user_prompt(scope: RecallScope, query: str) -> str:
         lines.append(f"Memory holds {len(ids)} slices, from {ids[0]} to {ids[-1]}.")
     else:
         lines.append("The timeline catalog is empty; rely on searchMemory.")
-    strands = scope.strands
-    names = sorted(strands, key=lambda k: max((p for p in strands[k] if isinstance(p, str)), default=""))
+    menu = scope.menu
+    names = sorted(menu, key=lambda k: menu[k].latest[0] if menu[k].latest else "")
     names = names[::-1][:STRAND_NAMES]
     lines.append("Topics (strands): " + (", ".join(names) if names else "(none yet)"))
     return "\n".join(lines) + playbook_note(ctx.reader, "recall")

@@ -22,8 +22,7 @@ from core.errors import InvalidInput, PreviouslyError
 from core.llm.tools import Tool, spec_from_model
 from core.memory import paths
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.strands import Strands, find_matching
-from core.memory.catalog.strands_file import load_strands
+from core.memory.catalog.strand_shards import Menu, read_menu, read_strand
 from core.memory.catalog.timeline_md import entries_of
 from core.reltime import normalize_locale
 from core.search import OpenIndex, open_index
@@ -70,11 +69,13 @@ class RecallScope:
         return entries_of(self.catalog or {})
 
     @cached_property
-    def strands(self) -> Strands:
-        try:
-            return load_strands(self.ctx.reader.read(paths.STRANDS_JSON))
-        except InvalidInput:
-            return {}
+    def menu(self) -> Menu:
+        """The strands' names, counts and newest slices (menu.json: not every strand's paths)."""
+        return read_menu(self.ctx.reader)
+
+    def strand(self, name: str) -> tuple[str, list[str]] | None:
+        """The strand `name` names or matches, with its paths (its shard alone is read)."""
+        return read_strand(self.ctx.reader, name)
 
     @cached_property
     def floor(self) -> OpenIndex:
@@ -161,12 +162,13 @@ def _window_tool(scope: RecallScope, announce: Callable[[str], None]) -> Tool:
 def _strand(scope: RecallScope, announce: Callable[[str], None]) -> Callable[..., str]:
     def read_strand(strand: StrandName) -> str:
         """The slices a topic (strand) runs through, newest first (at most 20)."""
-        key = strand if strand in scope.strands else find_matching(scope.strands, strand)
-        if key is None:
-            names = ", ".join(list(scope.strands)[:30]) or "(none yet)"
+        found = scope.strand(strand)
+        if found is None:
+            names = ", ".join(list(scope.menu)[:30]) or "(none yet)"
             return f'No strand named "{strand}". Known strands: {names}'
+        key, members = found
         announce(key)
-        rels = {p for p in scope.strands[key] if isinstance(p, str)}
+        rels = {p for p in members if isinstance(p, str)}
         ids = sorted((s.dash for r in rels if (s := paths.SliceId.from_either(r))), reverse=True)
         shown = [f"{i} (current — never a hit)" if i == scope.current else i for i in ids[:STRAND_IDS]]
         more = f", newest {STRAND_IDS} shown" if len(ids) > STRAND_IDS else ""

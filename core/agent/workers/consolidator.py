@@ -1,4 +1,4 @@
-"""The strand consolidator (docs/ARCHITECTURE.md, step "after"; docs/FORMAT.md "strands.json"): the worker
+"""The strand consolidator (docs/ARCHITECTURE.md, step "after"; docs/FORMAT.md "strands"): the worker
 proposes merges of duplicate strands.
 
 Runs only when at least 25 strands remain after the deterministic prune. The worker sees each

@@ -21,6 +21,7 @@ from core.memory.catalog.damaged import parse_damaged
 from core.memory.catalog.index import read_or_none, stored_index
 from core.memory.catalog.layout import catalog_version
 from core.memory.catalog.pending import overlay, parse_pending
+from core.memory.catalog.strand_shards import shard_of
 from core.memory.catalog.strands_file import load_strands
 from core.memory.formats.memo import TextMemo
 from core.storage.base import Reader, version_of
@@ -80,6 +81,9 @@ INDEX: Kept[dict[str, Any] | None] = Kept(
     paths.CATALOG_TOP_JSON, lambda text: None, load=stored_index, version=catalog_version
 )
 STRANDS: Kept[dict[str, tuple[str, ...]]] = Kept(paths.STRANDS_JSON, _strand_ids)
+SHARDS: tuple[Kept[dict[str, tuple[str, ...]]], ...] = tuple(
+    Kept(paths.strand_shard(n), _strand_ids) for n in range(paths.STRAND_SHARDS)
+)
 DAMAGED: Kept[list[dict[str, Any]]] = Kept(paths.CATALOG_DAMAGED_JSON, parse_damaged)
 
 
@@ -90,8 +94,30 @@ def kept_index(reader: Reader) -> dict[str, Any] | None:
 
 
 def kept_strands(reader: Reader) -> dict[str, tuple[str, ...]]:
-    """strands.json as strand → slice ids (dash form, file order), kept; shared."""
-    return STRANDS.get(reader)
+    """The strands as strand → slice ids (dash form, file order), each file kept; shared."""
+    found = {p.value for p in reader.list(paths.STRANDS_DIR)}
+    parts = [STRANDS.get(reader), *(k.get(reader) for k in SHARDS if k.path.value in found)]
+    return parts[0] if len(parts) == 1 else _joined(parts)
+
+
+def kept_strand(reader: Reader, name: str) -> tuple[str, ...] | None:
+    """The strand named exactly `name` (slice ids, dash form), reading its shard only; None
+    when there is none."""
+    parts = [STRANDS.get(reader), SHARDS[shard_of(name)].get(reader)]
+    found = [part[name] for part in parts if name in part]
+    return _joined([{name: ids} for ids in found])[name] if found else None
+
+
+def _joined(parts: list[dict[str, tuple[str, ...]]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for part in parts:
+        for key, ids in part.items():
+            if key not in out:
+                out[key] = list(ids)
+                continue
+            seen = set(out[key])
+            out[key].extend(i for i in ids if i not in seen)
+    return {key: tuple(ids) for key, ids in out.items()}
 
 
 def kept_damaged(reader: Reader) -> list[dict[str, Any]]:

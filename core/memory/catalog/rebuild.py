@@ -1,6 +1,7 @@
 """A full rebuild of the derived indexes from the slice files (`previously weave`).
 
-Every slice is read once; then strands.json, the catalog (its month files + timeline.md) and the
+Every slice is read once; then the strands (shards and menu), the catalog (its month files +
+timeline.md) and the
 monthly indexes are rebuilt from what the slices say. No model runs and nothing is marked.
 """
 
@@ -14,7 +15,8 @@ from typing import Any
 from core.memory import paths
 from core.memory.catalog.index import MetaReader, SliceMeta, coerce_list, read_or_none, slice_meta
 from core.memory.catalog.monthly import monthly_entry_from_catalog, render_monthly
-from core.memory.catalog.strands import parse_strands, rebuild_strands, render_strands
+from core.memory.catalog.strand_shards import ShardWriter, put_strands, read_all_strands
+from core.memory.catalog.strands import rebuild_strands
 from core.memory.catalog.weave import Progress, WeaveResult, Writer, meta_loader, slice_ids_in, weave_catalog
 from core.storage.base import prefetch
 
@@ -44,14 +46,14 @@ class RebuildReport:
 
 
 def rebuild_indexes(
-    batch: Writer,
+    batch: ShardWriter,
     now: datetime,
     locale: str = "en",
     progress: Progress | None = None,
     on_total: Callable[[int], None] | None = None,
     read_meta: MetaReader = slice_meta,
 ) -> RebuildReport:
-    """Queue rebuilt strands.json, the catalog, timeline.md and monthly indexes into `batch`."""
+    """Queue rebuilt strands (shards and menu), the catalog, timeline.md and monthly indexes into `batch`."""
     listing = batch.list(paths.SLICES)
     slice_ids = slice_ids_in(listing)
     if on_total:
@@ -59,19 +61,19 @@ def rebuild_indexes(
     # Every slice and every file the rebuild compares with: one archive download on GitHub.
     derived = [p for p in listing if paths.classify(p).kind is paths.PathKind.MONTHLY_INDEX]
     derived += [paths.CATALOG_TOP_JSON, *batch.list(paths.CATALOG_MONTHS), paths.CATALOG_JSON]
-    derived += [paths.TIMELINE_MD, paths.STRANDS_JSON]
+    derived += [paths.TIMELINE_MD, paths.STRANDS_JSON, paths.STRANDS_MENU, *batch.list(paths.STRANDS_DIR)]
     prefetch(batch, [*(paths.core_md(sid) for sid in slice_ids), *derived])
     load = meta_loader(batch, read_meta, progress)
     metas: dict[str, SliceMeta | None] = {sid: load(sid) for sid in slice_ids}
 
-    old_strands = read_or_none(batch, paths.STRANDS_JSON)
-    strands, _ = parse_strands(old_strands)
+    strands = read_all_strands(batch)
     existing = [(paths.slice_rel(sid), _tags(metas[sid])) for sid in slice_ids]
     flat_ids = [c.slice_id for p in listing if (c := paths.classify(p)).kind is _FLAT and c.slice_id]
     existing += [(sid.slash, []) for sid in flat_ids]
     rebuilt = rebuild_strands(strands, existing)
-    if rebuilt.strands or old_strands is not None:
-        batch.put(paths.STRANDS_JSON, render_strands(rebuilt.strands))
+    had = read_or_none(batch, paths.STRANDS_JSON) is not None or bool(batch.list(paths.STRANDS_DIR))
+    if rebuilt.strands or had:
+        put_strands(batch, rebuilt.strands)
 
     doc, result = weave_catalog(
         batch,

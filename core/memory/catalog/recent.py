@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 from core.errors import DamagedFile, SliceFormatError
 from core.memory.catalog.entry import CatalogEntry
-from core.memory.catalog.kept import kept_damaged, kept_index, kept_strands
+from core.memory.catalog.kept import kept_damaged, kept_index, kept_strand, kept_strands
 from core.memory.catalog.layout import catalog_version
+from core.memory.catalog.strand_shards import read_menu
 from core.memory.catalog.window import month_counts
 from core.memory.damage import read_text
 from core.memory.formats.memo import TextMemo
@@ -243,14 +244,15 @@ def _count_open_turns(view: Lister, entries: list[dict[str, Any]], at: Sequence[
 
 
 def strand_slices(view: Lister, name: str | None = None) -> dict[str, list[str]]:
-    """strands.json as strand → slice ids (dash form, file order); {} when absent or unreadable.
-    With `name`, only that strand ({} when there is none by that name)."""
-    kept = kept_strands(view)
+    """The strands as strand → slice ids (dash form, file order); {} when absent or unreadable.
+    With `name`, only that strand, from its shard alone ({} when there is none by that name)."""
     if name is not None:
-        return {name: list(kept[name])} if name in kept else {}
-    return {key: list(ids) for key, ids in kept.items()}
+        ids = kept_strand(view, name)
+        return {} if ids is None else {name: list(ids)}
+    return {key: list(ids) for key, ids in kept_strands(view).items()}
 
 
 def strand_counts(view: Lister) -> dict[str, int]:
-    """strand → how many slices it names (what the wheel's toolbar shows before a filter)."""
-    return {key: len(ids) for key, ids in kept_strands(view).items()}
+    """strand → how many slices it names (what the wheel's toolbar shows before a filter), from
+    the menu (a few KB, not every strand's paths)."""
+    return {key: entry.count for key, entry in read_menu(view).items()}

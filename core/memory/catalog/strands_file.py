@@ -1,14 +1,12 @@
-"""strands.json parsed once per text and re-rendered only where it changed.
+"""A strand file (a shard, or the single strands.json of an older memory) parsed once per text.
 
-A closing turn touches strands.json several times (the closed slice's tags, the new slice's,
-the prune, and every read through the write batch re-applies the queued updates). At 10,000
-slices the file is half a megabyte, and parsing and rendering it whole each time was the part
-of the turn that grew with the archive. A `StrandsFile` keeps the parsed map together with each
-strand's rendered member; `splice` renders a changed map by reusing the members of strands
-that did not change (and extending the ones that only gained paths at the end). The result is
-byte for byte `render_strands` of the new map (tests compare the two), so the format is
-untouched. Files are memoised by their exact text: an entry is addressed by its content, so it
-can never be stale, and a damaged file parses as it always did (`parse_strands`).
+Every read through a write batch re-applies its queued updates, and a turn reads the same
+file several times; the parse is memoised by the exact text (an entry is addressed by its
+content, so it can never be stale). A `StrandsFile` keeps the parsed map with each strand's
+rendered member; `splice` renders a changed map by reusing the members of strands that did not
+change (and extending the ones that only gained paths at the end), byte for byte
+`render_strands` of the new map (tests compare the two). A damaged file parses as it always
+did (`parse_strands`).
 """
 
 from __future__ import annotations
@@ -20,7 +18,9 @@ from core.memory.catalog.strands import Strands, js_key_order, parse_strands, we
 from core.memory.formats import jsjson
 from core.memory.formats.memo import TextMemo
 
-_MEMO_SIZE = 4  # a turn sees a few versions of the file; each is ~2 MB in memory at 10k slices
+_MEMO_SIZE = (
+    48  # a turn sees a few versions of a few shards; all 32 together are ~2 MB in memory at 10k slices
+)
 _LIST_END = "\n  ]"
 _ITEM_SEP = ",\n    "
 

@@ -36,7 +36,7 @@ from core.memory.catalog.monthly import monthly_entry, monthly_path, parse_month
 from core.memory.catalog.pending import drop_folded, overlay, parse_pending, upsert_pending
 from core.memory.catalog.recent import read_entry
 from core.memory.catalog.shas import Versions
-from core.memory.catalog.strands_file import load_strands, strands_file
+from core.memory.catalog.strand_shards import ShardWriter, queue_weave, read_menu
 from core.memory.catalog.timeline_md import render_timeline_md
 from core.memory.owners.registry import update_derived
 from core.memory.slice.model import Slice
@@ -220,7 +220,7 @@ def weave_catalog(
     stale = [s for s in slice_ids if may_be_stale(projected.get(s), today, reread_all) and not unchanged(s)]
     prefetch(batch, [paths.core_md(sid) for sid in stale])  # fetched together (an archive when many)
     entries, counts = reconcile(projected, slice_ids, load, today, reread_all, unchanged, problems)
-    resolve_strands(entries, load_strands(read_or_none(batch, paths.STRANDS_JSON)))
+    resolve_strands(entries, read_menu(batch))
     doc = build_index([e.to_json() for e in entries], now)
     if keep_time_if_unchanged and index is not None and index.get("slices") == doc["slices"]:
         doc["updated_at"] = index.get("updated_at", doc["updated_at"])  # a no-op rebuild writes nothing
@@ -287,7 +287,9 @@ def meta_loader(
     return load
 
 
-def index_slice(batch: Writer, s: Slice, now: datetime, locale: str = "en", created: bool = False) -> None:
+def index_slice(
+    batch: ShardWriter, s: Slice, now: datetime, locale: str = "en", created: bool = False
+) -> None:
     """Queue the index updates for a slice just written: monthly entry, strands, and — for a
     newly created slice — its catalog entry (the throttled weave refreshes the others)."""
     upsert_monthly_entry(batch, s)
@@ -301,10 +303,10 @@ def upsert_monthly_entry(batch: Writer, s: Slice) -> None:
     update_derived(batch, monthly_path(s.slice_id), lambda text: upsert_monthly(text, monthly_entry(s)))
 
 
-def weave_slice_strands(batch: Writer, s: Slice) -> None:
-    """Queue the slice's tags into strands.json (nothing when it has no tags)."""
+def weave_slice_strands(batch: ShardWriter, s: Slice) -> None:
+    """Queue the slice's tags into the strands (only their shards; nothing when it has no tags)."""
     if s.tags:
-        update_derived(batch, paths.STRANDS_JSON, lambda text: _weave_strands(text, s))
+        queue_weave(batch, s.tags, paths.slice_rel(s.slice_id))
 
 
 def upsert_catalog_entry(batch: Writer, s: Slice, now: datetime, locale: str = "en") -> None:
@@ -325,9 +327,7 @@ def queue_catalog_entries(
     if not slices or not has_catalog(batch.list(_CATALOG_DIR)):
         return
     # Only tags can be strand keys: a slice without tags (one just opened) needs no strands read.
-    keys = (
-        set(load_strands(read_or_none(batch, paths.STRANDS_JSON))) if any(s.tags for s in slices) else set()
-    )
+    keys = set(read_menu(batch)) if any(s.tags for s in slices) else set()
     entries = [entry_from_slice(s, [t for t in s.tags if t in keys]).to_json() for s in slices]
 
     def update(text: str | None) -> str:
@@ -336,7 +336,3 @@ def queue_catalog_entries(
         return upsert_pending(text, entries)
 
     update_derived(batch, paths.PENDING_JSON, update)
-
-
-def _weave_strands(text: str | None, s: Slice) -> str:
-    return strands_file(text).weave(s.tags, paths.slice_rel(s.slice_id)).text

@@ -14,11 +14,9 @@ from dataclasses import replace
 from core.agent.workers.analyzer import AnalyzerInput, analyze_turn
 from core.llm.registry import SETUP_HINT
 from core.memory.card.snapshot import ensure_snapshot
-from core.memory.catalog.index import read_or_none
-from core.memory.catalog.strands_file import load_strands
+from core.memory.catalog.strand_shards import read_menu
 from core.memory.catalog.weave import upsert_monthly_entry, weave_slice_strands
 from core.memory.owners.card import live_card
-from core.memory.paths import STRANDS_JSON
 from core.memory.slice.merge import edit_slice
 from core.storage.base import WriteBatch
 from core.turn import evolving
@@ -51,7 +49,7 @@ def analyze(state: StepState, deps: TurnDeps) -> StepState:
 
 def _analyze(ctx: StepContext) -> None:
     batch, deps = ctx.batch, ctx.deps
-    names = list(load_strands(read_or_none(batch, STRANDS_JSON)))
+    names = list(read_menu(batch))
     worker = ctx.models.worker if ctx.models is not None else None
     analysis = analyze_turn(AnalyzerInput(ctx.request.message, names, None), worker, monotonic=deps.monotonic)
     # The tags land with the reply (commit #2): an ordinary turn stays at two commits.

@@ -15,9 +15,7 @@ from __future__ import annotations
 from core.agent.workers.analyzer import AnalyzerInput, CloseMarking, ClosingSlice, analyze_turn
 from core.clock import iso
 from core.memory.card.snapshot import ensure_snapshot
-from core.memory.catalog.index import read_or_none
-from core.memory.catalog.strands_file import load_strands
-from core.memory.paths import STRANDS_JSON
+from core.memory.catalog.strand_shards import read_menu
 from core.memory.slice.merge import SliceEdit, edit_slice
 from core.memory.slice.model import Slice
 from core.memory.slice.slicer import FALLBACK_MARK, apply_close_marking
@@ -44,7 +42,7 @@ def close(state: StepState, deps: TurnDeps) -> StepState:
 def _mark(ctx: StepContext, closed_id: str) -> None:
     batch, deps, now = ctx.batch, ctx.deps, ctx.deps.clock.now()
     closed = read_slice(batch, closed_id)
-    names = list(load_strands(read_or_none(batch, STRANDS_JSON)))
+    names = list(read_menu(batch))
     closing = ClosingSlice(closed.slice_id, closed.turns, closed.tags)
     worker = ctx.models.worker if ctx.models is not None else None
     analysis = analyze_turn(
