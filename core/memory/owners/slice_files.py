@@ -13,9 +13,10 @@ On a local folder the digest is of the folders' times instead (`base.folder_time
 the listing the pass makes anyway), so an unchanged memory costs no stat per file. A folder's
 time moves whenever a file in it is added, removed or renamed into place — every write of the
 product and of most editors — but not when a file is rewritten in place, so each folder's files
-are also looked at (their tokens compared) once an hour of clock time (`SWEEP_EVERY`): a slice
-belongs to one of 60 parts, and a pass looks at the parts due since the last pass. Passes a
-minute apart look at a sixtieth each; one after an hour or more, or the first, at everything.
+are also looked at (their tokens compared) once every six hours of clock time (`SWEEP_EVERY`):
+a slice belongs to one of 360 parts, a minute each, and a pass looks at the parts due since the
+last pass. The scheduled pass, 15 minutes apart, looks at a 24th each; one after six hours or
+more, or the first, at everything.
 The last pass's time is this process's own, or the record's (`swept`, written only along with
 another change, so an unchanged memory is never rewritten).
 
@@ -44,8 +45,8 @@ SCHEMA = 1
 DIGEST_LEN = 12  # per folder: enough to tell one state of a folder's files from the next
 RECORD = by_name("slice file checks")
 CORE_INNER = "timeline/core.md"  # watched by the search index instead (module docstring)
-SWEEP_EVERY = timedelta(hours=1)  # folder times miss in-place rewrites: every file is looked at this often
-SWEEP_PARTS = 60  # in this many parts (a minute each): a pass looks at the parts due since the last one
+SWEEP_EVERY = timedelta(hours=6)  # folder times miss in-place rewrites: every file is looked at this often
+SWEEP_PARTS = 360  # in this many parts (a minute each): a pass looks at the parts due since the last one
 # This process's last pass per memory folder: the record is not rewritten only to say when.
 _LOOKED: dict[str, datetime] = {}
 FOLDERS_LISTED_ALONE = 200  # past this many folders to look at, one listing of every slice is cheaper
@@ -179,7 +180,7 @@ def _timed_digests(
 ) -> tuple[dict[str, str | None], dict[str, list[paths.MemoryPath]]]:
     """Slice id → "<folder-times digest> <file-tokens digest>" (None: look again next pass), and
     the files of the folders looked at: those whose folder times moved and those whose part of
-    the hourly look is due. Every other folder keeps its recorded digest without a stat."""
+    the look at every file is due. Every other folder keeps its recorded digest without a stat."""
     due = _due_parts(last, now)
     by_folder = _folder_digests(times)
     look = [
