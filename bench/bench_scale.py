@@ -88,7 +88,9 @@ def measure_size(n: int, tmp: Path) -> dict[str, Cost]:
         write_repo(fake.git, files)
         built = time.perf_counter() - t0
         print(f"  {n:>6} slices: {len(files)} files, {size_mb:.0f} MB, built in {built:.0f} s")
-        env = child_env(fake, tmp)
+        home = tmp / f"home-{n}"  # a cache of its own: each size is a different repository's history
+        home.mkdir()
+        env = child_env(fake, home)
         costs = {
             "maintain, unchanged": run(
                 fake, ["-m", "functions.cli", "maintain", "--no-model", "--json"], env
