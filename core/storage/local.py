@@ -118,10 +118,15 @@ class LocalSnapshot:
         (`base.FolderTimed`); -1 for one changed in the last two seconds, whose time a later
         change could keep. A folder's time moves when an entry in it is added, removed or
         renamed — every write here is a rename into place — but not when a file in it is
-        rewritten in place. Free after `list(prefix)`: that walk's own folder times."""
-        top = str(self._file(prefix))
-        if top not in self._entered:
-            self.list(prefix)
+        rewritten in place. Free after `list(prefix)` (that walk's own folder times); else a
+        walk of the folders alone (no file's path is built)."""
+        base = self._file(prefix)
+        top = str(base)
+        if top not in self._entered and _mtime(top) >= 0 and base.is_dir():
+            walked: Entered = []
+            for _ in self._walk(top, walked):
+                pass
+            self._entered[top] = walked
         entered = self._entered.get(top, [])
         skip = len(str(self.root)) + 1
         racy = time.time_ns() - _RACY_NS
