@@ -81,8 +81,14 @@ def _memory(root: Path, count: int) -> tuple[list[str], datetime]:
     return ids, last + timedelta(days=2)  # nothing active: nothing to close
 
 
+def _storage(root: Path) -> LocalStorage:
+    """The memory as `previously maintain` opens it: with its folder times kept between
+    processes in the cache folder (functions/compose/backends.py; core/storage/folder_memo.py)."""
+    return LocalStorage(root, folder_memo=root.parent / f"{root.name}.folders.json")
+
+
 def _maintain(root: Path, now: datetime) -> float:
-    deps = make_harness(LocalStorage(root), FixedClock(now), None).deps  # a fresh folder view
+    deps = make_harness(_storage(root), FixedClock(now), None).deps  # a fresh folder view
     start = time.perf_counter()
     report = run_maintenance(deps, use_model=False)
     elapsed = time.perf_counter() - start
@@ -91,7 +97,7 @@ def _maintain(root: Path, now: datetime) -> float:
 
 
 def _check(root: Path, now: datetime) -> float:
-    batch = WriteBatch.open(LocalStorage(root))
+    batch = WriteBatch.open(_storage(root))
     start = time.perf_counter()
     assert refresh_slice_checks(batch, now) == []
     elapsed = time.perf_counter() - start
@@ -102,7 +108,7 @@ def _check(root: Path, now: datetime) -> float:
 def _page(root: Path) -> float:
     """What GET /api/state adds: reading the record back (and each named file's token)."""
     start = time.perf_counter()
-    assert recorded_damage(LocalStorage(root).snapshot()) == []
+    assert recorded_damage(_storage(root).snapshot()) == []
     return time.perf_counter() - start
 
 
@@ -145,7 +151,7 @@ def _without_checks(fn: Callable[[], T]) -> T:
 
 def _turns(root: Path, now: datetime, fake: FakeModelServer, repeat: int) -> tuple[list[float], list[float]]:
     """Non-model seconds of ordinary turns on the open slice, with and without the checks, alternately."""
-    bench = Bench(LocalStorage(root), FixedClock(now), fake)
+    bench = Bench(_storage(root), FixedClock(now), fake)
     assert bench.turn("Let's plan the garden.")["status"] == "done"  # opens the slice
     with_checks: list[float] = []
     without: list[float] = []
@@ -189,6 +195,7 @@ def _measure(count: int, fake: FakeModelServer) -> dict[str, float]:
         }
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        root.parent.joinpath(f"{root.name}.folders.json").unlink(missing_ok=True)
 
 
 def main() -> None:

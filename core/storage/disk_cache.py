@@ -19,6 +19,7 @@ cache lives in the run bucket (functions/aws/blob_cache.py): `SharedCache` is wh
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -303,9 +304,25 @@ def _touch(path: Path) -> None:
         os.utime(path)
 
 
+def folder_memo_file(setting: str | None, root: Path, env: dict[str, str] | None = None) -> Path | None:
+    """Where a local memory folder's kept folder times live (core/storage/folder_memo.py): under
+    the same cache folder as a repository's, one file per memory folder (None: off or no home)."""
+    base = _cache_base(setting, dict(os.environ) if env is None else env)
+    if base is None:
+        return None
+    key = hashlib.sha256(str(root.expanduser().absolute()).encode()).hexdigest()[:24]
+    return base / "local" / key / "folders.json"
+
+
 def cache_root(setting: str | None, repo: str, env: dict[str, str] | None = None) -> Path | None:
     """Where a repository's cache lives, from `PREVIOUSLY_CACHE_DIR` (None: off or no home)."""
-    env = dict(os.environ) if env is None else env
+    base = _cache_base(setting, dict(os.environ) if env is None else env)
+    return (
+        None if base is None else base / "github" / re.sub(r"[^A-Za-z0-9._-]", "_", repo.replace("/", "__"))
+    )
+
+
+def _cache_base(setting: str | None, env: dict[str, str]) -> Path | None:
     if setting is not None and setting.strip().lower() in ("off", "none", "0", "false"):
         return None
     if setting and setting.strip():
@@ -318,4 +335,4 @@ def cache_root(setting: str | None, repo: str, env: dict[str, str] | None = None
         base = Path(env["HOME"]) / ".cache" / "previously"
     else:
         return None
-    return base / "github" / re.sub(r"[^A-Za-z0-9._-]", "_", repo.replace("/", "__"))
+    return base

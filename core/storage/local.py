@@ -32,6 +32,7 @@ from core.storage.base import (
     resolve_batch,
     text_of,
 )
+from core.storage.folder_memo import FolderMemo, Folders
 from core.storage.localgit import LOCK_NAME, GitCommitter, is_git_repository
 from core.storage.paths import MemoryPath, size_limit, too_large
 from core.storage.staging import STAGING_JOURNAL, sweep_staged, write_journal
@@ -70,6 +71,7 @@ class LocalSnapshot:
         root: Path,
         versions: dict[str, tuple[tuple[int, int, int], str]] | None = None,
         listings: Listings | None = None,
+        memo: FolderMemo | None = None,
     ) -> None:
         self.root = root
         self._real_root = root.resolve()
@@ -78,6 +80,7 @@ class LocalSnapshot:
         # Shared by a storage's views: a 5 MB index.json is hashed once, not once per batch.
         self._versions = {} if versions is None else versions
         self._listings = Listings() if listings is None else listings
+        self._memo = memo  # folder times kept between processes, for `folder_times`
         self._entered: dict[str, Entered] = {}  # prefix → the folders its last walk by this view entered
 
     def read(self, path: MemoryPath) -> str | None:
@@ -123,10 +126,13 @@ class LocalSnapshot:
         base = self._file(prefix)
         top = str(base)
         if top not in self._entered and _mtime(top) >= 0 and base.is_dir():
-            walked: Entered = []
-            for _ in self._walk(top, walked):
-                pass
-            self._entered[top] = walked
+            if self._memo is not None:
+                self._entered[top] = self._walk_with_memo(top, self._memo)
+            else:
+                walked: Entered = []
+                for _ in self._walk(top, walked):
+                    pass
+                self._entered[top] = walked
         entered = self._entered.get(top, [])
         skip = len(str(self.root)) + 1
         racy = time.time_ns() - _RACY_NS
@@ -134,6 +140,34 @@ class LocalSnapshot:
             folder[skip:].replace(os.sep, "/"): (mtime if 0 <= mtime < racy else -1)
             for folder, mtime in entered
         }
+
+    def _walk_with_memo(self, top: str, memo: FolderMemo) -> Entered:
+        """The folders below `top` with their times, scanning only those whose time is not the
+        one the memo kept (core/storage/folder_memo.py), and the memo brought up to date."""
+        held = memo.load()
+        skip = len(str(self.root)) + 1
+        racy = time.time_ns() - _RACY_NS
+        inside = top[skip:] + "/"
+        kept: Folders = {k: v for k, v in held.items() if not (k == top[skip:] or k.startswith(inside))}
+        entered: Entered = []
+        stack = [top]
+        while stack:
+            folder = stack.pop()
+            mtime = _mtime(folder)
+            entered.append((folder, mtime))
+            if mtime < 0:
+                continue
+            known = held.get(folder[skip:])
+            if known is not None and known[0] == mtime and mtime < racy:
+                names = known[1]
+            else:
+                names = tuple(p[len(folder) + 1 :] for p, kind in self._entries(folder)[1] if kind == _DIR)
+            if mtime < racy:
+                kept[folder[skip:]] = (mtime, names)
+            stack.extend(f"{folder}/{name}" for name in names)
+        if kept != held:
+            memo.save(kept)
+        return entered
 
     def entries(self, folder: MemoryPath) -> tuple[tuple[MemoryPath, ...], tuple[MemoryPath, ...]]:
         """The folders and files directly in `folder` (`base.Browsable`): one stat when it has not
@@ -327,8 +361,11 @@ class LocalStorage:
     read_only = False
     demo = False
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, folder_memo: Path | None = None) -> None:
+        """`folder_memo`: a file (in the user's cache folder) where the folder times a walk
+        found are kept for the next process (core/storage/folder_memo.py); None keeps none."""
         self.root = Path(root).expanduser().absolute()
+        self._memo = None if folder_memo is None else FolderMemo(folder_memo, str(self.root))
         self._lock = threading.Lock()
         self._git: GitCommitter | None = None
         self._versions: dict[str, tuple[tuple[int, int, int], str]] = {}  # path → (stat stamp, sha)
@@ -336,7 +373,7 @@ class LocalStorage:
 
     def snapshot(self) -> LocalSnapshot:
         """A live view of the folder (which may not exist yet: then every read is None)."""
-        return LocalSnapshot(self.root, self._versions, self._listings)
+        return LocalSnapshot(self.root, self._versions, self._listings, self._memo)
 
     def commit(self, changes: Sequence[Change], message: str, base: Snapshot | None = None) -> CommitResult:
         """Write the batch atomically under the lock; `version` is the git commit sha, if any."""

@@ -56,7 +56,10 @@ def build_storage(
 
         return DemoStorage(memory_override or demo.SAMPLE_ROOT, overlay_for)
     if memory_override is not None or settings.storage == "local":
-        return LocalStorage(memory_override or settings.memory_root)
+        from core.storage.disk_cache import folder_memo_file
+
+        folder = memory_override or settings.memory_root
+        return LocalStorage(folder, folder_memo=folder_memo_file(settings.cache_dir, folder))
     from core.memory.paths import SLICES
     from core.storage.disk_cache import DiskCache, SharedCache, cache_root
     from core.storage.github import GitHubStorage
