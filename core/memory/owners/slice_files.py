@@ -49,7 +49,7 @@ SWEEP_EVERY = timedelta(hours=6)  # folder times miss in-place rewrites: every f
 SWEEP_PARTS = 360  # in this many parts (a minute each): a pass looks at the parts due since the last one
 # This process's last pass per memory folder: the record is not rewritten only to say when.
 _LOOKED: dict[str, datetime] = {}
-FOLDERS_LISTED_ALONE = 200  # past this many folders to look at, one listing of every slice is cheaper
+FOLDERS_LISTED_ALONE = 2_000  # past this many folders to look at, one listing of every slice is cheaper
 FOLDER_MARK = "d"  # a digest of folder times starts so (one of file tokens never does: hex)
 
 
