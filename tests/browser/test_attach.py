@@ -179,7 +179,7 @@ def test_a_picture_removed_while_another_is_read_stays_removed(make_app, own_ser
 
 
 def test_attach_says_why_a_model_that_cannot_see_images_takes_none(make_app, own_server: Server) -> None:
-    app = make_app(own_server, size="phone")
+    app = make_app(own_server, size="phone", service_workers="block")  # page.route sees every fetch
 
     def blind(route) -> None:  # the same models, each marked as unable to see images
         res = route.fetch()

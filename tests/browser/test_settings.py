@@ -143,7 +143,7 @@ def test_the_model_field_takes_any_id_and_shows_where_each_model_comes_from(
 def test_the_settings_form_waits_for_the_stored_settings(make_app, own_server: Server) -> None:
     """Drawn before the stored settings arrive, the form would be reset under the user's typing."""
     config = _config(own_server)
-    app = make_app(own_server)
+    app = make_app(own_server, service_workers="block")  # page.route sees every fetch
     held: list[Route] = []
 
     def on_config(route: Route) -> None:

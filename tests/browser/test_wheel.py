@@ -176,7 +176,9 @@ def test_travelling_past_the_first_window_loads_older_slices(make_app, demo_serv
         body = {"slices": w.slices, "total": w.total, "offset": w.offset, "months": []}
         route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
 
-    app = make_app(demo_server)
+    # Every timeline read must reach the stand-in: a fetch the service worker makes once it
+    # controls the page is not seen by page.route, and would bring the demo's own slices.
+    app = make_app(demo_server, service_workers="block")
     app.page.route("**/api/timeline*", timeline)
     page = app.open()
     now = page.locator("[role=option][data-slice-id=now]")

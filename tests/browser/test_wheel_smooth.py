@@ -51,7 +51,8 @@ def _serve_300(page) -> None:  # type: ignore[no-untyped-def]
 
 def test_swiping_the_phone_wheel_over_300_slices_under_4x_throttle(make_app, demo_server: Server) -> None:
     # No fake clock: it would stand in for requestAnimationFrame and performance.now.
-    app = make_app(demo_server, size="phone", now=None)
+    # service worker off: its fetches are not seen by page.route (test_wheel.py says more)
+    app = make_app(demo_server, size="phone", now=None, service_workers="block")
     _serve_300(app.page)
     page = app.open(wait="[data-testid=briefing]")
     page.wait_for_function("() => document.querySelectorAll('[role=option]').length > 0")
