@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA = 1
+MAX_BYTES = 64 * 1024 * 1024  # a memo past this is not read (10,000 slices: ~2 MB)
 Folders = dict[str, tuple[int, tuple[str, ...]]]  # folder (under the memory root) → (mtime, subfolder names)
 
 
@@ -31,6 +32,8 @@ class FolderMemo:
 
     def load(self) -> Folders:
         try:
+            if self.path.stat().st_size > MAX_BYTES:
+                return {}
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
@@ -45,7 +48,7 @@ class FolderMemo:
                     and len(row) == 2
                     and isinstance(row[0], int)
                     and isinstance(row[1], list)
-                    and all(isinstance(n, str) for n in row[1])
+                    and all(_is_name(n) for n in row[1])
                 ):
                     found[str(key)] = (row[0], tuple(row[1]))
         return found
@@ -66,3 +69,15 @@ class FolderMemo:
             except OSError:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+
+def _is_name(name: object) -> bool:
+    """One folder name as a directory scan gives it: never a path, a parent or a dot-name (a
+    memo naming `../x` must not lead a walk out of the memory)."""
+    return (
+        isinstance(name, str)
+        and bool(name)
+        and "/" not in name
+        and "\0" not in name
+        and not name.startswith(".")
+    )

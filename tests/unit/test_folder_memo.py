@@ -114,3 +114,21 @@ def test_a_folder_changed_moments_ago_is_scanned_again(tmp_path: Path, scans: li
     scans.clear()
     times = _times(root, memo)
     assert scans and -1 in times.values()
+
+
+def test_a_memo_naming_a_folder_outside_the_memory_is_not_followed(tmp_path: Path) -> None:
+    root, memo = tmp_path / "mem", tmp_path / "folders.json"
+    _write(root, paths.agent_md(IDS[0]))
+    (tmp_path / "outside" / "deep").mkdir(parents=True)
+    _age(root)
+    truth = LocalStorage(root).snapshot().folder_times(paths.SLICES)
+    _times(root, memo)
+    slices = str(LONG_AGO * 1_000_000_000)
+    text = memo.read_text(encoding="utf-8")
+    planted = text.replace(
+        f'"memory/episodic/slices":[{slices},["2026"]]',
+        f'"memory/episodic/slices":[{slices},["2026","../../../outside"]]',
+    )
+    assert planted != text
+    memo.write_text(planted, encoding="utf-8")
+    assert _times(root, memo) == truth  # the planted row is dropped: the folder is scanned
